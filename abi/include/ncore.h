@@ -1,0 +1,21 @@
+/* ncore — a stable C ABI over NCCL, with a host backend for machines without
+ * GPUs. Umbrella header: include this one. See docs/architecture.md. */
+#ifndef NCORE_H
+#define NCORE_H
+
+#include "ncore/export.h"
+#include "ncore/version.h"
+#include "ncore/errors.h"
+#include "ncore/types.h"
+#include "ncore/comm.h"
+#include "ncore/p2p.h"
+#include "ncore/coll.h"
+#include "ncore/resources.h"
+#include "ncore/window.h"
+#include "ncore/onesided.h"
+#include "ncore/devcomm.h"
+#include "ncore/memory.h"
+#include "ncore/buffer.h"
+#include "ncore/symmetric.h"
+
+#endif /* NCORE_H */

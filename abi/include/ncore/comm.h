@@ -1,0 +1,222 @@
+/* ncore — communicators: bootstrap, lifecycle, queries, groups.
+ *
+ * Thread safety: calls on different communicators may run concurrently;
+ * calls on one communicator must be serialised by the caller, as in NCCL —
+ * except ncore_comm_abort, which may be called from another thread to unblock
+ * a call that waits on that communicator. */
+#ifndef NCORE_COMM_H
+#define NCORE_COMM_H
+
+#include <limits.h>
+#include <stdint.h>
+#include "errors.h"
+#include "types.h"
+
+NCORE_BEGIN_DECLS
+
+/* "Not set" for integer config fields: the backend's default applies
+ * (NCCL_CONFIG_UNDEF_INT). */
+#define NCORE_CONFIG_UNDEF_INT INT32_MIN
+
+/* Passing this color to ncore_comm_split leaves the rank out of every new
+ * communicator (NCCL_SPLIT_NOCOLOR). */
+#define NCORE_SPLIT_NOCOLOR (-1)
+
+/* ncore_comm_shrink flags (NCCL_SHRINK_*). */
+#define NCORE_SHRINK_DEFAULT 0u
+/* Abort the parent's outstanding operations before shrinking. */
+#define NCORE_SHRINK_ABORT 1u
+
+/* Communicator configuration; mirrors ncclConfig_t (NCCL 2.28) plus ncore's
+ * own fields. Versioned: set struct_size = sizeof(ncore_comm_config_t), or use
+ * NCORE_COMM_CONFIG_INIT / ncore_comm_config_init(). A struct_size smaller than
+ * the library's is accepted (missing tail fields take their defaults); a
+ * larger one is accepted only if the extra bytes are zero.
+ * Never reordered; new fields are only appended. */
+typedef struct ncore_comm_config {
+  uint32_t struct_size;
+  /* ncore_backend_t: AUTO (default), HOST or NCCL. */
+  int32_t backend;
+  /* How long a blocking call waits for peers before NCORE_ERR_TIMEOUT, in
+   * milliseconds. 0 = the default (NCORE_TIMEOUT_MS in the environment, else
+   * 300000). Negative = wait forever (a dead peer is still detected on the
+   * host backend). */
+  int32_t timeout_ms;
+  /* CUDA device ordinal for the NCCL backend; -1 = the calling thread's
+   * current device. Must be -1 on the host backend. */
+  int32_t device;
+  /* The fields below mirror ncclConfig_t one to one. NCORE_CONFIG_UNDEF_INT /
+   * NULL leaves NCCL's default. The host backend accepts and ignores them,
+   * except `blocking`, which it honours by completing calls before returning. */
+  int32_t blocking;
+  int32_t cga_cluster_size;
+  int32_t min_ctas;
+  int32_t max_ctas;
+  const char *net_name;        /* borrowed for the duration of the init call */
+  int32_t split_share;
+  int32_t traffic_class;
+  const char *comm_name;       /* borrowed for the duration of the init call */
+  int32_t collnet_enable;
+  int32_t cta_policy;
+  int32_t shrink_share;
+  int32_t nvls_ctas;
+  int32_t n_channels_per_net_peer;
+  int32_t nvlink_centric_sched;
+} ncore_comm_config_t;
+
+#define NCORE_COMM_CONFIG_INIT                                              \
+  {                                                                         \
+    (uint32_t)sizeof(ncore_comm_config_t), NCORE_BACKEND_AUTO, 0, -1,       \
+        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT,                     \
+        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT, NULL,               \
+        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT, NULL,               \
+        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT,                     \
+        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT,                     \
+        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT                      \
+  }
+
+/* Fills *config with the defaults of NCORE_COMM_CONFIG_INIT.
+ * config: caller-owned; must not be NULL.
+ * Returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT if config is NULL. */
+NCORE_API ncore_status_t ncore_comm_config_init(ncore_comm_config_t *config);
+
+/* Makes a new unique id for bootstrapping one communicator (ncclGetUniqueId).
+ * Call on one rank and give the same bytes to all ranks.
+ * backend: the backend the communicator will use (AUTO resolves as for
+ *   ncore_comm_init_rank); the id records it, and init checks it matches.
+ * out: caller-owned; receives the id.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, unknown backend);
+ * NCORE_ERR_UNAVAILABLE (NCCL requested but missing); NCORE_ERR_SYSTEM. */
+NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
+                                             ncore_backend_t backend);
+
+/* Creates this rank's communicator (ncclCommInitRankConfig). Collective:
+ * every rank of the group calls it with the same nranks and id, and it
+ * returns once all have joined or the timeout expired.
+ * out: receives the new communicator; the caller owns it and releases it
+ *   with ncore_comm_destroy or ncore_comm_abort.
+ * nranks: number of ranks, >= 1.
+ * id: the unique id from ncore_get_unique_id; borrowed.
+ * rank: this rank, in [0, nranks).
+ * config: NULL for defaults, or a versioned config (borrowed).
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or id NULL, nranks < 1,
+ * rank out of range, bad struct_size, unknown backend, id made for another
+ * backend); NCORE_ERR_UNAVAILABLE (backend missing); NCORE_ERR_TIMEOUT (not
+ * all ranks joined in time); NCORE_ERR_REMOTE; NCORE_ERR_SYSTEM;
+ * NCORE_ERR_UNHANDLED_CUDA. */
+NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
+                                              const ncore_unique_id_t *id,
+                                              int rank,
+                                              const ncore_comm_config_t *config);
+
+/* Creates ndev communicators in this process, one per rank, in one call
+ * (ncclCommInitAll). Use groups to drive them from one thread.
+ * comms: array of ndev handles, caller-owned; filled on success.
+ * ndev: number of ranks, >= 1.
+ * devlist: NCCL: CUDA device of each rank (NULL = 0..ndev-1); host: must be
+ *   NULL or all -1.
+ * config: NULL for defaults (backend AUTO), or a versioned config whose
+ *   `device` must be -1.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT; NCORE_ERR_UNAVAILABLE;
+ * NCORE_ERR_SYSTEM; NCORE_ERR_UNHANDLED_CUDA. On failure no handle is made. */
+NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
+                                             const int *devlist,
+                                             const ncore_comm_config_t *config);
+
+/* Splits a communicator by color, ordering new ranks by key, then old rank
+ * (ncclCommSplit). Collective over comm.
+ * out: receives the new communicator, or NCORE_NULL_HANDLE when color is
+ *   NCORE_SPLIT_NOCOLOR.
+ * color: >= 0, or NCORE_SPLIT_NOCOLOR.
+ * config: NULL to inherit the parent's, or a versioned config; its backend
+ *   must be AUTO or the parent's.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, color < -1, bad
+ * config); NCORE_ERR_CLOSED; NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT. */
+NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
+                                          ncore_comm_t *out,
+                                          const ncore_comm_config_t *config);
+
+/* Makes a communicator of the parent's ranks minus exclude_ranks
+ * (ncclCommShrink). Collective over the ranks that remain; excluded ranks
+ * (possibly dead) do not call it. New ranks keep the old order.
+ * exclude_ranks: exclude_count distinct ranks of comm, borrowed; may be NULL
+ *   when exclude_count is 0.
+ * out: receives the new communicator.
+ * flags: NCORE_SHRINK_DEFAULT or NCORE_SHRINK_ABORT.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, a rank out of range
+ * or repeated, this rank excluded, all excluded, unknown flags, bad config);
+ * NCORE_ERR_CLOSED; NCORE_ERR_TIMEOUT. */
+NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
+                                           const int *exclude_ranks,
+                                           int exclude_count, ncore_comm_t *out,
+                                           const ncore_comm_config_t *config,
+                                           uint32_t flags);
+
+/* Flushes this rank's outstanding operations and synchronises with the other
+ * ranks so the communicator can be destroyed without leaving a peer waiting
+ * (ncclCommFinalize). Collective. After it, only queries and destroy are valid.
+ * Returns NCORE_OK; NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (already
+ * finalized); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT. */
+NCORE_API ncore_status_t ncore_comm_finalize(ncore_comm_t comm);
+
+/* Releases the communicator and every resource it owns (registered buffers,
+ * windows, custom operators, device communicators, symmetric allocations):
+ * their handles answer NCORE_ERR_CLOSED afterwards (ncclCommDestroy).
+ * Local. Idempotent: destroying a handle that was already destroyed or
+ * aborted returns NCORE_OK.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NCORE_NULL_HANDLE or not a
+ * communicator handle). */
+NCORE_API ncore_status_t ncore_comm_destroy(ncore_comm_t comm);
+
+/* Aborts the communicator: a call blocked on it in another thread returns
+ * NCORE_ERR_CLOSED, peers waiting on this rank get NCORE_ERR_REMOTE, and
+ * everything is released as by ncore_comm_destroy (ncclCommAbort).
+ * Idempotent like ncore_comm_destroy. Safe from any thread.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (not a communicator handle). */
+NCORE_API ncore_status_t ncore_comm_abort(ncore_comm_t comm);
+
+/* Returns 1 if comm is a live communicator, 0 otherwise (closed, destroyed,
+ * aborted, NULL or not a communicator). Cannot fail. */
+NCORE_API int ncore_comm_is_valid(ncore_comm_t comm);
+
+/* Queries. Each writes *out and returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT
+ * (out NULL, not a communicator handle) or NCORE_ERR_CLOSED. */
+
+/* This rank, in [0, nranks) (ncclCommUserRank). */
+NCORE_API ncore_status_t ncore_comm_rank(ncore_comm_t comm, int *out);
+/* Number of ranks (ncclCommCount). */
+NCORE_API ncore_status_t ncore_comm_size(ncore_comm_t comm, int *out);
+/* CUDA device ordinal of this rank (ncclCommCuDevice); -1 on the host backend. */
+NCORE_API ncore_status_t ncore_comm_device(ncore_comm_t comm, int *out);
+/* The backend running the communicator: NCORE_BACKEND_HOST or _NCCL. */
+NCORE_API ncore_status_t ncore_comm_backend(ncore_comm_t comm,
+                                            ncore_backend_t *out);
+/* This rank's index in its load/store-accessible (LSA) team. */
+NCORE_API ncore_status_t ncore_comm_lsa_rank(ncore_comm_t comm, int *out);
+/* Size of the LSA team: ranks whose memory this rank can map (all ranks on
+ * the host backend; the NVLink domain's ranks on NCCL). */
+NCORE_API ncore_status_t ncore_comm_lsa_size(ncore_comm_t comm, int *out);
+/* The communicator's asynchronous error (ncclCommGetAsyncError): NCORE_OK,
+ * NCORE_IN_PROGRESS, or the error a background operation hit (e.g.
+ * NCORE_ERR_REMOTE after a peer died). */
+NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
+                                                ncore_status_t *out);
+
+/* Starts a group (ncclGroupStart): until the matching ncore_group_end, p2p
+ * and collective calls made by this thread are only queued, and then run
+ * together, so a rank can send to and receive from peers without deadlock,
+ * and one thread can drive several communicators. Groups nest.
+ * Returns NCORE_OK. */
+NCORE_API ncore_status_t ncore_group_start(void);
+
+/* Ends a group (ncclGroupEnd); at the outermost end, runs the queued calls.
+ * On the host backend it returns once they completed; on NCCL once they were
+ * enqueued on their streams. If a queued call fails, the first failure is
+ * returned and the rest of the group is abandoned.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_USAGE (no group started); any status a
+ * queued call can return. */
+NCORE_API ncore_status_t ncore_group_end(void);
+
+NCORE_END_DECLS
+
+#endif /* NCORE_COMM_H */

@@ -1,0 +1,134 @@
+/* ncore — device communicators (ncclDevCommCreate; nccl.core
+ * create_dev_comm, DevCommResource, NcclGinType, NcclGinConnectionType).
+ *
+ * A device communicator lets CUDA kernels communicate directly. On the host
+ * backend it describes the host team: every rank load/store reachable, no GIN,
+ * so its lifecycle works everywhere. It is a communicator resource (see
+ * resources.h). */
+#ifndef NCORE_DEVCOMM_H
+#define NCORE_DEVCOMM_H
+
+#include "errors.h"
+#include "types.h"
+
+NCORE_BEGIN_DECLS
+
+/* GPU Interconnect Network transport (ncclGinType_t values). */
+typedef enum ncore_gin_type {
+  NCORE_GIN_TYPE_NONE = 0,
+  NCORE_GIN_TYPE_PROXY = 2,
+  NCORE_GIN_TYPE_GDAKI = 3,
+  NCORE_GIN_TYPE_GPI = 4
+} ncore_gin_type_t;
+
+/* Which peers must be reachable through GIN (ncclGinConnectionType_t). */
+typedef enum ncore_gin_connection_type {
+  NCORE_GIN_CONNECTION_NONE = 0,
+  NCORE_GIN_CONNECTION_FULL = 1,
+  NCORE_GIN_CONNECTION_RAIL = 2
+} ncore_gin_connection_type_t;
+
+/* Requirements for a device communicator; mirrors ncclDevCommRequirements
+ * plus gin_connection_type. Versioned (struct_size first; INIT macro and init
+ * function give the defaults: everything 0 / NULL). */
+typedef struct ncore_dev_comm_requirements {
+  uint32_t struct_size;
+  /* NCCL's ncclDevResourceRequirements_t* / ncclTeamRequirements_t* lists,
+   * passed through unchanged to NCCL; must be NULL on the host backend. */
+  void *resource_requirements_list;
+  void *team_requirements_list;
+  /* Non-zero: enable multimem on the LSA team (needs NVLink multicast). */
+  int32_t lsa_multimem;
+  int32_t barrier_count;
+  int32_t lsa_barrier_count;
+  int32_t rail_gin_barrier_count;
+  int32_t lsa_ll_a2a_block_count;
+  int32_t lsa_ll_a2a_slot_count;
+  /* Non-zero: create GIN resources even if NCCL would not. */
+  int32_t gin_force_enable;
+  int32_t gin_context_count;
+  int32_t gin_signal_count;
+  int32_t gin_counter_count;
+  /* ncore_gin_connection_type_t the user requires. */
+  int32_t gin_connection_type;
+} ncore_dev_comm_requirements_t;
+
+#define NCORE_DEV_COMM_REQUIREMENTS_INIT \
+  { (uint32_t)sizeof(ncore_dev_comm_requirements_t), NULL, NULL, 0, 0, 0, 0, \
+    0, 0, 0, 0, 0, 0, NCORE_GIN_CONNECTION_NONE }
+
+/* Fills *requirements with the defaults.
+ * Returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT if requirements is NULL. */
+NCORE_API ncore_status_t ncore_dev_comm_requirements_init(
+    ncore_dev_comm_requirements_t *requirements);
+
+/* What a device communicator provides. Versioned; the library fills as many
+ * fields as the caller's struct_size holds. */
+typedef struct ncore_dev_comm_info {
+  uint32_t struct_size;
+  int32_t rank;
+  int32_t nranks;
+  int32_t lsa_rank;
+  int32_t lsa_size;
+  /* ncore_gin_type_t of GIN context 0, and of the rail team. */
+  int32_t gin_type;
+  int32_t railed_gin_type;
+  int32_t gin_context_count;
+  int32_t gin_signal_count;
+  int32_t gin_counter_count;
+  /* Non-zero when the LSA team has a multimem handle. */
+  int32_t lsa_multimem;
+} ncore_dev_comm_info_t;
+
+#define NCORE_DEV_COMM_INFO_INIT \
+  { (uint32_t)sizeof(ncore_dev_comm_info_t), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+/* Creates a device communicator. Collective over comm.
+ * out: receives the handle.
+ * requirements: NULL for defaults, or a versioned struct (borrowed).
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, bad struct_size,
+ * negative counts, unknown gin_connection_type, NCCL lists on the host
+ * backend); NCORE_ERR_NOT_SUPPORTED (GIN or multimem required but not
+ * available; the message says which); NCORE_ERR_CLOSED; NCORE_ERR_REMOTE;
+ * NCORE_ERR_TIMEOUT; NCORE_ERR_UNHANDLED_CUDA. */
+NCORE_API ncore_status_t ncore_create_dev_comm(
+    ncore_dev_comm_t *out, ncore_comm_t comm,
+    const ncore_dev_comm_requirements_t *requirements);
+
+/* Pointer to the underlying ncclDevComm_t (host backend: to a host-memory
+ * description of the team), owned by the library while the handle is open
+ * (nccl.core DevCommResource.ptr).
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, wrong handle type);
+ * NCORE_ERR_CLOSED. */
+NCORE_API ncore_status_t ncore_dev_comm_pointer(ncore_dev_comm_t dev_comm,
+                                                void **out);
+
+/* Fills *out (struct_size set by the caller) with what the device
+ * communicator provides. Returns as ncore_dev_comm_pointer, and
+ * NCORE_ERR_INVALID_ARGUMENT for a bad struct_size. */
+NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
+                                             ncore_dev_comm_info_t *out);
+
+/* Destroys the device communicator (ncclDevCommDestroy). Local. Idempotent.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NULL or not a device
+ * communicator handle). */
+NCORE_API ncore_status_t ncore_dev_comm_close(ncore_dev_comm_t dev_comm);
+
+/* 1 if the device communicator is open, else 0. Cannot fail. */
+NCORE_API int ncore_dev_comm_is_valid(ncore_dev_comm_t dev_comm);
+
+/* The communicator's GIN transport (nccl.core Communicator.gin_type):
+ * NCORE_GIN_TYPE_NONE on the host backend and wherever no network transport
+ * is available to device code.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL); NCORE_ERR_CLOSED. */
+NCORE_API ncore_status_t ncore_comm_gin_type(ncore_comm_t comm,
+                                             ncore_gin_type_t *out);
+
+/* The GIN transport of the communicator's rail team (nccl.core
+ * Communicator.railed_gin_type). Returns as ncore_comm_gin_type. */
+NCORE_API ncore_status_t ncore_comm_railed_gin_type(ncore_comm_t comm,
+                                                    ncore_gin_type_t *out);
+
+NCORE_END_DECLS
+
+#endif /* NCORE_DEVCOMM_H */

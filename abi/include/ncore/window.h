@@ -1,0 +1,101 @@
+/* ncore — registered windows for one-sided access (ncclCommWindowRegister;
+ * nccl.core RegisteredWindowHandle).
+ *
+ * Registration is collective: every rank registers a buffer, by default of
+ * equal size. The local handle then names the whole window: pass it as
+ * peer_window to ncore_put_signal to write into a peer's part. Deregistration
+ * (close) is local. A window is a communicator resource (see resources.h):
+ * closed explicitly or with its communicator. */
+#ifndef NCORE_WINDOW_H
+#define NCORE_WINDOW_H
+
+#include "errors.h"
+#include "types.h"
+
+NCORE_BEGIN_DECLS
+
+/* Window registration flags (NCCL_WIN_*). */
+#define NCORE_WINDOW_DEFAULT 0u
+/* Every rank registers the same size; enables symmetric collectives. */
+#define NCORE_WINDOW_COLL_SYMMETRIC 1u
+
+/* Registers [ptr, ptr + size) of this rank as its part of a new window.
+ * Collective over comm. The memory stays the caller's and must outlive the
+ * window. On the NCCL backend ptr must come from ncore_mem_alloc (ncclMemAlloc)
+ * and be 4096-byte aligned. On the host backend memory from ncore_mem_alloc is
+ * load/store reachable by every rank (real peer pointers); other memory is
+ * reachable through ncore_put_signal only.
+ * out: receives the window. ptr: not NULL. size: > 0. flags: NCORE_WINDOW_*.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or ptr NULL, size 0,
+ * unknown flags, COLL_SYMMETRIC with sizes that differ between ranks);
+ * NCORE_ERR_CLOSED; NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
+ * NCORE_ERR_UNHANDLED_CUDA. */
+NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
+                                               ncore_comm_t comm, void *ptr,
+                                               size_t size, uint32_t flags);
+
+/* Size of this rank's part of the window in bytes.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, wrong handle type);
+ * NCORE_ERR_CLOSED. */
+NCORE_API ncore_status_t ncore_window_size(ncore_window_t window, size_t *out);
+
+/* Size of peer's part of the window in bytes (a put to peer must fit in it).
+ * Returns as ncore_window_size, and NCORE_ERR_INVALID_ARGUMENT for a peer out
+ * of range. */
+NCORE_API ncore_status_t ncore_window_peer_size(ncore_window_t window, int peer,
+                                                size_t *out);
+
+/* The buffer this rank registered (nccl.core user_ptr).
+ * Returns as ncore_window_size. */
+NCORE_API ncore_status_t ncore_window_user_pointer(ncore_window_t window,
+                                                   void **out);
+
+/* The registration flags the window was made with.
+ * Returns as ncore_window_size. */
+NCORE_API ncore_status_t ncore_window_flags(ncore_window_t window,
+                                            uint32_t *out);
+
+/* The backend's own window handle (NCCL: the ncclWindow_t; host: a non-zero
+ * token), for the `handle` property. Returns as ncore_window_size. */
+NCORE_API ncore_status_t ncore_window_native_handle(ncore_window_t window,
+                                                    uintptr_t *out);
+
+/* Device pointer to byte `offset` of LSA-team member lsa_rank's part of the
+ * window, usable by this rank's device (host backend: by this process). *out
+ * is NULL when that part is not load/store reachable (host backend: memory
+ * not from ncore_mem_alloc).
+ * lsa_rank: in [0, lsa_size). offset: <= that part's size.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, lsa_rank or offset
+ * out of range); NCORE_ERR_CLOSED; NCORE_ERR_UNHANDLED_CUDA. */
+NCORE_API ncore_status_t ncore_window_lsa_device_pointer(ncore_window_t window,
+                                                         int lsa_rank,
+                                                         size_t offset,
+                                                         void **out);
+
+/* Device pointer to byte `offset` of world rank peer's part of the window, or
+ * NULL in *out when peer is not load/store reachable (nccl.core returns None).
+ * peer: in [0, nranks). offset: <= that part's size.
+ * Returns as ncore_window_lsa_device_pointer. */
+NCORE_API ncore_status_t ncore_window_peer_device_pointer(ncore_window_t window,
+                                                          int peer,
+                                                          size_t offset,
+                                                          void **out);
+
+/* LSA multicast (multimem) pointer to byte `offset` of the window, or NULL in
+ * *out when multimem is not available: always on the host backend, and on
+ * NCCL where NVLink multicast (NVLS) is off or unsupported. Never faked.
+ * Returns as ncore_window_lsa_device_pointer. */
+NCORE_API ncore_status_t ncore_window_lsa_multimem_device_pointer(
+    ncore_window_t window, size_t offset, void **out);
+
+/* Deregisters this rank's part (ncclCommWindowDeregister). Local.
+ * Idempotent. Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NULL or not a
+ * window handle). */
+NCORE_API ncore_status_t ncore_window_close(ncore_window_t window);
+
+/* 1 if the window is open, else 0. Cannot fail. */
+NCORE_API int ncore_window_is_valid(ncore_window_t window);
+
+NCORE_END_DECLS
+
+#endif /* NCORE_WINDOW_H */

@@ -1,0 +1,25 @@
+/* core — the thread-local error channel behind ncore_last_error_message.
+ *
+ * Each public entry point begins with CORE_ENTER("ncore_xxx"), which clears
+ * the thread's error and remembers the function's name; core_error() then
+ * records "<function>: <message>" so that backends never format the prefix
+ * themselves and every language sees the same text. */
+#ifndef NCORE_CORE_ERROR_H
+#define NCORE_CORE_ERROR_H
+
+#include <ncore.h>
+
+/* Starts a public call: clears the last error, remembers the function name. */
+void core_error_enter(const char *function);
+#define CORE_ENTER(name) core_error_enter(name)
+
+/* Records status and a printf-style message for the current call; returns
+ * status so callers can write `return core_error(NCORE_ERR_..., "...")`.
+ * Messages name the argument first: "peer: 7 is out of range [0, 4)". */
+ncore_status_t core_error(ncore_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Returns the status recorded for the current call (NCORE_OK if none). */
+ncore_status_t core_error_current(void);
+
+#endif

@@ -1,0 +1,60 @@
+/* core — the handle table.
+ *
+ * Public handles are 64-bit integers: type tag (bits 56..63), generation
+ * (bits 24..55) and slot index + 1 (bits 0..23). A slot's generation grows
+ * each time it is freed, so a stale handle never matches a live object.
+ * Objects are reference-counted: core_handle_acquire takes a reference that
+ * the caller drops with core_handle_release; the object's destructor runs when
+ * the handle is closed and the last reference is gone. That is what lets
+ * ncore_comm_abort run on one thread while another is blocked in a call. */
+#ifndef NCORE_CORE_HANDLES_H
+#define NCORE_CORE_HANDLES_H
+
+#include <stdint.h>
+#include <ncore.h>
+
+typedef enum core_handle_type {
+  CORE_HANDLE_COMM = 1,
+  CORE_HANDLE_REGISTERED_BUFFER = 2,
+  CORE_HANDLE_WINDOW = 3,
+  CORE_HANDLE_CUSTOM_REDOP = 4,
+  CORE_HANDLE_DEV_COMM = 5,
+  CORE_HANDLE_SYMMETRIC = 6
+} core_handle_type_t;
+
+/* Every object in the table starts with this header. */
+typedef struct core_object {
+  core_handle_type_t type;
+  uint64_t handle;
+  int refcount;           /* guarded by the table lock */
+  int closed;             /* set once; the handle then answers CLOSED */
+  void (*destroy)(struct core_object *self); /* runs at refcount 0 after close */
+} core_object_t;
+
+/* Inserts obj (refcount becomes 1, owned by the table) and returns its
+ * handle, or NCORE_NULL_HANDLE when the table is full (error recorded). */
+uint64_t core_handle_insert(core_object_t *obj, core_handle_type_t type,
+                            void (*destroy)(core_object_t *));
+
+/* Looks up a live handle of the given type and takes a reference.
+ * argument: the parameter name for messages ("comm", "peer_window").
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NULL handle, wrong type tag,
+ * slot out of range); NCORE_ERR_CLOSED (stale or closed). */
+ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
+                                   const char *argument, core_object_t **out);
+
+/* Drops a reference taken by core_handle_acquire. */
+void core_handle_release(core_object_t *obj);
+
+/* Closes the handle: later lookups answer CLOSED, and the table's reference is
+ * dropped. Returns 1 if this call closed it, 0 if it was already closed
+ * (idempotent close). */
+int core_handle_close(core_object_t *obj);
+
+/* Classifies a handle for idempotent close calls: 1 live, 0 stale (was a
+ * handle of this type, now closed), -1 not a handle of this type (error
+ * recorded as INVALID_ARGUMENT). */
+int core_handle_classify(uint64_t handle, core_handle_type_t type,
+                         const char *argument);
+
+#endif
