@@ -1,4 +1,4 @@
-/* core — the interface between the ABI entry points (core/*.c) and a backend
+/* core — the interface between the ABI entry points (core/ *.c) and a backend
  * (core/host/, core/nccl/).
  *
  * The core validates every argument before a backend sees it (handles live,

@@ -1,0 +1,372 @@
+/* Conformance runner (C): steps about communicators and resources —
+ * queries, creation, close, is_valid, lifecycle. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ops.h"
+
+static ncore_comm_t comm_arg(runner_t *r, const plan_step_t *step) {
+  const char *name = plan_arg(step, "comm");
+  return name ? objects_handle(name) : r->world;
+}
+
+static int what_is(const plan_step_t *step, const char *what) {
+  const char *w = plan_arg(step, "what");
+  return w && strcmp(w, what) == 0;
+}
+
+static ncore_status_t set_value(result_t *res, ncore_status_t st, long long v) {
+  if (st == NCORE_OK) {
+    res->has_value = 1;
+    res->value = v;
+  }
+  return st;
+}
+
+static ncore_status_t op_comm_query(runner_t *r, const plan_step_t *step, result_t *res) {
+  ncore_comm_t comm = comm_arg(r, step);
+  int v = 0;
+  if (what_is(step, "rank")) return set_value(res, ncore_comm_rank(comm, &v), v);
+  if (what_is(step, "size")) return set_value(res, ncore_comm_size(comm, &v), v);
+  if (what_is(step, "device")) return set_value(res, ncore_comm_device(comm, &v), v);
+  if (what_is(step, "lsa_rank")) return set_value(res, ncore_comm_lsa_rank(comm, &v), v);
+  if (what_is(step, "lsa_size")) return set_value(res, ncore_comm_lsa_size(comm, &v), v);
+  if (what_is(step, "backend")) {
+    ncore_backend_t b = NCORE_BACKEND_AUTO;
+    return set_value(res, ncore_comm_backend(comm, &b), b);
+  }
+  if (what_is(step, "async_error")) {
+    ncore_status_t s = NCORE_OK;
+    return set_value(res, ncore_comm_async_error(comm, &s), s);
+  }
+  ncore_gin_type_t g = NCORE_GIN_TYPE_NONE;
+  if (what_is(step, "gin_type")) return set_value(res, ncore_comm_gin_type(comm, &g), g);
+  if (what_is(step, "railed_gin_type"))
+    return set_value(res, ncore_comm_railed_gin_type(comm, &g), g);
+  return NCORE_ERR_INTERNAL;
+}
+
+static void *buffer_ptr(const plan_step_t *step, size_t *bytes) {
+  object_t *obj = objects_get(plan_arg(step, "buffer"));
+  *bytes = obj ? obj->bytes : 0;
+  if (plan_arg(step, "size")) *bytes = (size_t)plan_arg_int(step, "size", 0);
+  return obj ? obj->ptr : NULL;
+}
+
+static ncore_status_t op_register_buffer(runner_t *r, const plan_step_t *step,
+                                         result_t *res) {
+  (void)res;
+  size_t bytes;
+  void *ptr = buffer_ptr(step, &bytes);
+  ncore_registered_buffer_t h = NCORE_NULL_HANDLE;
+  ncore_status_t st = ncore_register_buffer(&h, comm_arg(r, step), ptr, bytes);
+  if (st == NCORE_OK) objects_put(plan_arg(step, "as"), OBJECT_REGISTERED_BUFFER)->handle = h;
+  return st;
+}
+
+static ncore_status_t op_register_window(runner_t *r, const plan_step_t *step,
+                                         result_t *res) {
+  (void)res;
+  size_t bytes;
+  void *ptr = buffer_ptr(step, &bytes);
+  ncore_window_t h = NCORE_NULL_HANDLE;
+  ncore_status_t st = ncore_register_window(&h, comm_arg(r, step), ptr, bytes,
+                                            (uint32_t)plan_arg_int(step, "flags", 0));
+  if (st == NCORE_OK) {
+    object_t *obj = objects_put(plan_arg(step, "as"), OBJECT_WINDOW);
+    obj->handle = h;
+    obj->ptr = ptr;
+  }
+  return st;
+}
+
+static ncore_status_t op_window_query(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  object_t *obj = objects_get(plan_arg(step, "window"));
+  ncore_window_t w = obj ? obj->handle : NCORE_NULL_HANDLE;
+  int peer = (int)plan_arg_int(step, "peer", 0);
+  size_t offset = (size_t)plan_arg_int(step, "offset", 0);
+  size_t size = 0;
+  void *p = NULL;
+  if (what_is(step, "size")) return set_value(res, ncore_window_size(w, &size), (long long)size);
+  if (what_is(step, "peer_size"))
+    return set_value(res, ncore_window_peer_size(w, peer, &size), (long long)size);
+  if (what_is(step, "flags")) {
+    uint32_t flags = 0;
+    return set_value(res, ncore_window_flags(w, &flags), flags);
+  }
+  if (what_is(step, "user_pointer_matches"))
+    return set_value(res, ncore_window_user_pointer(w, &p), obj && p == obj->ptr);
+  if (what_is(step, "peer_pointer_null"))
+    return set_value(res, ncore_window_peer_device_pointer(w, peer, offset, &p), p == NULL);
+  if (what_is(step, "lsa_pointer_null"))
+    return set_value(res, ncore_window_lsa_device_pointer(w, peer, offset, &p), p == NULL);
+  if (what_is(step, "multimem_pointer_null"))
+    return set_value(res, ncore_window_lsa_multimem_device_pointer(w, offset, &p), p == NULL);
+  return NCORE_ERR_INTERNAL;
+}
+
+static ncore_status_t op_registered_buffer_query(runner_t *r, const plan_step_t *step,
+                                                 result_t *res) {
+  (void)r;
+  ncore_registered_buffer_t h = objects_handle(plan_arg(step, "handle"));
+  size_t size = 0;
+  void *p = NULL;
+  if (what_is(step, "size"))
+    return set_value(res, ncore_registered_buffer_size(h, &size), (long long)size);
+  if (what_is(step, "pointer_matches")) {
+    object_t *buf = objects_get(plan_arg(step, "buffer"));
+    return set_value(res, ncore_registered_buffer_pointer(h, &p), buf && p == buf->ptr);
+  }
+  return NCORE_ERR_INTERNAL;
+}
+
+static ncore_status_t op_close(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  (void)res;
+  object_t *obj = objects_get(plan_arg(step, "handle"));
+  uint64_t h = obj ? obj->handle : NCORE_NULL_HANDLE;
+  switch (obj ? obj->kind : OBJECT_WINDOW) {
+    case OBJECT_REGISTERED_BUFFER: return ncore_registered_buffer_close(h);
+    case OBJECT_CUSTOM_REDOP: return ncore_custom_redop_close(h);
+    case OBJECT_DEV_COMM: return ncore_dev_comm_close(h);
+    case OBJECT_SYMMETRIC: return ncore_symmetric_free(h);
+    case OBJECT_COMM: return ncore_comm_destroy(h);
+    default: return ncore_window_close(h);
+  }
+}
+
+static ncore_status_t op_is_valid(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  object_t *obj = objects_get(plan_arg(step, "handle"));
+  uint64_t h = obj ? obj->handle : NCORE_NULL_HANDLE;
+  int v;
+  switch (obj ? obj->kind : OBJECT_WINDOW) {
+    case OBJECT_REGISTERED_BUFFER: v = ncore_registered_buffer_is_valid(h); break;
+    case OBJECT_CUSTOM_REDOP: v = ncore_custom_redop_is_valid(h); break;
+    case OBJECT_DEV_COMM: v = ncore_dev_comm_is_valid(h); break;
+    case OBJECT_SYMMETRIC: v = ncore_symmetric_is_valid(h); break;
+    case OBJECT_COMM: v = ncore_comm_is_valid(h); break;
+    default: v = ncore_window_is_valid(h); break;
+  }
+  return set_value(res, NCORE_OK, v);
+}
+
+static ncore_status_t op_create_pre_mul_sum(runner_t *r, const plan_step_t *step,
+                                            result_t *res) {
+  (void)res;
+  ncore_dtype_t dtype = op_dtype(step, "dtype");
+  const char *scalar_text = plan_arg(step, "scalar");
+  double s = scalar_text ? atof(scalar_text) : 1.0;
+  /* The scalar in the operator's own type; 16/8-bit floats take hex bits. */
+  unsigned char scalar[8] = {0};
+  switch (dtype) {
+    case NCORE_FLOAT32: { float f = (float)s; memcpy(scalar, &f, 4); break; }
+    case NCORE_FLOAT64: memcpy(scalar, &s, 8); break;
+    case NCORE_INT32: case NCORE_UINT32: { int32_t i = (int32_t)s; memcpy(scalar, &i, 4); break; }
+    case NCORE_INT64: case NCORE_UINT64: { int64_t i = (int64_t)s; memcpy(scalar, &i, 8); break; }
+    case NCORE_INT8: case NCORE_UINT8: scalar[0] = (unsigned char)(int)s; break;
+    default: { unsigned v = (unsigned)strtoul(plan_arg(step, "scalar_bits") ?
+                                                  plan_arg(step, "scalar_bits") : "0", NULL, 16);
+      memcpy(scalar, &v, 2); break; }
+  }
+  const char *residence = plan_arg(step, "residence");
+  int device = residence && strcmp(residence, "device") == 0;
+  void *where = scalar;
+  if (device) {
+    ncore_status_t st = ncore_mem_alloc(&where, 8, r->backend);
+    if (st == NCORE_OK)
+      st = ncore_memcpy(where, scalar, 8, NCORE_MEMCPY_HOST_TO_DEVICE, NULL, r->backend);
+    if (st == NCORE_OK) st = ncore_stream_synchronize(NULL, r->backend);
+    if (st != NCORE_OK) return st;
+  }
+  ncore_custom_redop_t h = NCORE_NULL_HANDLE;
+  ncore_status_t st = ncore_create_pre_mul_sum(
+      &h, comm_arg(r, step), plan_arg(step, "scalar") ? where : NULL, dtype,
+      device ? NCORE_SCALAR_DEVICE : NCORE_SCALAR_HOST_IMMEDIATE);
+  if (st == NCORE_OK) {
+    object_t *obj = objects_put(plan_arg(step, "as"), OBJECT_CUSTOM_REDOP);
+    obj->handle = h;
+    ncore_redop_t value = 0;
+    ncore_custom_redop_value(h, &value);
+    obj->bytes = (size_t)value; /* remembered so a closed op can still be named */
+  }
+  return st;
+}
+
+static ncore_status_t op_custom_redop_query(runner_t *r, const plan_step_t *step,
+                                            result_t *res) {
+  (void)r;
+  ncore_dtype_t dtype = NCORE_INT8;
+  return set_value(res, ncore_custom_redop_dtype(objects_handle(plan_arg(step, "handle")),
+                                                 &dtype), dtype);
+}
+
+static ncore_status_t op_create_dev_comm(runner_t *r, const plan_step_t *step,
+                                         result_t *res) {
+  (void)res;
+  const char *text = plan_arg(step, "requirements");
+  ncore_dev_comm_requirements_t req;
+  ncore_dev_comm_requirements_init(&req);
+  const ncore_dev_comm_requirements_t *use = NULL;
+  if (text && strcmp(text, "null") != 0) {
+    char buf[32];
+    if (plan_object_field(text, "struct_size", buf, sizeof buf)) req.struct_size = (uint32_t)atoi(buf);
+    if (plan_object_field(text, "lsa_multimem", buf, sizeof buf)) req.lsa_multimem = atoi(buf);
+    if (plan_object_field(text, "barrier_count", buf, sizeof buf)) req.barrier_count = atoi(buf);
+    if (plan_object_field(text, "lsa_barrier_count", buf, sizeof buf)) req.lsa_barrier_count = atoi(buf);
+    if (plan_object_field(text, "gin_force_enable", buf, sizeof buf)) req.gin_force_enable = atoi(buf);
+    if (plan_object_field(text, "gin_signal_count", buf, sizeof buf)) req.gin_signal_count = atoi(buf);
+    if (plan_object_field(text, "gin_counter_count", buf, sizeof buf)) req.gin_counter_count = atoi(buf);
+    if (plan_object_field(text, "gin_connection_type", buf, sizeof buf)) req.gin_connection_type = atoi(buf);
+    use = &req;
+  }
+  ncore_dev_comm_t h = NCORE_NULL_HANDLE;
+  ncore_status_t st = ncore_create_dev_comm(&h, comm_arg(r, step), use);
+  if (st == NCORE_OK) objects_put(plan_arg(step, "as"), OBJECT_DEV_COMM)->handle = h;
+  return st;
+}
+
+static ncore_status_t op_dev_comm_info(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  ncore_dev_comm_info_t info = NCORE_DEV_COMM_INFO_INIT;
+  ncore_status_t st = ncore_dev_comm_info(objects_handle(plan_arg(step, "handle")), &info);
+  if (what_is(step, "rank")) return set_value(res, st, info.rank);
+  if (what_is(step, "nranks")) return set_value(res, st, info.nranks);
+  if (what_is(step, "lsa_rank")) return set_value(res, st, info.lsa_rank);
+  if (what_is(step, "lsa_size")) return set_value(res, st, info.lsa_size);
+  if (what_is(step, "gin_type")) return set_value(res, st, info.gin_type);
+  if (what_is(step, "railed_gin_type")) return set_value(res, st, info.railed_gin_type);
+  return NCORE_ERR_INTERNAL;
+}
+
+static ncore_status_t op_symmetric_alloc(runner_t *r, const plan_step_t *step,
+                                         result_t *res) {
+  (void)res;
+  ncore_symmetric_t h = NCORE_NULL_HANDLE;
+  ncore_status_t st = ncore_symmetric_alloc(&h, comm_arg(r, step),
+                                            (size_t)plan_arg_int(step, "size", 0));
+  if (st == NCORE_OK) objects_put(plan_arg(step, "as"), OBJECT_SYMMETRIC)->handle = h;
+  return st;
+}
+
+static ncore_status_t op_symmetric_query(runner_t *r, const plan_step_t *step,
+                                         result_t *res) {
+  (void)r;
+  ncore_symmetric_t h = objects_handle(plan_arg(step, "sym"));
+  size_t size = 0;
+  void *p = NULL;
+  if (what_is(step, "size")) return set_value(res, ncore_symmetric_size(h, &size), (long long)size);
+  return set_value(res, ncore_symmetric_peer_pointer(h, (int)plan_arg_int(step, "pe", 0), &p),
+                   p == NULL);
+}
+
+static ncore_status_t op_split(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)res;
+  ncore_comm_t out = NCORE_NULL_HANDLE;
+  ncore_status_t st = ncore_comm_split(comm_arg(r, step), (int)plan_arg_int(step, "color", 0),
+                                       (int)plan_arg_int(step, "key", 0), &out, NULL);
+  if (st == NCORE_OK) objects_put(plan_arg(step, "as"), OBJECT_COMM)->handle = out;
+  return st;
+}
+
+static ncore_status_t op_shrink(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)res;
+  int exclude[64];
+  int n = 0;
+  const char *text = plan_arg(step, "exclude");
+  for (const char *p = text; p && *p && n < 64;) {
+    exclude[n++] = atoi(p);
+    p = strchr(p, ',');
+    if (p) p++;
+  }
+  ncore_comm_t out = NCORE_NULL_HANDLE;
+  ncore_status_t st = ncore_comm_shrink(comm_arg(r, step), n ? exclude : NULL, n, &out, NULL,
+                                        (uint32_t)plan_arg_int(step, "flags", 0));
+  if (st == NCORE_OK) objects_put(plan_arg(step, "as"), OBJECT_COMM)->handle = out;
+  return st;
+}
+
+static ncore_status_t op_lifecycle(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)res;
+  ncore_comm_t comm = comm_arg(r, step);
+  if (strcmp(step->op, "finalize") == 0) return ncore_comm_finalize(comm);
+  if (strcmp(step->op, "abort") == 0) return ncore_comm_abort(comm);
+  return ncore_comm_destroy(comm);
+}
+
+static ncore_status_t op_group(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  (void)res;
+  return strcmp(step->op, "group_start") == 0 ? ncore_group_start() : ncore_group_end();
+}
+
+static ncore_status_t op_mem(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)res;
+  if (strcmp(step->op, "mem_alloc") == 0) {
+    void *p = NULL;
+    ncore_status_t st = ncore_mem_alloc(&p, (size_t)plan_arg_int(step, "size", 0), r->backend);
+    if (st == NCORE_OK) objects_put(plan_arg(step, "as"), OBJECT_MEMORY)->ptr = p;
+    return st;
+  }
+  object_t *obj = objects_get(plan_arg(step, "ptr"));
+  return ncore_mem_free(obj ? obj->ptr : NULL, r->backend);
+}
+
+static ncore_status_t op_dtype_size(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  size_t size = 0;
+  return set_value(res, ncore_dtype_size(op_dtype(step, "dtype"), &size), (long long)size);
+}
+
+static ncore_status_t op_sleep(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  (void)res;
+  long long ms = plan_arg_int(step, "ms", 0);
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+  return NCORE_OK;
+}
+
+static ncore_status_t op_die(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  (void)step;
+  (void)res;
+  fflush(stdout);
+  _exit(0);
+}
+
+static const struct {
+  const char *name;
+  op_fn fn;
+} table[] = {
+    {"buffer", op_buffer}, {"check", op_check}, {"sync", op_sync},
+    {"comm_query", op_comm_query}, {"send", op_send}, {"recv", op_recv},
+    {"group_start", op_group}, {"group_end", op_group},
+    {"allreduce", op_collective}, {"reduce", op_collective},
+    {"reduce_scatter", op_collective}, {"broadcast", op_collective},
+    {"gather", op_collective}, {"scatter", op_collective},
+    {"allgather", op_collective}, {"alltoall", op_collective},
+    {"register_buffer", op_register_buffer}, {"register_window", op_register_window},
+    {"window_query", op_window_query}, {"registered_buffer_query", op_registered_buffer_query},
+    {"close", op_close}, {"is_valid", op_is_valid}, {"signal", op_signal},
+    {"wait_signal", op_wait_signal}, {"put_signal", op_put_signal},
+    {"create_pre_mul_sum", op_create_pre_mul_sum},
+    {"custom_redop_query", op_custom_redop_query},
+    {"create_dev_comm", op_create_dev_comm}, {"dev_comm_info", op_dev_comm_info},
+    {"symmetric_alloc", op_symmetric_alloc}, {"symmetric_put", op_symmetric_put},
+    {"symmetric_get", op_symmetric_get}, {"symmetric_query", op_symmetric_query},
+    {"split", op_split}, {"shrink", op_shrink}, {"finalize", op_lifecycle},
+    {"destroy", op_lifecycle}, {"abort", op_lifecycle}, {"mem_alloc", op_mem},
+    {"mem_free", op_mem}, {"dtype_size", op_dtype_size}, {"sleep", op_sleep},
+    {"die", op_die},
+};
+
+op_fn ops_find(const char *op) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(table[i].name, op) == 0) return table[i].fn;
+  return NULL;
+}

@@ -1,0 +1,70 @@
+/* core — choosing a backend: an explicit HOST / NCCL request is checked with
+ * the backend's probe(); AUTO follows NCORE_BACKEND ("host" / "nccl"), else
+ * NCCL when it probes OK (libnccl, libcuda and a device present), else HOST.
+ * Also the public ncore_backend_resolve (ncore/memory.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "error.h"
+#include "error_clear.h"
+
+/* Probes ops and, when usable, lets groups know the backend is in use. */
+static ncore_status_t probe_backend(const core_backend_ops_t *ops) {
+  ncore_status_t status = ops->probe();
+  if (status == NCORE_OK) return NCORE_OK;
+  if (core_error_current() == NCORE_OK)
+    core_error(status, "backend: the %s backend is not available", ops->name);
+  return status;
+}
+
+ncore_status_t core_backend_select(ncore_backend_t requested,
+                                   const core_backend_ops_t **out) {
+  const core_backend_ops_t *ops = NULL;
+  switch (requested) {
+    case NCORE_BACKEND_HOST: ops = &core_host_backend; break;
+    case NCORE_BACKEND_NCCL: ops = &core_nccl_backend; break;
+    case NCORE_BACKEND_AUTO: {
+      const char *env = getenv("NCORE_BACKEND");
+      if (env != NULL && env[0] != '\0') {
+        if (strcmp(env, "host") == 0)
+          ops = &core_host_backend;
+        else if (strcmp(env, "nccl") == 0)
+          ops = &core_nccl_backend;
+        else
+          return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                            "backend: NCORE_BACKEND=\"%s\" names no backend "
+                            "(expected \"host\" or \"nccl\")", env);
+        break;
+      }
+      /* No preference: NCCL when usable. Its probe records why not; that
+       * is no error of this call, so clear it before falling back. */
+      if (core_nccl_backend.probe() == NCORE_OK) {
+        *out = &core_nccl_backend;
+        return NCORE_OK;
+      }
+      core_error_clear();
+      ops = &core_host_backend;
+      break;
+    }
+    default:
+      return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "backend: %d is not a backend (AUTO 0, HOST 1, NCCL 2)",
+                        (int)requested);
+  }
+  ncore_status_t status = probe_backend(ops);
+  if (status != NCORE_OK) return status;
+  *out = ops;
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_backend_resolve(ncore_backend_t requested,
+                                               ncore_backend_t *out) {
+  CORE_ENTER("ncore_backend_resolve");
+  if (out == NULL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
+  const core_backend_ops_t *ops = NULL;
+  ncore_status_t status = core_backend_select(requested, &ops);
+  if (status == NCORE_OK) *out = ops->kind;
+  return status;
+}

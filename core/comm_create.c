@@ -1,0 +1,254 @@
+/* core — making communicators: ncore_get_unique_id, ncore_comm_init_rank,
+ * ncore_comm_init_all, ncore_comm_split, ncore_comm_shrink. Every argument is
+ * checked here, before the backend sees the call. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_object.h"
+#include "config.h"
+#include "error.h"
+#include "group.h"
+
+#define CHECK_NOT_NULL(pointer, name)                                    \
+  do {                                                                   \
+    if ((pointer) == NULL)                                               \
+      return core_error(NCORE_ERR_INVALID_ARGUMENT, name ": must not be NULL"); \
+  } while (0)
+
+/* Publishes a communicator the backend made. NCORE_IN_PROGRESS (a
+ * non-blocking NCCL communicator still initialising) is a success that the
+ * caller polls with ncore_comm_async_error, so the handle is made then too. */
+static ncore_status_t publish_created(const core_backend_ops_t *ops,
+                                      ncore_status_t created, void *impl,
+                                      const core_config_t *config,
+                                      ncore_comm_t *out) {
+  if ((created != NCORE_OK && created != NCORE_IN_PROGRESS) || impl == NULL)
+    return created;
+  ncore_status_t status = core_comm_publish(ops, impl, config, out);
+  if (status != NCORE_OK) return status;
+  if (created == NCORE_IN_PROGRESS && core_error_current() != created)
+    core_error(created, "out: the communicator is still initialising; poll "
+                        "ncore_comm_async_error until it is not "
+                        "NCORE_IN_PROGRESS");
+  return created;
+}
+
+NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
+                                             ncore_backend_t backend) {
+  CORE_ENTER("ncore_get_unique_id");
+  CHECK_NOT_NULL(out, "out");
+  const core_backend_ops_t *ops = NULL;
+  ncore_status_t status = core_backend_select(backend, &ops);
+  if (status != NCORE_OK) return status;
+  return ops->get_unique_id(out);
+}
+
+NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
+                                              const ncore_unique_id_t *id,
+                                              int rank,
+                                              const ncore_comm_config_t *config) {
+  CORE_ENTER("ncore_comm_init_rank");
+  CHECK_NOT_NULL(out, "out");
+  *out = NCORE_NULL_HANDLE;
+  if (nranks < 1)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "nranks: %d is invalid (expected >= 1)", nranks);
+  CHECK_NOT_NULL(id, "id");
+  if (rank < 0 || rank >= nranks)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "rank: %d is out of range [0, %d)", rank, nranks);
+  core_config_t resolved;
+  ncore_status_t status = core_config_read(config, &resolved);
+  if (status != NCORE_OK) return status;
+  const core_backend_ops_t *ops = NULL;
+  status = core_config_select_backend(&resolved, &ops);
+  if (status != NCORE_OK) return status;
+  status = core_group_join(ops);
+  if (status != NCORE_OK) return status;
+  void *impl = NULL;
+  status = ops->comm_init_rank(&impl, nranks, id, rank, &resolved);
+  return publish_created(ops, status, impl, &resolved, out);
+}
+
+/* Checks devlist for ncore_comm_init_all on ops (NULL is always fine). */
+static ncore_status_t check_devlist(const core_backend_ops_t *ops,
+                                    const int *devlist, int ndev) {
+  if (devlist == NULL) return NCORE_OK;
+  for (int i = 0; i < ndev; i++) {
+    if (ops->kind == NCORE_BACKEND_HOST && devlist[i] != -1)
+      return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "devlist: devlist[%d] is %d; the host backend needs -1",
+                        i, devlist[i]);
+    if (ops->kind == NCORE_BACKEND_NCCL && devlist[i] < 0)
+      return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "devlist: devlist[%d] is %d (expected a CUDA device "
+                        "ordinal >= 0)", i, devlist[i]);
+  }
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
+                                             const int *devlist,
+                                             const ncore_comm_config_t *config) {
+  CORE_ENTER("ncore_comm_init_all");
+  CHECK_NOT_NULL(comms, "comms");
+  if (ndev < 1)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "ndev: %d is invalid (expected >= 1)", ndev);
+  core_config_t resolved;
+  ncore_status_t status = core_config_read(config, &resolved);
+  if (status != NCORE_OK) return status;
+  if (resolved.user.device != -1)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "config: device: must be -1 for ncore_comm_init_all "
+                      "(got %d); pass the devices in devlist",
+                      (int)resolved.user.device);
+  const core_backend_ops_t *ops = NULL;
+  status = core_config_select_backend(&resolved, &ops);
+  if (status != NCORE_OK) return status;
+  status = check_devlist(ops, devlist, ndev);
+  if (status != NCORE_OK) return status;
+  void **impls = calloc((size_t)ndev, sizeof *impls);
+  if (impls == NULL)
+    return core_error(NCORE_ERR_SYSTEM, "out of memory for %d communicators",
+                      ndev);
+  status = core_group_join(ops);
+  if (status == NCORE_OK)
+    status = ops->comm_init_all(impls, ndev, devlist, &resolved);
+  if (status != NCORE_OK) {
+    free(impls);
+    return status;
+  }
+  /* Publish all or none: on a failure, undo what was published and destroy
+   * the impls that were not. */
+  int published = 0;
+  for (; published < ndev; published++) {
+    status = core_comm_publish(ops, impls[published], &resolved,
+                               &comms[published]);
+    if (status != NCORE_OK) break;
+  }
+  if (status != NCORE_OK) {
+    for (int i = published + 1; i < ndev; i++) ops->comm_destroy(impls[i], 1);
+    for (int i = 0; i < published; i++) {
+      core_comm_close(comms[i], 1);
+      comms[i] = NCORE_NULL_HANDLE;
+    }
+    /* Closing live handles records nothing: the publish error stands. */
+  }
+  free(impls);
+  return status;
+}
+
+/* The configuration of a child communicator of parent: the parent's when
+ * user is NULL, else user's, whose backend must be AUTO or the parent's. */
+static ncore_status_t child_config(const core_comm_object_t *parent,
+                                   const ncore_comm_config_t *user,
+                                   core_config_t *out) {
+  if (user == NULL) {
+    *out = parent->config;
+    return NCORE_OK;
+  }
+  ncore_status_t status = core_config_read(user, out);
+  if (status != NCORE_OK) return status;
+  ncore_backend_t parent_kind = parent->ops->kind;
+  if (out->backend != NCORE_BACKEND_AUTO && out->backend != parent_kind)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "config: backend: %d differs from the parent "
+                      "communicator's backend (%s)", (int)out->backend,
+                      parent->ops->name);
+  out->backend = parent_kind;
+  out->user.backend = (int32_t)parent_kind;
+  if (parent_kind == NCORE_BACKEND_HOST && out->user.device != -1)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "config: device: must be -1 on the host backend (got %d)",
+                      (int)out->user.device);
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
+                                          ncore_comm_t *out,
+                                          const ncore_comm_config_t *config) {
+  CORE_ENTER("ncore_comm_split");
+  CHECK_NOT_NULL(out, "out");
+  *out = NCORE_NULL_HANDLE;
+  if (color < NCORE_SPLIT_NOCOLOR)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "color: %d is invalid (expected >= 0 or "
+                      "NCORE_SPLIT_NOCOLOR)", color);
+  core_comm_object_t *parent = NULL;
+  ncore_status_t status = core_comm_acquire(comm, 0, &parent);
+  if (status != NCORE_OK) return status;
+  core_config_t resolved;
+  status = child_config(parent, config, &resolved);
+  if (status == NCORE_OK) status = core_group_join(parent->ops);
+  void *impl = NULL;
+  if (status == NCORE_OK) {
+    status = parent->ops->comm_split(parent->impl, color, key, &impl, &resolved);
+    status = publish_created(parent->ops, status, impl, &resolved, out);
+  }
+  core_comm_release(parent);
+  return status;
+}
+
+/* Checks exclude_ranks against parent: in range, distinct, not this rank. */
+static ncore_status_t check_exclude(const core_comm_info_t *info,
+                                    const int *exclude, int count) {
+  unsigned char *seen = calloc((size_t)info->nranks, 1);
+  if (seen == NULL)
+    return core_error(NCORE_ERR_SYSTEM, "out of memory checking exclude_ranks");
+  ncore_status_t status = NCORE_OK;
+  for (int i = 0; i < count && status == NCORE_OK; i++) {
+    int r = exclude[i];
+    if (r < 0 || r >= info->nranks)
+      status = core_error(NCORE_ERR_INVALID_ARGUMENT,
+                          "exclude_ranks: exclude_ranks[%d] = %d is out of "
+                          "range [0, %d)", i, r, info->nranks);
+    else if (seen[r])
+      status = core_error(NCORE_ERR_INVALID_ARGUMENT,
+                          "exclude_ranks: rank %d is listed twice", r);
+    else if (r == info->rank)
+      status = core_error(NCORE_ERR_INVALID_ARGUMENT,
+                          "exclude_ranks: this rank (%d) is excluded; excluded "
+                          "ranks do not call ncore_comm_shrink", r);
+    else
+      seen[r] = 1;
+  }
+  free(seen);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
+                                           const int *exclude_ranks,
+                                           int exclude_count, ncore_comm_t *out,
+                                           const ncore_comm_config_t *config,
+                                           uint32_t flags) {
+  CORE_ENTER("ncore_comm_shrink");
+  CHECK_NOT_NULL(out, "out");
+  *out = NCORE_NULL_HANDLE;
+  if (exclude_count < 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "exclude_count: %d is invalid (expected >= 0)",
+                      exclude_count);
+  if (exclude_ranks == NULL && exclude_count > 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "exclude_ranks: must not be NULL when exclude_count is "
+                      "%d", exclude_count);
+  if ((flags & ~NCORE_SHRINK_ABORT) != 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "flags: 0x%x has unknown bits (expected "
+                      "NCORE_SHRINK_DEFAULT or NCORE_SHRINK_ABORT)", flags);
+  core_comm_object_t *parent = NULL;
+  ncore_status_t status = core_comm_acquire(comm, 0, &parent);
+  if (status != NCORE_OK) return status;
+  status = check_exclude(&parent->info, exclude_ranks, exclude_count);
+  core_config_t resolved;
+  if (status == NCORE_OK) status = child_config(parent, config, &resolved);
+  void *impl = NULL;
+  if (status == NCORE_OK) {
+    status = parent->ops->comm_shrink(parent->impl, exclude_ranks,
+                                      exclude_count, &impl, &resolved, flags);
+    status = publish_created(parent->ops, status, impl, &resolved, out);
+  }
+  core_comm_release(parent);
+  return status;
+}

@@ -1,0 +1,38 @@
+/* core — the end of a communicator's life: ncore_comm_finalize,
+ * ncore_comm_destroy, ncore_comm_abort, and ncore_comm_is_valid. */
+#include "comm_object.h"
+#include "error.h"
+#include "error_clear.h"
+
+NCORE_API ncore_status_t ncore_comm_finalize(ncore_comm_t comm) {
+  CORE_ENTER("ncore_comm_finalize");
+  core_comm_object_t *c = NULL;
+  ncore_status_t status = core_comm_acquire(comm, 1, &c);
+  if (status != NCORE_OK) return status;
+  if (atomic_load(&c->finalized)) {
+    core_comm_release(c);
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: the communicator was already finalized");
+  }
+  status = c->ops->comm_finalize(c->impl);
+  if (status == NCORE_OK) atomic_store(&c->finalized, 1);
+  core_comm_release(c);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_comm_destroy(ncore_comm_t comm) {
+  CORE_ENTER("ncore_comm_destroy");
+  return core_comm_close(comm, 0);
+}
+
+NCORE_API ncore_status_t ncore_comm_abort(ncore_comm_t comm) {
+  CORE_ENTER("ncore_comm_abort");
+  return core_comm_close(comm, 1);
+}
+
+NCORE_API int ncore_comm_is_valid(ncore_comm_t comm) {
+  CORE_ENTER("ncore_comm_is_valid");
+  int valid = core_handle_classify(comm, CORE_HANDLE_COMM, "comm") == 1;
+  core_error_clear(); /* cannot fail: a "no" is not an error */
+  return valid;
+}

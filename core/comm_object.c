@@ -1,0 +1,306 @@
+/* core — communicator and resource objects: publishing, acquiring for a
+ * call, closing (idempotent), and the destructors that hand the backend
+ * state back in the right order (core/comm_object.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_object.h"
+#include "dtype.h"
+#include "error.h"
+#include "error_clear.h"
+
+/* ---- communicators ---- */
+
+/* Runs at the communicator's last reference: every resource is gone (each
+ * held a reference), and no call is running. */
+static void comm_object_destroy(core_object_t *obj) {
+  core_comm_object_t *comm = (core_comm_object_t *)obj;
+  comm->ops->comm_destroy(comm->impl, atomic_load(&comm->aborted));
+  pthread_mutex_destroy(&comm->lock);
+  free(comm->closed_redops);
+  free(comm);
+}
+
+ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
+                                 const core_config_t *config,
+                                 ncore_comm_t *out) {
+  core_comm_object_t *comm = calloc(1, sizeof *comm);
+  if (comm == NULL) {
+    ops->comm_destroy(impl, 0);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory for a communicator");
+  }
+  comm->ops = ops;
+  comm->impl = impl;
+  comm->config = *config;
+  /* net_name and comm_name are borrowed for the init call only: never keep
+   * them, or a split inheriting this config would pass dangling pointers. */
+  comm->config.user.net_name = NULL;
+  comm->config.user.comm_name = NULL;
+  atomic_init(&comm->finalized, 0);
+  atomic_init(&comm->aborted, 0);
+  pthread_mutex_init(&comm->lock, NULL);
+  ops->comm_info(impl, &comm->info);
+  uint64_t handle = core_handle_insert(&comm->header, CORE_HANDLE_COMM,
+                                       comm_object_destroy);
+  if (handle == NCORE_NULL_HANDLE) {
+    comm_object_destroy(&comm->header);
+    return core_error_current();
+  }
+  *out = handle;
+  return NCORE_OK;
+}
+
+ncore_status_t core_comm_acquire(ncore_comm_t comm, int allow_finalized,
+                                 core_comm_object_t **out) {
+  core_object_t *obj = NULL;
+  ncore_status_t status =
+      core_handle_acquire(comm, CORE_HANDLE_COMM, "comm", &obj);
+  if (status != NCORE_OK) return status;
+  core_comm_object_t *c = (core_comm_object_t *)obj;
+  if (!allow_finalized && atomic_load(&c->finalized)) {
+    core_handle_release(obj);
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: the communicator was finalized; only queries and "
+                      "ncore_comm_destroy are allowed");
+  }
+  *out = c;
+  return NCORE_OK;
+}
+
+void core_comm_release(core_comm_object_t *comm) {
+  if (comm != NULL) core_handle_release(&comm->header);
+}
+
+ncore_status_t core_comm_close(ncore_comm_t handle, int aborted) {
+  core_object_t *obj = NULL;
+  ncore_status_t status =
+      core_handle_acquire(handle, CORE_HANDLE_COMM, "comm", &obj);
+  if (status == NCORE_ERR_CLOSED) {
+    core_error_clear(); /* idempotent: already destroyed or aborted */
+    return NCORE_OK;
+  }
+  if (status != NCORE_OK) return status;
+  core_comm_object_t *comm = (core_comm_object_t *)obj;
+  if (core_handle_close(obj)) {
+    if (aborted) {
+      atomic_store(&comm->aborted, 1);
+      /* Wakes a call blocked on this communicator in another thread; it
+       * still holds its reference, so the impl stays valid meanwhile. */
+      comm->ops->comm_abort_signal(comm->impl);
+    }
+    pthread_mutex_lock(&comm->lock);
+    comm->tearing_down = 1;
+    core_resource_t *list = comm->resources;
+    comm->resources = NULL;
+    for (core_resource_t *r = list; r != NULL; r = r->next) r->linked = 0;
+    pthread_mutex_unlock(&comm->lock);
+    /* Closing drops the table's reference; each resource's backend release
+     * runs now or when a call still using it finishes. */
+    core_resource_t *next = NULL;
+    for (core_resource_t *r = list; r != NULL; r = next) {
+      next = r->next;
+      core_handle_close(&r->header);
+    }
+  }
+  core_handle_release(obj);
+  return NCORE_OK;
+}
+
+/* ---- resources ---- */
+
+/* Hands a resource's backend object back to the backend. */
+static void release_backend_object(core_comm_object_t *comm,
+                                   core_handle_type_t type, void *impl) {
+  const core_backend_ops_t *ops = comm->ops;
+  switch (type) {
+    case CORE_HANDLE_REGISTERED_BUFFER:
+      ops->buffer_deregister(comm->impl, impl);
+      break;
+    case CORE_HANDLE_WINDOW: ops->window_deregister(comm->impl, impl); break;
+    case CORE_HANDLE_CUSTOM_REDOP: ops->redop_destroy(comm->impl, impl); break;
+    case CORE_HANDLE_DEV_COMM: ops->dev_comm_destroy(comm->impl, impl); break;
+    case CORE_HANDLE_SYMMETRIC: ops->symmetric_free(comm->impl, impl); break;
+    case CORE_HANDLE_COMM: break;
+  }
+}
+
+/* Runs at a resource's last reference, before its communicator can go. */
+static void resource_object_destroy(core_object_t *obj) {
+  core_resource_t *res = (core_resource_t *)obj;
+  core_comm_object_t *comm = res->comm;
+  release_backend_object(comm, obj->type, res->impl);
+  free(res);
+  core_handle_release(&comm->header);
+}
+
+ncore_status_t core_resource_publish(core_comm_object_t *comm,
+                                     core_handle_type_t type,
+                                     const core_resource_t *fields,
+                                     uint64_t *out) {
+  core_resource_t *res = malloc(sizeof *res);
+  if (res == NULL) {
+    release_backend_object(comm, type, fields->impl);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory for a resource handle");
+  }
+  *res = *fields;
+  res->comm = comm;
+  res->next = res->prev = NULL;
+  res->linked = 0;
+  /* The resource's own reference on its communicator. */
+  core_object_t *comm_ref = NULL;
+  if (core_handle_acquire(comm->header.handle, CORE_HANDLE_COMM, "comm",
+                          &comm_ref) != NCORE_OK) {
+    release_backend_object(comm, type, res->impl);
+    free(res);
+    return core_error_current();
+  }
+  pthread_mutex_lock(&comm->lock);
+  uint64_t handle = NCORE_NULL_HANDLE;
+  if (!comm->tearing_down)
+    handle = core_handle_insert(&res->header, type, resource_object_destroy);
+  if (handle != NCORE_NULL_HANDLE) {
+    res->next = comm->resources;
+    if (comm->resources != NULL) comm->resources->prev = res;
+    comm->resources = res;
+    res->linked = 1;
+  }
+  int tearing_down = comm->tearing_down;
+  pthread_mutex_unlock(&comm->lock);
+  if (handle == NCORE_NULL_HANDLE) {
+    release_backend_object(comm, type, res->impl);
+    free(res);
+    core_handle_release(comm_ref);
+    if (tearing_down)
+      return core_error(NCORE_ERR_CLOSED,
+                        "comm: the communicator was closed during the call");
+    return core_error_current();
+  }
+  *out = handle;
+  return NCORE_OK;
+}
+
+ncore_status_t core_resource_acquire(uint64_t handle, core_handle_type_t type,
+                                     const char *argument,
+                                     core_resource_t **out) {
+  core_object_t *obj = NULL;
+  ncore_status_t status = core_handle_acquire(handle, type, argument, &obj);
+  if (status != NCORE_OK) return status;
+  core_resource_t *res = (core_resource_t *)obj;
+  /* The communicator closes its resources, but a call can slip between the
+   * two closes: check it too. */
+  core_object_t *comm_obj = NULL;
+  if (core_handle_acquire(res->comm->header.handle, CORE_HANDLE_COMM, argument,
+                          &comm_obj) != NCORE_OK) {
+    core_handle_release(obj);
+    return core_error(NCORE_ERR_CLOSED, "%s: its communicator was closed",
+                      argument);
+  }
+  core_handle_release(comm_obj);
+  *out = res;
+  return NCORE_OK;
+}
+
+void core_resource_release(core_resource_t *res) {
+  if (res != NULL) core_handle_release(&res->header);
+}
+
+/* Remembers an explicitly closed custom operator's value (comm->lock held),
+ * so a later use says "was closed" rather than "unknown". */
+static void remember_closed_redop(core_comm_object_t *comm,
+                                  ncore_redop_t value) {
+  if (comm->closed_redop_count == comm->closed_redop_capacity) {
+    size_t capacity =
+        comm->closed_redop_capacity ? comm->closed_redop_capacity * 2 : 16;
+    int32_t *grown = realloc(comm->closed_redops, capacity * sizeof *grown);
+    if (grown == NULL) return; /* only the message gets less precise */
+    comm->closed_redops = grown;
+    comm->closed_redop_capacity = capacity;
+  }
+  comm->closed_redops[comm->closed_redop_count++] = value;
+}
+
+ncore_status_t core_resource_close(uint64_t handle, core_handle_type_t type,
+                                   const char *argument) {
+  core_object_t *obj = NULL;
+  ncore_status_t status = core_handle_acquire(handle, type, argument, &obj);
+  if (status == NCORE_ERR_CLOSED) {
+    core_error_clear(); /* idempotent */
+    return NCORE_OK;
+  }
+  if (status != NCORE_OK) return status;
+  core_resource_t *res = (core_resource_t *)obj;
+  core_comm_object_t *comm = res->comm;
+  pthread_mutex_lock(&comm->lock);
+  if (res->linked) {
+    if (res->prev != NULL) res->prev->next = res->next;
+    else comm->resources = res->next;
+    if (res->next != NULL) res->next->prev = res->prev;
+    res->linked = 0;
+    if (type == CORE_HANDLE_CUSTOM_REDOP)
+      remember_closed_redop(comm, res->redop_value);
+  }
+  pthread_mutex_unlock(&comm->lock);
+  core_handle_close(obj);
+  core_handle_release(obj);
+  return NCORE_OK;
+}
+
+int core_resource_is_valid(uint64_t handle, core_handle_type_t type) {
+  core_resource_t *res = NULL;
+  int valid = core_resource_acquire(handle, type, "handle", &res) == NCORE_OK;
+  if (valid) core_resource_release(res);
+  core_error_clear();
+  return valid;
+}
+
+/* ---- reduction operators ---- */
+
+ncore_redop_t core_next_redop_value(void) {
+  /* 1000 leaves room above NCCL's built-ins and its own custom range, and
+   * keeps values readable in messages. */
+  static atomic_int next = 1000;
+  return (ncore_redop_t)atomic_fetch_add(&next, 1);
+}
+
+ncore_status_t core_comm_resolve_op(core_comm_object_t *comm, ncore_redop_t op,
+                                    ncore_dtype_t dtype,
+                                    core_resource_t **custom) {
+  *custom = NULL;
+  if (op >= NCORE_SUM && op <= NCORE_AVG) return NCORE_OK;
+  core_resource_t *found = NULL;
+  int was_closed = 0;
+  pthread_mutex_lock(&comm->lock);
+  for (core_resource_t *r = comm->resources; r != NULL; r = r->next) {
+    if (r->header.type == CORE_HANDLE_CUSTOM_REDOP && r->redop_value == op) {
+      core_object_t *obj = NULL;
+      if (core_handle_acquire(r->header.handle, CORE_HANDLE_CUSTOM_REDOP, "op",
+                              &obj) == NCORE_OK)
+        found = r;
+      break;
+    }
+  }
+  if (found == NULL)
+    for (size_t i = 0; i < comm->closed_redop_count; i++)
+      if (comm->closed_redops[i] == op) was_closed = 1;
+  pthread_mutex_unlock(&comm->lock);
+  if (found == NULL) {
+    core_error_clear();
+    if (was_closed)
+      return core_error(NCORE_ERR_CLOSED, "op: custom operator %d was closed",
+                        (int)op);
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "op: %d is neither a built-in operator (SUM 0, PROD 1, "
+                      "MAX 2, MIN 3, AVG 4) nor a custom operator of this "
+                      "communicator", (int)op);
+  }
+  if (found->dtype != dtype) {
+    ncore_dtype_t made_for = found->dtype;
+    core_resource_release(found);
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "op: custom operator %d was made for %s, not %s",
+                      (int)op, core_dtype_name(made_for),
+                      core_dtype_name(dtype));
+  }
+  *custom = found;
+  return NCORE_OK;
+}

@@ -1,0 +1,116 @@
+/* core — device communicators (ncore/devcomm.h, ncclDevCommCreate). */
+#include "comm_object.h"
+#include "error.h"
+#include "validate.h"
+#include "versioned.h"
+
+/* Checks the fields the core understands: counts not negative, a known
+ * gin_connection_type, and no NCCL requirement lists on the host backend. */
+static ncore_status_t check_requirements(const core_comm_object_t *c,
+                                         const ncore_dev_comm_requirements_t *r) {
+  const struct {
+    const char *name;
+    int32_t value;
+  } counts[] = {
+      {"barrier_count", r->barrier_count},
+      {"lsa_barrier_count", r->lsa_barrier_count},
+      {"rail_gin_barrier_count", r->rail_gin_barrier_count},
+      {"lsa_ll_a2a_block_count", r->lsa_ll_a2a_block_count},
+      {"lsa_ll_a2a_slot_count", r->lsa_ll_a2a_slot_count},
+      {"gin_context_count", r->gin_context_count},
+      {"gin_signal_count", r->gin_signal_count},
+      {"gin_counter_count", r->gin_counter_count},
+  };
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    if (counts[i].value < 0)
+      return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "requirements: %s: %d is negative", counts[i].name,
+                        (int)counts[i].value);
+  if (r->gin_connection_type != NCORE_GIN_CONNECTION_NONE &&
+      r->gin_connection_type != NCORE_GIN_CONNECTION_FULL &&
+      r->gin_connection_type != NCORE_GIN_CONNECTION_RAIL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "requirements: gin_connection_type: %d is not a "
+                      "connection type (NONE 0, FULL 1, RAIL 2)",
+                      (int)r->gin_connection_type);
+  if (c->ops->kind == NCORE_BACKEND_HOST &&
+      (r->resource_requirements_list != NULL ||
+       r->team_requirements_list != NULL))
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "requirements: resource_requirements_list and "
+                      "team_requirements_list must be NULL on the host backend");
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_create_dev_comm(
+    ncore_dev_comm_t *out, ncore_comm_t comm,
+    const ncore_dev_comm_requirements_t *requirements) {
+  CORE_ENTER("ncore_create_dev_comm");
+  ncore_status_t status = core_check_not_null(out, "out");
+  if (status != NCORE_OK) return status;
+  *out = NCORE_NULL_HANDLE;
+  core_comm_object_t *c = NULL;
+  status = core_comm_acquire(comm, 0, &c);
+  if (status != NCORE_OK) return status;
+  ncore_dev_comm_requirements_t req = NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  if (requirements != NULL)
+    status = core_versioned_read(
+        &req, sizeof req, requirements,
+        CORE_VERSIONED_MIN_SIZE(ncore_dev_comm_requirements_t,
+                                resource_requirements_list),
+        "requirements");
+  if (status == NCORE_OK) status = check_requirements(c, &req);
+  core_resource_t fields = {0};
+  if (status == NCORE_OK)
+    status = c->ops->dev_comm_create(c->impl, &req, &fields.impl);
+  if (status == NCORE_OK)
+    status = core_resource_publish(c, CORE_HANDLE_DEV_COMM, &fields, out);
+  core_comm_release(c);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_dev_comm_pointer(ncore_dev_comm_t dev_comm,
+                                                void **out) {
+  CORE_ENTER("ncore_dev_comm_pointer");
+  ncore_status_t status = core_check_not_null(out, "out");
+  if (status != NCORE_OK) return status;
+  core_resource_t *res = NULL;
+  status = core_resource_acquire(dev_comm, CORE_HANDLE_DEV_COMM, "dev_comm",
+                                 &res);
+  if (status != NCORE_OK) return status;
+  *out = res->comm->ops->dev_comm_pointer(res->impl);
+  core_resource_release(res);
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
+                                             ncore_dev_comm_info_t *out) {
+  CORE_ENTER("ncore_dev_comm_info");
+  ncore_status_t status = core_check_not_null(out, "out");
+  if (status != NCORE_OK) return status;
+  uint32_t their_size = 0;
+  status = core_versioned_check_out(
+      out, CORE_VERSIONED_MIN_SIZE(ncore_dev_comm_info_t, rank),
+      sizeof(ncore_dev_comm_info_t), "out", &their_size);
+  if (status != NCORE_OK) return status;
+  core_resource_t *res = NULL;
+  status = core_resource_acquire(dev_comm, CORE_HANDLE_DEV_COMM, "dev_comm",
+                                 &res);
+  if (status != NCORE_OK) return status;
+  ncore_dev_comm_info_t info = NCORE_DEV_COMM_INFO_INIT;
+  res->comm->ops->dev_comm_info(res->impl, &info);
+  info.struct_size = (uint32_t)sizeof info;
+  core_versioned_write(out, their_size, &info, sizeof info);
+  core_resource_release(res);
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_dev_comm_close(ncore_dev_comm_t dev_comm) {
+  CORE_ENTER("ncore_dev_comm_close");
+  return core_resource_close(dev_comm, CORE_HANDLE_DEV_COMM, "dev_comm");
+}
+
+NCORE_API int ncore_dev_comm_is_valid(ncore_dev_comm_t dev_comm) {
+  CORE_ENTER("ncore_dev_comm_is_valid");
+  return core_resource_is_valid(dev_comm, CORE_HANDLE_DEV_COMM);
+}

@@ -1,0 +1,140 @@
+/* core — symmetric memory (ncore/symmetric.h, nvshmem.core style):
+ * collective allocation, local / peer pointers, put / get with bounds. */
+#include <stdint.h>
+
+#include "comm_object.h"
+#include "error.h"
+#include "validate.h"
+
+NCORE_API ncore_status_t ncore_symmetric_alloc(ncore_symmetric_t *out,
+                                               ncore_comm_t comm, size_t size) {
+  CORE_ENTER("ncore_symmetric_alloc");
+  ncore_status_t status = core_check_not_null(out, "out");
+  if (status != NCORE_OK) return status;
+  *out = NCORE_NULL_HANDLE;
+  core_comm_object_t *c = NULL;
+  status = core_comm_acquire(comm, 0, &c);
+  if (status != NCORE_OK) return status;
+  if (size == 0)
+    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  core_resource_t fields = {0};
+  if (status == NCORE_OK)
+    status = c->ops->symmetric_alloc(c->impl, size, &fields.impl);
+  if (status == NCORE_OK) {
+    fields.size = size;
+    status = core_resource_publish(c, CORE_HANDLE_SYMMETRIC, &fields, out);
+  }
+  core_comm_release(c);
+  return status;
+}
+
+/* Acquires sym for a query with a non-NULL out. */
+static ncore_status_t begin_query(ncore_symmetric_t sym, const void *out,
+                                  core_resource_t **res) {
+  ncore_status_t status = core_check_not_null(out, "out");
+  if (status != NCORE_OK) return status;
+  return core_resource_acquire(sym, CORE_HANDLE_SYMMETRIC, "sym", res);
+}
+
+NCORE_API ncore_status_t ncore_symmetric_size(ncore_symmetric_t sym,
+                                              size_t *out) {
+  CORE_ENTER("ncore_symmetric_size");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(sym, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = res->size;
+  core_resource_release(res);
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_symmetric_local_pointer(ncore_symmetric_t sym,
+                                                       void **out) {
+  CORE_ENTER("ncore_symmetric_local_pointer");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(sym, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = res->comm->ops->symmetric_local_pointer(res->impl);
+  core_resource_release(res);
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_symmetric_peer_pointer(ncore_symmetric_t sym,
+                                                      int pe, void **out) {
+  CORE_ENTER("ncore_symmetric_peer_pointer");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(sym, out, &res);
+  if (status != NCORE_OK) return status;
+  status = core_check_range(pe, res->comm->info.nranks, "pe");
+  if (status == NCORE_OK)
+    *out = res->comm->ops->symmetric_peer_pointer(res->impl, pe);
+  core_resource_release(res);
+  return status;
+}
+
+/* Shared checks of put and get: the local buffer, pe, the byte range
+ * [offset, offset + bytes) inside the allocation, the communicator not
+ * finalized, and the stream. */
+static ncore_status_t check_transfer(const core_resource_t *res,
+                                     const void *local, const char *local_name,
+                                     size_t offset, const char *offset_name,
+                                     size_t bytes, int pe,
+                                     ncore_stream_t stream) {
+  ncore_status_t status = core_check_buffer(local, bytes, local_name);
+  if (status == NCORE_OK)
+    status = core_check_range(pe, res->comm->info.nranks, "pe");
+  if (status == NCORE_OK && (offset > res->size || bytes > res->size - offset))
+    status = core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "%s: %zu bytes at offset %zu are beyond the allocation "
+                        "of %zu bytes", offset_name, bytes, offset, res->size);
+  if (status == NCORE_OK && atomic_load(&res->comm->finalized))
+    status = core_error(NCORE_ERR_INVALID_USAGE,
+                        "comm: the communicator was finalized; only queries "
+                        "and ncore_comm_destroy are allowed");
+  if (status == NCORE_OK) status = core_check_stream(res->comm->ops, stream);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_symmetric_put(ncore_symmetric_t dst,
+                                             size_t dst_offset, const void *src,
+                                             size_t bytes, int pe,
+                                             ncore_stream_t stream) {
+  CORE_ENTER("ncore_symmetric_put");
+  core_resource_t *res = NULL;
+  ncore_status_t status =
+      core_resource_acquire(dst, CORE_HANDLE_SYMMETRIC, "dst", &res);
+  if (status != NCORE_OK) return status;
+  status = check_transfer(res, src, "src", dst_offset, "dst_offset", bytes, pe,
+                          stream);
+  if (status == NCORE_OK)
+    status = res->comm->ops->symmetric_put(res->comm->impl, res->impl,
+                                           dst_offset, src, bytes, pe, stream);
+  core_resource_release(res);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_symmetric_get(void *dst, ncore_symmetric_t src,
+                                             size_t src_offset, size_t bytes,
+                                             int pe, ncore_stream_t stream) {
+  CORE_ENTER("ncore_symmetric_get");
+  core_resource_t *res = NULL;
+  ncore_status_t status =
+      core_resource_acquire(src, CORE_HANDLE_SYMMETRIC, "src", &res);
+  if (status != NCORE_OK) return status;
+  status = check_transfer(res, dst, "dst", src_offset, "src_offset", bytes, pe,
+                          stream);
+  if (status == NCORE_OK)
+    status = res->comm->ops->symmetric_get(res->comm->impl, dst, res->impl,
+                                           src_offset, bytes, pe, stream);
+  core_resource_release(res);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_symmetric_free(ncore_symmetric_t sym) {
+  CORE_ENTER("ncore_symmetric_free");
+  return core_resource_close(sym, CORE_HANDLE_SYMMETRIC, "sym");
+}
+
+NCORE_API int ncore_symmetric_is_valid(ncore_symmetric_t sym) {
+  CORE_ENTER("ncore_symmetric_is_valid");
+  return core_resource_is_valid(sym, CORE_HANDLE_SYMMETRIC);
+}

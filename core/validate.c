@@ -1,0 +1,55 @@
+/* core — shared argument checks (core/validate.h). */
+#include <stdint.h>
+
+#include "dtype.h"
+#include "error.h"
+#include "validate.h"
+
+ncore_status_t core_check_not_null(const void *pointer, const char *argument) {
+  if (pointer != NULL) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s: must not be NULL",
+                    argument);
+}
+
+ncore_status_t core_check_dtype(int dtype, const char *argument) {
+  if (core_dtype_is_valid(dtype)) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: %d is not a data type (valid: 0..%d)", argument, dtype,
+                    CORE_DTYPE_COUNT - 1);
+}
+
+ncore_status_t core_check_range(int value, int limit, const char *argument) {
+  if (value >= 0 && value < limit) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: %d is out of range [0, %d)", argument, value, limit);
+}
+
+ncore_status_t core_check_buffer(const void *buffer, size_t count,
+                                 const char *argument) {
+  if (buffer != NULL || count == 0) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: is NULL but holds %zu elements", argument, count);
+}
+
+ncore_status_t core_check_elements(size_t count, size_t factor,
+                                   ncore_dtype_t dtype, const char *argument,
+                                   size_t *elements) {
+  size_t size = core_dtype_size(dtype);
+  if (factor != 0 && size != 0 && count > SIZE_MAX / factor / size)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "%s: %zu elements times %zu overflows the address space",
+                      argument, count, factor);
+  *elements = count * factor;
+  return NCORE_OK;
+}
+
+ncore_status_t core_check_zero(long long value, const char *argument) {
+  if (value == 0) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s: must be 0 (got %lld)",
+                    argument, value);
+}
+
+ncore_status_t core_check_stream(const core_backend_ops_t *ops,
+                                 ncore_stream_t stream) {
+  return ops->stream_check(stream, "stream");
+}

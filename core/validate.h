@@ -1,0 +1,38 @@
+/* core — argument checks shared by the entry points. Each records the
+ * message "<argument>: <what is wrong>" and returns its status, so an entry
+ * point reads as a list of checks. */
+#ifndef NCORE_CORE_VALIDATE_H
+#define NCORE_CORE_VALIDATE_H
+
+#include <stddef.h>
+
+#include "backend.h"
+
+/* NULL -> INVALID_ARGUMENT "<argument>: must not be NULL". */
+ncore_status_t core_check_not_null(const void *pointer, const char *argument);
+
+/* Not one of the twelve dtypes -> INVALID_ARGUMENT. */
+ncore_status_t core_check_dtype(int dtype, const char *argument);
+
+/* value outside [0, limit) -> INVALID_ARGUMENT "<argument>: v is out of
+ * range [0, limit)". */
+ncore_status_t core_check_range(int value, int limit, const char *argument);
+
+/* A buffer of count elements: NULL only when count is 0. */
+ncore_status_t core_check_buffer(const void *buffer, size_t count,
+                                 const char *argument);
+
+/* count * factor elements of dtype must fit in size_t bytes; *elements
+ * receives count * factor. */
+ncore_status_t core_check_elements(size_t count, size_t factor,
+                                   ncore_dtype_t dtype, const char *argument,
+                                   size_t *elements);
+
+/* A reserved argument that must be 0: "<argument>: must be 0 (got v)". */
+ncore_status_t core_check_zero(long long value, const char *argument);
+
+/* The backend's stream check, argument "stream". */
+ncore_status_t core_check_stream(const core_backend_ops_t *ops,
+                                 ncore_stream_t stream);
+
+#endif

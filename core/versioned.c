@@ -1,0 +1,63 @@
+/* core — versioned-struct reading and writing (core/versioned.h). */
+#include <string.h>
+
+#include "error.h"
+#include "versioned.h"
+
+static uint32_t read_struct_size(const void *s) {
+  uint32_t size;
+  memcpy(&size, s, sizeof size);
+  return size;
+}
+
+/* Records the message of a struct_size below the smallest accepted. */
+static ncore_status_t size_error(const char *argument, uint32_t size,
+                                 size_t min_size, size_t ours_size,
+                                 const char *why) {
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: struct_size %u is invalid (expected %zu..%zu%s)",
+                    argument, size, min_size, ours_size, why);
+}
+
+ncore_status_t core_versioned_read(void *ours, size_t ours_size,
+                                   const void *theirs, size_t min_size,
+                                   const char *argument) {
+  uint32_t size = read_struct_size(theirs);
+  if (size < min_size) return size_error(argument, size, min_size, ours_size, "");
+  if (size > ours_size) {
+    /* A newer caller: its extra fields must all be at their zero default,
+     * or it asks for something this library cannot do. */
+    const unsigned char *extra = (const unsigned char *)theirs + ours_size;
+    for (size_t i = 0; i < size - ours_size; i++)
+      if (extra[i] != 0)
+        return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                          "%s: struct_size %u is invalid (expected <= %zu, or "
+                          "larger with only zero bytes beyond %zu; byte %zu "
+                          "is not zero)", argument, size, ours_size, ours_size,
+                          ours_size + i);
+  }
+  size_t copy = size < ours_size ? size : ours_size;
+  memcpy(ours, theirs, copy);
+  uint32_t full = (uint32_t)ours_size;
+  memcpy(ours, &full, sizeof full);
+  return NCORE_OK;
+}
+
+ncore_status_t core_versioned_check_out(const void *theirs, size_t min_size,
+                                        size_t ours_size, const char *argument,
+                                        uint32_t *size) {
+  *size = read_struct_size(theirs);
+  if (*size < min_size)
+    return size_error(argument, *size, min_size, ours_size,
+                      ", or larger");
+  return NCORE_OK;
+}
+
+void core_versioned_write(void *theirs, uint32_t their_size, const void *ours,
+                          size_t ours_size) {
+  size_t copy = their_size < ours_size ? their_size : ours_size;
+  memcpy(theirs, ours, copy);
+  if (their_size > ours_size)
+    memset((unsigned char *)theirs + ours_size, 0, their_size - ours_size);
+  memcpy(theirs, &their_size, sizeof their_size);
+}

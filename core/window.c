@@ -1,0 +1,182 @@
+/* core — registered windows (ncore/window.h, ncclCommWindowRegister):
+ * registration, queries, and the LSA / peer / multimem pointer getters with
+ * their range checks (rank in range, offset <= that part's size). */
+#include "comm_object.h"
+#include "error.h"
+#include "validate.h"
+
+NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
+                                               ncore_comm_t comm, void *ptr,
+                                               size_t size, uint32_t flags) {
+  CORE_ENTER("ncore_register_window");
+  ncore_status_t status = core_check_not_null(out, "out");
+  if (status != NCORE_OK) return status;
+  *out = NCORE_NULL_HANDLE;
+  core_comm_object_t *c = NULL;
+  status = core_comm_acquire(comm, 0, &c);
+  if (status != NCORE_OK) return status;
+  status = core_check_not_null(ptr, "ptr");
+  if (status == NCORE_OK && size == 0)
+    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  if (status == NCORE_OK && (flags & ~NCORE_WINDOW_COLL_SYMMETRIC) != 0)
+    status = core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "flags: 0x%x has unknown bits (expected "
+                        "NCORE_WINDOW_DEFAULT or NCORE_WINDOW_COLL_SYMMETRIC)",
+                        flags);
+  core_resource_t fields = {0};
+  if (status == NCORE_OK)
+    status = c->ops->window_register(c->impl, ptr, size, flags, &fields.impl,
+                                     &fields.native);
+  if (status == NCORE_OK) {
+    fields.ptr = ptr;
+    fields.size = size;
+    fields.flags = flags;
+    status = core_resource_publish(c, CORE_HANDLE_WINDOW, &fields, out);
+  }
+  core_comm_release(c);
+  return status;
+}
+
+/* Acquires window for a query with a non-NULL out. */
+static ncore_status_t begin_query(ncore_window_t window, const void *out,
+                                  core_resource_t **res) {
+  ncore_status_t status = core_check_not_null(out, "out");
+  if (status != NCORE_OK) return status;
+  return core_resource_acquire(window, CORE_HANDLE_WINDOW, "window", res);
+}
+
+NCORE_API ncore_status_t ncore_window_size(ncore_window_t window, size_t *out) {
+  CORE_ENTER("ncore_window_size");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = res->size;
+  core_resource_release(res);
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_window_peer_size(ncore_window_t window, int peer,
+                                                size_t *out) {
+  CORE_ENTER("ncore_window_peer_size");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  status = core_check_range(peer, res->comm->info.nranks, "peer");
+  if (status == NCORE_OK)
+    *out = res->comm->ops->window_peer_size(res->impl, peer);
+  core_resource_release(res);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_window_user_pointer(ncore_window_t window,
+                                                   void **out) {
+  CORE_ENTER("ncore_window_user_pointer");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = res->ptr;
+  core_resource_release(res);
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_window_flags(ncore_window_t window,
+                                            uint32_t *out) {
+  CORE_ENTER("ncore_window_flags");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = res->flags;
+  core_resource_release(res);
+  return NCORE_OK;
+}
+
+NCORE_API ncore_status_t ncore_window_native_handle(ncore_window_t window,
+                                                    uintptr_t *out) {
+  CORE_ENTER("ncore_window_native_handle");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = res->native;
+  core_resource_release(res);
+  return NCORE_OK;
+}
+
+/* offset must be <= the size of `who`'s part (`size` bytes). */
+static ncore_status_t check_offset(size_t offset, size_t size,
+                                   const char *who, int index) {
+  if (offset <= size) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "offset: %zu is beyond %s %d's part of the window (%zu "
+                    "bytes)", offset, who, index, size);
+}
+
+NCORE_API ncore_status_t ncore_window_lsa_device_pointer(ncore_window_t window,
+                                                         int lsa_rank,
+                                                         size_t offset,
+                                                         void **out) {
+  CORE_ENTER("ncore_window_lsa_device_pointer");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = NULL;
+  const core_comm_info_t *info = &res->comm->info;
+  status = core_check_range(lsa_rank, info->lsa_size, "lsa_rank");
+  if (status == NCORE_OK) {
+    /* The LSA team is a contiguous block of world ranks (NCCL's
+     * ncclTeamLsa, stride 1), so member lsa_rank is this world rank. */
+    int world = info->rank - info->lsa_rank + lsa_rank;
+    size_t part = res->comm->ops->window_peer_size(res->impl, world);
+    status = check_offset(offset, part, "lsa_rank", lsa_rank);
+  }
+  if (status == NCORE_OK)
+    status = res->comm->ops->window_lsa_pointer(res->comm->impl, res->impl,
+                                                lsa_rank, offset, out);
+  core_resource_release(res);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_window_peer_device_pointer(ncore_window_t window,
+                                                          int peer,
+                                                          size_t offset,
+                                                          void **out) {
+  CORE_ENTER("ncore_window_peer_device_pointer");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = NULL;
+  status = core_check_range(peer, res->comm->info.nranks, "peer");
+  if (status == NCORE_OK)
+    status = check_offset(offset,
+                          res->comm->ops->window_peer_size(res->impl, peer),
+                          "peer", peer);
+  if (status == NCORE_OK)
+    status = res->comm->ops->window_peer_pointer(res->comm->impl, res->impl,
+                                                 peer, offset, out);
+  core_resource_release(res);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_window_lsa_multimem_device_pointer(
+    ncore_window_t window, size_t offset, void **out) {
+  CORE_ENTER("ncore_window_lsa_multimem_device_pointer");
+  core_resource_t *res = NULL;
+  ncore_status_t status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = NULL;
+  status = check_offset(offset, res->size, "rank", res->comm->info.rank);
+  if (status == NCORE_OK)
+    status = res->comm->ops->window_multimem_pointer(res->comm->impl, res->impl,
+                                                     offset, out);
+  core_resource_release(res);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_window_close(ncore_window_t window) {
+  CORE_ENTER("ncore_window_close");
+  return core_resource_close(window, CORE_HANDLE_WINDOW, "window");
+}
+
+NCORE_API int ncore_window_is_valid(ncore_window_t window) {
+  CORE_ENTER("ncore_window_is_valid");
+  return core_resource_is_valid(window, CORE_HANDLE_WINDOW);
+}
