@@ -2,14 +2,115 @@
 // Compiled by nvcc into one fatbin (sm_90 SASS + compute_90 PTX), embedded in
 // libncore.so and loaded through the driver API, so libncore.so never links
 // against the CUDA runtime. Kernels are extern "C" so the driver finds them by
-// name. The NCCL backend helper owns this file.
+// name (core/nccl/kernels.c lists them). The NCCL backend helper owns this file.
+#include <cstddef>
 #include <cstdint>
+#include <nccl.h>
+#include <nccl_device.h>
 
-// Adds `value` to a 64-bit signal slot with system-scope release semantics, so
-// that every store this stream made before the kernel is visible to a reader
-// that acquires the slot.
+extern "C" {
+#include "../core/nccl/devcomm_layout.h"
+}
+
+// The C side (core/nccl/devcomm.c) reads ncclDevComm through these offsets and
+// passes ncclDevCommRequirements laid out as nccl_devcomm_requirements_t: any
+// NCCL header that disagrees fails this build instead of corrupting memory.
+static_assert(sizeof(ncclDevComm) <= NCORE_DEVCOMM_STORAGE, "devcomm storage");
+static_assert(offsetof(ncclDevComm, rank) == NCORE_DEVCOMM_OFFSET_RANK, "rank");
+static_assert(offsetof(ncclDevComm, nRanks) == NCORE_DEVCOMM_OFFSET_NRANKS, "nRanks");
+static_assert(offsetof(ncclDevComm, lsaRank) == NCORE_DEVCOMM_OFFSET_LSA_RANK, "lsaRank");
+static_assert(offsetof(ncclDevComm, lsaSize) == NCORE_DEVCOMM_OFFSET_LSA_SIZE, "lsaSize");
+static_assert(offsetof(ncclDevComm, lsaMultimem) == NCORE_DEVCOMM_OFFSET_LSA_MULTIMEM, "lsaMultimem");
+static_assert(offsetof(ncclDevComm, ginContextCount) == NCORE_DEVCOMM_OFFSET_GIN_CONTEXT_COUNT, "ginContextCount");
+static_assert(offsetof(ncclDevComm, ginTypes) == NCORE_DEVCOMM_OFFSET_GIN_TYPES, "ginTypes");
+static_assert(offsetof(ncclDevComm, ginSignalCount) == NCORE_DEVCOMM_OFFSET_GIN_SIGNAL_COUNT, "ginSignalCount");
+static_assert(offsetof(ncclDevComm, ginCounterCount) == NCORE_DEVCOMM_OFFSET_GIN_COUNTER_COUNT, "ginCounterCount");
+static_assert(sizeof(ncclDevCommRequirements) == sizeof(nccl_devcomm_requirements_t), "requirements size");
+static_assert(offsetof(ncclDevCommRequirements, lsaMultimem) == offsetof(nccl_devcomm_requirements_t, lsaMultimem), "req.lsaMultimem");
+static_assert(offsetof(ncclDevCommRequirements, ginForceEnable) == offsetof(nccl_devcomm_requirements_t, ginForceEnable), "req.ginForceEnable");
+static_assert(offsetof(ncclDevCommRequirements, ginCounterCount) == offsetof(nccl_devcomm_requirements_t, ginCounterCount), "req.ginCounterCount");
+
+// Adds `value` to a 64-bit signal slot (in a peer's memory, through its LSA
+// pointer) with system-scope release semantics: every store this stream made
+// before the kernel (earlier kernels, copies) is visible to a reader that
+// acquires the slot and sees the new value.
 extern "C" __global__ void ncore_signal_add(unsigned long long *slot,
                                             unsigned long long value) {
   __threadfence_system();
-  atomicAdd(slot, value);
+  asm volatile("red.release.sys.global.add.u64 [%0], %1;"
+               :: "l"(slot), "l"(value) : "memory");
+}
+
+// Small put_signal in one kernel: the block copies `bytes` from src to dst
+// (the peer's window through its LSA pointer), then thread 0 fences at system
+// scope and publishes the signal with a release: add `value` (store == 0) or
+// store `value`, the sender's running count (store != 0).
+extern "C" __global__ void ncore_put_signal(unsigned char *dst,
+                                            const unsigned char *src,
+                                            unsigned long long bytes,
+                                            unsigned long long *slot,
+                                            unsigned long long value,
+                                            int store) {
+  bool aligned = ((reinterpret_cast<uintptr_t>(dst) |
+                   reinterpret_cast<uintptr_t>(src) | bytes) & 15) == 0;
+  if (aligned) {
+    const uint4 *s = reinterpret_cast<const uint4 *>(src);
+    uint4 *d = reinterpret_cast<uint4 *>(dst);
+    for (unsigned long long i = threadIdx.x; i < bytes / 16; i += blockDim.x)
+      d[i] = s[i];
+  } else {
+    for (unsigned long long i = threadIdx.x; i < bytes; i += blockDim.x)
+      dst[i] = src[i];
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    if (store)
+      asm volatile("st.release.sys.global.u64 [%0], %1;"
+                   :: "l"(slot), "l"(value) : "memory");
+    else
+      asm volatile("red.release.sys.global.add.u64 [%0], %1;"
+                   :: "l"(slot), "l"(value) : "memory");
+  }
+}
+
+// Waits until the local slot reaches `expected` (wrap-safe, as
+// CU_STREAM_WAIT_VALUE_GEQ), reading with system-scope acquire so the data
+// the signaller published before its release is visible to later work on
+// this stream. NCORE_NCCL_WAIT=spin selects it over cuStreamWaitValue64.
+extern "C" __global__ void ncore_wait_geq(const unsigned long long *slot,
+                                          unsigned long long expected) {
+  unsigned long long v;
+  for (;;) {
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];"
+                 : "=l"(v) : "l"(slot) : "memory");
+    if ((long long)(v - expected) >= 0) break;
+    __nanosleep(100);
+  }
+  __threadfence_system();
+}
+
+// Window pointer queries (NCCL 2.28 has only the device-side getters). Each
+// stores one address into *out (device memory) for the host to read.
+extern "C" __global__ void ncore_window_lsa_pointer(ncclWindow_t window,
+                                                    size_t offset, int lsa_rank,
+                                                    void **out) {
+  *out = ncclGetLsaPointer(window, offset, lsa_rank);
+}
+
+extern "C" __global__ void ncore_window_peer_pointer(ncclWindow_t window,
+                                                     size_t offset, int peer,
+                                                     void **out) {
+  *out = ncclGetPeerPointer(window, offset, peer);
+}
+
+// dev_comm: the device communicator by value (made with lsaMultimem). NULL
+// when NCCL gave it no multicast object (NVLS off or unsupported).
+extern "C" __global__ void ncore_window_multimem_pointer(ncclWindow_t window,
+                                                         size_t offset,
+                                                         ncclDevComm dev_comm,
+                                                         void **out) {
+  *out = dev_comm.lsaMultimem.mcBasePtr == nullptr
+             ? nullptr
+             : ncclGetLsaMultimemPointer(window, offset, dev_comm);
 }

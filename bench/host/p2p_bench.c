@@ -16,7 +16,7 @@
 
 #include <ncore.h>
 
-#include "../../tools/ncore_launch_env.h"
+#include "ncore_launch_env.h"
 
 #define CHECK(call)                                                          \
   do {                                                                       \
@@ -139,12 +139,14 @@ int main(int argc, char **argv) {
   for (int i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "--max-bytes") == 0) max_bytes = strtoull(argv[i + 1], NULL, 0);
   bench_t b = {0};
-  ncore_unique_id_t id;
-  if (ncore_launch_env(&b.rank, &b.nranks, &id) != 0) {
+  ncore_launch_env_t env;
+  if (ncore_launch_env_read(&env) != 0) {
     fprintf(stderr, "p2p_bench: start me with tools/ncore-run -n N\n");
     return 2;
   }
-  CHECK(ncore_comm_init_rank(&b.comm, b.nranks, &id, b.rank, NULL));
+  b.rank = env.rank;
+  b.nranks = env.nranks;
+  CHECK(ncore_comm_init_rank(&b.comm, b.nranks, &env.id, b.rank, NULL));
   CHECK(ncore_comm_backend(b.comm, &b.backend));
   void *src, *dst;
   CHECK(ncore_mem_alloc(&src, max_bytes, b.backend));

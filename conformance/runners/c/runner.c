@@ -6,12 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ncore_launch_env.h"
 #include "ops.h"
 #include "plan.h"
-
-static int hex_digit(char c) {
-  return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
 
 /* JSON string escaping for messages. */
 static void print_json_string(const char *s) {
@@ -38,20 +35,16 @@ static void print_result(const plan_t *plan, int rank, const plan_step_t *step,
 }
 
 static int init_world(runner_t *r, const plan_t *plan) {
-  const char *rank = getenv("NCORE_RANK"), *nranks = getenv("NCORE_NRANKS"),
-             *hex = getenv("NCORE_UNIQUE_ID");
-  if (!rank || !nranks || !hex || strlen(hex) != 2 * NCORE_UNIQUE_ID_BYTES) {
+  ncore_launch_env_t env;
+  if (ncore_launch_env_read(&env) != 0) {
     fprintf(stderr, "conformance: run me with tools/ncore-run\n");
     return 0;
   }
-  ncore_unique_id_t id;
-  for (int i = 0; i < NCORE_UNIQUE_ID_BYTES; i++)
-    id.internal[i] = (char)(hex_digit(hex[2 * i]) << 4 | hex_digit(hex[2 * i + 1]));
-  r->rank = atoi(rank);
-  r->nranks = atoi(nranks);
+  r->rank = env.rank;
+  r->nranks = env.nranks;
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
   config.timeout_ms = plan->timeout_ms;
-  if (ncore_comm_init_rank(&r->world, r->nranks, &id, r->rank, &config) != NCORE_OK ||
+  if (ncore_comm_init_rank(&r->world, r->nranks, &env.id, r->rank, &config) != NCORE_OK ||
       ncore_comm_backend(r->world, &r->backend) != NCORE_OK) {
     fprintf(stderr, "conformance: init failed: %s\n", ncore_last_error_message());
     return 0;

@@ -1,0 +1,61 @@
+# ncore — the README's commands. Every target works from a fresh clone.
+#   make deps          install the Debian packages the build and tests need (root)
+#   make lib           build/lib/libncore.so (+ .so.1) and build/bin/ncore-run
+#   make demo          run examples/demo on 4 ranks
+#   make test          every test suite, then one "N passed, N failed" line
+#   make bench         host benchmarks into bench/results/ (bench/run-host.sh)
+#   make abi-check     compare build/lib/libncore.so with abi/baseline/
+#   make abi-baseline  regenerate abi/baseline/libncore.abi (on purpose only)
+#   make clean         remove build/ and Bazel's outputs
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+# Bazel needs a HOME (its output base lives under ~/.cache/bazel); CI may
+# start without one.
+ifeq ($(strip $(HOME)),)
+export HOME := /tmp/ncore-home
+endif
+
+DEBIAN_PACKAGES := bazel-bootstrap swig bindgen golang-go python3-dev \
+                   python3-pytest python3-numpy abigail-tools libdlpack-dev
+DEMO_RANKS ?= 4
+
+.PHONY: all deps lib demo test bench abi-check abi-baseline clean
+
+all: lib
+
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  echo "deps: installing$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "deps: missing Debian packages (install as root: apt-get install$$missing)"; exit 1; fi
+
+lib:
+	tools/build-variant.sh normal build
+
+demo: deps lib
+	build/bin/ncore-run -n $(DEMO_RANKS) --timeout 300 build/bin/ncore-demo
+
+test: deps lib
+	tools/run-test-suites.sh
+
+bench: deps lib
+	bench/run-host.sh
+
+abi-check: lib
+	tools/abi-check
+
+abi-baseline: lib
+	mkdir -p abi/baseline
+	abidw --no-corpus-path --headers-dir abi/include --out-file abi/baseline/libncore.abi build/lib/libncore.so
+	@echo "abi-baseline: wrote abi/baseline/libncore.abi"
+
+clean:
+	rm -rf build
+	-bazel clean 2>/dev/null

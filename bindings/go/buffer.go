@@ -1,0 +1,171 @@
+package ncore
+
+import "unsafe"
+
+// Float16, BFloat16, Float8E4M3 and Float8E5M2 are the raw bit patterns of
+// the element types Go has no arithmetic for; slices of them are buffers of
+// the matching DataType.
+type (
+	Float16Bits    uint16
+	BFloat16Bits   uint16
+	Float8E4M3Bits uint8
+	Float8E5M2Bits uint8
+)
+
+// Element is every Go type whose slices are host buffers.
+type Element interface {
+	int8 | uint8 | int32 | uint32 | int64 | uint64 | float32 | float64 |
+		Float16Bits | BFloat16Bits | Float8E4M3Bits | Float8E5M2Bits
+}
+
+// Buffer is memory an operation reads or writes: a Go slice (Host) or device
+// memory (DevicePtr.As, DeviceMemory.As). A nil Buffer is a NULL pointer with
+// no elements (e.g. gather's receive buffer on a non-root rank).
+type Buffer interface {
+	// view describes the memory; unexported so that only this package's
+	// buffer kinds exist (their pointer handling is what keeps cgo's rules).
+	view() bufferView
+}
+
+// bufferView is what a C call needs from a Buffer.
+type bufferView struct {
+	goPtr    unsafe.Pointer // first element of a Go slice, or nil
+	addr     uintptr        // device / C address when goPtr is nil
+	count    int            // elements
+	dtype    DataType
+	elemSize int
+	isGo     bool // memory belongs to Go: host backend only, staged in groups
+}
+
+// bytes is the size of the viewed memory.
+func (v bufferView) bytes() int { return v.count * v.elemSize }
+
+// HostBuffer is a Go slice used as a buffer; make it with Host.
+type HostBuffer struct {
+	ptr   unsafe.Pointer
+	count int
+	dtype DataType
+	size  int
+}
+
+// Host wraps a Go slice as a Buffer; its element type gives the DataType
+// (int8 Int8, byte Uint8, float32 Float32, Float16Bits Float16, ...).
+// The slice must not be resized or dropped while an operation that uses it
+// is queued (see the package doc on groups).
+func Host[T Element](s []T) HostBuffer {
+	var zero T
+	b := HostBuffer{count: len(s), dtype: dataTypeOf(zero), size: int(unsafe.Sizeof(zero))}
+	if len(s) > 0 {
+		b.ptr = unsafe.Pointer(&s[0])
+	}
+	return b
+}
+
+// view implements Buffer.
+func (b HostBuffer) view() bufferView {
+	return bufferView{goPtr: b.ptr, count: b.count, dtype: b.dtype, elemSize: b.size, isGo: true}
+}
+
+// Len is the number of elements.
+func (b HostBuffer) Len() int { return b.count }
+
+// DataType is the element type.
+func (b HostBuffer) DataType() DataType { return b.dtype }
+
+// dataTypeOf maps an Element type to its DataType.
+func dataTypeOf(v any) DataType {
+	switch v.(type) {
+	case int8:
+		return Int8
+	case uint8:
+		return Uint8
+	case int32:
+		return Int32
+	case uint32:
+		return Uint32
+	case int64:
+		return Int64
+	case uint64:
+		return Uint64
+	case float32:
+		return Float32
+	case float64:
+		return Float64
+	case Float16Bits:
+		return Float16
+	case BFloat16Bits:
+		return BFloat16
+	case Float8E4M3Bits:
+		return Float8E4M3
+	case Float8E5M2Bits:
+		return Float8E5M2
+	}
+	panic("ncore: unreachable element type")
+}
+
+// DevicePtr is a range of device memory, or of memory from MemAlloc: an
+// address and a length in bytes. The memory belongs to whoever allocated it;
+// Go only carries the integer, so it is never subject to Go's pointer rules.
+type DevicePtr struct {
+	Addr  uintptr
+	Bytes int
+}
+
+// As views the range as elements of dt: Bytes / dt.Size() of them.
+func (p DevicePtr) As(dt DataType) DeviceBuffer {
+	size := dt.Size()
+	count := 0
+	if size > 0 {
+		count = p.Bytes / size
+	}
+	return DeviceBuffer{ptr: p, dtype: dt, count: count, size: size}
+}
+
+// Slice is the sub-range [off, off+n) in bytes; it panics when out of range,
+// like slicing.
+func (p DevicePtr) Slice(off, n int) DevicePtr {
+	if off < 0 || n < 0 || off+n > p.Bytes {
+		panic("ncore: DevicePtr.Slice out of range")
+	}
+	return DevicePtr{Addr: p.Addr + uintptr(off), Bytes: n}
+}
+
+// DeviceBuffer is typed device memory; make it with DevicePtr.As.
+type DeviceBuffer struct {
+	ptr   DevicePtr
+	dtype DataType
+	count int
+	size  int
+}
+
+// view implements Buffer.
+func (b DeviceBuffer) view() bufferView {
+	return bufferView{addr: b.ptr.Addr, count: b.count, dtype: b.dtype, elemSize: b.size}
+}
+
+// Len is the number of elements.
+func (b DeviceBuffer) Len() int { return b.count }
+
+// DataType is the element type.
+func (b DeviceBuffer) DataType() DataType { return b.dtype }
+
+// Ptr is the untyped range.
+func (b DeviceBuffer) Ptr() DevicePtr { return b.ptr }
+
+// Elements is the sub-buffer of n elements starting at element off; it
+// panics when out of range, like slicing.
+func (b DeviceBuffer) Elements(off, n int) DeviceBuffer {
+	if off < 0 || n < 0 || off+n > b.count {
+		panic("ncore: DeviceBuffer.Elements out of range")
+	}
+	return DeviceBuffer{ptr: DevicePtr{Addr: b.ptr.Addr + uintptr(off*b.size), Bytes: n * b.size},
+		dtype: b.dtype, count: n, size: b.size}
+}
+
+// viewOf is the view of a possibly nil Buffer.
+func viewOf(b Buffer) bufferView {
+	if b == nil {
+		return bufferView{}
+	}
+	return b.view()
+}

@@ -1,0 +1,174 @@
+package ncore
+
+/*
+#include "ncgo.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// Communicator is a group of ranks that communicate (ncore_comm_t).
+// Close (or Destroy) releases it and every resource it owns; a finalizer
+// does so if it is garbage collected while open.
+type Communicator struct {
+	handle C.ncore_comm_t
+	// backend is read once at creation: it decides whether Go slices are
+	// accepted, and it never changes for a communicator.
+	backend Backend
+}
+
+// newCommunicator wraps a fresh handle and sets its finalizer.
+func newCommunicator(h C.ncore_comm_t) (*Communicator, error) {
+	c := &Communicator{handle: h}
+	var b C.int
+	if err := fromResult(C.ncgo_comm_backend(h, &b)); err != nil {
+		C.ncgo_comm_destroy(h)
+		return nil, err
+	}
+	c.backend = Backend(b)
+	runtime.SetFinalizer(c, func(c *Communicator) { c.Close() })
+	return c, nil
+}
+
+// InitRank creates this rank's communicator (ncore_comm_init_rank).
+// Collective: every rank calls it with the same nranks and id, and it returns
+// once all joined or the timeout expired. cfg nil means defaults.
+func InitRank(nranks int, id UniqueID, rank int, cfg *Config) (*Communicator, error) {
+	cc := cfg.toC()
+	defer cc.free()
+	cid := id.toC()
+	var h C.ncore_comm_t
+	if err := fromResult(C.ncgo_comm_init_rank(&h, C.int(nranks), &cid, C.int(rank), cc.ptr())); err != nil {
+		return nil, err
+	}
+	return newCommunicator(h)
+}
+
+// InitAll creates ndev communicators in this process, one per rank
+// (ncore_comm_init_all); drive them from one goroutine with Group.
+// devlist: the CUDA device of each rank on NCCL (nil = 0..ndev-1); on the
+// host backend nil or all -1.
+func InitAll(ndev int, devlist []int, cfg *Config) ([]*Communicator, error) {
+	if ndev < 1 {
+		return nil, newError(StatusInvalid, "ncore_comm_init_all", "ndev", "%d is less than 1", ndev)
+	}
+	if devlist != nil && len(devlist) != ndev {
+		return nil, newError(StatusInvalid, "ncore_comm_init_all", "devlist",
+			"has %d entries, ndev is %d", len(devlist), ndev)
+	}
+	cc := cfg.toC()
+	defer cc.free()
+	handles := make([]C.ncore_comm_t, ndev)
+	var devs *C.int
+	if devlist != nil {
+		cdevs := make([]C.int, ndev)
+		for i, d := range devlist {
+			cdevs[i] = C.int(d)
+		}
+		devs = &cdevs[0]
+	}
+	if err := fromResult(C.ncgo_comm_init_all(&handles[0], C.int(ndev), devs, cc.ptr())); err != nil {
+		return nil, err
+	}
+	comms := make([]*Communicator, ndev)
+	for i, h := range handles {
+		c, err := newCommunicator(h)
+		if err != nil {
+			for _, made := range comms[:i] {
+				made.Close()
+			}
+			for _, rest := range handles[i+1:] {
+				C.ncgo_comm_destroy(rest)
+			}
+			return nil, err
+		}
+		comms[i] = c
+	}
+	return comms, nil
+}
+
+// Split makes a new communicator of the ranks that pass the same color,
+// ordered by key then old rank (ncore_comm_split). Collective. With color
+// SplitNoColor this rank joins none and gets (nil, nil). cfg nil inherits
+// the parent's configuration.
+func (c *Communicator) Split(color, key int, cfg *Config) (*Communicator, error) {
+	defer runtime.KeepAlive(c)
+	cc := cfg.toC()
+	defer cc.free()
+	var h C.ncore_comm_t
+	if err := fromResult(C.ncgo_comm_split(c.handle, C.int(color), C.int(key), &h, cc.ptr())); err != nil {
+		return nil, err
+	}
+	if h == 0 {
+		return nil, nil
+	}
+	return newCommunicator(h)
+}
+
+// Shrink makes a communicator of this one's ranks minus exclude
+// (ncore_comm_shrink). Collective over the ranks that remain.
+func (c *Communicator) Shrink(exclude []int, cfg *Config, flags ShrinkFlags) (*Communicator, error) {
+	defer runtime.KeepAlive(c)
+	cc := cfg.toC()
+	defer cc.free()
+	var ex *C.int
+	if len(exclude) > 0 {
+		cex := make([]C.int, len(exclude))
+		for i, r := range exclude {
+			cex[i] = C.int(r)
+		}
+		ex = &cex[0]
+	}
+	var h C.ncore_comm_t
+	if err := fromResult(C.ncgo_comm_shrink(c.handle, ex, C.int(len(exclude)), &h, cc.ptr(), C.uint32_t(flags))); err != nil {
+		return nil, err
+	}
+	return newCommunicator(h)
+}
+
+// Finalize flushes this rank's operations and synchronises with the other
+// ranks so that Close leaves no peer waiting (ncore_comm_finalize).
+// Collective; afterwards only queries and Close are valid.
+func (c *Communicator) Finalize() error {
+	defer runtime.KeepAlive(c)
+	return fromResult(C.ncgo_comm_finalize(c.handle))
+}
+
+// Destroy releases the communicator and every resource it owns
+// (ncore_comm_destroy). Local; idempotent.
+func (c *Communicator) Destroy() error {
+	if c == nil {
+		return nil
+	}
+	defer runtime.KeepAlive(c)
+	return fromResult(C.ncgo_comm_destroy(c.handle))
+}
+
+// Close is Destroy, for io.Closer and defer.
+func (c *Communicator) Close() error { return c.Destroy() }
+
+// Abort aborts the communicator (ncore_comm_abort): a call blocked on it in
+// another goroutine returns ErrClosed, peers waiting on this rank get
+// ErrRemote, and everything is released as by Destroy. Idempotent; safe
+// from any goroutine.
+func (c *Communicator) Abort() error {
+	defer runtime.KeepAlive(c)
+	return fromResult(C.ncgo_comm_abort(c.handle))
+}
+
+// IsValid reports whether the communicator is still open.
+func (c *Communicator) IsValid() bool {
+	defer runtime.KeepAlive(c)
+	return C.ncore_comm_is_valid(c.handle) != 0
+}
+
+// Handle is the C handle (ncore_comm_t), for code that calls the C ABI
+// directly. It stays owned by c.
+func (c *Communicator) Handle() uint64 { return uint64(c.handle) }
+
+// keepSlices keeps Go memory alive across a C call (a no-op marker that the
+// compiler cannot drop).
+func keepSlices(ps ...unsafe.Pointer) { runtime.KeepAlive(ps) }

@@ -1,0 +1,138 @@
+package ncore
+
+/*
+#include "ncgo.h"
+*/
+import "C"
+
+import (
+	"time"
+	"unsafe"
+)
+
+// ConfigUndef leaves an integer Config field at the backend's default
+// (NCORE_CONFIG_UNDEF_INT, NCCL_CONFIG_UNDEF_INT).
+const ConfigUndef int32 = C.NCORE_CONFIG_UNDEF_INT
+
+// Config is a communicator configuration (ncore_comm_config_t). Start from
+// DefaultConfig: the zero value is not the default (Device must be -1 and
+// the NCCL fields ConfigUndef).
+type Config struct {
+	// Backend: BackendAuto (default), BackendHost or BackendNCCL.
+	Backend Backend
+	// Timeout: how long a blocking call waits for peers before ErrTimeout,
+	// rounded to milliseconds. 0 = the library default (NCORE_TIMEOUT_MS,
+	// else 300 s); negative = wait forever.
+	Timeout time.Duration
+	// Device: CUDA device for the NCCL backend; -1 = the current device.
+	// Must be -1 on the host backend.
+	Device int
+	// The fields below mirror ncclConfig_t; ConfigUndef / "" keep NCCL's
+	// default. The host backend ignores them except Blocking.
+	Blocking            int32
+	CGAClusterSize      int32
+	MinCTAs             int32
+	MaxCTAs             int32
+	NetName             string
+	SplitShare          int32
+	TrafficClass        int32
+	CommName            string
+	CollNetEnable       int32
+	CTAPolicy           int32
+	ShrinkShare         int32
+	NVLSCTAs            int32
+	NChannelsPerNetPeer int32
+	NVLinkCentricSched  int32
+}
+
+// DefaultConfig is NCORE_COMM_CONFIG_INIT: backend Auto, default timeout,
+// device -1, every NCCL field undefined.
+func DefaultConfig() Config {
+	return Config{
+		Backend: BackendAuto, Device: -1,
+		Blocking: ConfigUndef, CGAClusterSize: ConfigUndef, MinCTAs: ConfigUndef,
+		MaxCTAs: ConfigUndef, SplitShare: ConfigUndef, TrafficClass: ConfigUndef,
+		CollNetEnable: ConfigUndef, CTAPolicy: ConfigUndef, ShrinkShare: ConfigUndef,
+		NVLSCTAs: ConfigUndef, NChannelsPerNetPeer: ConfigUndef, NVLinkCentricSched: ConfigUndef,
+	}
+}
+
+// cConfig is a C copy of a Config, with its C strings; free releases them.
+type cConfig struct {
+	c       C.ncore_comm_config_t
+	strings []*C.char
+}
+
+// toC converts cfg (nil = library defaults, reported as a nil pointer).
+func (cfg *Config) toC() *cConfig {
+	if cfg == nil {
+		return nil
+	}
+	out := &cConfig{}
+	C.ncore_comm_config_init(&out.c)
+	out.c.backend = C.int32_t(cfg.Backend)
+	out.c.timeout_ms = C.int32_t(timeoutMillis(cfg.Timeout))
+	out.c.device = C.int32_t(cfg.Device)
+	out.c.blocking = C.int32_t(cfg.Blocking)
+	out.c.cga_cluster_size = C.int32_t(cfg.CGAClusterSize)
+	out.c.min_ctas = C.int32_t(cfg.MinCTAs)
+	out.c.max_ctas = C.int32_t(cfg.MaxCTAs)
+	out.c.split_share = C.int32_t(cfg.SplitShare)
+	out.c.traffic_class = C.int32_t(cfg.TrafficClass)
+	out.c.collnet_enable = C.int32_t(cfg.CollNetEnable)
+	out.c.cta_policy = C.int32_t(cfg.CTAPolicy)
+	out.c.shrink_share = C.int32_t(cfg.ShrinkShare)
+	out.c.nvls_ctas = C.int32_t(cfg.NVLSCTAs)
+	out.c.n_channels_per_net_peer = C.int32_t(cfg.NChannelsPerNetPeer)
+	out.c.nvlink_centric_sched = C.int32_t(cfg.NVLinkCentricSched)
+	if cfg.NetName != "" {
+		out.c.net_name = out.cstring(cfg.NetName)
+	}
+	if cfg.CommName != "" {
+		out.c.comm_name = out.cstring(cfg.CommName)
+	}
+	return out
+}
+
+// cstring makes a C string owned by the cConfig (C memory, so the struct
+// passed to C holds no Go pointers).
+func (c *cConfig) cstring(s string) *C.char {
+	p := C.CString(s)
+	c.strings = append(c.strings, p)
+	return p
+}
+
+// ptr is the C pointer to pass (nil for defaults).
+func (c *cConfig) ptr() *C.ncore_comm_config_t {
+	if c == nil {
+		return nil
+	}
+	return &c.c
+}
+
+// free releases the C strings.
+func (c *cConfig) free() {
+	if c == nil {
+		return
+	}
+	for _, p := range c.strings {
+		C.free(unsafe.Pointer(p))
+	}
+	c.strings = nil
+}
+
+// timeoutMillis maps a Duration to the C field: 0 default, negative forever,
+// else at least 1 ms, at most INT32_MAX.
+func timeoutMillis(d time.Duration) int64 {
+	switch {
+	case d == 0:
+		return 0
+	case d < 0:
+		return -1
+	}
+	ms := int64((d + time.Millisecond - 1) / time.Millisecond)
+	if ms > 1<<31-1 {
+		ms = 1<<31 - 1
+	}
+	return ms
+}

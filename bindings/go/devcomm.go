@@ -1,0 +1,130 @@
+package ncore
+
+/*
+#include "ncgo.h"
+*/
+import "C"
+
+import "runtime"
+
+// DevCommRequirements ask for device-communicator resources
+// (ncore_dev_comm_requirements_t, nccl.core NCCLDevCommRequirements). The
+// zero value is the default.
+type DevCommRequirements struct {
+	// NCCL's ncclDevResourceRequirements_t* / ncclTeamRequirements_t* lists,
+	// as addresses, passed through to NCCL; must be 0 on the host backend.
+	ResourceRequirementsList uintptr
+	TeamRequirementsList     uintptr
+	LSAMultimem              bool
+	BarrierCount             int32
+	LSABarrierCount          int32
+	RailGinBarrierCount      int32
+	LSALLA2ABlockCount       int32
+	LSALLA2ASlotCount        int32
+	GinForceEnable           bool
+	GinContextCount          int32
+	GinSignalCount           int32
+	GinCounterCount          int32
+	GinConnectionType        GinConnectionType
+}
+
+// DevCommInfo is what a device communicator provides (ncore_dev_comm_info_t).
+type DevCommInfo struct {
+	Rank, NRanks     int
+	LSARank, LSASize int
+	GinType          GinType
+	RailedGinType    GinType
+	GinContextCount  int
+	GinSignalCount   int
+	GinCounterCount  int
+	LSAMultimem      bool
+}
+
+// DevComm is a device communicator (nccl.core DevCommResource): kernels use
+// its Pointer. Closed by Close or with its communicator; a finalizer closes
+// it if it is garbage collected while open.
+type DevComm struct {
+	handle C.ncore_dev_comm_t
+}
+
+// boolInt is 1 for true.
+func boolInt(b bool) C.int32_t {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// CreateDevComm creates a device communicator (ncore_create_dev_comm).
+// Collective. req nil means the defaults.
+func (c *Communicator) CreateDevComm(req *DevCommRequirements) (*DevComm, error) {
+	defer runtime.KeepAlive(c)
+	var creq *C.ncore_dev_comm_requirements_t
+	var lists [2]C.uintptr_t
+	if req != nil {
+		creq = &C.ncore_dev_comm_requirements_t{}
+		C.ncore_dev_comm_requirements_init(creq)
+		lists = [2]C.uintptr_t{C.uintptr_t(req.ResourceRequirementsList), C.uintptr_t(req.TeamRequirementsList)}
+		creq.lsa_multimem = boolInt(req.LSAMultimem)
+		creq.barrier_count = C.int32_t(req.BarrierCount)
+		creq.lsa_barrier_count = C.int32_t(req.LSABarrierCount)
+		creq.rail_gin_barrier_count = C.int32_t(req.RailGinBarrierCount)
+		creq.lsa_ll_a2a_block_count = C.int32_t(req.LSALLA2ABlockCount)
+		creq.lsa_ll_a2a_slot_count = C.int32_t(req.LSALLA2ASlotCount)
+		creq.gin_force_enable = boolInt(req.GinForceEnable)
+		creq.gin_context_count = C.int32_t(req.GinContextCount)
+		creq.gin_signal_count = C.int32_t(req.GinSignalCount)
+		creq.gin_counter_count = C.int32_t(req.GinCounterCount)
+		creq.gin_connection_type = C.int32_t(req.GinConnectionType)
+	}
+	var h C.ncore_dev_comm_t
+	if err := fromResult(C.ncgo_create_dev_comm(&h, c.handle, creq, lists[0], lists[1])); err != nil {
+		return nil, err
+	}
+	d := &DevComm{handle: h}
+	runtime.SetFinalizer(d, func(d *DevComm) { d.Close() })
+	return d, nil
+}
+
+// Pointer is the address of the ncclDevComm_t (host backend: of a host
+// description of the team), owned by the library while d is open.
+func (d *DevComm) Pointer() (uintptr, error) {
+	defer runtime.KeepAlive(d)
+	var out C.uintptr_t
+	if err := fromResult(C.ncgo_dev_comm_pointer(d.handle, &out)); err != nil {
+		return 0, err
+	}
+	return uintptr(out), nil
+}
+
+// Info says what the device communicator provides.
+func (d *DevComm) Info() (DevCommInfo, error) {
+	defer runtime.KeepAlive(d)
+	var ci C.ncore_dev_comm_info_t
+	ci.struct_size = C.uint32_t(C.sizeof_ncore_dev_comm_info_t)
+	if err := fromResult(C.ncgo_dev_comm_info(d.handle, &ci)); err != nil {
+		return DevCommInfo{}, err
+	}
+	return DevCommInfo{
+		Rank: int(ci.rank), NRanks: int(ci.nranks), LSARank: int(ci.lsa_rank), LSASize: int(ci.lsa_size),
+		GinType: GinType(ci.gin_type), RailedGinType: GinType(ci.railed_gin_type),
+		GinContextCount: int(ci.gin_context_count), GinSignalCount: int(ci.gin_signal_count),
+		GinCounterCount: int(ci.gin_counter_count), LSAMultimem: ci.lsa_multimem != 0,
+	}, nil
+}
+
+// Close destroys the device communicator (ncore_dev_comm_close). Local;
+// idempotent.
+func (d *DevComm) Close() error {
+	if d == nil {
+		return nil
+	}
+	defer runtime.KeepAlive(d)
+	return fromResult(C.ncgo_dev_comm_close(d.handle))
+}
+
+// IsValid reports whether the device communicator is still open.
+func (d *DevComm) IsValid() bool {
+	defer runtime.KeepAlive(d)
+	return C.ncore_dev_comm_is_valid(d.handle) != 0
+}

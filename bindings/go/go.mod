@@ -1,0 +1,3 @@
+module ncore.dev/ncore
+
+go 1.19

@@ -1,0 +1,148 @@
+package ncore
+
+/*
+#include "ncgo.h"
+*/
+import "C"
+
+import (
+	"context"
+	"runtime"
+)
+
+// SignalOptions are the reserved arguments of Signal and PutSignal
+// (nccl.core's signal_index, context, flags). They must be zero today; a
+// nil *SignalOptions means zero.
+type SignalOptions struct {
+	SignalIndex int
+	Context     int
+	Flags       uint32
+}
+
+// orZero is o, or the zero options.
+func (o *SignalOptions) orZero() SignalOptions {
+	if o == nil {
+		return SignalOptions{}
+	}
+	return *o
+}
+
+// WaitSignalDesc is one wait request (nccl.core WaitSignalDesc): wait for
+// OpCount signals from Peer. OpCount must be >= 1; SignalsFrom fills it.
+type WaitSignalDesc struct {
+	Peer        int
+	OpCount     uint32
+	SignalIndex int
+	Context     int
+}
+
+// SignalsFrom is the descriptor for count signals from peer.
+func SignalsFrom(peer int, count uint32) WaitSignalDesc {
+	return WaitSignalDesc{Peer: peer, OpCount: count}
+}
+
+// Signal sends one signal to peer, ordered on stream after earlier work
+// (ncore_signal). opts nil: the defaults.
+func (c *Communicator) Signal(peer int, opts *SignalOptions, stream *Stream) error {
+	if err := stream.check("ncore_signal"); err != nil {
+		return err
+	}
+	o := opts.orZero()
+	return done(fromResult(C.ncgo_signal(c.handle, C.int(peer), C.int(o.SignalIndex), C.int(o.Context),
+		C.uint32_t(o.Flags), stream.arg())), c)
+}
+
+// WaitSignal waits until every descriptor's signals arrived, ordered on
+// stream (ncore_wait_signal). Host backend: blocks the caller; NCCL: later
+// work on stream waits. Each signal is consumed by the wait that counts it.
+func (c *Communicator) WaitSignal(descs []WaitSignalDesc, stream *Stream) error {
+	const fn = "ncore_wait_signal"
+	if err := stream.check(fn); err != nil {
+		return err
+	}
+	if len(descs) == 0 {
+		return newError(StatusInvalid, fn, "descs", "is empty, at least one descriptor is needed")
+	}
+	cdescs := make([]C.ncore_wait_signal_desc_t, len(descs))
+	for i, d := range descs {
+		C.ncore_wait_signal_desc_init(&cdescs[i])
+		cdescs[i].peer = C.int32_t(d.Peer)
+		cdescs[i].op_count = C.uint32_t(d.OpCount)
+		cdescs[i].signal_index = C.int32_t(d.SignalIndex)
+		cdescs[i].context = C.int32_t(d.Context)
+	}
+	return done(fromResult(C.ncgo_wait_signal(c.handle, &cdescs[0], C.size_t(len(cdescs)), stream.arg())), c, cdescs)
+}
+
+// WaitSignalContext is WaitSignal that gives up when ctx is done, by
+// ABORTING the communicator (the ABI's only way to unblock a wait; see the
+// package doc). The error then matches ErrClosed and ctx.Err().
+func (c *Communicator) WaitSignalContext(ctx context.Context, descs []WaitSignalDesc, stream *Stream) error {
+	return c.withContext(ctx, func() error { return c.WaitSignal(descs, stream) })
+}
+
+// PutSignal copies all of src into peer's part of window at element offset
+// (in src's elements), then signals peer, ordered on stream
+// (ncore_put_signal). window is this rank's handle of the collectively
+// registered window. opts nil: the defaults.
+func (c *Communicator) PutSignal(src Buffer, peer int, window *Window, offset int, opts *SignalOptions, stream *Stream) error {
+	const fn = "ncore_put_signal"
+	if err := stream.check(fn); err != nil {
+		return err
+	}
+	if offset < 0 {
+		return newError(StatusInvalid, fn, "peer_window_offset", "%d is negative", offset)
+	}
+	v := viewOf(src)
+	a, err := bufferArgs(c, fn, "local_buf", v, false)
+	if err != nil {
+		return err
+	}
+	o := opts.orZero()
+	var w C.ncore_window_t
+	if window != nil {
+		w = window.handle
+	}
+	err = fromResult(C.ncgo_put_signal(c.handle, a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer),
+		w, C.size_t(offset), C.int(o.SignalIndex), C.int(o.Context), C.uint32_t(o.Flags), stream.arg()))
+	return done(err, c, src, window)
+}
+
+// RecvContext is Recv that gives up when ctx is done, by ABORTING the
+// communicator (see WaitSignalContext).
+func (c *Communicator) RecvContext(ctx context.Context, buf Buffer, peer int, stream *Stream) error {
+	return c.withContext(ctx, func() error { return c.Recv(buf, peer, stream) })
+}
+
+// withContext runs call on this goroutine while a watcher aborts the
+// communicator if ctx is done first. The abort unblocks the call (the C ABI
+// lets ncore_comm_abort run on another thread). Whenever the watcher aborted,
+// the result is an ErrClosed error with ctx.Err() as its cause, because the
+// communicator is gone even if the call itself got through.
+func (c *Communicator) withContext(ctx context.Context, call func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err // the call was never made; the communicator is untouched
+	}
+	finished := make(chan struct{})
+	aborted := make(chan bool, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.Abort()
+			aborted <- true
+		case <-finished:
+			aborted <- false
+		}
+	}()
+	err := call()
+	close(finished)
+	if !<-aborted {
+		runtime.KeepAlive(c)
+		return err
+	}
+	msg := "communicator aborted because the context ended"
+	if e, ok := err.(*Error); ok && e.Message != "" {
+		msg = e.Message + " (" + msg + ")"
+	}
+	return &Error{Status: StatusClosed, Message: msg, cause: ctx.Err()}
+}

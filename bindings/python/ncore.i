@@ -1,0 +1,502 @@
+/* ncore.i — the raw Python layer over the C ABI (abi/include/ncore.h).
+ *
+ * Deliberately thin (docs/STYLE.md, "Python via SWIG"): it includes the public
+ * headers and only changes how values cross the boundary:
+ *   - out-parameters become return values (a tuple when there are several);
+ *   - a status other than NCORE_OK raises, from one %exception block, an
+ *     exception carrying (status, message), the message read from
+ *     ncore_last_error_message() right after the failing call on the same
+ *     thread. The class raised is error_classes[status] when the package has
+ *     registered one there, else NcoreError;
+ *   - handles (uint64_t) are Python ints; pointers, streams and buffers are
+ *     integer addresses (uintptr_t), None meaning NULL; the unique id is bytes;
+ *   - a DLPack capsule (or a DLTensor address) is accepted where the C API
+ *     takes a DLTensor *.
+ * Everything Pythonic lives in the plain-Python package `ncore`. */
+
+%module(package="ncore") _ncore
+
+%{
+#define SWIG_FILE_WITH_INIT
+#include <string.h>
+#include <ncore.h>
+
+/* The exception every failing call raises unless the package registered a
+ * more specific class for the status in ncore_py_error_classes. */
+static PyObject *ncore_py_error = NULL;
+/* status (int) -> exception class; filled by ncore/_errors.py. */
+static PyObject *ncore_py_error_classes = NULL;
+
+/* Raises the exception for a failed call. Reads the thread-local status and
+ * message at once, before any other ncore call can overwrite them. */
+static void ncore_py_raise(ncore_status_t status) {
+  const char *message = ncore_last_error_message();
+  PyObject *cls = NULL;
+  PyObject *key = PyLong_FromLong((long)status);
+  if (key != NULL && ncore_py_error_classes != NULL) {
+    cls = PyDict_GetItem(ncore_py_error_classes, key); /* borrowed */
+  }
+  Py_XDECREF(key);
+  if (cls == NULL) cls = ncore_py_error;
+  PyObject *args = Py_BuildValue("(is)", (int)status,
+                                 message != NULL ? message : "");
+  if (args != NULL) {
+    PyErr_SetObject(cls, args);
+    Py_DECREF(args);
+  }
+}
+
+/* Converts a Python int (or None = 0) to an address. Returns 0 on success,
+ * -1 with a TypeError/OverflowError set. */
+static int ncore_py_address(PyObject *obj, uintptr_t *out) {
+  if (obj == Py_None) {
+    *out = 0;
+    return 0;
+  }
+  if (!PyLong_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "expected an integer address or None, got %s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  unsigned long long value = PyLong_AsUnsignedLongLong(obj);
+  if (value == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+  *out = (uintptr_t)value;
+  return 0;
+}
+
+/* Reads a Python sequence of ints into a fresh malloc'd array of n (>= 1)
+ * elements of type T via the converter; helper for the array typemaps. */
+static int ncore_py_int_array(PyObject *seq, const char *what, int64_t **out,
+                              Py_ssize_t *count) {
+  PyObject *fast = PySequence_Fast(seq, what);
+  if (fast == NULL) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  int64_t *values = (int64_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+  if (values == NULL) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+    if (v == -1 && PyErr_Occurred()) {
+      free(values);
+      Py_DECREF(fast);
+      return -1;
+    }
+    values[i] = (int64_t)v;
+  }
+  Py_DECREF(fast);
+  *out = values;
+  *count = n;
+  return 0;
+}
+
+/* DLPack >= 1.0 capsules ("dltensor_versioned") hold this struct; its
+ * DLTensor follows a version, the manager context, the deleter and flags.
+ * Declared here because the installed dlpack.h (0.6) predates it; the layout
+ * is fixed by the DLPack ABI. */
+typedef struct ncore_py_dlpack_versioned {
+  uint32_t major, minor;
+  void *manager_ctx;
+  void (*deleter)(void *);
+  uint64_t flags;
+  /* struct DLTensor dl_tensor follows */
+} ncore_py_dlpack_versioned_t;
+
+/* Finds the DLTensor of a DLPack capsule without consuming it: the capsule
+ * keeps its name, so its destructor still releases the tensor, and the
+ * producer's array (held by the caller) keeps the data alive. An int is
+ * taken as the address of a DLTensor. */
+static int ncore_py_dltensor(PyObject *obj, const struct DLTensor **out) {
+  if (PyCapsule_CheckExact(obj)) {
+    const char *name = PyCapsule_GetName(obj);
+    if (name != NULL && strcmp(name, "dltensor") == 0) {
+      /* DLManagedTensor starts with its DLTensor. */
+      *out = (const struct DLTensor *)PyCapsule_GetPointer(obj, "dltensor");
+      return *out != NULL ? 0 : -1;
+    }
+    if (name != NULL && strcmp(name, "dltensor_versioned") == 0) {
+      char *managed = (char *)PyCapsule_GetPointer(obj, "dltensor_versioned");
+      if (managed == NULL) return -1;
+      *out = (const struct DLTensor *)(managed +
+                                       sizeof(ncore_py_dlpack_versioned_t));
+      return 0;
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "expected a live DLPack capsule, got one named '%s'",
+                 name != NULL ? name : "(null)");
+    return -1;
+  }
+  uintptr_t address;
+  if (ncore_py_address(obj, &address) != 0) return -1;
+  *out = (const struct DLTensor *)address;
+  return 0;
+}
+%}
+
+%init %{
+  ncore_py_error = PyErr_NewException("ncore._ncore.NcoreError", NULL, NULL);
+  ncore_py_error_classes = PyDict_New();
+  if (ncore_py_error != NULL && ncore_py_error_classes != NULL) {
+    Py_INCREF(ncore_py_error);
+    PyModule_AddObject(m, "NcoreError", ncore_py_error);
+    Py_INCREF(ncore_py_error_classes);
+    PyModule_AddObject(m, "error_classes", ncore_py_error_classes);
+  }
+%}
+
+%pythoncode %{
+# The exception (and the status -> class map) created by the C module.
+NcoreError = _ncore_c.NcoreError
+error_classes = _ncore_c.error_classes
+%}
+
+/* ---- errors ---- */
+
+/* Every wrapped call runs without the GIL, so a call that blocks on its peers
+ * (init, collectives, wait_signal) lets other Python threads run, e.g. one
+ * that calls ncore_comm_abort to unblock it. The thread-local error is read
+ * after the GIL is back: it is the same OS thread. */
+%exception {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+
+/* The one place a status becomes an exception: a status other than NCORE_OK
+ * raises (status, message); a successful call returns its out-values, or None
+ * when it has none. Only functions that return ncore_status_t match; the few
+ * that cannot fail return their result directly. */
+%typemap(out) ncore_status_t {
+  if ($1 != NCORE_OK) {
+    ncore_py_raise($1);
+    SWIG_fail;
+  }
+  $result = Py_None;
+  Py_INCREF(Py_None);
+}
+/* ncore_last_error_status returns a status as its value. */
+%typemap(out) ncore_status_t ncore_last_error_status {
+  $result = PyLong_FromLong((long)$1);
+}
+
+/* Appends an out-value to $result (None -> value -> tuple of values). */
+%define NCORE_APPEND_RESULT(value)
+  $result = SWIG_Python_AppendOutput($result, value);
+%enddef
+
+/* ---- scalar out-parameters ---- */
+
+%define NCORE_OUT_INT(TYPE, NAME)
+%typemap(in, numinputs=0) TYPE *NAME (TYPE temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) TYPE *NAME {
+  NCORE_APPEND_RESULT(PyLong_FromLongLong((long long)*$1))
+}
+%enddef
+
+%define NCORE_OUT_UINT(TYPE, NAME)
+%typemap(in, numinputs=0) TYPE *NAME (TYPE temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) TYPE *NAME {
+  NCORE_APPEND_RESULT(PyLong_FromUnsignedLongLong((unsigned long long)*$1))
+}
+%enddef
+
+NCORE_OUT_INT(int, out)
+NCORE_OUT_INT(ncore_backend_t, out)
+NCORE_OUT_INT(ncore_gin_type_t, out)
+NCORE_OUT_INT(ncore_status_t, out)
+NCORE_OUT_INT(ncore_redop_t, out)
+NCORE_OUT_INT(ncore_dtype_t, out)
+NCORE_OUT_UINT(size_t, out)
+NCORE_OUT_UINT(uint32_t, out)
+NCORE_OUT_UINT(uintptr_t, out)
+/* Handles: every handle type is a uint64_t. */
+NCORE_OUT_UINT(ncore_comm_t, out)
+NCORE_OUT_UINT(ncore_registered_buffer_t, out)
+NCORE_OUT_UINT(ncore_window_t, out)
+NCORE_OUT_UINT(ncore_custom_redop_t, out)
+NCORE_OUT_UINT(ncore_dev_comm_t, out)
+NCORE_OUT_UINT(ncore_symmetric_t, out)
+
+/* Pointers come back as integer addresses (0 = NULL). */
+%typemap(in, numinputs=0) void **out (void *temp = NULL) { $1 = &temp; }
+%typemap(argout) void **out {
+  NCORE_APPEND_RESULT(PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)*$1))
+}
+%typemap(in, numinputs=0) ncore_stream_t *out (ncore_stream_t temp = NULL) {
+  $1 = &temp;
+}
+%typemap(argout) ncore_stream_t *out {
+  NCORE_APPEND_RESULT(PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)*$1))
+}
+
+/* Static strings (ncore_dtype_name). */
+%typemap(in, numinputs=0) const char **out (const char *temp = NULL) {
+  $1 = ($1_ltype)&temp;
+}
+%typemap(argout) const char **out {
+  NCORE_APPEND_RESULT(PyUnicode_FromString(*$1 != NULL ? *$1 : ""))
+}
+
+/* ---- handles and addresses as Python ints ---- */
+
+%define NCORE_IN_U64(TYPE)
+%typemap(in) TYPE {
+  unsigned long long value = PyLong_AsUnsignedLongLong($input);
+  if (value == (unsigned long long)-1 && PyErr_Occurred()) SWIG_fail;
+  $1 = (TYPE)value;
+}
+%typemap(typecheck) TYPE = unsigned long long;
+%enddef
+NCORE_IN_U64(uint64_t)
+NCORE_IN_U64(ncore_comm_t)
+NCORE_IN_U64(ncore_registered_buffer_t)
+NCORE_IN_U64(ncore_window_t)
+NCORE_IN_U64(ncore_custom_redop_t)
+NCORE_IN_U64(ncore_dev_comm_t)
+NCORE_IN_U64(ncore_symmetric_t)
+
+%define NCORE_IN_ADDRESS(TYPE)
+%typemap(in) TYPE {
+  uintptr_t address;
+  if (ncore_py_address($input, &address) != 0) SWIG_fail;
+  $1 = ($1_ltype)address;
+}
+%enddef
+NCORE_IN_ADDRESS(void *)
+NCORE_IN_ADDRESS(const void *)
+NCORE_IN_ADDRESS(ncore_stream_t)
+NCORE_IN_ADDRESS(uintptr_t)
+
+/* ---- the unique id as 128 bytes ---- */
+
+%typemap(in, numinputs=0) ncore_unique_id_t *out (ncore_unique_id_t temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) ncore_unique_id_t *out {
+  NCORE_APPEND_RESULT(PyBytes_FromStringAndSize($1->internal, NCORE_UNIQUE_ID_BYTES))
+}
+%typemap(in) const ncore_unique_id_t *id (ncore_unique_id_t temp) {
+  char *data = NULL;
+  Py_ssize_t length = 0;
+  if (!PyBytes_Check($input) ||
+      PyBytes_AsStringAndSize($input, &data, &length) != 0 ||
+      length != NCORE_UNIQUE_ID_BYTES) {
+    PyErr_Format(PyExc_ValueError, "id: expected %d bytes",
+                 NCORE_UNIQUE_ID_BYTES);
+    SWIG_fail;
+  }
+  memcpy(temp.internal, data, NCORE_UNIQUE_ID_BYTES);
+  $1 = &temp;
+}
+
+/* ---- arrays ---- */
+
+/* ncore_comm_init_all: pass ndev, get back a list of ndev handles. */
+%typemap(in) (ncore_comm_t *comms, int ndev) {
+  long ndev = PyLong_AsLong($input);
+  if (ndev == -1 && PyErr_Occurred()) SWIG_fail;
+  $2 = (int)ndev;
+  $1 = (ncore_comm_t *)calloc((size_t)(ndev > 0 ? ndev : 1), sizeof(ncore_comm_t));
+  if ($1 == NULL) { PyErr_NoMemory(); SWIG_fail; }
+}
+%typemap(argout) (ncore_comm_t *comms, int ndev) {
+  PyObject *list = PyList_New($2 > 0 ? $2 : 0);
+  for (int i = 0; list != NULL && i < $2; i++) {
+    PyList_SET_ITEM(list, i, PyLong_FromUnsignedLongLong($1[i]));
+  }
+  NCORE_APPEND_RESULT(list)
+}
+%typemap(freearg) (ncore_comm_t *comms, int ndev) { free($1); }
+
+/* int lists: devlist (None = NULL), exclude_ranks + count. */
+%typemap(in) const int *devlist (int64_t *values = NULL, Py_ssize_t n = 0) {
+  $1 = NULL;
+  if ($input != Py_None) {
+    if (ncore_py_int_array($input, "devlist: expected a sequence of ints",
+                           &values, &n) != 0) SWIG_fail;
+    int *ints = (int *)calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+    if (ints == NULL) { PyErr_NoMemory(); SWIG_fail; }
+    for (Py_ssize_t i = 0; i < n; i++) ints[i] = (int)values[i];
+    $1 = ints;
+  }
+}
+%typemap(freearg) const int *devlist { free((void *)$1); free(values$argnum); }
+
+%typemap(in) (const int *exclude_ranks, int exclude_count)
+    (int64_t *values = NULL, Py_ssize_t n = 0) {
+  if (ncore_py_int_array($input, "exclude_ranks: expected a sequence of ints",
+                         &values, &n) != 0) SWIG_fail;
+  int *ints = (int *)calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+  if (ints == NULL) { PyErr_NoMemory(); SWIG_fail; }
+  for (Py_ssize_t i = 0; i < n; i++) ints[i] = (int)values[i];
+  $1 = n > 0 ? ints : NULL;
+  $2 = (int)n;
+  if ($1 == NULL) free(ints);
+}
+%typemap(freearg) (const int *exclude_ranks, int exclude_count) {
+  free((void *)$1);
+  free(values$argnum);
+}
+
+/* Array-interface shape (the length is ndim) and strides (None = NULL,
+ * else exactly ndim entries: checked here so C never reads past the list). */
+%typemap(in) (int ndim, const int64_t *shape) (int64_t *values = NULL, Py_ssize_t n = 0) {
+  if (ncore_py_int_array($input, "shape: expected a sequence of ints",
+                         &values, &n) != 0) SWIG_fail;
+  $1 = (int)n;
+  $2 = values;
+}
+%typemap(freearg) (int ndim, const int64_t *shape) { free(values$argnum); }
+%typemap(in) const int64_t *strides (int64_t *values = NULL, Py_ssize_t n = -1) {
+  $1 = NULL;
+  if ($input != Py_None) {
+    if (ncore_py_int_array($input, "strides: expected a sequence of ints or None",
+                           &values, &n) != 0) SWIG_fail;
+    $1 = values;
+  }
+}
+%typemap(check) const int64_t *strides {
+  if ($1 != NULL && n$argnum != (Py_ssize_t)arg3) {
+    PyErr_SetString(PyExc_ValueError, "strides: length differs from shape's");
+    SWIG_fail;
+  }
+}
+%typemap(freearg) const int64_t *strides { free(values$argnum); }
+
+/* Wait-signal descriptors: a sequence of (peer, op_count, signal_index,
+ * context) tuples, optionally with a fifth item overriding struct_size (for
+ * tests of the version check). */
+%typemap(in) (const ncore_wait_signal_desc_t *descs, size_t ndescs)
+    (ncore_wait_signal_desc_t *array = NULL) {
+  PyObject *fast = PySequence_Fast($input, "descs: expected a sequence of tuples");
+  if (fast == NULL) SWIG_fail;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  array = (ncore_wait_signal_desc_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(*array));
+  if (array == NULL) { Py_DECREF(fast); PyErr_NoMemory(); SWIG_fail; }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    long long f[5] = {0, 1, 0, 0, (long long)sizeof(ncore_wait_signal_desc_t)};
+    PyObject *item = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i),
+                                     "descs: each item must be a tuple");
+    if (item == NULL) { Py_DECREF(fast); SWIG_fail; }
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(item);
+    if (k < 1 || k > 5) {
+      Py_DECREF(item); Py_DECREF(fast);
+      PyErr_SetString(PyExc_ValueError,
+                      "descs: each item is (peer, op_count, signal_index, context[, struct_size])");
+      SWIG_fail;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+      f[j] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(item, j));
+      if (f[j] == -1 && PyErr_Occurred()) { Py_DECREF(item); Py_DECREF(fast); SWIG_fail; }
+    }
+    Py_DECREF(item);
+    array[i].struct_size = (uint32_t)f[4];
+    array[i].peer = (int32_t)f[0];
+    array[i].op_count = (uint32_t)f[1];
+    array[i].signal_index = (int32_t)f[2];
+    array[i].context = (int32_t)f[3];
+  }
+  Py_DECREF(fast);
+  $1 = array;
+  $2 = (size_t)n;
+}
+%typemap(freearg) (const ncore_wait_signal_desc_t *descs, size_t ndescs) {
+  free(array$argnum);
+}
+
+/* ---- buffers ---- */
+
+/* A resolved buffer comes back as (ptr, count, dtype, device_type, device_id). */
+%typemap(in, numinputs=0) ncore_buffer_desc_t *out (ncore_buffer_desc_t temp) {
+  ncore_buffer_desc_t init = NCORE_BUFFER_DESC_INIT;
+  temp = init;
+  $1 = &temp;
+}
+%typemap(argout) ncore_buffer_desc_t *out {
+  NCORE_APPEND_RESULT(Py_BuildValue("(KKiii)", (unsigned long long)(uintptr_t)$1->ptr,
+                                    (unsigned long long)$1->count, (int)$1->dtype,
+                                    (int)$1->device_type, (int)$1->device_id))
+}
+/* ... and goes back in as the same tuple. */
+%typemap(in) const ncore_buffer_desc_t *desc (ncore_buffer_desc_t temp) {
+  unsigned long long ptr = 0, count = 0;
+  int dtype = 0, device_type = 0, device_id = 0;
+  ncore_buffer_desc_t init = NCORE_BUFFER_DESC_INIT;
+  if (!PyArg_ParseTuple($input, "KKiii;desc: expected (ptr, count, dtype, device_type, device_id)",
+                        &ptr, &count, &dtype, &device_type, &device_id)) SWIG_fail;
+  temp = init;
+  temp.ptr = (void *)(uintptr_t)ptr;
+  temp.count = (size_t)count;
+  temp.dtype = dtype;
+  temp.device_type = device_type;
+  temp.device_id = device_id;
+  $1 = &temp;
+}
+/* argument_name: a str or None. */
+%typemap(in) const char *argument_name (PyObject *bytes = NULL) {
+  $1 = NULL;
+  if ($input != Py_None) {
+    bytes = PyUnicode_AsUTF8String($input);
+    if (bytes == NULL) SWIG_fail;
+    $1 = PyBytes_AsString(bytes);
+  }
+}
+%typemap(freearg) const char *argument_name { Py_XDECREF(bytes$argnum); }
+
+%typemap(in) const struct DLTensor *tensor {
+  const struct DLTensor *tensor_pointer = NULL;
+  if (ncore_py_dltensor($input, &tensor_pointer) != 0) SWIG_fail;
+  $1 = ($1_ltype)tensor_pointer;
+}
+
+/* Versioned option structs are wrapped as classes; their const char *
+ * members (net_name, comm_name) are copied on assignment and live as long as
+ * the process, which is what a configuration wants. */
+#pragma SWIG nowarn=451
+
+/* LP64 (x86-64, aarch64 Linux): int64_t is long, as in <stdint.h>. */
+#ifndef SWIGWORDSIZE32
+#define SWIGWORDSIZE64
+#endif
+%include <stdint.i>
+/* Macros SWIG cannot evaluate by itself (casts, INT32_MIN), declared before
+ * the headers define them so the names stay intact; the values come from
+ * the C headers when the wrapper is compiled. */
+%constant int NCORE_SUM = NCORE_SUM;
+%constant int NCORE_PROD = NCORE_PROD;
+%constant int NCORE_MAX = NCORE_MAX;
+%constant int NCORE_MIN = NCORE_MIN;
+%constant int NCORE_AVG = NCORE_AVG;
+%constant int NCORE_CONFIG_UNDEF_INT = NCORE_CONFIG_UNDEF_INT;
+%constant unsigned long long NCORE_NULL_HANDLE = NCORE_NULL_HANDLE;
+/* sizeof of the versioned structs, for their struct_size fields (the
+ * wrapped structs are zero-filled when made from Python). */
+%constant unsigned int NCORE_SIZEOF_COMM_CONFIG = sizeof(ncore_comm_config_t);
+%constant unsigned int NCORE_SIZEOF_WAIT_SIGNAL_DESC = sizeof(ncore_wait_signal_desc_t);
+%constant unsigned int NCORE_SIZEOF_DEV_COMM_REQUIREMENTS = sizeof(ncore_dev_comm_requirements_t);
+%constant unsigned int NCORE_SIZEOF_DEV_COMM_INFO = sizeof(ncore_dev_comm_info_t);
+%constant unsigned int NCORE_SIZEOF_BUFFER_DESC = sizeof(ncore_buffer_desc_t);
+
+%include "ncore/export.h"
+%include "ncore/version.h"
+%include "ncore/errors.h"
+%include "ncore/types.h"
+%include "ncore/comm.h"
+%include "ncore/p2p.h"
+%include "ncore/coll.h"
+%include "ncore/resources.h"
+%include "ncore/window.h"
+%include "ncore/onesided.h"
+%include "ncore/devcomm.h"
+%include "ncore/memory.h"
+%include "ncore/buffer.h"
+%include "ncore/symmetric.h"

@@ -1,0 +1,98 @@
+"""ncore: nccl.core's Python API over libncore's stable C ABI.
+
+Programs written for ``nccl.core`` run with ``import ncore as nccl`` (the
+import is the only difference); on machines without GPUs the host backend
+runs them on NumPy arrays in shared memory. NVSHMEM-style symmetric memory
+(``nvshmem.core``) is in :mod:`ncore.symmetric` and the interop modules;
+``ncore.init(comm)`` sets its world communicator.
+
+Layers: ``ncore._ncore`` is the C ABI one to one (SWIG); this package adds
+the names, defaults and exceptions of nccl.core.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._lib import raw as _raw
+from ._errors import (NcclClosed, NcclError, NcclInProgress, NcclInternalError,
+                      NcclInvalid, NcclInvalidUsage, NcclNotSupported, NcclRemoteError,
+                      NcclSystemError, NcclTimeout, NcclUnavailable,
+                      NcclUnhandledCudaError, error_for_status)
+from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
+                     FLOAT16, FLOAT32, FLOAT64, HALF, INT, INT8, INT32, INT64, MAX,
+                     MIN, PROD, SUM, UINT8, UINT32, UINT64, Backend, CommShrinkFlag,
+                     DeviceType, NcclDataType, NcclGinConnectionType, NcclGinType,
+                     NcclRedOp, ScalarResidence, WindowFlag)
+from .buffer import Buffer, ResolvedBuffer, Stream, resolve_buffer, resolve_stream
+from .config import Config, NCCLConfig, NcclConfig, NCCLDevCommRequirements
+from .unique_id import UniqueId, get_unique_id
+from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
+                        RegisteredBufferHandle, RegisteredWindowHandle)
+from ._p2p import WaitSignalDesc
+from .communicator import Communicator
+from .group import group, group_end, group_start
+from .memory import MemoryAllocation, mem_alloc, mem_free
+from . import symmetric
+from .symmetric import get, my_pe, n_pes, put
+
+__version__ = _raw.ncore_version_string()
+
+#: nvshmem.core-style global init of the symmetric helpers (see ncore.symmetric).
+init = symmetric.init
+#: Frees open symmetric allocations and forgets the world communicator.
+finalize = symmetric.finalize
+
+
+def free_tensor(tensor: Any) -> None:
+    """Frees a symmetric torch tensor (nvshmem.core.free_tensor)."""
+    symmetric.free(tensor)
+
+
+def free_array(array: Any) -> None:
+    """Frees a symmetric NumPy or CuPy array (nvshmem.core.free_array)."""
+    symmetric.free(array)
+
+
+def get_version() -> str:
+    """The loaded libncore's version, "MAJOR.MINOR.PATCH"."""
+    return _raw.ncore_version_string()
+
+
+def get_error_string(status: int) -> str:
+    """The name of an ncore status (ncore_status_string)."""
+    return _raw.ncore_status_string(int(status))
+
+
+def __getattr__(name: str) -> Any:
+    """Loads the interop modules lazily: ncore.interop, ncore.torch, ncore.cupy
+    (nccl.core's spelling), ncore.numpy."""
+    import importlib
+
+    if name == "interop":
+        return importlib.import_module(f"{__name__}.interop")
+    if name in ("torch", "cupy", "numpy"):
+        return importlib.import_module(f"{__name__}.interop.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "NcclError", "NcclInvalid", "NcclInvalidUsage", "NcclSystemError",
+    "NcclInternalError", "NcclUnhandledCudaError", "NcclRemoteError",
+    "NcclInProgress", "NcclNotSupported", "NcclUnavailable", "NcclTimeout",
+    "NcclClosed", "error_for_status",
+    "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType", "Backend",
+    "DeviceType", "ScalarResidence", "WindowFlag", "CommShrinkFlag",
+    "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64", "FLOAT16",
+    "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16", "FLOAT8E4M3",
+    "FLOAT8E5M2", "SUM", "PROD", "MAX", "MIN", "AVG",
+    "Buffer", "ResolvedBuffer", "Stream", "resolve_buffer", "resolve_stream",
+    "NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements",
+    "UniqueId", "get_unique_id",
+    "CommResource", "RegisteredBufferHandle", "RegisteredWindowHandle", "CustomRedOp",
+    "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator",
+    "group", "group_start", "group_end",
+    "MemoryAllocation", "mem_alloc", "mem_free",
+    "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",
+    "free_tensor", "free_array", "get_version", "get_error_string",
+]

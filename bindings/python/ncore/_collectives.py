@@ -1,0 +1,175 @@
+"""Collective methods of Communicator (nccl.core page "Collective
+Communication Methods"). Counts are inferred from the buffers, as nccl.core
+does; the checks that only Python can make (the two buffers of one call agree
+in dtype and count) live here, everything else is checked by the C core."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ._errors import NcclInvalid
+from ._lib import raw
+from .buffer import ResolvedBuffer, resolve_stream
+from .resources import CustomRedOp
+
+
+def _op_value(op: Any) -> int:
+    """NcclRedOp / int / CustomRedOp -> the ncore_redop_t value."""
+    if isinstance(op, CustomRedOp):
+        return op.op
+    if isinstance(op, bool) or not isinstance(op, int):
+        raise NcclInvalid(f"op: expected NcclRedOp or CustomRedOp, got {type(op).__name__}")
+    return int(op)
+
+
+def _same_dtype(send: ResolvedBuffer, recv: ResolvedBuffer) -> None:
+    if send.dtype != recv.dtype:
+        raise NcclInvalid(
+            f"sendbuf and recvbuf have different dtypes ({send.dtype.name} and "
+            f"{recv.dtype.name})")
+
+
+def _expect_count(what: str, actual: int, expected: int) -> None:
+    if actual != expected:
+        raise NcclInvalid(f"{what}: holds {actual} elements, expected {expected}")
+
+
+class CollectivesMixin:
+    """allreduce, broadcast, reduce, allgather, reduce_scatter, alltoall,
+    gather and scatter for Communicator."""
+
+    def allreduce(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
+        """Reduces over all ranks; every rank's recvbuf gets the result.
+        Same as reduce(sendbuf, recvbuf, op, root=None). In place when both
+        buffers are the same memory.
+
+        Raises:
+            NcclInvalid: mismatched dtypes or counts, wrong device, bad buffers.
+        """
+        self.reduce(sendbuf, recvbuf, op, root=None, stream=stream)
+
+    def reduce(self, sendbuf: Any, recvbuf: Any, op: Any, root: Optional[int] = None,
+               *, stream: Any = None) -> None:
+        """Reduces over all ranks into root's recvbuf (root=None: every rank's,
+        i.e. allreduce). recvbuf may be None on other ranks than root.
+
+        Raises:
+            NcclInvalid: mismatched dtypes or counts, wrong device, bad buffers,
+                root out of range.
+        """
+        send = self._buffer(sendbuf, "sendbuf")
+        op_value = _op_value(op)
+        stream_handle = resolve_stream(stream)
+        if root is None:
+            recv = self._buffer(recvbuf, "recvbuf")
+            _same_dtype(send, recv)
+            _expect_count("recvbuf", recv.count, send.count)
+            raw.ncore_allreduce(self._live(), send.ptr, recv.ptr, send.count,
+                                int(send.dtype), op_value, stream_handle)
+            return
+        recv_ptr = 0
+        if recvbuf is not None or root == self.rank:
+            recv = self._buffer(recvbuf, "recvbuf")
+            _same_dtype(send, recv)
+            _expect_count("recvbuf", recv.count, send.count)
+            recv_ptr = recv.ptr
+        raw.ncore_reduce(self._live(), send.ptr, recv_ptr, send.count, int(send.dtype),
+                         op_value, root, stream_handle)
+
+    def broadcast(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
+        """Copies root's sendbuf into every rank's recvbuf; the count comes
+        from recvbuf. sendbuf is only used on root (may be None elsewhere).
+
+        Raises:
+            NcclInvalid: on root, mismatched dtypes or counts; wrong device.
+        """
+        recv = self._buffer(recvbuf, "recvbuf")
+        # Other ranks never read sendbuf; they pass recvbuf's address so that
+        # the C core sees a non-NULL buffer whatever the caller gave.
+        send_ptr = recv.ptr
+        if root == self.rank:
+            send = self._buffer(sendbuf, "sendbuf")
+            _same_dtype(send, recv)
+            _expect_count("sendbuf", send.count, recv.count)
+            send_ptr = send.ptr
+        raw.ncore_broadcast(self._live(), send_ptr, recv.ptr, recv.count, int(recv.dtype),
+                            root, resolve_stream(stream))
+
+    def allgather(self, sendbuf: Any, recvbuf: Any, *, stream: Any = None) -> None:
+        """Every rank's sendbuf lands in block r of every recvbuf; recvbuf holds
+        nranks times sendbuf's count.
+
+        Raises:
+            NcclInvalid: mismatched dtypes, recvbuf count != nranks * sendcount.
+        """
+        send = self._buffer(sendbuf, "sendbuf")
+        recv = self._buffer(recvbuf, "recvbuf")
+        _same_dtype(send, recv)
+        _expect_count("recvbuf", recv.count, send.count * self.nranks)
+        raw.ncore_allgather(self._live(), send.ptr, recv.ptr, send.count, int(send.dtype),
+                            resolve_stream(stream))
+
+    def reduce_scatter(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
+        """Reduces sendbuf (nranks blocks) over ranks; rank r gets block r.
+
+        Raises:
+            NcclInvalid: mismatched dtypes, sendbuf count != nranks * recvcount.
+        """
+        send = self._buffer(sendbuf, "sendbuf")
+        recv = self._buffer(recvbuf, "recvbuf")
+        _same_dtype(send, recv)
+        _expect_count("sendbuf", send.count, recv.count * self.nranks)
+        raw.ncore_reduce_scatter(self._live(), send.ptr, recv.ptr, recv.count,
+                                 int(recv.dtype), _op_value(op), resolve_stream(stream))
+
+    def alltoall(self, sendbuf: Any, recvbuf: Any, *, stream: Any = None) -> None:
+        """Block j of sendbuf goes to rank j, landing in block i (the sender)
+        of its recvbuf. Both buffers hold nranks equal blocks.
+
+        Raises:
+            NcclInvalid: mismatched dtypes or counts, count not divisible by nranks.
+        """
+        send = self._buffer(sendbuf, "sendbuf")
+        recv = self._buffer(recvbuf, "recvbuf")
+        _same_dtype(send, recv)
+        _expect_count("recvbuf", recv.count, send.count)
+        nranks = self.nranks
+        if send.count % nranks:
+            raise NcclInvalid(
+                f"sendbuf: {send.count} elements do not split into {nranks} equal blocks")
+        raw.ncore_alltoall(self._live(), send.ptr, recv.ptr, send.count // nranks,
+                           int(send.dtype), resolve_stream(stream))
+
+    def gather(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
+        """Every rank's sendbuf lands in block r of root's recvbuf (nranks
+        blocks). recvbuf may be None on other ranks.
+
+        Raises:
+            NcclInvalid: on root, mismatched dtypes or recvbuf count.
+        """
+        send = self._buffer(sendbuf, "sendbuf")
+        recv_ptr = 0
+        if recvbuf is not None or root == self.rank:
+            recv = self._buffer(recvbuf, "recvbuf")
+            _same_dtype(send, recv)
+            _expect_count("recvbuf", recv.count, send.count * self.nranks)
+            recv_ptr = recv.ptr
+        raw.ncore_gather(self._live(), send.ptr, recv_ptr, send.count, int(send.dtype),
+                         root, resolve_stream(stream))
+
+    def scatter(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
+        """Block r of root's sendbuf (nranks blocks) lands in rank r's recvbuf.
+        sendbuf may be None on other ranks.
+
+        Raises:
+            NcclInvalid: on root, mismatched dtypes or sendbuf count.
+        """
+        recv = self._buffer(recvbuf, "recvbuf")
+        send_ptr = 0
+        if sendbuf is not None or root == self.rank:
+            send = self._buffer(sendbuf, "sendbuf")
+            _same_dtype(send, recv)
+            _expect_count("sendbuf", send.count, recv.count * self.nranks)
+            send_ptr = send.ptr
+        raw.ncore_scatter(self._live(), send_ptr, recv.ptr, recv.count, int(recv.dtype),
+                          root, resolve_stream(stream))

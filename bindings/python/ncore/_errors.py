@@ -1,0 +1,159 @@
+"""The exception hierarchy of nccl.core, one class per ncore status.
+
+Every failing C call raises, from the SWIG layer, the class registered here
+for its status, with args (status, message); the message is ncore's
+"<function>: <argument>: <what is wrong>". NcclError derives from the raw
+layer's NcoreError so both can be caught. A closed resource raises NcclClosed,
+which is also a RuntimeError, as the nccl.core resource pages specify."""
+
+from __future__ import annotations
+
+from ._lib import raw
+
+__all__ = [
+    "NcclError",
+    "NcclUnhandledCudaError",
+    "NcclSystemError",
+    "NcclInternalError",
+    "NcclInvalid",
+    "NcclInvalidUsage",
+    "NcclRemoteError",
+    "NcclInProgress",
+    "NcclNotSupported",
+    "NcclUnavailable",
+    "NcclClosed",
+    "NcclTimeout",
+    "error_for_status",
+]
+
+
+class NcclError(raw.NcoreError):
+    """Base of every ncore error.
+
+    Attributes:
+        status: the ncore status code (an ``int``, see ``ncore_status_t``).
+        message: what was wrong (also ``str(error)`` and ``msg``).
+    """
+
+    #: Status used when the error is raised from Python with a message only.
+    default_status: int = raw.NCORE_ERR_INTERNAL
+
+    def __init__(self, *args: object) -> None:
+        # From C: (status, message). From Python: (message,).
+        if len(args) == 2 and isinstance(args[0], int):
+            status, message = int(args[0]), str(args[1])
+        else:
+            status, message = self.default_status, " ".join(str(a) for a in args)
+        super().__init__(status, message)
+        self.status = status
+        self.message = message
+        self.msg = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.message}>"
+
+    def __reduce__(self):
+        return (type(self), (self.status, self.message))
+
+    @property
+    def status_name(self) -> str:
+        """The status's name, e.g. ``"NCORE_ERR_INVALID_ARGUMENT"``."""
+        return raw.ncore_status_string(self.status)
+
+
+class NcclUnhandledCudaError(NcclError):
+    """A CUDA call failed underneath (NCCL backend)."""
+
+    default_status = raw.NCORE_ERR_UNHANDLED_CUDA
+
+
+class NcclSystemError(NcclError):
+    """A system call failed (shared memory, mapping, out of memory)."""
+
+    default_status = raw.NCORE_ERR_SYSTEM
+
+
+class NcclInternalError(NcclError):
+    """An internal invariant broke: a bug in ncore or NCCL."""
+
+    default_status = raw.NCORE_ERR_INTERNAL
+
+
+class NcclInvalid(NcclError):
+    """An argument is invalid (nccl.core's NcclInvalid): bad buffer, wrong
+    device, unsupported dtype, rank out of range, uninitialized communicator."""
+
+    default_status = raw.NCORE_ERR_INVALID_ARGUMENT
+
+
+class NcclInvalidUsage(NcclError):
+    """The call is valid in itself but not now or not in this combination."""
+
+    default_status = raw.NCORE_ERR_INVALID_USAGE
+
+
+class NcclRemoteError(NcclError):
+    """A peer failed: it died, aborted, or reported an error."""
+
+    default_status = raw.NCORE_ERR_REMOTE
+
+
+class NcclInProgress(NcclError):
+    """A non-blocking operation is still in progress."""
+
+    default_status = raw.NCORE_IN_PROGRESS
+
+
+class NcclNotSupported(NcclError):
+    """The backend cannot do this (a feature NCCL or the hardware lacks)."""
+
+    default_status = raw.NCORE_ERR_NOT_SUPPORTED
+
+
+class NcclUnavailable(NcclError):
+    """The requested backend's library or device is missing."""
+
+    default_status = raw.NCORE_ERR_UNAVAILABLE
+
+
+class NcclClosed(NcclError, RuntimeError):
+    """A closed resource, or one whose communicator was destroyed or aborted,
+    was used. A RuntimeError, as nccl.core's resource pages specify."""
+
+    default_status = raw.NCORE_ERR_CLOSED
+
+
+class NcclTimeout(NcclError):
+    """A peer did not answer within the communicator's timeout."""
+
+    default_status = raw.NCORE_ERR_TIMEOUT
+
+
+_BY_STATUS = {
+    cls.default_status: cls
+    for cls in (
+        NcclUnhandledCudaError,
+        NcclSystemError,
+        NcclInternalError,
+        NcclInvalid,
+        NcclInvalidUsage,
+        NcclRemoteError,
+        NcclInProgress,
+        NcclNotSupported,
+        NcclUnavailable,
+        NcclClosed,
+        NcclTimeout,
+    )
+}
+
+
+def error_for_status(status: int) -> type[NcclError]:
+    """The exception class raised for an ncore status (NcclError if unknown)."""
+    return _BY_STATUS.get(int(status), NcclError)
+
+
+# From now on the SWIG layer raises these classes.
+raw.error_classes.update(_BY_STATUS)

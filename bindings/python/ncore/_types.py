@@ -1,0 +1,181 @@
+"""Enums and constants with nccl.core's names; values equal ncore's (and so
+NCCL's): data types, reduction operators, GIN types, flags, backends."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from ._lib import raw
+
+__all__ = [
+    "NcclDataType",
+    "NcclRedOp",
+    "NcclGinType",
+    "NcclGinConnectionType",
+    "Backend",
+    "DeviceType",
+    "ScalarResidence",
+    "WindowFlag",
+    "CommShrinkFlag",
+    "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64",
+    "FLOAT16", "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16",
+    "FLOAT8E4M3", "FLOAT8E5M2",
+    "SUM", "PROD", "MAX", "MIN", "AVG",
+]
+
+# NumPy / ml_dtypes names of the types NumPy has no typestr for.
+_EXTENDED_NAMES = {"bfloat16": 9, "float8_e4m3fn": 10, "float8_e5m2": 11}
+
+
+class NcclDataType(enum.IntEnum):
+    """Element type, mirroring ncclDataType_t (and ncore_dtype_t)."""
+
+    INT8 = raw.NCORE_INT8
+    CHAR = raw.NCORE_INT8
+    UINT8 = raw.NCORE_UINT8
+    INT32 = raw.NCORE_INT32
+    INT = raw.NCORE_INT32
+    UINT32 = raw.NCORE_UINT32
+    INT64 = raw.NCORE_INT64
+    UINT64 = raw.NCORE_UINT64
+    FLOAT16 = raw.NCORE_FLOAT16
+    HALF = raw.NCORE_FLOAT16
+    FLOAT32 = raw.NCORE_FLOAT32
+    FLOAT = raw.NCORE_FLOAT32
+    FLOAT64 = raw.NCORE_FLOAT64
+    DOUBLE = raw.NCORE_FLOAT64
+    BFLOAT16 = raw.NCORE_BFLOAT16
+    FLOAT8E4M3 = raw.NCORE_FLOAT8E4M3
+    FLOAT8E5M2 = raw.NCORE_FLOAT8E5M2
+
+    @property
+    def itemsize(self) -> int:
+        """Size of one element in bytes (ncore_dtype_size)."""
+        return raw.ncore_dtype_size(int(self))
+
+    @property
+    def type_name(self) -> str:
+        """ncore's lower-case name of the type ("float32", "bfloat16", ...)."""
+        return raw.ncore_dtype_name(int(self))
+
+    @property
+    def numpy_dtype(self) -> Any:
+        """The NumPy dtype (bfloat16 / float8 need the ml_dtypes package)."""
+        import numpy as np
+
+        name = self.type_name
+        if int(self) in _EXTENDED_NAMES.values():
+            import ml_dtypes  # noqa: F401  (registers the names with NumPy)
+
+            name = {v: k for k, v in _EXTENDED_NAMES.items()}[int(self)]
+        return np.dtype(name)
+
+    @classmethod
+    def from_numpy_dtype(cls, dtype: Any) -> "NcclDataType":
+        """Maps a NumPy dtype (or anything np.dtype accepts) to NcclDataType.
+
+        Raises:
+            NcclInvalid: if the type has no ncore equivalent (bool, complex ...);
+                the message comes from ncore_dtype_from_typestr.
+        """
+        import numpy as np
+
+        dtype = np.dtype(dtype)
+        if dtype.name in _EXTENDED_NAMES:
+            return cls(_EXTENDED_NAMES[dtype.name])
+        return cls(raw.ncore_dtype_from_typestr(dtype.str))
+
+
+class NcclRedOp(enum.IntEnum):
+    """Built-in reduction operator, mirroring ncclRedOp_t."""
+
+    SUM = raw.NCORE_SUM
+    PROD = raw.NCORE_PROD
+    MAX = raw.NCORE_MAX
+    MIN = raw.NCORE_MIN
+    AVG = raw.NCORE_AVG
+
+
+class NcclGinType(enum.IntEnum):
+    """GIN transport type, mirroring ncclGinType_t (Communicator.gin_type)."""
+
+    NONE = raw.NCORE_GIN_TYPE_NONE
+    PROXY = raw.NCORE_GIN_TYPE_PROXY
+    GDAKI = raw.NCORE_GIN_TYPE_GDAKI
+    GPI = raw.NCORE_GIN_TYPE_GPI
+
+
+class NcclGinConnectionType(enum.IntEnum):
+    """GIN connection topology, mirroring ncclGinConnectionType_t."""
+
+    NONE = raw.NCORE_GIN_CONNECTION_NONE
+    FULL = raw.NCORE_GIN_CONNECTION_FULL
+    RAIL = raw.NCORE_GIN_CONNECTION_RAIL
+
+
+class Backend(enum.IntEnum):
+    """Which implementation runs a communicator (ncore_backend_t)."""
+
+    AUTO = raw.NCORE_BACKEND_AUTO
+    HOST = raw.NCORE_BACKEND_HOST
+    NCCL = raw.NCORE_BACKEND_NCCL
+
+    @classmethod
+    def resolve(cls, requested: "Backend | int" = 0) -> "Backend":
+        """The backend AUTO (or NCORE_BACKEND) picks here; a concrete request
+        is checked for availability (NcclUnavailable) and echoed."""
+        return cls(raw.ncore_backend_resolve(int(requested)))
+
+
+class DeviceType(enum.IntEnum):
+    """Where a buffer lives (ncore_device_type_t)."""
+
+    CPU = raw.NCORE_DEVICE_CPU
+    CUDA = raw.NCORE_DEVICE_CUDA
+
+
+class ScalarResidence(enum.IntEnum):
+    """Where a PreMulSum scalar lives (ncclScalarResidence_t)."""
+
+    DEVICE = raw.NCORE_SCALAR_DEVICE
+    HOST_IMMEDIATE = raw.NCORE_SCALAR_HOST_IMMEDIATE
+
+
+class WindowFlag(enum.IntFlag):
+    """Window registration flags (NCCL_WIN_*)."""
+
+    DEFAULT = raw.NCORE_WINDOW_DEFAULT
+    COLL_SYMMETRIC = raw.NCORE_WINDOW_COLL_SYMMETRIC
+
+
+class CommShrinkFlag(enum.IntFlag):
+    """Communicator.shrink flags (NCCL_SHRINK_*)."""
+
+    DEFAULT = raw.NCORE_SHRINK_DEFAULT
+    ABORT = raw.NCORE_SHRINK_ABORT
+
+
+INT8 = NcclDataType.INT8
+CHAR = NcclDataType.CHAR
+UINT8 = NcclDataType.UINT8
+INT32 = NcclDataType.INT32
+INT = NcclDataType.INT
+UINT32 = NcclDataType.UINT32
+INT64 = NcclDataType.INT64
+UINT64 = NcclDataType.UINT64
+FLOAT16 = NcclDataType.FLOAT16
+HALF = NcclDataType.HALF
+FLOAT32 = NcclDataType.FLOAT32
+FLOAT = NcclDataType.FLOAT
+FLOAT64 = NcclDataType.FLOAT64
+DOUBLE = NcclDataType.DOUBLE
+BFLOAT16 = NcclDataType.BFLOAT16
+FLOAT8E4M3 = NcclDataType.FLOAT8E4M3
+FLOAT8E5M2 = NcclDataType.FLOAT8E5M2
+
+SUM = NcclRedOp.SUM
+PROD = NcclRedOp.PROD
+MAX = NcclRedOp.MAX
+MIN = NcclRedOp.MIN
+AVG = NcclRedOp.AVG

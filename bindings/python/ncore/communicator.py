@@ -1,0 +1,300 @@
+"""Communicator: creation, lifecycle, properties and the resources it owns
+(nccl.core Communicator). Collectives and p2p/one-sided methods come from
+mixins in _collectives.py and _p2p.py."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional, Sequence, Union
+
+import numpy as _np
+
+from ._collectives import CollectivesMixin
+from ._errors import NcclInvalid
+from ._lib import raw
+from ._p2p import P2PMixin
+from ._types import (Backend, CommShrinkFlag, NcclDataType, NcclGinType,
+                     ScalarResidence, WindowFlag)
+from .buffer import ResolvedBuffer, resolve_buffer
+from .config import NCCLConfig, NCCLDevCommRequirements, config_to_c
+from .resources import (CustomRedOp, DevCommResource, RegisteredBufferHandle,
+                        RegisteredWindowHandle)
+from .unique_id import UniqueId
+
+__all__ = ["Communicator"]
+
+
+class Communicator(CollectivesMixin, P2PMixin):
+    """A group of ranks that communicate (nccl.core Communicator).
+
+    Make one with :meth:`init` (or :meth:`from_env` under ``ncore.run``),
+    :meth:`init_all`, :meth:`split` or :meth:`shrink`. A context manager:
+    destroyed on exit. Thread safety as NCCL: calls on one communicator are
+    serialised by the caller, except :meth:`abort`.
+    """
+
+    def __init__(self, handle: int = 0) -> None:
+        """Wraps an ncore communicator handle; 0 makes a null communicator
+        (what split returns to a rank that passed no color)."""
+        self._handle = int(handle)
+
+    # ---- creation ----
+
+    @classmethod
+    def init(cls, nranks: int, rank: int, unique_id: Union[UniqueId, bytes],
+             config: Optional[NCCLConfig] = None) -> "Communicator":
+        """Creates this rank's communicator (ncclCommInitRankConfig).
+        Collective: every rank calls it with the same nranks and unique_id.
+
+        Raises:
+            NcclInvalid: unique_id of an invalid type, nranks < 1, rank out of
+                range, a config the library rejects.
+            NcclTimeout: not every rank joined in time.
+            NcclUnavailable: the configured backend is missing.
+        """
+        if isinstance(unique_id, (bytes, bytearray, memoryview)):
+            unique_id = UniqueId(unique_id)
+        if not isinstance(unique_id, UniqueId):
+            raise NcclInvalid(
+                f"unique_id: expected UniqueId or bytes, got {type(unique_id).__name__}")
+        return cls(raw.ncore_comm_init_rank(nranks, unique_id.as_bytes(), rank,
+                                            config_to_c(config)))
+
+    @classmethod
+    def init_all(cls, devices: Union[int, Sequence[int], None] = None,
+                 config: Optional[NCCLConfig] = None) -> list["Communicator"]:
+        """Creates one communicator per device in this process
+        (ncclCommInitAll); drive them from one thread with group().
+
+        devices: None = every device of the backend (host backend: 1); an int n
+        = n ranks (devices 0..n-1 on NCCL); a sequence = explicit devices (all
+        -1 on the host backend). An empty list gives [].
+        """
+        if devices is None:
+            backend = Backend.AUTO if config is None or config.backend is None else config.backend
+            devices = raw.ncore_device_count(int(backend))
+        if isinstance(devices, int):
+            ndev, devlist = devices, None
+        else:
+            devlist = [int(d) for d in devices]
+            ndev = len(devlist)
+        if ndev == 0:
+            return []
+        handles = raw.ncore_comm_init_all(ndev, devlist, config_to_c(config))
+        return [cls(h) for h in handles]
+
+    @classmethod
+    def from_env(cls, config: Optional[NCCLConfig] = None) -> "Communicator":
+        """Creates the communicator of a rank started by ``python -m ncore.run``
+        (or tools/ncore-run): reads NCORE_RANK, NCORE_NRANKS and NCORE_UNIQUE_ID
+        (256 hex characters).
+
+        Raises:
+            NcclInvalid: a variable is missing or malformed.
+        """
+        values = {}
+        for name in ("NCORE_RANK", "NCORE_NRANKS", "NCORE_UNIQUE_ID"):
+            if name not in os.environ:
+                raise NcclInvalid(f"{name}: not set (start the ranks with ncore.run)")
+            values[name] = os.environ[name]
+        try:
+            rank, nranks = int(values["NCORE_RANK"]), int(values["NCORE_NRANKS"])
+        except ValueError:
+            raise NcclInvalid("NCORE_RANK / NCORE_NRANKS: not integers") from None
+        return cls.init(nranks, rank, UniqueId.from_hex(values["NCORE_UNIQUE_ID"]), config)
+
+    def split(self, color: Optional[int], key: int,
+              config: Optional[NCCLConfig] = None) -> "Communicator":
+        """Splits by color, ordering new ranks by key (ncclCommSplit).
+        Collective. color None (or NCORE_SPLIT_NOCOLOR) leaves this rank out:
+        it gets a null communicator (is_valid False)."""
+        if color is None:
+            color = raw.NCORE_SPLIT_NOCOLOR
+        return Communicator(raw.ncore_comm_split(self._live(), color, key,
+                                                 config_to_c(config)))
+
+    def shrink(self, exclude_ranks: Sequence[int], config: Optional[NCCLConfig] = None,
+               flags: Union[CommShrinkFlag, int] = CommShrinkFlag.DEFAULT) -> "Communicator":
+        """A communicator of the ranks not in exclude_ranks (ncclCommShrink).
+        Collective over the remaining ranks."""
+        return Communicator(raw.ncore_comm_shrink(self._live(), [int(r) for r in exclude_ranks],
+                                                  config_to_c(config), int(flags)))
+
+    # ---- lifecycle ----
+
+    def finalize(self) -> None:
+        """Flushes outstanding work and synchronises with the other ranks so
+        destroy leaves no peer waiting (ncclCommFinalize). Collective."""
+        raw.ncore_comm_finalize(self._live())
+
+    def destroy(self) -> None:
+        """Releases the communicator and every resource it owns (their
+        handles then raise RuntimeError). Local. Idempotent."""
+        if self._handle:
+            handle, self._handle = self._handle, 0
+            raw.ncore_comm_destroy(handle)
+
+    def abort(self) -> None:
+        """Aborts: calls blocked on this communicator return, peers get
+        NcclRemoteError, everything is released (ncclCommAbort). Idempotent;
+        safe from another thread."""
+        if self._handle:
+            handle, self._handle = self._handle, 0
+            raw.ncore_comm_abort(handle)
+
+    def __enter__(self) -> "Communicator":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.destroy()
+
+    # ---- properties ----
+
+    def _live(self) -> int:
+        """The handle, or NcclInvalid for a null/destroyed communicator (the
+        nccl.core behaviour: "the communicator is not initialized")."""
+        if not self._handle:
+            raise NcclInvalid("communicator: not initialized (null or destroyed)")
+        return self._handle
+
+    @property
+    def ptr(self) -> int:
+        """The ncore handle (0 if null or destroyed)."""
+        return self._handle
+
+    handle = ptr
+
+    @property
+    def is_valid(self) -> bool:
+        """Whether the communicator is live (not null, destroyed or aborted)."""
+        return bool(self._handle) and bool(raw.ncore_comm_is_valid(self._handle))
+
+    @property
+    def rank(self) -> int:
+        """This rank, in [0, nranks)."""
+        return raw.ncore_comm_rank(self._live())
+
+    @property
+    def nranks(self) -> int:
+        """Number of ranks."""
+        return raw.ncore_comm_size(self._live())
+
+    @property
+    def device(self) -> int:
+        """CUDA device ordinal of this rank; -1 on the host backend."""
+        return raw.ncore_comm_device(self._live())
+
+    @property
+    def backend(self) -> Backend:
+        """The backend running the communicator (HOST or NCCL)."""
+        return Backend(raw.ncore_comm_backend(self._live()))
+
+    @property
+    def lsa_rank(self) -> int:
+        """This rank's index in its load/store-accessible team."""
+        return raw.ncore_comm_lsa_rank(self._live())
+
+    @property
+    def lsa_size(self) -> int:
+        """Size of the load/store-accessible team."""
+        return raw.ncore_comm_lsa_size(self._live())
+
+    @property
+    def gin_type(self) -> NcclGinType:
+        """GIN transport available to device code (NONE on the host backend)."""
+        return NcclGinType(raw.ncore_comm_gin_type(self._live()))
+
+    @property
+    def railed_gin_type(self) -> NcclGinType:
+        """GIN transport of the rail team."""
+        return NcclGinType(raw.ncore_comm_railed_gin_type(self._live()))
+
+    def get_async_error(self) -> int:
+        """The asynchronous status (ncclCommGetAsyncError): 0 (NCORE_OK),
+        NCORE_IN_PROGRESS, or the error a background operation hit."""
+        return raw.ncore_comm_async_error(self._live())
+
+    def __repr__(self) -> str:
+        if not self.is_valid:
+            return "<Communicator (null)>"
+        return f"<Communicator rank={self.rank} nranks={self.nranks} {self.backend.name}>"
+
+    # ---- buffers ----
+
+    def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer:
+        """Resolves a buffer and checks it can be used with this communicator
+        (host memory on the host backend, this device's memory on NCCL)."""
+        buf = resolve_buffer(obj)
+        raw.ncore_comm_check_buffer(self._live(), buf.as_desc(), argument_name)
+        return buf
+
+    # ---- resources ----
+
+    def register_buffer(self, buffer: Any) -> RegisteredBufferHandle:
+        """Registers a buffer for zero-copy transfers (ncclCommRegister). Local."""
+        buf = self._buffer(buffer, "buffer")
+        handle = raw.ncore_register_buffer(self._live(), buf.ptr, buf.nbytes)
+        return RegisteredBufferHandle(handle, self, buffer)
+
+    def register_window(self, buffer: Any,
+                        flags: Union[WindowFlag, int, None] = None) -> RegisteredWindowHandle:
+        """Registers `buffer` as this rank's part of a new window
+        (ncclCommWindowRegister). Collective; every rank registers, by default
+        the same size. Memory from ncore_mem_alloc (e.g. interop.numpy.empty)
+        gives real peer pointers on the host backend."""
+        buf = self._buffer(buffer, "buffer")
+        handle = raw.ncore_register_window(self._live(), buf.ptr, buf.nbytes,
+                                           int(flags or WindowFlag.DEFAULT))
+        return RegisteredWindowHandle(handle, self, buffer)
+
+    def create_pre_mul_sum(self, scalar: Any, datatype: Optional[NcclDataType] = None,
+                           residence: Optional[ScalarResidence] = None) -> CustomRedOp:
+        """Creates a PreMulSum operator, output = scalar * sum(inputs).
+
+        scalar: a Python int/float (host memory, copied now), a one-element
+            NumPy array (host, copied now), or a one-element buffer of this
+            communicator's device (read when each collective runs; it must stay
+            alive while the operator is open).
+        datatype: the reduction's type; inferred from the scalar if None
+            (Python floats give FLOAT64, ints INT64).
+        residence: ScalarResidence; inferred from the scalar if None.
+
+        Raises:
+            NcclInvalid: scalar with more than one element, unknown dtype.
+        """
+        keepalive = None
+        if isinstance(scalar, (int, float)) and not isinstance(scalar, bool):
+            dtype = NcclDataType(datatype) if datatype is not None else (
+                NcclDataType.FLOAT64 if isinstance(scalar, float) else NcclDataType.INT64)
+            host = _np.array([scalar], dtype=dtype.numpy_dtype)
+            ptr, residence = host.ctypes.data, ScalarResidence.HOST_IMMEDIATE
+            keepalive = host
+        else:
+            is_numpy = isinstance(scalar, _np.ndarray)
+            buf = resolve_buffer(scalar) if is_numpy else self._buffer(scalar, "scalar")
+            if buf.count != 1:
+                raise NcclInvalid(f"scalar: must hold exactly 1 element, holds {buf.count}")
+            dtype = NcclDataType(datatype) if datatype is not None else buf.dtype
+            if dtype != buf.dtype:
+                raise NcclInvalid(
+                    f"scalar: is {buf.dtype.name}, datatype says {dtype.name}")
+            if residence is None:
+                residence = (ScalarResidence.HOST_IMMEDIATE if is_numpy
+                             else ScalarResidence.DEVICE)
+            ptr, keepalive = buf.ptr, scalar
+        handle = raw.ncore_create_pre_mul_sum(self._live(), ptr, int(dtype), int(residence))
+        # A DEVICE-resident scalar is read at each collective: keep it alive.
+        return CustomRedOp(handle, self,
+                           keepalive if residence == ScalarResidence.DEVICE else None)
+
+    def create_dev_comm(self,
+                        requirements: Optional[NCCLDevCommRequirements] = None) -> DevCommResource:
+        """Creates a device communicator (ncclDevCommCreate). Collective.
+        requirements None = the defaults.
+
+        Raises:
+            NcclInvalid: the communicator is not initialized, bad requirements.
+            NcclNotSupported: GIN or multimem required but unavailable.
+        """
+        requirements_c = None if requirements is None else requirements.to_c()
+        return DevCommResource(raw.ncore_create_dev_comm(self._live(), requirements_c), self)

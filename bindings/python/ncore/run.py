@@ -1,0 +1,99 @@
+"""Launcher: ``python -m ncore.run -n N [--backend host|nccl] script.py [args]``
+(or ``-m module``) starts N ranks as tools/ncore-run does, each with
+NCORE_RANK, NCORE_NRANKS and NCORE_UNIQUE_ID (the 128-byte id as 256 hex
+characters, made here by ncore_get_unique_id for the AUTO-resolved backend,
+or the one --backend / NCORE_BACKEND names). In the ranks,
+``Communicator.from_env()`` joins.
+
+Exit status: 0 if every rank exited 0, else the first failing rank's status
+(a rank killed by a signal counts as 128 + signal). When one rank fails, the
+others get --grace seconds to finish before they are terminated."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Optional, Sequence
+
+__all__ = ["main", "launch"]
+
+
+def _unique_id_hex(backend: Optional[str]) -> str:
+    from ._lib import raw
+    from ._types import Backend
+
+    requested = Backend[backend.upper()] if backend else Backend.AUTO
+    return raw.ncore_get_unique_id(int(Backend.resolve(requested))).hex()
+
+
+def launch(nranks: int, command: Sequence[str], backend: Optional[str] = None,
+           grace: float = 5.0, timeout: Optional[float] = None) -> int:
+    """Starts `nranks` copies of `command` with the rank environment and waits
+    for them. Returns the exit status described in the module docstring."""
+    uid = _unique_id_hex(backend)
+    processes = []
+    for rank in range(nranks):
+        env = dict(os.environ, NCORE_RANK=str(rank), NCORE_NRANKS=str(nranks),
+                   NCORE_UNIQUE_ID=uid)
+        if backend:
+            env["NCORE_BACKEND"] = backend
+        processes.append(subprocess.Popen(list(command), env=env))
+    status = 0
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pending = list(processes)
+    while pending:
+        for process in list(pending):
+            code = process.poll()
+            if code is None:
+                continue
+            pending.remove(process)
+            if code != 0 and status == 0:
+                status = code if code > 0 else 128 - code
+                # Give the others a moment to notice (NcclRemoteError), then stop them.
+                deadline = time.monotonic() + grace if deadline is None else min(
+                    deadline, time.monotonic() + grace)
+        if pending and deadline is not None and time.monotonic() > deadline:
+            for process in pending:
+                process.send_signal(signal.SIGTERM)
+            for process in pending:
+                try:
+                    process.wait(timeout=grace)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+            if status == 0:
+                status = 124  # the timeout's status, as timeout(1)
+            break
+        time.sleep(0.01)
+    return status
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(prog="python -m ncore.run", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", "--nranks", type=int, required=True, help="number of ranks")
+    parser.add_argument("--backend", choices=["host", "nccl"], help="NCORE_BACKEND for the ranks")
+    parser.add_argument("--grace", type=float, default=5.0,
+                        help="seconds the other ranks get after one fails")
+    parser.add_argument("--timeout", type=float, help="seconds before all ranks are stopped")
+    parser.add_argument("-m", dest="module", help="run a module instead of a script")
+    parser.add_argument("program", nargs=argparse.REMAINDER, help="script.py [args]")
+    args = parser.parse_args(argv)
+    if args.nranks < 1:
+        parser.error("-n must be at least 1")
+    if args.module:
+        command = [sys.executable, "-m", args.module, *args.program]
+    elif args.program:
+        command = [sys.executable, *args.program]
+    else:
+        parser.error("give a script (or -m module)")
+    return launch(args.nranks, command, args.backend, args.grace, args.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

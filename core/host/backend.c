@@ -1,0 +1,195 @@
+/* core/host — the host backend's operation table, and the thin entry points
+ * that turn calls into operations (p2p, collectives, buffers, custom ops). */
+#include <stdlib.h>
+#include <string.h>
+#include "../dtype.h"
+#include "../error.h"
+#include "host.h"
+
+/* Declared by the files that implement them. */
+ncore_status_t host_get_unique_id(ncore_unique_id_t *out);
+ncore_status_t host_comm_init_rank(void **, int, const ncore_unique_id_t *, int,
+                                   const core_config_t *);
+ncore_status_t host_comm_init_all(void **, int, const int *, const core_config_t *);
+ncore_status_t host_comm_split(void *, int, int, void **, const core_config_t *);
+ncore_status_t host_comm_shrink(void *, const int *, int, void **,
+                                const core_config_t *, uint32_t);
+ncore_status_t host_comm_finalize(void *);
+void host_comm_abort_signal(void *);
+void host_comm_destroy(void *, int);
+void host_comm_info(void *, core_comm_info_t *);
+ncore_status_t host_comm_async_error(void *, ncore_status_t *);
+ncore_status_t host_comm_gin_types(void *, ncore_gin_type_t *, ncore_gin_type_t *);
+ncore_status_t host_group_start(void);
+ncore_status_t host_group_end(void);
+ncore_status_t host_window_register(void *, void *, size_t, uint32_t, void **,
+                                    uintptr_t *);
+void host_window_deregister(void *, void *);
+size_t host_window_peer_size(void *, int);
+ncore_status_t host_window_peer_pointer(void *, void *, int, size_t, void **);
+ncore_status_t host_window_multimem_pointer(void *, void *, size_t, void **);
+ncore_status_t host_signal(void *, int, ncore_stream_t);
+ncore_status_t host_wait_signal(void *, const core_wait_t *, size_t, ncore_stream_t);
+ncore_status_t host_put_signal(void *, const void *, size_t, int, void *, size_t,
+                               ncore_stream_t);
+ncore_status_t host_dev_comm_create(void *, const ncore_dev_comm_requirements_t *,
+                                    void **);
+void host_dev_comm_destroy(void *, void *);
+void *host_dev_comm_pointer(void *);
+void host_dev_comm_info(void *, ncore_dev_comm_info_t *);
+ncore_status_t host_symmetric_alloc(void *, size_t, void **);
+void host_symmetric_free(void *, void *);
+void *host_symmetric_local_pointer(void *);
+void *host_symmetric_peer_pointer(void *, int);
+ncore_status_t host_symmetric_put(void *, void *, size_t, const void *, size_t,
+                                  int, ncore_stream_t);
+ncore_status_t host_symmetric_get(void *, void *, void *, size_t, size_t, int,
+                                  ncore_stream_t);
+ncore_status_t host_mem_alloc(void **, size_t);
+ncore_status_t host_mem_free(void *);
+ncore_status_t host_device_count(int *);
+ncore_status_t host_device_set(int);
+ncore_status_t host_device_get(int *);
+ncore_status_t host_stream_create(ncore_stream_t *);
+ncore_status_t host_stream_destroy(ncore_stream_t);
+ncore_status_t host_stream_synchronize(ncore_stream_t);
+ncore_status_t host_stream_check(ncore_stream_t, const char *);
+ncore_status_t host_memcpy_async(void *, const void *, size_t, ncore_memcpy_kind_t,
+                                 ncore_stream_t);
+ncore_status_t host_memset_async(void *, int, size_t, ncore_stream_t);
+
+/* Shared memory and OFD locks exist on every Linux: always usable. */
+static ncore_status_t host_probe(void) { return NCORE_OK; }
+
+/* Fails fast on an aborted communicator before queueing anything. */
+static ncore_status_t usable(host_comm_t *c) {
+  return host_comm_health(c, 0);
+}
+
+static ncore_status_t host_send(void *comm, const void *buf, size_t count,
+                                ncore_dtype_t dtype, int peer,
+                                ncore_stream_t stream) {
+  (void)stream;
+  ncore_status_t s = usable(comm);
+  if (s != NCORE_OK) return s;
+  host_op_t op;
+  host_p2p_init_send(&op, comm, buf, count * core_dtype_size(dtype), peer);
+  return host_submit(&op);
+}
+
+static ncore_status_t host_recv(void *comm, void *buf, size_t count,
+                                ncore_dtype_t dtype, int peer,
+                                ncore_stream_t stream) {
+  (void)stream;
+  ncore_status_t s = usable(comm);
+  if (s != NCORE_OK) return s;
+  host_op_t op;
+  host_p2p_init_recv(&op, comm, buf, count * core_dtype_size(dtype), peer);
+  return host_submit(&op);
+}
+
+static ncore_status_t host_collective(void *comm, const core_coll_args_t *args) {
+  ncore_status_t s = usable(comm);
+  if (s != NCORE_OK) return s;
+  host_op_t op;
+  host_coll_init(&op, comm, args);
+  return host_submit(&op);
+}
+
+/* Registered buffers need nothing on the host: any memory is reachable. */
+static ncore_status_t host_buffer_register(void *comm, void *ptr, size_t size,
+                                           void **out, uintptr_t *native) {
+  (void)comm; (void)size;
+  *out = ptr;
+  if (native) *native = (uintptr_t)ptr;
+  return NCORE_OK;
+}
+
+static void host_buffer_deregister(void *comm, void *buffer) {
+  (void)comm; (void)buffer;
+}
+
+/* PreMulSum: a host-immediate scalar is copied now; a device-resident one is
+ * read through its pointer each time a collective runs. */
+static ncore_status_t host_redop_create_pre_mul_sum(
+    void *comm, const void *scalar, ncore_dtype_t dtype,
+    ncore_scalar_residence_t residence, void **out) {
+  (void)comm;
+  host_premul_t *pm = calloc(1, sizeof *pm);
+  if (!pm) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  pm->dtype = dtype;
+  pm->residence = residence;
+  pm->scalar_ptr = scalar;
+  if (residence == NCORE_SCALAR_HOST_IMMEDIATE)
+    memcpy(pm->scalar, scalar, core_dtype_size(dtype));
+  *out = pm;
+  return NCORE_OK;
+}
+
+static void host_redop_destroy(void *comm, void *op) {
+  (void)comm;
+  free(op);
+}
+
+/* Every rank sees all others' memory directly: lsa == peer. */
+static ncore_status_t host_window_lsa_pointer(void *comm, void *window,
+                                              int lsa_rank, size_t offset,
+                                              void **out) {
+  return host_window_peer_pointer(comm, window, lsa_rank, offset, out);
+}
+
+const core_backend_ops_t core_host_backend = {
+    .kind = NCORE_BACKEND_HOST,
+    .name = "host",
+    .probe = host_probe,
+    .get_unique_id = host_get_unique_id,
+    .comm_init_rank = host_comm_init_rank,
+    .comm_init_all = host_comm_init_all,
+    .comm_split = host_comm_split,
+    .comm_shrink = host_comm_shrink,
+    .comm_finalize = host_comm_finalize,
+    .comm_abort_signal = host_comm_abort_signal,
+    .comm_destroy = host_comm_destroy,
+    .comm_info = host_comm_info,
+    .comm_async_error = host_comm_async_error,
+    .comm_gin_types = host_comm_gin_types,
+    .group_start = host_group_start,
+    .group_end = host_group_end,
+    .send = host_send,
+    .recv = host_recv,
+    .collective = host_collective,
+    .buffer_register = host_buffer_register,
+    .buffer_deregister = host_buffer_deregister,
+    .redop_create_pre_mul_sum = host_redop_create_pre_mul_sum,
+    .redop_destroy = host_redop_destroy,
+    .window_register = host_window_register,
+    .window_deregister = host_window_deregister,
+    .window_peer_size = host_window_peer_size,
+    .window_lsa_pointer = host_window_lsa_pointer,
+    .window_peer_pointer = host_window_peer_pointer,
+    .window_multimem_pointer = host_window_multimem_pointer,
+    .signal = host_signal,
+    .wait_signal = host_wait_signal,
+    .put_signal = host_put_signal,
+    .dev_comm_create = host_dev_comm_create,
+    .dev_comm_destroy = host_dev_comm_destroy,
+    .dev_comm_pointer = host_dev_comm_pointer,
+    .dev_comm_info = host_dev_comm_info,
+    .symmetric_alloc = host_symmetric_alloc,
+    .symmetric_free = host_symmetric_free,
+    .symmetric_local_pointer = host_symmetric_local_pointer,
+    .symmetric_peer_pointer = host_symmetric_peer_pointer,
+    .symmetric_put = host_symmetric_put,
+    .symmetric_get = host_symmetric_get,
+    .mem_alloc = host_mem_alloc,
+    .mem_free = host_mem_free,
+    .device_count = host_device_count,
+    .device_set = host_device_set,
+    .device_get = host_device_get,
+    .stream_create = host_stream_create,
+    .stream_destroy = host_stream_destroy,
+    .stream_synchronize = host_stream_synchronize,
+    .stream_check = host_stream_check,
+    .memcpy_async = host_memcpy_async,
+    .memset_async = host_memset_async,
+};

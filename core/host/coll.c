@@ -1,0 +1,224 @@
+/* core/host — the eight collectives over per-rank staging slots in the
+ * segment. Per chunk: wait until every rank consumed the previous step, stage
+ * our part (and a descriptor), publish `posted`, wait until all posted, check
+ * the descriptors agree, compute our output from the peers' staging (ranks
+ * reduced in order 0..N-1, so every rank gets bit-identical results), publish
+ * `consumed`. Each step is a non-blocking state so groups can mix them. */
+#include <stdio.h>
+#include <string.h>
+#include "../dtype.h"
+#include "../error.h"
+#include "host.h"
+
+static const char *kind_name(core_coll_kind_t k) {
+  static const char *names[] = {"allreduce", "broadcast", "reduce", "allgather",
+                                "reduce_scatter", "alltoall", "gather", "scatter"};
+  return (unsigned)k < 8 ? names[k] : "collective";
+}
+
+/* 1 for kinds whose staging holds one block per destination rank. */
+static int per_destination(core_coll_kind_t k) {
+  return k == CORE_COLL_REDUCE_SCATTER || k == CORE_COLL_ALLTOALL ||
+         k == CORE_COLL_SCATTER;
+}
+
+static int reducing(core_coll_kind_t k) {
+  return k == CORE_COLL_ALLREDUCE || k == CORE_COLL_REDUCE ||
+         k == CORE_COLL_REDUCE_SCATTER;
+}
+
+/* Elements in the current chunk (same on every rank that agrees). */
+static size_t chunk_len(host_op_t *op) {
+  size_t left = op->coll.count - op->chunk_off;
+  return left < op->chunk_elems ? left : op->chunk_elems;
+}
+
+/* Copies (or, for PreMulSum, scales) n elements into the staging. */
+static void stage_input(host_op_t *op, char *dst, const char *src, size_t n) {
+  host_premul_t *pm = op->coll.custom_op;
+  if (pm && reducing(op->coll.kind)) {
+    const void *scalar = pm->residence == NCORE_SCALAR_HOST_IMMEDIATE
+                             ? (const void *)pm->scalar : pm->scalar_ptr;
+    core_scale(dst, src, n, op->coll.dtype, scalar);
+  } else {
+    memcpy(dst, src, n * op->esize);
+  }
+}
+
+/* Stages this rank's part of the current chunk. */
+static void post_chunk(host_op_t *op) {
+  host_comm_t *c = op->comm;
+  const core_coll_args_t *a = &op->coll;
+  char *stage = host_stage(c, c->rank);
+  size_t n = chunk_len(op), es = op->esize, off = op->chunk_off;
+  const char *send = a->sendbuf;
+  switch (a->kind) {
+    case CORE_COLL_BROADCAST:
+      if (c->rank != a->root) break;
+      /* fall through */
+    case CORE_COLL_ALLREDUCE: case CORE_COLL_REDUCE:
+    case CORE_COLL_ALLGATHER: case CORE_COLL_GATHER:
+      if (n) stage_input(op, stage, send + off * es, n);
+      break;
+    case CORE_COLL_SCATTER:
+      if (c->rank != a->root) break;
+      /* fall through */
+    case CORE_COLL_REDUCE_SCATTER: case CORE_COLL_ALLTOALL:
+      for (int j = 0; j < c->nranks && n; j++)
+        stage_input(op, stage + (size_t)j * n * es,
+                    send + ((size_t)j * a->count + off) * es, n);
+      break;
+  }
+  host_coll_desc_t *d = host_coll_desc(c, c->rank);
+  d->kind = (int32_t)a->kind;
+  d->dtype = (int32_t)a->dtype;
+  d->op = a->custom_op ? -1 : (int32_t)a->op;
+  d->root = a->root;
+  d->count = a->count;
+}
+
+/* Reduces the block at byte offset `at` of every rank's staging into out. */
+static void reduce_block(host_op_t *op, char *out, size_t at, size_t n) {
+  host_comm_t *c = op->comm;
+  ncore_redop_t rop = op->coll.custom_op ? NCORE_SUM : op->coll.op;
+  memcpy(out, host_stage(c, 0) + at, n * op->esize);
+  for (int r = 1; r < c->nranks; r++)
+    core_reduce_into(out, host_stage(c, r) + at, n, op->coll.dtype, rop);
+  core_reduce_finish(out, n, op->coll.dtype, rop, c->nranks);
+}
+
+/* Computes this rank's output for the current chunk from all stagings. */
+static void compute_chunk(host_op_t *op) {
+  host_comm_t *c = op->comm;
+  const core_coll_args_t *a = &op->coll;
+  size_t n = chunk_len(op), es = op->esize, off = op->chunk_off;
+  char *recv = a->recvbuf;
+  if (!n) return;
+  switch (a->kind) {
+    case CORE_COLL_ALLREDUCE:
+      reduce_block(op, recv + off * es, 0, n);
+      break;
+    case CORE_COLL_REDUCE:
+      if (c->rank == a->root) reduce_block(op, recv + off * es, 0, n);
+      break;
+    case CORE_COLL_BROADCAST:
+      memcpy(recv + off * es, host_stage(c, a->root), n * es);
+      break;
+    case CORE_COLL_GATHER:
+      if (c->rank != a->root) break;
+      /* fall through */
+    case CORE_COLL_ALLGATHER:
+      for (int r = 0; r < c->nranks; r++)
+        memcpy(recv + ((size_t)r * a->count + off) * es, host_stage(c, r), n * es);
+      break;
+    case CORE_COLL_REDUCE_SCATTER:
+      reduce_block(op, recv + off * es, (size_t)c->rank * n * es, n);
+      break;
+    case CORE_COLL_ALLTOALL:
+      for (int r = 0; r < c->nranks; r++)
+        memcpy(recv + ((size_t)r * a->count + off) * es,
+               host_stage(c, r) + (size_t)c->rank * n * es, n * es);
+      break;
+    case CORE_COLL_SCATTER:
+      memcpy(recv + off * es,
+             host_stage(c, a->root) + (size_t)c->rank * n * es, n * es);
+      break;
+  }
+}
+
+/* Checks that every rank staged the same collective as this one. */
+static int check_descs(host_op_t *op) {
+  host_comm_t *c = op->comm;
+  host_coll_desc_t *mine = host_coll_desc(c, c->rank);
+  for (int r = 0; r < c->nranks; r++) {
+    host_coll_desc_t *d = host_coll_desc(c, r);
+    int root_matters = op->coll.kind == CORE_COLL_BROADCAST ||
+                       op->coll.kind == CORE_COLL_REDUCE ||
+                       op->coll.kind == CORE_COLL_GATHER ||
+                       op->coll.kind == CORE_COLL_SCATTER;
+    if (d->kind != mine->kind || d->dtype != mine->dtype || d->count != mine->count ||
+        (reducing(op->coll.kind) && d->op != mine->op) ||
+        (root_matters && d->root != mine->root)) {
+      op->status = core_error(
+          NCORE_ERR_INVALID_USAGE,
+          "collective mismatch: rank %d called %s(count %llu, %s, op %d, root %d) "
+          "but rank %d called %s(count %llu, %s, op %d, root %d)",
+          c->rank, kind_name((core_coll_kind_t)mine->kind),
+          (unsigned long long)mine->count,
+          core_dtype_name((ncore_dtype_t)mine->dtype), mine->op, mine->root, r,
+          kind_name((core_coll_kind_t)d->kind), (unsigned long long)d->count,
+          core_dtype_name((ncore_dtype_t)d->dtype), d->op, d->root);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The state machine: phase 0 = waiting to stage, 1 = waiting for peers. */
+static int coll_progress(host_op_t *op) {
+  host_comm_t *c = op->comm;
+  if (c->coll_owner && c->coll_owner != op) return 0;  /* one at a time */
+  if (op->phase == 0) {
+    uint64_t step = c->coll_step + 1;
+    for (int r = 0; r < c->nranks; r++)
+      if (atomic_load_explicit(&host_rank_slot(c, r)->consumed.value,
+                               memory_order_acquire) < step - 1)
+        return 0;
+    c->coll_owner = op;
+    c->coll_step = op->step = step;
+    post_chunk(op);
+    atomic_store_explicit(&host_rank_slot(c, c->rank)->posted.value, step,
+                          memory_order_release);
+    op->phase = 1;
+  }
+  for (int r = 0; r < c->nranks; r++)
+    if (atomic_load_explicit(&host_rank_slot(c, r)->posted.value,
+                             memory_order_acquire) < op->step)
+      return 2;
+  if (check_descs(op) != 0) {
+    host_op_release(op);
+    return -1;
+  }
+  compute_chunk(op);
+  atomic_store_explicit(&host_rank_slot(c, c->rank)->consumed.value, op->step,
+                        memory_order_release);
+  op->chunk_off += chunk_len(op);
+  op->phase = 0;
+  if (op->chunk_off >= op->coll.count) {
+    c->coll_owner = NULL;
+    return 1;
+  }
+  return 2;
+}
+
+void host_coll_init(host_op_t *op, host_comm_t *comm,
+                    const core_coll_args_t *args) {
+  memset(op, 0, sizeof *op);
+  op->progress = coll_progress;
+  op->comm = comm;
+  op->coll = *args;
+  op->esize = core_dtype_size(args->dtype);
+  size_t per = HOST_STAGE_BYTES / op->esize;
+  if (per_destination(args->kind)) per /= (size_t)comm->nranks;
+  op->chunk_elems = per ? per : 1;
+  snprintf(op->what, sizeof op->what, "%s", kind_name(args->kind));
+  host_premul_t *pm = args->custom_op;
+  if (pm && pm->residence != NCORE_SCALAR_HOST_IMMEDIATE) {
+    /* Device residence: the scalar is read when the collective runs. */
+  }
+}
+
+ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,
+                                    void *all, size_t bytes) {
+  core_coll_args_t a;
+  memset(&a, 0, sizeof a);
+  a.kind = CORE_COLL_ALLGATHER;
+  a.sendbuf = mine;
+  a.recvbuf = all;
+  a.count = bytes;
+  a.dtype = NCORE_UINT8;
+  host_op_t op;
+  host_coll_init(&op, comm, &a);
+  op.next = NULL;
+  return host_run_ops(&op);
+}

@@ -1,0 +1,195 @@
+/* core/host — communicator lifecycle: unique ids, init (one rank, or all
+ * ranks as threads of this process), split, shrink, finalize, abort, destroy
+ * and queries. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include "../error.h"
+#include "host.h"
+
+/* Mixes a parent's token with a sequence number and a tag into a child's. */
+static uint64_t derive_token(uint64_t token, uint64_t seq, uint64_t tag) {
+  uint64_t z = token ^ (seq * 0x9e3779b97f4a7c15ull) ^ (tag * 0xbf58476d1ce4e5b9ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A random token (getrandom; falls back on time and pid). */
+static uint64_t random_token(void) {
+  uint64_t t = 0;
+  if (getrandom(&t, sizeof t, 0) != (ssize_t)sizeof t)
+    t = derive_token(host_now_ns(), (uint64_t)getpid(), 1);
+  return t;
+}
+
+ncore_status_t host_get_unique_id(ncore_unique_id_t *out) {
+  memset(out, 0, sizeof *out);
+  host_unique_id_t id;
+  memcpy(id.magic, HOST_MAGIC, 8);
+  id.token = random_token();
+  id.creator_pid = getpid();
+  memcpy(out->internal, &id, sizeof id);
+  return NCORE_OK;
+}
+
+ncore_status_t host_comm_init_rank(void **out, int nranks,
+                                   const ncore_unique_id_t *id, int rank,
+                                   const core_config_t *config) {
+  host_unique_id_t hid;
+  memcpy(&hid, id->internal, sizeof hid);
+  if (memcmp(hid.magic, HOST_MAGIC, 8) != 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "id: not a unique id of the host backend");
+  return host_segment_join((host_comm_t **)out, hid.token, nranks, rank,
+                           config->timeout_ms);
+}
+
+typedef struct init_job {
+  uint64_t token;
+  int nranks, rank;
+  int64_t timeout_ms;
+  host_comm_t *comm;
+  ncore_status_t status;
+} init_job_t;
+
+/* Thread body of init_all: one rank joins. */
+static void *init_thread(void *arg) {
+  init_job_t *j = arg;
+  j->status = host_segment_join(&j->comm, j->token, j->nranks, j->rank,
+                                j->timeout_ms);
+  return NULL;
+}
+
+ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
+                                  const core_config_t *config) {
+  (void)devlist;
+  init_job_t *jobs = calloc((size_t)ndev, sizeof *jobs);
+  pthread_t *threads = calloc((size_t)ndev, sizeof *threads);
+  if (!jobs || !threads) {
+    free(jobs);
+    free(threads);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
+  uint64_t token = random_token();
+  int started = 0;
+  for (int r = 0; r < ndev; r++) {
+    jobs[r] = (init_job_t){token, ndev, r, config->timeout_ms, NULL, NCORE_OK};
+    if (pthread_create(&threads[r], NULL, init_thread, &jobs[r]) != 0) {
+      jobs[r].status = NCORE_ERR_SYSTEM;
+      break;
+    }
+    started++;
+  }
+  ncore_status_t s = NCORE_OK;
+  for (int r = 0; r < started; r++) pthread_join(threads[r], NULL);
+  for (int r = 0; r < ndev; r++)
+    if (jobs[r].status != NCORE_OK && s == NCORE_OK) s = jobs[r].status;
+  if (started < ndev && s == NCORE_OK) s = NCORE_ERR_SYSTEM;
+  if (s != NCORE_OK) {
+    for (int r = 0; r < ndev; r++) host_segment_leave(jobs[r].comm);
+    s = core_error(s, "rank initialization failed (%s)", ncore_status_string(s));
+  } else {
+    for (int r = 0; r < ndev; r++) out[r] = jobs[r].comm;
+  }
+  free(jobs);
+  free(threads);
+  return s;
+}
+
+ncore_status_t host_comm_split(void *comm, int color, int key, void **out,
+                               const core_config_t *config) {
+  host_comm_t *c = comm;
+  int32_t mine[2] = {color, key};
+  int32_t *all = calloc((size_t)c->nranks * 2, sizeof(int32_t));
+  if (!all) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  ncore_status_t s = host_allgather_bytes(c, mine, all, sizeof mine);
+  uint64_t seq = ++c->child_seq;
+  if (s != NCORE_OK || color == NCORE_SPLIT_NOCOLOR) {
+    free(all);
+    *out = NULL;
+    return s;
+  }
+  int newrank = 0, newsize = 0;
+  for (int r = 0; r < c->nranks; r++) {
+    if (all[2 * r] != color) continue;
+    newsize++;
+    int rk = all[2 * r + 1];
+    if (rk < key || (rk == key && r < c->rank)) newrank++;
+  }
+  free(all);
+  return host_segment_join((host_comm_t **)out,
+                           derive_token(c->token, seq, (uint64_t)(uint32_t)color),
+                           newsize, newrank, config->timeout_ms);
+}
+
+ncore_status_t host_comm_shrink(void *comm, const int *exclude, int count,
+                                void **out, const core_config_t *config,
+                                uint32_t flags) {
+  (void)flags;
+  host_comm_t *c = comm;
+  uint64_t seq = ++c->child_seq;
+  int newrank = 0, newsize = 0;
+  for (int r = 0; r < c->nranks; r++) {
+    int excluded = 0;
+    for (int i = 0; i < count; i++) excluded |= exclude[i] == r;
+    if (excluded) continue;
+    if (r < c->rank) newrank++;
+    newsize++;
+  }
+  return host_segment_join((host_comm_t **)out,
+                           derive_token(c->token, seq, 0x5348524b), newsize,
+                           newrank, config->timeout_ms);
+}
+
+ncore_status_t host_comm_finalize(void *comm) {
+  host_comm_t *c = comm;
+  char one = 1, *all = malloc((size_t)c->nranks);
+  ncore_status_t s = host_allgather_bytes(c, &one, all, 1);  /* a barrier */
+  free(all);
+  c->finalized = 1;
+  return s;
+}
+
+void host_comm_abort_signal(void *comm) {
+  host_comm_t *c = comm;
+  atomic_store(&c->aborted, 1);
+  atomic_store(&host_rank_slot(c, c->rank)->aborted, 1);
+}
+
+void host_comm_destroy(void *comm, int aborted) {
+  (void)aborted;
+  host_segment_leave(comm);
+}
+
+void host_comm_info(void *comm, core_comm_info_t *out) {
+  host_comm_t *c = comm;
+  out->rank = c->rank;
+  out->nranks = c->nranks;
+  out->device = -1;
+  out->lsa_rank = c->rank;
+  out->lsa_size = c->nranks;
+}
+
+ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
+  host_comm_t *c = comm;
+  /* Looks at peers without recording an error: the query itself succeeds. */
+  for (int r = 0; r < c->nranks && c->async_error == NCORE_OK; r++) {
+    if (r == c->rank) continue;
+    if (atomic_load(&host_rank_slot(c, r)->aborted) || !host_peer_alive(c, r))
+      c->async_error = NCORE_ERR_REMOTE;
+  }
+  *out = c->async_error;
+  return NCORE_OK;
+}
+
+ncore_status_t host_comm_gin_types(void *comm, ncore_gin_type_t *gin,
+                                   ncore_gin_type_t *railed) {
+  (void)comm;
+  *gin = NCORE_GIN_TYPE_NONE;
+  *railed = NCORE_GIN_TYPE_NONE;
+  return NCORE_OK;
+}

@@ -1,0 +1,43 @@
+/* core/host — device communicators describe the host team: every rank is in
+ * the LSA team, no GIN, no rail team, no multimem. */
+#include <stdlib.h>
+#include <string.h>
+#include "../error.h"
+#include "host.h"
+
+typedef struct host_dev_comm {
+  int rank, nranks;
+} host_dev_comm_t;
+
+ncore_status_t host_dev_comm_create(void *comm,
+                                    const ncore_dev_comm_requirements_t *req,
+                                    void **out) {
+  host_comm_t *c = comm;
+  (void)req;  /* the core rejected GIN / multimem requirements already */
+  host_dev_comm_t *d = malloc(sizeof *d);
+  if (!d) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  d->rank = c->rank;
+  d->nranks = c->nranks;
+  *out = d;
+  return NCORE_OK;
+}
+
+void host_dev_comm_destroy(void *comm, void *dev_comm) {
+  (void)comm;
+  free(dev_comm);
+}
+
+void *host_dev_comm_pointer(void *dev_comm) { return dev_comm; }
+
+void host_dev_comm_info(void *dev_comm, ncore_dev_comm_info_t *out) {
+  host_dev_comm_t *d = dev_comm;
+  uint32_t size = out->struct_size;
+  memset(out, 0, sizeof *out);
+  out->struct_size = size;
+  out->rank = d->rank;
+  out->nranks = d->nranks;
+  out->lsa_rank = d->rank;
+  out->lsa_size = d->nranks;
+  out->gin_type = NCORE_GIN_TYPE_NONE;
+  out->railed_gin_type = NCORE_GIN_TYPE_NONE;
+}

@@ -1,0 +1,80 @@
+/* core/host — running operations: alone (outside a group) or all the ops a
+ * thread queued between group_start and group_end, progressed round-robin so
+ * that sends, receives and collectives on several communicators never
+ * deadlock each other. */
+#include <stdlib.h>
+#include <string.h>
+#include "../error.h"
+#include "host.h"
+
+static _Thread_local int group_open;
+static _Thread_local host_op_t *group_head, *group_tail;
+
+ncore_status_t host_run_ops(host_op_t *ops) {
+  host_waiter_t w;
+  host_waiter_init(&w);
+  for (;;) {
+    host_op_t *pending = NULL;
+    int progressed = 0;
+    for (host_op_t *op = ops; op; op = op->next) {
+      if (op->phase < 0) continue;  /* done */
+      int r = op->progress(op);
+      if (r < 0) {
+        for (host_op_t *o = ops; o; o = o->next) host_op_release(o);
+        return op->status != NCORE_OK ? op->status : core_error_current();
+      }
+      if (r == 1) {
+        op->phase = -1;
+        progressed = 1;
+      } else {
+        if (r == 2) progressed = 1;
+        if (!pending) pending = op;
+      }
+    }
+    if (!pending) return NCORE_OK;
+    if (progressed) {
+      host_waiter_init(&w);  /* the timeout counts time without progress */
+      continue;
+    }
+    ncore_status_t s = host_waiter_pause(&w, pending->comm, pending->what);
+    if (s != NCORE_OK) {
+      for (host_op_t *op = ops; op; op = op->next)
+        host_op_release(op);
+      return s;
+    }
+  }
+}
+
+ncore_status_t host_submit(host_op_t *op) {
+  if (!group_open) {
+    op->next = NULL;
+    return host_run_ops(op);
+  }
+  host_op_t *copy = malloc(sizeof *copy);
+  if (!copy) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  memcpy(copy, op, sizeof *copy);
+  copy->next = NULL;
+  if (group_tail) group_tail->next = copy; else group_head = copy;
+  group_tail = copy;
+  return NCORE_OK;
+}
+
+/* group_start: opens the thread's queue (the core handles nesting). */
+ncore_status_t host_group_start(void) {
+  group_open = 1;
+  return NCORE_OK;
+}
+
+/* group_end: runs everything queued, frees the queue. */
+ncore_status_t host_group_end(void) {
+  group_open = 0;
+  host_op_t *ops = group_head;
+  group_head = group_tail = NULL;
+  ncore_status_t s = ops ? host_run_ops(ops) : NCORE_OK;
+  while (ops) {
+    host_op_t *next = ops->next;
+    free(ops);
+    ops = next;
+  }
+  return s;
+}

@@ -1,0 +1,106 @@
+/* core/host — ncore_mem_alloc memory: each allocation is its own memfd,
+ * mapped shared, so that windows and peers can map it too (peers open
+ * /proc/<pid>/fd/<fd>). A process-wide registry finds allocations by pointer. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "../error.h"
+#include "host.h"
+
+typedef struct allocation {
+  char *ptr;
+  size_t size, mapped;
+  int fd;
+  struct allocation *next;
+} allocation_t;
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static allocation_t *registry;
+
+/* mem_alloc: a fresh memfd of `size` bytes, mapped read-write shared. */
+ncore_status_t host_mem_alloc(void **out, size_t size) {
+  size_t mapped = (size + 4095) & ~(size_t)4095;
+  if (!mapped) mapped = 4096;
+  int fd = memfd_create("ncore-mem", MFD_CLOEXEC);
+  if (fd < 0) return core_error(NCORE_ERR_SYSTEM, "memfd_create: %s", strerror(errno));
+  if (ftruncate(fd, (off_t)mapped) != 0) {
+    int e = errno;
+    close(fd);
+    return core_error(NCORE_ERR_SYSTEM, "size: %zu bytes: %s", size, strerror(e));
+  }
+  void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    int e = errno;
+    close(fd);
+    return core_error(NCORE_ERR_SYSTEM, "size: %zu bytes: %s", size, strerror(e));
+  }
+  allocation_t *a = malloc(sizeof *a);
+  if (!a) {
+    munmap(p, mapped);
+    close(fd);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
+  a->ptr = p;
+  a->size = size;
+  a->mapped = mapped;
+  a->fd = fd;
+  pthread_mutex_lock(&registry_lock);
+  a->next = registry;
+  registry = a;
+  pthread_mutex_unlock(&registry_lock);
+  *out = p;
+  return NCORE_OK;
+}
+
+/* mem_free: only pointers that mem_alloc returned and that are still live. */
+ncore_status_t host_mem_free(void *ptr) {
+  pthread_mutex_lock(&registry_lock);
+  allocation_t **at = &registry;
+  while (*at && (*at)->ptr != ptr) at = &(*at)->next;
+  allocation_t *a = *at;
+  if (a) *at = a->next;
+  pthread_mutex_unlock(&registry_lock);
+  if (!a)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "ptr: not allocated by ncore_mem_alloc (or already freed)");
+  munmap(a->ptr, a->mapped);
+  close(a->fd);
+  free(a);
+  return NCORE_OK;
+}
+
+int host_memory_lookup(const void *ptr, size_t size, int *fd, size_t *offset,
+                       size_t *total) {
+  int found = -1;
+  const char *p = ptr;
+  pthread_mutex_lock(&registry_lock);
+  for (allocation_t *a = registry; a; a = a->next) {
+    if (p >= a->ptr && p + size <= a->ptr + a->mapped) {
+      *fd = a->fd;
+      *offset = (size_t)(p - a->ptr);
+      *total = a->mapped;
+      found = 0;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&registry_lock);
+  return found;
+}
+
+void *host_memory_map_peer(int64_t pid, int fd, size_t size) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%lld/fd/%d", (long long)pid, fd);
+  int f = open(path, O_RDWR);
+  if (f < 0) return NULL;
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+  close(f);
+  return p == MAP_FAILED ? NULL : p;
+}

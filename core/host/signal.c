@@ -1,0 +1,37 @@
+/* core/host — signals: a counter per (receiver, sender) in the segment; a
+ * signal is a release add, a wait an acquire poll until the count received
+ * passes what this rank already consumed. */
+#include <stdio.h>
+#include "../error.h"
+#include "host.h"
+
+ncore_status_t host_signal(void *comm, int peer, ncore_stream_t stream) {
+  (void)stream;
+  host_comm_t *c = comm;
+  ncore_status_t s = host_comm_health(c, 0);
+  if (s != NCORE_OK) return s;
+  atomic_fetch_add_explicit(host_signal_word(c, peer, c->rank), 1,
+                            memory_order_release);
+  return NCORE_OK;
+}
+
+ncore_status_t host_wait_signal(void *comm, const core_wait_t *waits,
+                                size_t count, ncore_stream_t stream) {
+  (void)stream;
+  host_comm_t *c = comm;
+  for (size_t i = 0; i < count; i++) {
+    int peer = waits[i].peer;
+    uint64_t want = c->signals_consumed[peer] + waits[i].op_count;
+    _Atomic uint64_t *word = host_signal_word(c, c->rank, peer);
+    char what[64];
+    snprintf(what, sizeof what, "wait_signal from peer %d", peer);
+    host_waiter_t w;
+    host_waiter_init(&w);
+    while (atomic_load_explicit(word, memory_order_acquire) < want) {
+      ncore_status_t s = host_waiter_pause(&w, c, what);
+      if (s != NCORE_OK) return s;
+    }
+    c->signals_consumed[peer] = want;
+  }
+  return NCORE_OK;
+}

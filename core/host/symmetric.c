@@ -1,0 +1,98 @@
+/* core/host — symmetric memory: a collective allocation, each rank's part its
+ * own ncore_mem_alloc memfd, every part mapped by every rank; put/get are
+ * memcpy through the peer mapping. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "../error.h"
+#include "host.h"
+
+ncore_status_t host_mem_alloc(void **out, size_t size);
+ncore_status_t host_mem_free(void *ptr);
+
+typedef struct sym_part {
+  uint64_t total;
+  int64_t pid;
+  int32_t fd, pad;
+} sym_part_t;
+
+typedef struct host_symmetric {
+  int nranks, rank;
+  size_t size, total;
+  char **parts;  /* parts[rank] is our own allocation */
+} host_symmetric_t;
+
+ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
+  host_comm_t *c = comm;
+  void *mine;
+  ncore_status_t s = host_mem_alloc(&mine, size);
+  if (s != NCORE_OK) return s;
+  sym_part_t info = {0, getpid(), 0, 0};
+  size_t off, total;
+  host_memory_lookup(mine, size, &info.fd, &off, &total);
+  info.total = total;
+  sym_part_t *all = calloc((size_t)c->nranks, sizeof *all);
+  host_symmetric_t *m = calloc(1, sizeof *m);
+  m->parts = calloc((size_t)c->nranks, sizeof(char *));
+  m->nranks = c->nranks;
+  m->rank = c->rank;
+  m->size = size;
+  m->total = total;
+  s = host_allgather_bytes(c, &info, all, sizeof info);
+  for (int r = 0; r < c->nranks && s == NCORE_OK; r++) {
+    if (r == c->rank) {
+      m->parts[r] = mine;
+      continue;
+    }
+    m->parts[r] = host_memory_map_peer(all[r].pid, all[r].fd, all[r].total);
+    if (!m->parts[r])
+      s = core_error(NCORE_ERR_SYSTEM, "cannot map rank %d's symmetric part", r);
+  }
+  free(all);
+  if (s != NCORE_OK) {
+    for (int r = 0; r < c->nranks; r++)
+      if (r != c->rank && m->parts[r]) munmap(m->parts[r], m->total);
+    host_mem_free(mine);
+    free(m->parts);
+    free(m);
+    return s;
+  }
+  *out = m;
+  return NCORE_OK;
+}
+
+void host_symmetric_free(void *comm, void *sym) {
+  (void)comm;
+  host_symmetric_t *m = sym;
+  for (int r = 0; r < m->nranks; r++)
+    if (r != m->rank && m->parts[r]) munmap(m->parts[r], m->total);
+  host_mem_free(m->parts[m->rank]);
+  free(m->parts);
+  free(m);
+}
+
+void *host_symmetric_local_pointer(void *sym) {
+  host_symmetric_t *m = sym;
+  return m->parts[m->rank];
+}
+
+void *host_symmetric_peer_pointer(void *sym, int pe) {
+  return ((host_symmetric_t *)sym)->parts[pe];
+}
+
+ncore_status_t host_symmetric_put(void *comm, void *sym, size_t dst_offset,
+                                  const void *src, size_t bytes, int pe,
+                                  ncore_stream_t stream) {
+  (void)comm; (void)stream;
+  memcpy(((host_symmetric_t *)sym)->parts[pe] + dst_offset, src, bytes);
+  return NCORE_OK;
+}
+
+ncore_status_t host_symmetric_get(void *comm, void *dst, void *sym,
+                                  size_t src_offset, size_t bytes, int pe,
+                                  ncore_stream_t stream) {
+  (void)comm; (void)stream;
+  memcpy(dst, ((host_symmetric_t *)sym)->parts[pe] + src_offset, bytes);
+  return NCORE_OK;
+}

@@ -1,0 +1,62 @@
+/* core/host — waiting politely: spin with a pause instruction briefly, then
+ * yield, then short sleeps (cores are shared), checking the local abort flag,
+ * peers' aborts and deaths, and the timeout. */
+#include <sched.h>
+#include <time.h>
+#include "../error.h"
+#include "host.h"
+
+uint64_t host_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void host_waiter_init(host_waiter_t *w) {
+  w->start_ns = w->last_check_ns = host_now_ns();
+  w->spins = 0;
+}
+
+ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
+  if (atomic_load_explicit(&c->aborted, memory_order_relaxed))
+    return core_error(NCORE_ERR_CLOSED, "communicator was aborted");
+  for (int r = 0; r < c->nranks; r++) {
+    if (r == c->rank) continue;
+    host_rank_slot_t *s = host_rank_slot(c, r);
+    if (atomic_load_explicit(&s->aborted, memory_order_relaxed)) {
+      c->async_error = NCORE_ERR_REMOTE;
+      return core_error(NCORE_ERR_REMOTE, "peer %d aborted", r);
+    }
+    if (check_locks && atomic_load(&s->joined) &&
+        atomic_load(&s->pid) != 0 && !host_peer_alive(c, r)) {
+      c->async_error = NCORE_ERR_REMOTE;
+      return core_error(NCORE_ERR_REMOTE, "peer %d died", r);
+    }
+  }
+  return NCORE_OK;
+}
+
+ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
+                                 const char *what) {
+  w->spins++;
+  if (w->spins < 200) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  } else if (w->spins < 400) {
+    sched_yield();
+  } else {
+    struct timespec ts = {0, w->spins < 2000 ? 20000 : 200000};
+    nanosleep(&ts, NULL);
+  }
+  if ((w->spins & 31) != 0 && w->spins > 8) return NCORE_OK;
+  uint64_t now = host_now_ns();
+  int check_locks = now - w->last_check_ns > 5000000u;
+  if (check_locks) w->last_check_ns = now;
+  ncore_status_t s = host_comm_health(c, check_locks);
+  if (s != NCORE_OK) return s;
+  if (c->timeout_ms >= 0 && now - w->start_ns > (uint64_t)c->timeout_ms * 1000000u)
+    return core_error(NCORE_ERR_TIMEOUT, "%s timed out after %lld ms", what,
+                      (long long)c->timeout_ms);
+  return NCORE_OK;
+}

@@ -1,0 +1,129 @@
+/* core/host — windows: a collective registration that tells every rank each
+ * part's size and, for parts in ncore_mem_alloc memory, maps them so that
+ * peer pointers are real and put_signal is a memcpy. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "../error.h"
+#include "host.h"
+
+/* What each rank publishes about its part. */
+typedef struct part_info {
+  uint64_t size, offset, total;
+  int64_t pid;
+  int32_t fd, shared;
+} part_info_t;
+
+typedef struct host_window {
+  int nranks;
+  part_info_t *parts;
+  char **peer_base;  /* mapped part (offset applied), NULL when unreachable */
+  char **mappings;   /* what to munmap */
+} host_window_t;
+
+ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
+                                    uint32_t flags, void **out,
+                                    uintptr_t *native) {
+  host_comm_t *c = comm;
+  part_info_t mine;
+  memset(&mine, 0, sizeof mine);
+  mine.size = size;
+  mine.pid = getpid();
+  int fd;
+  size_t offset, total;
+  if (host_memory_lookup(ptr, size, &fd, &offset, &total) == 0) {
+    mine.shared = 1;
+    mine.fd = fd;
+    mine.offset = offset;
+    mine.total = total;
+  }
+  host_window_t *w = calloc(1, sizeof *w);
+  if (!w) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  w->nranks = c->nranks;
+  w->parts = calloc((size_t)c->nranks, sizeof *w->parts);
+  w->peer_base = calloc((size_t)c->nranks, sizeof(char *));
+  w->mappings = calloc((size_t)c->nranks, sizeof(char *));
+  ncore_status_t s = host_allgather_bytes(c, &mine, w->parts, sizeof mine);
+  if (s != NCORE_OK) goto fail;
+  if (flags & NCORE_WINDOW_COLL_SYMMETRIC) {
+    for (int r = 0; r < c->nranks; r++)
+      if (w->parts[r].size != size) {
+        s = core_error(NCORE_ERR_INVALID_ARGUMENT,
+                       "size: %zu differs from rank %d's %llu (COLL_SYMMETRIC)",
+                       size, r, (unsigned long long)w->parts[r].size);
+        goto fail;
+      }
+  }
+  for (int r = 0; r < c->nranks; r++) {
+    part_info_t *p = &w->parts[r];
+    if (r == c->rank) {
+      w->peer_base[r] = ptr;
+    } else if (p->shared) {
+      char *m = host_memory_map_peer(p->pid, p->fd, p->total);
+      if (m) {
+        w->mappings[r] = m;
+        w->peer_base[r] = m + p->offset;
+      }
+    }
+  }
+  *out = w;
+  if (native) *native = (uintptr_t)w;
+  return NCORE_OK;
+fail:
+  free(w->parts);
+  free(w->peer_base);
+  free(w->mappings);
+  free(w);
+  return s;
+}
+
+void host_window_deregister(void *comm, void *window) {
+  (void)comm;
+  host_window_t *w = window;
+  for (int r = 0; r < w->nranks; r++)
+    if (w->mappings[r]) munmap(w->mappings[r], w->parts[r].total);
+  free(w->parts);
+  free(w->peer_base);
+  free(w->mappings);
+  free(w);
+}
+
+size_t host_window_peer_size(void *window, int peer) {
+  return ((host_window_t *)window)->parts[peer].size;
+}
+
+ncore_status_t host_window_peer_pointer(void *comm, void *window, int peer,
+                                        size_t offset, void **out) {
+  (void)comm;
+  host_window_t *w = window;
+  *out = w->peer_base[peer] ? w->peer_base[peer] + offset : NULL;
+  return NCORE_OK;
+}
+
+ncore_status_t host_window_multimem_pointer(void *comm, void *window,
+                                            size_t offset, void **out) {
+  (void)comm; (void)window; (void)offset;
+  *out = NULL;  /* no multicast memory on the host */
+  return NCORE_OK;
+}
+
+/* put_signal: memcpy into the peer's mapping, then a release-add of the
+ * signal so the data is visible before the signal counts. */
+ncore_status_t host_put_signal(void *comm, const void *buf, size_t bytes,
+                               int peer, void *window, size_t byte_offset,
+                               ncore_stream_t stream) {
+  (void)stream;
+  host_comm_t *c = comm;
+  host_window_t *w = window;
+  ncore_status_t s = host_comm_health(c, 0);
+  if (s != NCORE_OK) return s;
+  if (!w->peer_base[peer])
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "window: peer %d's part is not ncore_mem_alloc memory; the "
+                      "host backend puts only into mapped parts", peer);
+  memcpy(w->peer_base[peer] + byte_offset, buf, bytes);
+  atomic_fetch_add_explicit(host_signal_word(c, peer, c->rank), 1,
+                            memory_order_release);
+  return NCORE_OK;
+}

@@ -1,0 +1,181 @@
+/* core/nccl — devices, contexts, memory, streams and copies through the CUDA
+ * driver API (never the runtime: libncore.so links against neither).
+ *
+ * ncore follows the runtime's model: a thread's "current device" is the
+ * device of its current context, and ncore only ever makes primary contexts
+ * current (the ones the runtime, and thus NCCL, torch and cupy, use). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../error.h"
+#include "nccl_internal.h"
+#include "nccl_ops.h"
+
+long nccl_env_long(const char *name, long fallback) {
+  const char *v = getenv(name);
+  if (v == NULL || *v == '\0') return fallback;
+  char *end = NULL;
+  long x = strtol(v, &end, 0);
+  return (end != NULL && *end == '\0') ? x : fallback;
+}
+
+ncore_status_t nccl_device_enter(int device, int *resolved, CUcontext *ctx) {
+  ncore_status_t status = nccl_load();
+  if (status != NCORE_OK) return status;
+  CUcontext cur = NULL;
+  status = cu_check(cu_fn.CtxGetCurrent(&cur), "cuCtxGetCurrent");
+  if (status != NCORE_OK) return status;
+  if (device < 0) {
+    if (cur != NULL) {
+      CUdevice d;
+      status = cu_check(cu_fn.CtxGetDevice(&d), "cuCtxGetDevice");
+      if (status != NCORE_OK) return status;
+      if (resolved) *resolved = (int)d;
+      if (ctx) *ctx = cur;
+      return NCORE_OK;
+    }
+    device = 0; /* the runtime's default device */
+  }
+  int count = 0;
+  status = cu_check(cu_fn.DeviceGetCount(&count), "cuDeviceGetCount");
+  if (status != NCORE_OK) return status;
+  if (device >= count)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "device: %d is out of range [0, %d)", device, count);
+  CUdevice dev;
+  status = cu_check(cu_fn.DeviceGet(&dev, device), "cuDeviceGet");
+  if (status != NCORE_OK) return status;
+  /* Retained once per use and never released: the primary context lives
+   * as long as the process, as with the runtime. */
+  CUcontext primary = NULL;
+  status = cu_check(cu_fn.DevicePrimaryCtxRetain(&primary, dev),
+                    "cuDevicePrimaryCtxRetain");
+  if (status != NCORE_OK) return status;
+  if (primary != cur) {
+    status = cu_check(cu_fn.CtxSetCurrent(primary), "cuCtxSetCurrent");
+    if (status != NCORE_OK) return status;
+  }
+  if (resolved) *resolved = device;
+  if (ctx) *ctx = primary;
+  return NCORE_OK;
+}
+
+ncore_status_t nccl_comm_enter(nccl_comm_t *c) {
+  ncore_status_t status = nccl_comm_check_live(c);
+  if (status != NCORE_OK) return status;
+  CUcontext cur = NULL;
+  status = cu_check(cu_fn.CtxGetCurrent(&cur), "cuCtxGetCurrent");
+  if (status == NCORE_OK && cur != c->ctx)
+    status = cu_check(cu_fn.CtxSetCurrent(c->ctx), "cuCtxSetCurrent");
+  return status;
+}
+
+ncore_status_t nccl_context_ensure(void) {
+  return nccl_device_enter(-1, NULL, NULL);
+}
+
+/* ---- backend ops without a communicator ---- */
+
+ncore_status_t nccl_mem_alloc(void **out, size_t size) {
+  ncore_status_t status = nccl_context_ensure();
+  if (status != NCORE_OK) return status;
+  /* ncclMemAlloc gives cuMem-backed memory that windows and NVLS accept. */
+  return nccl_check(nccl_fn.ncclMemAlloc(out, size), "ncclMemAlloc", NULL);
+}
+
+ncore_status_t nccl_mem_free(void *ptr) {
+  ncore_status_t status = nccl_load();
+  if (status != NCORE_OK) return status;
+  return nccl_check(nccl_fn.ncclMemFree(ptr), "ncclMemFree", NULL);
+}
+
+ncore_status_t nccl_device_count(int *out) {
+  ncore_status_t status = nccl_load();
+  if (status != NCORE_OK) return status;
+  return cu_check(cu_fn.DeviceGetCount(out), "cuDeviceGetCount");
+}
+
+ncore_status_t nccl_device_set(int device) {
+  return nccl_device_enter(device, NULL, NULL);
+}
+
+ncore_status_t nccl_device_get(int *out) {
+  return nccl_device_enter(-1, out, NULL);
+}
+
+ncore_status_t nccl_stream_create(ncore_stream_t *out) {
+  ncore_status_t status = nccl_context_ensure();
+  if (status != NCORE_OK) return status;
+  CUstream s = NULL;
+  /* Non-blocking, like cudaStreamNonBlocking: user streams do not
+   * serialise with the legacy default stream. */
+  status = cu_check(cu_fn.StreamCreate(&s, CU_STREAM_NON_BLOCKING),
+                    "cuStreamCreate");
+  if (status == NCORE_OK) *out = (ncore_stream_t)s;
+  return status;
+}
+
+ncore_status_t nccl_stream_destroy(ncore_stream_t stream) {
+  ncore_status_t status = nccl_context_ensure();
+  if (status != NCORE_OK) return status;
+  return cu_check(cu_fn.StreamDestroy((CUstream)stream), "cuStreamDestroy");
+}
+
+ncore_status_t nccl_stream_synchronize(ncore_stream_t stream) {
+  ncore_status_t status = nccl_context_ensure();
+  if (status != NCORE_OK) return status;
+  return cu_check(cu_fn.StreamSynchronize((CUstream)stream),
+                  "cuStreamSynchronize");
+}
+
+ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
+  if (stream == NULL) return NCORE_OK;
+  ncore_status_t status = nccl_context_ensure();
+  if (status != NCORE_OK) return status;
+  /* cuStreamQuery rejects handles that are not streams of this context
+   * (CUDA_ERROR_INVALID_HANDLE / INVALID_CONTEXT); NOT_READY is fine. */
+  CUresult r = cu_fn.StreamQuery((CUstream)stream);
+  if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) return NCORE_OK;
+  const char *name = "?";
+  cu_fn.GetErrorName(r, &name);
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: %p is not a CUDA stream of the current device (%s)",
+                    argument, stream, name);
+}
+
+ncore_status_t nccl_memcpy_async(void *dst, const void *src, size_t bytes,
+                                 ncore_memcpy_kind_t kind,
+                                 ncore_stream_t stream) {
+  ncore_status_t status = nccl_context_ensure();
+  if (status != NCORE_OK) return status;
+  if (bytes == 0) return NCORE_OK;
+  CUstream s = (CUstream)stream;
+  CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst;
+  CUdeviceptr sp = (CUdeviceptr)(uintptr_t)src;
+  switch (kind) {
+    case NCORE_MEMCPY_HOST_TO_DEVICE:
+      return cu_check(cu_fn.MemcpyHtoDAsync(d, src, bytes, s),
+                      "cuMemcpyHtoDAsync");
+    case NCORE_MEMCPY_DEVICE_TO_HOST:
+      return cu_check(cu_fn.MemcpyDtoHAsync(dst, sp, bytes, s),
+                      "cuMemcpyDtoHAsync");
+    case NCORE_MEMCPY_DEVICE_TO_DEVICE:
+      return cu_check(cu_fn.MemcpyDtoDAsync(d, sp, bytes, s),
+                      "cuMemcpyDtoDAsync");
+    default:
+      /* DEFAULT and HOST_TO_HOST: unified addressing infers the direction
+       * (pageable host memory makes the copy synchronous, as in CUDA). */
+      return cu_check(cu_fn.MemcpyAsync(d, sp, bytes, s), "cuMemcpyAsync");
+  }
+}
+
+ncore_status_t nccl_memset_async(void *dst, int value, size_t bytes,
+                                 ncore_stream_t stream) {
+  ncore_status_t status = nccl_context_ensure();
+  if (status != NCORE_OK) return status;
+  if (bytes == 0) return NCORE_OK;
+  return cu_check(cu_fn.MemsetD8Async((CUdeviceptr)(uintptr_t)dst,
+                                      (unsigned char)value, bytes,
+                                      (CUstream)stream),
+                  "cuMemsetD8Async");
+}

@@ -1,0 +1,72 @@
+/* core/nccl — loads the embedded fatbin (kernels/ncore_kernels.cu) once per
+ * context with cuModuleLoadData and launches its kernels by name. */
+#include <pthread.h>
+
+#include "../error.h"
+#include "nccl_internal.h"
+#include "nccl_ops.h"
+
+/* Written by the build helper: the nvcc fatbin of kernels/ncore_kernels.cu. */
+extern const unsigned char core_kernels_fatbin[];
+extern const size_t core_kernels_fatbin_size;
+
+static const char *const kernel_names[NCCL_KERNEL_COUNT] = {
+    "ncore_signal_add",        "ncore_put_signal",
+    "ncore_wait_geq",          "ncore_window_lsa_pointer",
+    "ncore_window_peer_pointer", "ncore_window_multimem_pointer",
+};
+
+/* Primary contexts are few (one per device); a small table suffices. */
+#define MAX_CONTEXTS 64
+typedef struct loaded_module {
+  CUcontext ctx;
+  CUmodule module;
+  CUfunction fn[NCCL_KERNEL_COUNT];
+} loaded_module_t;
+static loaded_module_t modules[MAX_CONTEXTS];
+static int module_count;
+static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Finds or loads the module of the current context. */
+static ncore_status_t current_module(loaded_module_t **out) {
+  CUcontext ctx = NULL;
+  ncore_status_t status = cu_check(cu_fn.CtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  if (status != NCORE_OK) return status;
+  pthread_mutex_lock(&module_lock);
+  for (int i = 0; i < module_count; i++) {
+    if (modules[i].ctx == ctx) {
+      *out = &modules[i];
+      pthread_mutex_unlock(&module_lock);
+      return NCORE_OK;
+    }
+  }
+  if (module_count == MAX_CONTEXTS) {
+    pthread_mutex_unlock(&module_lock);
+    return core_error(NCORE_ERR_INTERNAL, "nccl backend: more than %d CUDA "
+                      "contexts used", MAX_CONTEXTS);
+  }
+  loaded_module_t m = {ctx, NULL, {NULL}};
+  status = cu_check(cu_fn.ModuleLoadData(&m.module, core_kernels_fatbin),
+                    "cuModuleLoadData(ncore kernels)");
+  for (int k = 0; status == NCORE_OK && k < NCCL_KERNEL_COUNT; k++)
+    status = cu_check(cu_fn.ModuleGetFunction(&m.fn[k], m.module,
+                                              kernel_names[k]),
+                      "cuModuleGetFunction");
+  if (status == NCORE_OK) {
+    modules[module_count] = m;
+    *out = &modules[module_count++];
+  }
+  pthread_mutex_unlock(&module_lock);
+  return status;
+}
+
+ncore_status_t nccl_kernel_launch(nccl_kernel_t kernel, unsigned grid,
+                                  unsigned block, CUstream stream,
+                                  void **params) {
+  loaded_module_t *m = NULL;
+  ncore_status_t status = current_module(&m);
+  if (status != NCORE_OK) return status;
+  return cu_check(cu_fn.LaunchKernel(m->fn[kernel], grid, 1, 1, block, 1, 1, 0,
+                                     stream, params, NULL),
+                  kernel_names[kernel]);
+}

@@ -1,0 +1,134 @@
+/* core/nccl — the NCCL backend's private state and helpers shared by its
+ * files (one job per file: loader, status, device, kernels, comm, ops,
+ * window, onesided, devcomm, symmetric, backend table). */
+#ifndef NCORE_CORE_NCCL_INTERNAL_H
+#define NCORE_CORE_NCCL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../backend.h"
+#include "devcomm_layout.h"
+#include "nccl_lib.h"
+
+/* How a signal lands in the peer's slot (NCORE_NCCL_SIGNAL_MODE). */
+typedef enum nccl_signal_mode {
+  /* One-thread kernel: __threadfence_system + atomic add (default: correct
+   * whatever streams the caller signals on). */
+  NCCL_SIGNAL_ADD_KERNEL = 0,
+  /* cuStreamWriteValue64 of the sender's running count (faster; requires
+   * the signals from one rank to one peer to be stream-ordered). */
+  NCCL_SIGNAL_WRITE_VALUE = 1
+} nccl_signal_mode_t;
+
+struct nccl_devcomm;
+
+/* One communicator. */
+typedef struct nccl_comm {
+  ncclComm_t nccl;
+  int rank, nranks, device;
+  int lsa_rank, lsa_size;
+  CUcontext ctx;
+  /* Internal stream for synchronous helper work (pointer queries, size
+   * exchange); never the user's. */
+  CUstream helper_stream;
+  /* Device scratch (ncclMemAlloc): 8 * (2 * nranks + 1) bytes. */
+  void *scratch;
+  /* Abort: see comm.c for the protocol. */
+  atomic_int aborted;
+  pthread_mutex_t abort_lock;
+  int nccl_aborted;  /* ncclCommAbort already ran (under abort_lock) */
+  /* One-sided. */
+  int native_onesided;      /* NCCL 2.29+ ncclPutSignal & co. are used */
+  nccl_signal_mode_t signal_mode;
+  int wait_spin;            /* NCORE_NCCL_WAIT=spin */
+  unsigned wait_flags;      /* GEQ, plus FLUSH where the device can */
+  size_t put_kernel_max;    /* puts up to this many bytes use the fused kernel */
+  void *signal_slots;       /* ncclMemAlloc: nranks uint64 slots, one per sender */
+  struct nccl_window *signal_window; /* window over signal_slots */
+  ncore_status_t signals_status;     /* why signals are unusable, or OK */
+  uint64_t *signals_sent;      /* per peer: signals this rank sent it */
+  uint64_t *signals_consumed;  /* per peer: its signals earlier waits consumed */
+  ncore_gin_type_t gin_type, railed_gin_type; /* from the last devcomm, else NONE */
+  struct nccl_devcomm *multimem_devcomm;      /* last live devcomm with multimem */
+} nccl_comm_t;
+
+/* One window. */
+typedef struct nccl_window {
+  nccl_comm_t *comm;
+  ncclWindow_t win;
+  void *ptr;
+  size_t size;
+  size_t *peer_sizes;  /* nranks */
+  void **peer_base;    /* per world rank: base pointer, cached */
+  unsigned char *peer_known;
+  void **lsa_base;     /* per LSA rank: base pointer, cached */
+  unsigned char *lsa_known;
+  pthread_mutex_t lock; /* guards the caches */
+} nccl_window_t;
+
+/* One device communicator. */
+typedef struct nccl_devcomm {
+  nccl_comm_t *comm;
+  int lsa_multimem;
+  _Alignas(16) unsigned char storage[NCORE_DEVCOMM_STORAGE];
+} nccl_devcomm_t;
+
+/* ---- device.c ---- */
+/* Loads the libraries (nccl_load) and makes device's primary context current
+ * on the calling thread; device -1 keeps the current one (0 if none). */
+ncore_status_t nccl_device_enter(int device, int *resolved, CUcontext *ctx);
+/* Makes the context of comm current on the calling thread. */
+ncore_status_t nccl_comm_enter(nccl_comm_t *c);
+/* Ensures some context is current (for calls without a communicator). */
+ncore_status_t nccl_context_ensure(void);
+
+/* ---- kernels.c ---- */
+typedef enum nccl_kernel {
+  NCCL_KERNEL_SIGNAL_ADD,
+  NCCL_KERNEL_PUT_SIGNAL,
+  NCCL_KERNEL_WAIT_GEQ,
+  NCCL_KERNEL_LSA_POINTER,
+  NCCL_KERNEL_PEER_POINTER,
+  NCCL_KERNEL_MULTIMEM_POINTER,
+  NCCL_KERNEL_COUNT
+} nccl_kernel_t;
+/* Launches kernel with grid x block threads on stream; params as
+ * cuLaunchKernel's kernelParams. Loads the module of the current context. */
+ncore_status_t nccl_kernel_launch(nccl_kernel_t kernel, unsigned grid,
+                                  unsigned block, CUstream stream,
+                                  void **params);
+
+/* ---- comm.c ---- */
+/* NCORE_ERR_CLOSED when the communicator was aborted. */
+ncore_status_t nccl_comm_check_live(nccl_comm_t *c);
+
+/* Like nccl_check, but an ncclInProgress result (non-blocking
+ * communicator) is waited out first (default timeout, abort flag). */
+ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what);
+
+/* ---- window.c ---- */
+/* Base address of world rank peer's part of win (NULL when not LSA
+ * reachable), computed once by a kernel and cached. */
+ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out);
+/* Registers [ptr, ptr+size) as a window and exchanges part sizes. */
+ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
+                                  uint32_t flags, int exchange_sizes,
+                                  nccl_window_t **out);
+/* Deregisters (unless the communicator was aborted) and frees. */
+void nccl_window_release(nccl_window_t *w, int deregister);
+/* Runs the helper stream to completion (pointer queries, size exchange). */
+ncore_status_t nccl_helper_sync(nccl_comm_t *c);
+/* 1 if world rank peer is in this rank's LSA team. */
+int nccl_peer_in_lsa(const nccl_comm_t *c, int peer);
+
+/* ---- onesided.c ---- */
+/* Collective, at init: the signal window and counters. */
+ncore_status_t nccl_signals_setup(nccl_comm_t *c);
+void nccl_signals_release(nccl_comm_t *c);
+
+/* Environment integer with a default. */
+long nccl_env_long(const char *name, long fallback);
+
+#endif

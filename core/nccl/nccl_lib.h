@@ -1,0 +1,135 @@
+/* core/nccl — the function tables of libnccl.so.2 and libcuda.so.1, loaded
+ * with dlopen/dlsym (loader.c) so that libncore.so links against neither.
+ *
+ * Types come from NCCL 2.28.9's nccl.h and CUDA's cuda.h (types only; no
+ * symbol of either is referenced at link time). NCCL prototypes are taken
+ * with __typeof__ from nccl.h so a signature mismatch fails to compile;
+ * calls that nccl.h does not declare (device API in nccl_device/core.h, not
+ * C-includable; 2.29's one-sided calls) are declared here from their headers. */
+#ifndef NCORE_CORE_NCCL_LIB_H
+#define NCORE_CORE_NCCL_LIB_H
+
+#include <cuda.h>
+#include <nccl.h>
+#include <ncore.h>
+
+/* NCCL 2.29+ one-sided wait descriptor (nccl.h of 2.29: opCnt, peer, sigIdx,
+ * ctx, all int). Only used when the loaded NCCL exports ncclWaitSignal. */
+typedef struct nccl_wait_signal_desc {
+  int opCnt;
+  int peer;
+  int sigIdx;
+  int ctx;
+} nccl_wait_signal_desc_t;
+
+#define NCCL_FN(name) __typeof__(&name) name
+typedef struct nccl_functions {
+  NCCL_FN(ncclGetVersion);
+  NCCL_FN(ncclGetErrorString);
+  NCCL_FN(ncclGetLastError);
+  NCCL_FN(ncclGetUniqueId);
+  NCCL_FN(ncclCommInitRankConfig);
+  NCCL_FN(ncclCommInitAll);
+  NCCL_FN(ncclCommSplit);
+  NCCL_FN(ncclCommShrink);
+  NCCL_FN(ncclCommFinalize);
+  NCCL_FN(ncclCommDestroy);
+  NCCL_FN(ncclCommAbort);
+  NCCL_FN(ncclCommGetAsyncError);
+  NCCL_FN(ncclCommCount);
+  NCCL_FN(ncclCommCuDevice);
+  NCCL_FN(ncclCommUserRank);
+  NCCL_FN(ncclCommRegister);
+  NCCL_FN(ncclCommDeregister);
+  NCCL_FN(ncclCommWindowRegister);
+  NCCL_FN(ncclCommWindowDeregister);
+  NCCL_FN(ncclRedOpCreatePreMulSum);
+  NCCL_FN(ncclRedOpDestroy);
+  NCCL_FN(ncclMemAlloc);
+  NCCL_FN(ncclMemFree);
+  NCCL_FN(ncclGroupStart);
+  NCCL_FN(ncclGroupEnd);
+  NCCL_FN(ncclSend);
+  NCCL_FN(ncclRecv);
+  NCCL_FN(ncclAllReduce);
+  NCCL_FN(ncclBroadcast);
+  NCCL_FN(ncclReduce);
+  NCCL_FN(ncclAllGather);
+  NCCL_FN(ncclReduceScatter);
+  NCCL_FN(ncclAlltoAll);
+  NCCL_FN(ncclGather);
+  NCCL_FN(ncclScatter);
+  /* nccl_device/core.h (C++ only there): requirements and devcomm are
+   * passed as opaque storage laid out as devcomm_layout.h describes. */
+  ncclResult_t (*ncclDevCommCreate)(ncclComm_t, const void *reqs, void *out);
+  ncclResult_t (*ncclDevCommDestroy)(ncclComm_t, const void *devcomm);
+  /* Host team query (nccl_device/core.h: ncclTeam_t ncclTeamLsa(ncclComm_t)). */
+  struct nccl_team { int nRanks, rank, stride; } (*ncclTeamLsa)(ncclComm_t);
+  /* Optional (NCCL 2.29+): NULL when the loaded library lacks them. */
+  ncclResult_t (*ncclPutSignal)(const void *, size_t, ncclDataType_t, int,
+                                ncclWindow_t, size_t, int, int, unsigned int,
+                                ncclComm_t, cudaStream_t);
+  ncclResult_t (*ncclSignal)(int, int, int, unsigned int, ncclComm_t,
+                             cudaStream_t);
+  /* NCCL 2.28: stops in-flight work without freeing (used by abort). */
+  NCCL_FN(ncclCommRevoke);
+  ncclResult_t (*ncclWaitSignal)(int, nccl_wait_signal_desc_t *, ncclComm_t,
+                                 cudaStream_t);
+} nccl_functions_t;
+#undef NCCL_FN
+
+/* Driver API entry points, dlsym'd by their exported (versioned) names. The
+ * members drop the "cu" prefix so that cuda.h's renaming macros
+ * (cuStreamDestroy -> cuStreamDestroy_v2, ...) never touch them. */
+typedef struct cuda_functions {
+  CUresult (*Init)(unsigned int);
+  CUresult (*GetErrorString)(CUresult, const char **);
+  CUresult (*GetErrorName)(CUresult, const char **);
+  CUresult (*DeviceGetCount)(int *);
+  CUresult (*DeviceGet)(CUdevice *, int);
+  CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*CtxSetCurrent)(CUcontext);
+  CUresult (*CtxGetCurrent)(CUcontext *);
+  CUresult (*CtxGetDevice)(CUdevice *);
+  CUresult (*StreamCreate)(CUstream *, unsigned int);
+  CUresult (*StreamDestroy)(CUstream);
+  CUresult (*StreamSynchronize)(CUstream);
+  CUresult (*StreamQuery)(CUstream);
+  CUresult (*MemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+  CUresult (*StreamWriteValue64)(CUstream, CUdeviceptr, cuuint64_t,
+                                 unsigned int);
+  CUresult (*StreamWaitValue64)(CUstream, CUdeviceptr, cuuint64_t,
+                                unsigned int);
+  CUresult (*PointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
+  CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*LaunchKernel)(CUfunction, unsigned int, unsigned int,
+                           unsigned int, unsigned int, unsigned int,
+                           unsigned int, unsigned int, CUstream, void **,
+                           void **);
+} cuda_functions_t;
+
+/* Filled by nccl_load(); valid after it returned NCORE_OK. */
+extern nccl_functions_t nccl_fn;
+extern cuda_functions_t cu_fn;
+
+/* Loads both libraries and checks that a CUDA device exists, once per
+ * process. NCORE_OK, or NCORE_ERR_UNAVAILABLE recorded with the reason. */
+ncore_status_t nccl_load(void);
+/* Path of the libnccl.so.2 that was loaded (for messages). */
+const char *nccl_loaded_path(void);
+
+/* ---- result checks (status.c): record "<fn> failed: <text>" and return the
+ * mapped status; NCORE_OK for success. ---- */
+/* ncclResult_t values equal ncore_status_t values 0..7. */
+ncore_status_t nccl_check(ncclResult_t result, const char *function,
+                          ncclComm_t comm);
+/* Any CUresult failure maps to NCORE_ERR_UNHANDLED_CUDA. */
+ncore_status_t cu_check(CUresult result, const char *function);
+
+#endif

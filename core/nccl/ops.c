@@ -1,0 +1,132 @@
+/* core/nccl — point-to-point, the eight collectives, registered buffers and
+ * PreMulSum operators: direct NCCL calls (ncore's dtype and built-in op
+ * values equal NCCL's, so they pass through unchanged). */
+#include <stdlib.h>
+
+#include "../error.h"
+#include "nccl_internal.h"
+#include "nccl_ops.h"
+
+/* ncclInProgress from an enqueue on a non-blocking communicator means
+ * "queued"; report it as NCORE_IN_PROGRESS without an error message. */
+static ncore_status_t enqueued(ncclResult_t r, const char *what, ncclComm_t nc) {
+  if (r == ncclInProgress) return NCORE_IN_PROGRESS;
+  return nccl_check(r, what, nc);
+}
+
+ncore_status_t nccl_send(void *comm, const void *buf, size_t count,
+                         ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  return enqueued(nccl_fn.ncclSend(buf, count, (ncclDataType_t)dtype, peer,
+                                   c->nccl, (cudaStream_t)stream),
+                  "ncclSend", c->nccl);
+}
+
+ncore_status_t nccl_recv(void *comm, void *buf, size_t count,
+                         ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  return enqueued(nccl_fn.ncclRecv(buf, count, (ncclDataType_t)dtype, peer,
+                                   c->nccl, (cudaStream_t)stream),
+                  "ncclRecv", c->nccl);
+}
+
+ncore_status_t nccl_collective(void *comm, const core_coll_args_t *a) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  ncclDataType_t t = (ncclDataType_t)a->dtype;
+  /* A custom op's impl holds its ncclRedOp_t. */
+  ncclRedOp_t op = a->custom_op ? *(ncclRedOp_t *)a->custom_op
+                                : (ncclRedOp_t)a->op;
+  cudaStream_t s = (cudaStream_t)a->stream;
+  ncclComm_t nc = c->nccl;
+  switch (a->kind) {
+    case CORE_COLL_ALLREDUCE:
+      return enqueued(nccl_fn.ncclAllReduce(a->sendbuf, a->recvbuf, a->count,
+                                            t, op, nc, s), "ncclAllReduce", nc);
+    case CORE_COLL_BROADCAST:
+      return enqueued(nccl_fn.ncclBroadcast(a->sendbuf, a->recvbuf, a->count,
+                                            t, a->root, nc, s),
+                      "ncclBroadcast", nc);
+    case CORE_COLL_REDUCE:
+      return enqueued(nccl_fn.ncclReduce(a->sendbuf, a->recvbuf, a->count, t,
+                                         op, a->root, nc, s), "ncclReduce", nc);
+    case CORE_COLL_ALLGATHER:
+      return enqueued(nccl_fn.ncclAllGather(a->sendbuf, a->recvbuf, a->count,
+                                            t, nc, s), "ncclAllGather", nc);
+    case CORE_COLL_REDUCE_SCATTER:
+      return enqueued(nccl_fn.ncclReduceScatter(a->sendbuf, a->recvbuf,
+                                                a->count, t, op, nc, s),
+                      "ncclReduceScatter", nc);
+    case CORE_COLL_ALLTOALL:
+      return enqueued(nccl_fn.ncclAlltoAll(a->sendbuf, a->recvbuf, a->count, t,
+                                           nc, s), "ncclAlltoAll", nc);
+    case CORE_COLL_GATHER:
+      return enqueued(nccl_fn.ncclGather(a->sendbuf, a->recvbuf, a->count, t,
+                                         a->root, nc, s), "ncclGather", nc);
+    case CORE_COLL_SCATTER:
+      return enqueued(nccl_fn.ncclScatter(a->sendbuf, a->recvbuf, a->count, t,
+                                          a->root, nc, s), "ncclScatter", nc);
+  }
+  return core_error(NCORE_ERR_INTERNAL, "kind: unknown collective %d",
+                    (int)a->kind);
+}
+
+ncore_status_t nccl_buffer_register(void *comm, void *ptr, size_t size,
+                                    void **out, uintptr_t *native) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  void *handle = NULL;
+  status = nccl_check(nccl_fn.ncclCommRegister(c->nccl, ptr, size, &handle),
+                      "ncclCommRegister", c->nccl);
+  if (status != NCORE_OK) return status;
+  *out = handle;
+  *native = (uintptr_t)handle;
+  return NCORE_OK;
+}
+
+void nccl_buffer_deregister(void *comm, void *buffer) {
+  nccl_comm_t *c = comm;
+  /* After an abort the ncclComm_t is going away with its registrations. */
+  if (atomic_load(&c->aborted)) return;
+  cu_fn.CtxSetCurrent(c->ctx);
+  (void)nccl_fn.ncclCommDeregister(c->nccl, buffer);
+}
+
+ncore_status_t nccl_redop_create_pre_mul_sum(void *comm, const void *scalar,
+                                             ncore_dtype_t dtype,
+                                             ncore_scalar_residence_t residence,
+                                             void **out) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  ncclRedOp_t *op = malloc(sizeof *op);
+  if (op == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  /* ncore's residence values equal ncclScalarResidence_t (device 0, host
+   * immediate 1): NCCL copies a host scalar now, and reads a device one at
+   * each collective. */
+  status = nccl_check(nccl_fn.ncclRedOpCreatePreMulSum(
+                          op, (void *)scalar, (ncclDataType_t)dtype,
+                          (ncclScalarResidence_t)residence, c->nccl),
+                      "ncclRedOpCreatePreMulSum", c->nccl);
+  if (status != NCORE_OK) {
+    free(op);
+    return status;
+  }
+  *out = op;
+  return NCORE_OK;
+}
+
+void nccl_redop_destroy(void *comm, void *op) {
+  nccl_comm_t *c = comm;
+  if (!atomic_load(&c->aborted)) {
+    cu_fn.CtxSetCurrent(c->ctx);
+    (void)nccl_fn.ncclRedOpDestroy(*(ncclRedOp_t *)op, c->nccl);
+  }
+  free(op);
+}

@@ -1,0 +1,99 @@
+/* core/nccl — symmetric memory in the NVSHMEM style: ncclMemAlloc plus a
+ * COLL_SYMMETRIC window; peer addresses from the window pointer kernels,
+ * computed once at allocation (the query API returns no status); put/get
+ * are stream-ordered copy-engine copies through those addresses. */
+#include <stdlib.h>
+
+#include "../error.h"
+#include "nccl_internal.h"
+#include "nccl_ops.h"
+
+typedef struct nccl_symmetric {
+  nccl_window_t *window;
+  void *ptr;
+  void **peer;  /* nranks; NULL where not load/store reachable */
+} nccl_symmetric_t;
+
+ncore_status_t nccl_symmetric_alloc(void *comm, size_t size, void **out) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  nccl_symmetric_t *s = calloc(1, sizeof *s);
+  if (s) s->peer = calloc((size_t)c->nranks, sizeof *s->peer);
+  if (s == NULL || s->peer == NULL) {
+    if (s) free(s);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
+  status = nccl_check(nccl_fn.ncclMemAlloc(&s->ptr, size), "ncclMemAlloc",
+                      c->nccl);
+  if (status == NCORE_OK)
+    status = nccl_window_create(c, s->ptr, size, NCCL_WIN_COLL_SYMMETRIC, 0,
+                                &s->window);
+  for (int pe = 0; status == NCORE_OK && pe < c->nranks; pe++)
+    status = nccl_window_peer_base(s->window, pe, &s->peer[pe]);
+  if (status != NCORE_OK) {
+    if (s->window) nccl_window_release(s->window, 1);
+    if (s->ptr) nccl_fn.ncclMemFree(s->ptr);
+    free(s->peer);
+    free(s);
+    return status;
+  }
+  *out = s;
+  return NCORE_OK;
+}
+
+void nccl_symmetric_free(void *comm, void *sym) {
+  nccl_comm_t *c = comm;
+  nccl_symmetric_t *s = sym;
+  if (!atomic_load(&c->aborted)) cu_fn.CtxSetCurrent(c->ctx);
+  nccl_window_release(s->window, 1);
+  nccl_fn.ncclMemFree(s->ptr);
+  free(s->peer);
+  free(s);
+}
+
+void *nccl_symmetric_local_pointer(void *sym) {
+  return ((nccl_symmetric_t *)sym)->ptr;
+}
+
+void *nccl_symmetric_peer_pointer(void *sym, int pe) {
+  return ((nccl_symmetric_t *)sym)->peer[pe];
+}
+
+/* NOT_SUPPORTED for a PE outside the LSA team. */
+static ncore_status_t reachable(nccl_comm_t *c, nccl_symmetric_t *s, int pe) {
+  if (s->peer[pe] != NULL) return NCORE_OK;
+  return core_error(NCORE_ERR_NOT_SUPPORTED,
+                    "pe: %d is not load/store reachable from rank %d (outside "
+                    "its LSA team of %d); GIN would be needed",
+                    pe, c->rank, c->lsa_size);
+}
+
+ncore_status_t nccl_symmetric_put(void *comm, void *sym, size_t dst_offset,
+                                  const void *src, size_t bytes, int pe,
+                                  ncore_stream_t stream) {
+  nccl_comm_t *c = comm;
+  nccl_symmetric_t *s = sym;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status == NCORE_OK) status = reachable(c, s, pe);
+  if (status != NCORE_OK || bytes == 0) return status;
+  return cu_check(cu_fn.MemcpyAsync(
+                      (CUdeviceptr)(uintptr_t)((char *)s->peer[pe] + dst_offset),
+                      (CUdeviceptr)(uintptr_t)src, bytes, (CUstream)stream),
+                  "cuMemcpyAsync");
+}
+
+ncore_status_t nccl_symmetric_get(void *comm, void *dst, void *sym,
+                                  size_t src_offset, size_t bytes, int pe,
+                                  ncore_stream_t stream) {
+  nccl_comm_t *c = comm;
+  nccl_symmetric_t *s = sym;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status == NCORE_OK) status = reachable(c, s, pe);
+  if (status != NCORE_OK || bytes == 0) return status;
+  return cu_check(cu_fn.MemcpyAsync(
+                      (CUdeviceptr)(uintptr_t)dst,
+                      (CUdeviceptr)(uintptr_t)((char *)s->peer[pe] + src_offset),
+                      bytes, (CUstream)stream),
+                  "cuMemcpyAsync");
+}

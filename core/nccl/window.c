@@ -1,0 +1,230 @@
+/* core/nccl — windows (ncclCommWindowRegister) and their device pointers.
+ *
+ * NCCL 2.28.9 has no host-side window pointer getters, so the pointers come
+ * from one-thread kernels (kernels/ncore_kernels.cu) that call the device
+ * API's ncclGetLsaPointer / ncclGetPeerPointer / ncclGetLsaMultimemPointer
+ * on the window and store the result; the backend copies it back and caches
+ * the base address per (window, rank), so later queries are host arithmetic
+ * (a window's mapping never moves while it is registered). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "nccl_internal.h"
+#include "nccl_ops.h"
+
+int nccl_peer_in_lsa(const nccl_comm_t *c, int peer) {
+  /* NCCL's LSA team is the contiguous block of world ranks around this one
+   * (ncclTeamLsa: stride 1). */
+  int first = c->rank - c->lsa_rank;
+  return peer >= first && peer < first + c->lsa_size;
+}
+
+ncore_status_t nccl_helper_sync(nccl_comm_t *c) {
+  return cu_check(cu_fn.StreamSynchronize(c->helper_stream),
+                  "cuStreamSynchronize");
+}
+
+/* Exchanges part sizes with ncclAllGather over the comm's scratch. */
+static ncore_status_t exchange_sizes(nccl_comm_t *c, nccl_window_t *w) {
+  uint64_t mine = w->size;
+  char *slots = (char *)c->scratch + 8;
+  CUstream s = c->helper_stream;
+  ncore_status_t status = cu_check(
+      cu_fn.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)(slots + 8 * (size_t)c->rank),
+                            &mine, 8, s),
+      "cuMemcpyHtoDAsync");
+  if (status == NCORE_OK)
+    status = nccl_settle(nccl_fn.ncclAllGather(slots + 8 * (size_t)c->rank,
+                                               slots, 1, ncclUint64, c->nccl,
+                                               (cudaStream_t)s),
+                         c, "ncclAllGather(window sizes)");
+  uint64_t *sizes = calloc((size_t)c->nranks, sizeof *sizes);
+  if (status == NCORE_OK && sizes == NULL)
+    status = core_error(NCORE_ERR_SYSTEM, "out of memory");
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.MemcpyDtoHAsync(sizes, (CUdeviceptr)(uintptr_t)slots,
+                                            8 * (size_t)c->nranks, s),
+                      "cuMemcpyDtoHAsync");
+  if (status == NCORE_OK) status = nccl_helper_sync(c);
+  for (int i = 0; status == NCORE_OK && i < c->nranks; i++)
+    w->peer_sizes[i] = (size_t)sizes[i];
+  free(sizes);
+  return status;
+}
+
+ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
+                                  uint32_t flags, int exchange,
+                                  nccl_window_t **out) {
+  nccl_window_t *w = calloc(1, sizeof *w);
+  if (w == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  w->comm = c;
+  w->ptr = ptr;
+  w->size = size;
+  pthread_mutex_init(&w->lock, NULL);
+  w->peer_sizes = calloc((size_t)c->nranks, sizeof *w->peer_sizes);
+  w->peer_base = calloc((size_t)c->nranks, sizeof *w->peer_base);
+  w->peer_known = calloc((size_t)c->nranks, 1);
+  w->lsa_base = calloc((size_t)c->lsa_size, sizeof *w->lsa_base);
+  w->lsa_known = calloc((size_t)c->lsa_size, 1);
+  ncore_status_t status = NCORE_OK;
+  if (!w->peer_sizes || !w->peer_base || !w->peer_known || !w->lsa_base ||
+      !w->lsa_known)
+    status = core_error(NCORE_ERR_SYSTEM, "out of memory");
+  for (int i = 0; i < c->nranks && w->peer_sizes; i++) w->peer_sizes[i] = size;
+  if (status == NCORE_OK) {
+    ncclResult_t r =
+        nccl_fn.ncclCommWindowRegister(c->nccl, ptr, size, &w->win, (int)flags);
+    status = nccl_settle(r, c, "ncclCommWindowRegister");
+    if (status == NCORE_OK && w->win == NULL)
+      status = core_error(NCORE_ERR_UNHANDLED_CUDA,
+                          "ncclCommWindowRegister returned no window (is ptr "
+                          "from ncore_mem_alloc / ncclMemAlloc, and "
+                          "NCCL_CUMEM_ENABLE not 0?)");
+  }
+  if (status == NCORE_OK && exchange) status = exchange_sizes(c, w);
+  if (status != NCORE_OK) {
+    nccl_window_release(w, w->win != NULL);
+    return status;
+  }
+  *out = w;
+  return NCORE_OK;
+}
+
+void nccl_window_release(nccl_window_t *w, int deregister) {
+  if (w == NULL) return;
+  if (deregister && w->win != NULL && !atomic_load(&w->comm->aborted))
+    (void)nccl_fn.ncclCommWindowDeregister(w->comm->nccl, w->win);
+  pthread_mutex_destroy(&w->lock);
+  free(w->peer_sizes);
+  free(w->peer_base);
+  free(w->peer_known);
+  free(w->lsa_base);
+  free(w->lsa_known);
+  free(w);
+}
+
+/* Runs a pointer kernel that stores one void* into scratch[0]; reads it. */
+static ncore_status_t query_pointer(nccl_comm_t *c, nccl_kernel_t kernel,
+                                    void **params, void **out) {
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  status = nccl_kernel_launch(kernel, 1, 1, c->helper_stream, params);
+  uint64_t value = 0;
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.MemcpyDtoHAsync(&value,
+                                            (CUdeviceptr)(uintptr_t)c->scratch,
+                                            8, c->helper_stream),
+                      "cuMemcpyDtoHAsync");
+  if (status == NCORE_OK) status = nccl_helper_sync(c);
+  if (status == NCORE_OK) *out = (void *)(uintptr_t)value;
+  return status;
+}
+
+ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
+  nccl_comm_t *c = w->comm;
+  *out = NULL;
+  if (!nccl_peer_in_lsa(c, peer)) return NCORE_OK; /* not load/store reachable */
+  pthread_mutex_lock(&w->lock);
+  ncore_status_t status = NCORE_OK;
+  if (!w->peer_known[peer]) {
+    size_t zero = 0;
+    void *slot = c->scratch;
+    void *params[] = {&w->win, &zero, &peer, &slot};
+    status = query_pointer(c, NCCL_KERNEL_PEER_POINTER, params,
+                           &w->peer_base[peer]);
+    if (status == NCORE_OK) w->peer_known[peer] = 1;
+  }
+  if (status == NCORE_OK) *out = w->peer_base[peer];
+  pthread_mutex_unlock(&w->lock);
+  return status;
+}
+
+/* ---- backend ops ---- */
+
+ncore_status_t nccl_window_register(void *comm, void *ptr, size_t size,
+                                    uint32_t flags, void **out,
+                                    uintptr_t *native) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  /* ncclCommWindowRegister needs cuMem (VMM) memory; plain cudaMalloc
+   * memory fails inside NCCL with a vaguer message, so say it first. */
+  CUmemorytype type = 0;
+  CUresult r = cu_fn.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                         (CUdeviceptr)(uintptr_t)ptr);
+  if (r != CUDA_SUCCESS || type != CU_MEMORYTYPE_DEVICE)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "ptr: %p is not device memory of this process (allocate "
+                      "it with ncore_mem_alloc)", ptr);
+  nccl_window_t *w = NULL;
+  status = nccl_window_create(c, ptr, size, flags, 1, &w);
+  if (status != NCORE_OK) return status;
+  *out = w;
+  *native = (uintptr_t)w->win;
+  return NCORE_OK;
+}
+
+void nccl_window_deregister(void *comm, void *window) {
+  nccl_comm_t *c = comm;
+  if (!atomic_load(&c->aborted)) cu_fn.CtxSetCurrent(c->ctx);
+  nccl_window_release(window, 1);
+}
+
+size_t nccl_window_peer_size(void *window, int peer) {
+  nccl_window_t *w = window;
+  return w->peer_sizes[peer];
+}
+
+ncore_status_t nccl_window_lsa_pointer(void *comm, void *window, int lsa_rank,
+                                       size_t offset, void **out) {
+  nccl_comm_t *c = comm;
+  nccl_window_t *w = window;
+  *out = NULL;
+  pthread_mutex_lock(&w->lock);
+  ncore_status_t status = NCORE_OK;
+  if (!w->lsa_known[lsa_rank]) {
+    size_t zero = 0;
+    void *slot = c->scratch;
+    void *params[] = {&w->win, &zero, &lsa_rank, &slot};
+    status = query_pointer(c, NCCL_KERNEL_LSA_POINTER, params,
+                           &w->lsa_base[lsa_rank]);
+    if (status == NCORE_OK) w->lsa_known[lsa_rank] = 1;
+  }
+  if (status == NCORE_OK && w->lsa_base[lsa_rank] != NULL)
+    *out = (char *)w->lsa_base[lsa_rank] + offset;
+  pthread_mutex_unlock(&w->lock);
+  return status;
+}
+
+ncore_status_t nccl_window_peer_pointer(void *comm, void *window, int peer,
+                                        size_t offset, void **out) {
+  (void)comm;
+  void *base = NULL;
+  ncore_status_t status = nccl_window_peer_base(window, peer, &base);
+  *out = (status == NCORE_OK && base != NULL) ? (char *)base + offset : NULL;
+  return status;
+}
+
+ncore_status_t nccl_window_multimem_pointer(void *comm, void *window,
+                                            size_t offset, void **out) {
+  nccl_comm_t *c = comm;
+  nccl_window_t *w = window;
+  *out = NULL;
+  /* ncclGetLsaMultimemPointer needs a device communicator created with
+   * lsaMultimem; without one, or when NCCL gave it no multicast object
+   * (NVLS off or unsupported), there is no multimem address: NULL. Never
+   * faked, and ncore never calls cuMulticastCreate itself. */
+  nccl_devcomm_t *d = c->multimem_devcomm;
+  if (d == NULL) return NCORE_OK;
+  void *mc = NULL;
+  memcpy(&mc, d->storage + NCORE_DEVCOMM_OFFSET_LSA_MULTIMEM, sizeof mc);
+  if (mc == NULL) return NCORE_OK;
+  void *slot = c->scratch;
+  void *params[] = {&w->win, &offset, d->storage, &slot};
+  pthread_mutex_lock(&w->lock);
+  ncore_status_t status = query_pointer(c, NCCL_KERNEL_MULTIMEM_POINTER, params,
+                                        out);
+  pthread_mutex_unlock(&w->lock);
+  return status;
+}

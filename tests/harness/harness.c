@@ -1,0 +1,202 @@
+/* tests/harness — registry, reporting and main of the test framework
+ * (harness.h). Multi-rank running lives in multirank.c. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "harness.h"
+
+#include <stdarg.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "multirank.h"
+
+#define HARNESS_MAX_TESTS 512
+
+typedef struct harness_entry {
+  const char *name;
+  harness_test_fn fn;     /* single-process test, or NULL */
+  mr_test_fn mr_fn;       /* multi-rank test, or NULL */
+  unsigned flags;
+  int min_ranks;
+} harness_entry_t;
+
+static harness_entry_t entries[HARNESS_MAX_TESTS];
+static int entry_count;
+
+/* The state of the running test; one per process (forked ranks each have
+ * their own copy). */
+static int current_failed;
+static int current_skipped;
+static char current_message[1024];
+static const char *current_name = "";
+
+void harness_register(const char *name, harness_test_fn fn) {
+  if (entry_count == HARNESS_MAX_TESTS) abort();
+  entries[entry_count++] = (harness_entry_t){name, fn, NULL, 0, 1};
+}
+
+void harness_register_mr(const char *name, mr_test_fn fn, unsigned flags,
+                         int min_ranks) {
+  if (entry_count == HARNESS_MAX_TESTS) abort();
+  entries[entry_count++] = (harness_entry_t){name, NULL, fn, flags, min_ranks};
+}
+
+void harness_fail(const char *file, int line, const char *fmt, ...) {
+  if (current_failed) return; /* keep the first reason */
+  current_failed = 1;
+  const char *base = strrchr(file, '/');
+  int n = snprintf(current_message, sizeof current_message, "%s:%d: ",
+                   base ? base + 1 : file, line);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(current_message + n, sizeof current_message - (size_t)n, fmt, ap);
+  va_end(ap);
+}
+
+void harness_skip(const char *fmt, ...) {
+  if (current_skipped) return;
+  current_skipped = 1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(current_message, sizeof current_message, fmt, ap);
+  va_end(ap);
+}
+
+int harness_failed(void) { return current_failed; }
+const char *harness_current_test(void) { return current_name; }
+
+/* Used by multirank.c: reset, read and describe the current test's state. */
+void harness_reset_current(const char *name) {
+  current_failed = 0;
+  current_skipped = 0;
+  current_message[0] = '\0';
+  current_name = name;
+}
+int harness_current_skipped(void) { return current_skipped; }
+const char *harness_current_message(void) { return current_message; }
+
+ncore_backend_t harness_backend(void) {
+  static int resolved;
+  static ncore_backend_t backend = NCORE_BACKEND_HOST;
+  if (!resolved) {
+    ncore_backend_t out;
+    if (ncore_backend_resolve(NCORE_BACKEND_AUTO, &out) == NCORE_OK)
+      backend = out;
+    resolved = 1;
+  }
+  return backend;
+}
+
+int harness_is_host(void) { return harness_backend() == NCORE_BACKEND_HOST; }
+
+/* What a forked single-process test reports to the parent. */
+typedef struct single_report {
+  int failed;
+  int skipped;
+  char message[1024];
+} single_report_t;
+
+/* Runs one single-process test in a forked child, so that a crash or a
+ * hang (60 s watchdog) fails that test only; prints its line.
+ * Returns 0 passed, 1 failed, 2 skipped. */
+static int run_single(const harness_entry_t *e) {
+  int p[2];
+  if (pipe(p) != 0) {
+    perror("pipe");
+    exit(2);
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(p[0]);
+    harness_reset_current(e->name);
+    e->fn();
+    single_report_t report = {current_failed, current_skipped, ""};
+    snprintf(report.message, sizeof report.message, "%s", current_message);
+    fflush(stdout);
+    ssize_t n = write(p[1], &report, sizeof report);
+    _exit(n == (ssize_t)sizeof report ? 0 : 3);
+  }
+  close(p[1]);
+  int status = 0, waited = 0;
+  for (int ms = 0; ms < 60000; ms += 2) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      waited = 1;
+      break;
+    }
+    usleep(2000);
+  }
+  single_report_t report;
+  int result;
+  if (!waited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    printf("FAIL %s: watchdog: still running after 60 s, killed\n", e->name);
+    result = 1;
+  } else if (WIFSIGNALED(status)) {
+    printf("FAIL %s: killed by signal %d (%s)\n", e->name, WTERMSIG(status),
+           strsignal(WTERMSIG(status)));
+    result = 1;
+  } else if (read(p[0], &report, sizeof report) != (ssize_t)sizeof report) {
+    printf("FAIL %s: ended without a report (exit status %d)\n", e->name,
+           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    result = 1;
+  } else if (report.failed) {
+    printf("FAIL %s: %s\n", e->name, report.message);
+    result = 1;
+  } else if (report.skipped) {
+    printf("skip %s: %s\n", e->name, report.message);
+    result = 2;
+  } else {
+    printf("ok %s\n", e->name);
+    result = 0;
+  }
+  close(p[0]);
+  fflush(stdout);
+  return result;
+}
+
+int harness_main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  int nranks = argc > 1 ? atoi(argv[1]) : 2;
+  if (mr_in_launcher()) {
+    const char *env = getenv("NCORE_NRANKS");
+    nranks = env ? atoi(env) : nranks;
+  }
+  if (nranks < 1) {
+    fprintf(stderr, "usage: %s [nranks >= 1]\n", argv[0]);
+    return 2;
+  }
+  int counts[3] = {0, 0, 0}; /* passed, failed, skipped */
+  int print = !mr_in_launcher() || atoi(getenv("NCORE_RANK")) == 0;
+  for (int i = 0; i < entry_count; i++) {
+    const harness_entry_t *e = &entries[i];
+    int result;
+    if (e->fn) {
+      if (mr_in_launcher()) {
+        if (print) printf("skip %s: single-process test under ncore-run\n", e->name);
+        result = 2;
+      } else {
+        result = run_single(e);
+      }
+    } else if (nranks < e->min_ranks) {
+      if (print) printf("skip %s: needs at least %d ranks\n", e->name, e->min_ranks);
+      result = 2;
+    } else {
+      result = mr_run(e->name, nranks, e->mr_fn, e->flags);
+    }
+    counts[result]++;
+  }
+  if (print) {
+    if (counts[2])
+      printf("%d passed, %d failed, %d skipped\n", counts[0], counts[1], counts[2]);
+    else
+      printf("%d passed, %d failed\n", counts[0], counts[1]);
+  }
+  fflush(stdout);
+  return counts[1] ? 1 : 0;
+}

@@ -1,0 +1,317 @@
+/* tests/harness — running multi-rank tests: forked ranks with a watchdog,
+ * or ranks started by tools/ncore-run (multirank.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "multirank.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ncore_launch_env.h" /* tools/: the launcher's environment */
+#include "testbuf.h"
+
+/* harness.c's view of the current test. */
+void harness_reset_current(const char *name);
+int harness_current_skipped(void);
+const char *harness_current_message(void);
+
+#define MR_MAX_RANKS 64
+#define MR_WATCHDOG_MS 60000.0
+
+/* What a forked rank tells the parent at its end. */
+typedef struct mr_report {
+  int failed;
+  int skipped;
+  int died_on_purpose;
+  char message[960];
+} mr_report_t;
+
+static int report_fd = -1; /* the pipe of this forked rank */
+static int my_rank = -1;
+
+double mr_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int mr_in_launcher(void) {
+  return getenv("NCORE_RANK") && getenv("NCORE_UNIQUE_ID") &&
+         getenv("NCORE_NRANKS");
+}
+
+ncore_comm_config_t mr_config(void) {
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.timeout_ms = MR_TIMEOUT_MS;
+  return config;
+}
+
+/* Selects this rank's GPU on the NCCL backend (one GPU per rank, wrapping). */
+static void select_device(int rank) {
+  if (harness_is_host()) return;
+  int count = 0;
+  if (ncore_device_count(NCORE_BACKEND_NCCL, &count) == NCORE_OK && count > 0)
+    ncore_device_set(NCORE_BACKEND_NCCL, rank % count);
+}
+
+ncore_comm_t mr_comm_init(int rank, int nranks, const ncore_unique_id_t *id) {
+  ncore_comm_config_t config = mr_config();
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  select_device(rank);
+  ncore_status_t st = ncore_comm_init_rank(&comm, nranks, id, rank, &config);
+  if (st != NCORE_OK) {
+    harness_fail(__FILE__, __LINE__, "ncore_comm_init_rank(rank %d of %d): %s (\"%s\")",
+                 rank, nranks, ncore_status_string(st), ncore_last_error_message());
+    return NCORE_NULL_HANDLE;
+  }
+  return comm;
+}
+
+void mr_barrier(ncore_comm_t comm) {
+  int32_t *buf = tb_alloc(sizeof(int32_t));
+  if (!buf) return;
+  ncore_status_t st = ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL);
+  if (st != NCORE_OK)
+    harness_fail(__FILE__, __LINE__, "barrier allreduce: %s (\"%s\")",
+                 ncore_status_string(st), ncore_last_error_message());
+  tb_free(buf);
+}
+
+/* Writes this rank's report to the parent (forked mode). */
+static void send_report(int died_on_purpose) {
+  if (report_fd < 0) return;
+  mr_report_t report = {0};
+  report.failed = harness_failed();
+  report.skipped = harness_current_skipped();
+  report.died_on_purpose = died_on_purpose;
+  snprintf(report.message, sizeof report.message, "%s", harness_current_message());
+  ssize_t n = write(report_fd, &report, sizeof report);
+  (void)n;
+}
+
+void mr_die(void) {
+  fflush(stdout);
+  send_report(1);
+  kill(getpid(), SIGKILL);
+  for (;;) pause();
+}
+
+/* The body of one forked rank. Never returns. */
+static void child_main(const char *name, int rank, int nranks, mr_test_fn fn,
+                       const ncore_unique_id_t *id, int fd) {
+  report_fd = fd;
+  my_rank = rank;
+  harness_reset_current(name);
+  fn(rank, nranks, id);
+  if (harness_failed())
+    printf("rank %d: FAIL %s: %s\n", rank, name, harness_current_message());
+  fflush(stdout);
+  send_report(0);
+  _exit(0);
+}
+
+/* Describes how a child ended, into buf. Returns 1 if that is a failure. */
+static int judge_child(int status, const mr_report_t *report, int have_report,
+                       char *buf, size_t size) {
+  if (have_report && report->died_on_purpose) {
+    buf[0] = '\0';
+    return 0;
+  }
+  if (WIFSIGNALED(status)) {
+    snprintf(buf, size, "killed by signal %d (%s)", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+    return 1;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
+    return 1;
+  }
+  if (!have_report) {
+    snprintf(buf, size, "ended without a report");
+    return 1;
+  }
+  if (report->failed) {
+    snprintf(buf, size, "%s", report->message);
+    return 1;
+  }
+  buf[0] = '\0';
+  return 0;
+}
+
+/* Forked mode of mr_run. */
+static int run_forked(const char *name, int nranks, mr_test_fn fn) {
+  if (nranks > MR_MAX_RANKS) nranks = MR_MAX_RANKS;
+  ncore_unique_id_t id;
+  ncore_status_t st = ncore_get_unique_id(&id, NCORE_BACKEND_AUTO);
+  if (st != NCORE_OK) {
+    printf("FAIL %s: ncore_get_unique_id: %s (\"%s\")\n", name,
+           ncore_status_string(st), ncore_last_error_message());
+    return 1;
+  }
+  pid_t pids[MR_MAX_RANKS];
+  int fds[MR_MAX_RANKS];
+  int status[MR_MAX_RANKS];
+  int done[MR_MAX_RANKS] = {0};
+  fflush(stdout);
+  fflush(stderr);
+  for (int r = 0; r < nranks; r++) {
+    int p[2];
+    if (pipe(p) != 0) {
+      perror("pipe");
+      exit(2);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(p[0]);
+      for (int q = 0; q < r; q++) close(fds[q]);
+      child_main(name, r, nranks, fn, &id, p[1]);
+    }
+    close(p[1]);
+    pids[r] = pid;
+    fds[r] = p[0];
+  }
+  /* Wait for every rank; the watchdog kills them all if one hangs. */
+  double start = mr_now_ms();
+  int remaining = nranks, hung = 0;
+  while (remaining > 0) {
+    for (int r = 0; r < nranks; r++) {
+      if (done[r]) continue;
+      pid_t got = waitpid(pids[r], &status[r], WNOHANG);
+      if (got == pids[r]) {
+        done[r] = 1;
+        remaining--;
+      }
+    }
+    if (remaining == 0) break;
+    if (mr_now_ms() - start > MR_WATCHDOG_MS) {
+      hung = 1;
+      for (int r = 0; r < nranks; r++)
+        if (!done[r]) kill(pids[r], SIGKILL);
+      for (int r = 0; r < nranks; r++)
+        if (!done[r]) {
+          waitpid(pids[r], &status[r], 0);
+          status[r] = -1;
+          done[r] = 1;
+        }
+      break;
+    }
+    usleep(2000);
+  }
+  int failed = 0, skipped = 0;
+  char first[1200] = "";
+  for (int r = 0; r < nranks; r++) {
+    mr_report_t report;
+    ssize_t n = read(fds[r], &report, sizeof report);
+    close(fds[r]);
+    int have = n == (ssize_t)sizeof report;
+    char why[1100];
+    if (status[r] == -1) {
+      snprintf(why, sizeof why, "watchdog: still running after %.0f s, killed",
+               MR_WATCHDOG_MS / 1000);
+      if (!failed) snprintf(first, sizeof first, "rank %d: %s", r, why);
+      printf("rank %d: FAIL %s: %s\n", r, name, why);
+      failed = 1;
+      continue;
+    }
+    if (judge_child(status[r], &report, have, why, sizeof why)) {
+      if (!failed) snprintf(first, sizeof first, "rank %d: %s", r, why);
+      if (!have || !report.failed) printf("rank %d: FAIL %s: %s\n", r, name, why);
+      failed = 1;
+    } else if (have && report.skipped && !report.died_on_purpose) {
+      skipped = 1;
+      if (!first[0]) snprintf(first, sizeof first, "%s", report.message);
+    }
+  }
+  (void)hung;
+  if (failed) {
+    printf("FAIL %s: %s\n", name, first);
+    return 1;
+  }
+  if (skipped) {
+    printf("skip %s: %s\n", name, first);
+    return 2;
+  }
+  printf("ok %s\n", name);
+  return 0;
+}
+
+/* ---- under tools/ncore-run ---- */
+
+static ncore_comm_t launcher_base = NCORE_NULL_HANDLE;
+
+/* Joins the launcher's communicator once. Returns 0 on success. */
+static int launcher_join(int rank, int nranks) {
+  if (launcher_base) return 0;
+  ncore_unique_id_t id;
+  if (ncore_launch_env_decode(getenv("NCORE_UNIQUE_ID"), &id) != 0) {
+    fprintf(stderr, "NCORE_UNIQUE_ID is not 256 hex characters\n");
+    return -1;
+  }
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.timeout_ms = 30000;
+  select_device(rank);
+  ncore_status_t st = ncore_comm_init_rank(&launcher_base, nranks, &id, rank, &config);
+  if (st != NCORE_OK) {
+    fprintf(stderr, "rank %d: joining the launcher's communicator: %s (%s)\n",
+            rank, ncore_status_string(st), ncore_last_error_message());
+    return -1;
+  }
+  return 0;
+}
+
+/* Launcher mode of mr_run: every rank runs fn; results are summed over the
+ * base communicator and rank 0 prints the line. */
+static int run_launched(const char *name, mr_test_fn fn, unsigned flags) {
+  int rank = atoi(getenv("NCORE_RANK"));
+  int nranks = atoi(getenv("NCORE_NRANKS"));
+  if (flags & MR_FORK_ONLY) {
+    if (rank == 0) printf("skip %s: needs forked ranks (not under ncore-run)\n", name);
+    return 2;
+  }
+  if (launcher_join(rank, nranks) != 0) {
+    if (rank == 0) printf("FAIL %s: cannot join the launcher's communicator\n", name);
+    return 1;
+  }
+  /* A fresh id per test, made by rank 0 and broadcast. */
+  ncore_unique_id_t id;
+  memset(&id, 0, sizeof id);
+  if (rank == 0) ncore_get_unique_id(&id, NCORE_BACKEND_AUTO);
+  char *idbuf = tb_alloc(sizeof id);
+  int32_t *counts = tb_alloc(2 * sizeof(int32_t));
+  if (!idbuf || !counts) return 1;
+  tb_put(idbuf, &id, sizeof id);
+  ncore_broadcast(launcher_base, idbuf, idbuf, sizeof id, NCORE_UINT8, 0, NULL);
+  tb_get(&id, idbuf, sizeof id);
+
+  harness_reset_current(name);
+  fn(rank, nranks, &id);
+  if (harness_failed())
+    printf("rank %d: FAIL %s: %s\n", rank, name, harness_current_message());
+  fflush(stdout);
+  int32_t mine[2] = {harness_failed(), harness_current_skipped()};
+  tb_put(counts, mine, sizeof mine);
+  ncore_status_t st = ncore_allreduce(launcher_base, counts, counts, 2, NCORE_INT32,
+                                      NCORE_SUM, NULL);
+  int32_t total[2] = {1, 0};
+  if (st == NCORE_OK) tb_get(total, counts, sizeof total);
+  tb_free(idbuf);
+  tb_free(counts);
+  int result = total[0] ? 1 : total[1] ? 2 : 0;
+  if (rank == 0) {
+    if (result == 1) printf("FAIL %s: failed on %d rank(s)\n", name, (int)total[0]);
+    else if (result == 2) printf("skip %s: %s\n", name, harness_current_message());
+    else printf("ok %s\n", name);
+    fflush(stdout);
+  }
+  return result;
+}
+
+int mr_run(const char *name, int nranks, mr_test_fn fn, unsigned flags) {
+  if (mr_in_launcher()) return run_launched(name, fn, flags);
+  return run_forked(name, nranks, fn);
+}

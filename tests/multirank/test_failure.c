@@ -1,0 +1,162 @@
+/* Multi-rank tests: failures — a rank SIGKILLed mid-test, a rank that
+ * aborts; the others get NCORE_ERR_REMOTE or NCORE_ERR_TIMEOUT within the
+ * timeout and never hang; shrinking away a dead rank. Usage: test_failure N.
+ * Every test here is fork-only (it kills ranks). */
+#include <unistd.h>
+
+#include "multirank.h"
+#include "testbuf.h"
+
+/* The bound on how long a call may take to notice a dead peer. */
+#define DEAD_PEER_LIMIT_MS (MR_TIMEOUT_MS + 2000.0)
+
+/* Checks a call's status is REMOTE or TIMEOUT and that it came in time. */
+#define CHECK_PEER_FAILURE(call)                                            \
+  do {                                                                      \
+    double t0_ = mr_now_ms();                                               \
+    CHECK_STATUS_EITHER(call, NCORE_ERR_REMOTE, NCORE_ERR_TIMEOUT);         \
+    double took_ = mr_now_ms() - t0_;                                       \
+    if (took_ > DEAD_PEER_LIMIT_MS) {                                       \
+      harness_fail(__FILE__, __LINE__, "%s took %.0f ms to fail", #call, took_); \
+      return;                                                               \
+    }                                                                       \
+  } while (0)
+
+MR_TEST_EX(recv_from_killed_peer_fails, MR_FORK_ONLY, 2) {
+  MR_COMM(comm);
+  int victim = nranks - 1;
+  int32_t *buf = tb_alloc(64);
+  CHECK(buf);
+  mr_barrier(comm);
+  if (rank == victim) mr_die();
+  CHECK_PEER_FAILURE(ncore_recv(comm, buf, 4, NCORE_INT32, victim, NULL));
+  CHECK_MESSAGE_CONTAINS("ncore_recv");
+  ncore_status_t async = NCORE_OK;
+  CHECK_OK(ncore_comm_async_error(comm, &async));
+  CHECK(async == NCORE_ERR_REMOTE || async == NCORE_ERR_TIMEOUT);
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+MR_TEST_EX(collective_with_killed_peer_fails, MR_FORK_ONLY, 2) {
+  MR_COMM(comm);
+  int victim = nranks - 1;
+  int32_t *buf = tb_alloc(64 * 1024);
+  CHECK(buf);
+  mr_barrier(comm);
+  if (rank == victim) mr_die();
+  CHECK_PEER_FAILURE(ncore_allreduce(comm, buf, buf, 16 * 1024, NCORE_INT32, NCORE_SUM, NULL));
+  /* Later calls fail fast too. */
+  CHECK_PEER_FAILURE(ncore_broadcast(comm, buf, buf, 4, NCORE_INT32, 0, NULL));
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+MR_TEST_EX(wait_signal_from_killed_peer_fails, MR_FORK_ONLY, 2) {
+  MR_COMM(comm);
+  int victim = nranks - 1;
+  mr_barrier(comm);
+  if (rank == victim) {
+    usleep(100 * 1000); /* die while the others already wait */
+    mr_die();
+  }
+  ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
+  d.peer = victim;
+  CHECK_PEER_FAILURE(ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+MR_TEST_EX(killed_during_large_send_fails, MR_FORK_ONLY, 2) {
+  MR_COMM(comm);
+  int victim = nranks - 1;
+  size_t bytes = 8u << 20;
+  char *buf = tb_alloc(bytes);
+  CHECK(buf);
+  mr_barrier(comm);
+  if (rank == victim) {
+    /* Take part in the first message, then die before the second. */
+    CHECK_OK(ncore_recv(comm, buf, bytes, NCORE_UINT8, 0, NULL));
+    mr_die();
+  }
+  if (rank == 0) {
+    CHECK_OK(ncore_send(comm, buf, bytes, NCORE_UINT8, victim, NULL));
+    CHECK_PEER_FAILURE(ncore_send(comm, buf, bytes, NCORE_UINT8, victim, NULL));
+  } else {
+    CHECK_PEER_FAILURE(ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL));
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+MR_TEST_EX(shrink_away_killed_rank, MR_FORK_ONLY, 2) {
+  MR_COMM(comm);
+  int victim = nranks - 1;
+  int32_t *buf = tb_alloc(64);
+  CHECK(buf);
+  mr_barrier(comm);
+  if (rank == victim) mr_die();
+  CHECK_PEER_FAILURE(ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL));
+  ncore_comm_t survivors = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_comm_shrink(comm, &victim, 1, &survivors, NULL, NCORE_SHRINK_ABORT));
+  int v;
+  CHECK_OK(ncore_comm_size(survivors, &v));
+  CHECK_EQ(v, nranks - 1);
+  CHECK_OK(ncore_comm_rank(survivors, &v));
+  CHECK_EQ(v, rank);
+  int32_t one = 1;
+  tb_put(buf, &one, 4);
+  CHECK_OK(ncore_allreduce(survivors, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL));
+  int32_t got = 0;
+  tb_get(&got, buf, 4);
+  CHECK_EQ(got, nranks - 1);
+  CHECK_OK(ncore_comm_destroy(survivors));
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+MR_TEST_EX(peers_of_aborted_rank_get_remote, MR_FORK_ONLY, 2) {
+  MR_COMM(comm);
+  int32_t *buf = tb_alloc(64);
+  CHECK(buf);
+  mr_barrier(comm);
+  if (rank == 0) {
+    CHECK_OK(ncore_comm_abort(comm));
+    int v;
+    CHECK_STATUS(ncore_comm_rank(comm, &v), NCORE_ERR_CLOSED);
+    CHECK_STATUS(ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL), NCORE_ERR_CLOSED);
+  } else {
+    double t0 = mr_now_ms();
+    CHECK_STATUS(ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL), NCORE_ERR_REMOTE);
+    CHECK(mr_now_ms() - t0 < MR_TIMEOUT_MS);
+    CHECK_STATUS(ncore_recv(comm, buf, 1, NCORE_INT32, 0, NULL), NCORE_ERR_REMOTE);
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+MR_TEST_EX(resources_of_aborted_comm_are_closed, MR_FORK_ONLY, 2) {
+  MR_COMM(comm);
+  char *mem = tb_alloc(4096);
+  CHECK(mem);
+  ncore_window_t win;
+  CHECK_OK(ncore_register_window(&win, comm, mem, 4096, 0));
+  ncore_symmetric_t sym;
+  CHECK_OK(ncore_symmetric_alloc(&sym, comm, 256));
+  ncore_registered_buffer_t rb;
+  CHECK_OK(ncore_register_buffer(&rb, comm, mem, 4096));
+  mr_barrier(comm);
+  CHECK_OK(ncore_comm_abort(comm));
+  size_t size;
+  CHECK_STATUS(ncore_window_size(win, &size), NCORE_ERR_CLOSED);
+  CHECK_STATUS(ncore_symmetric_size(sym, &size), NCORE_ERR_CLOSED);
+  CHECK_STATUS(ncore_registered_buffer_size(rb, &size), NCORE_ERR_CLOSED);
+  CHECK_STATUS(ncore_put_signal(comm, mem, 1, NCORE_UINT8, 0, win, 0, 0, 0, 0, NULL),
+               NCORE_ERR_CLOSED);
+  CHECK_OK(ncore_window_close(win));
+  CHECK_OK(ncore_symmetric_free(sym));
+  CHECK_OK(ncore_registered_buffer_close(rb));
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(mem);
+}
+
+HARNESS_MAIN

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# tools/build-variant.sh VARIANT OUTDIR: builds libncore.so, the launcher and
+# the C test programs with Bazel (VARIANT: normal, asan or ubsan, the
+# .bazelrc configs) and copies them out of Bazel's tree:
+#   OUTDIR/lib/libncore.so (+ libncore.so.1, its soname), OUTDIR/tests/<program>,
+#   and for the normal variant build/bin/ncore-run and build/bin/ncore-demo.
+set -euo pipefail
+variant=$1
+out=$2
+cd "$(dirname "$0")/.."
+
+flags=()
+case "$variant" in
+  normal) ;;
+  asan|ubsan) flags=(--config="$variant") ;;
+  *) echo "build-variant: unknown variant $variant (normal, asan, ubsan)" >&2; exit 2 ;;
+esac
+
+targets=(//:libncore.so)
+# The launcher and the demo are built once, normally.
+[ "$variant" = normal ] && targets+=(//tools:ncore_run //examples/demo:ncore_demo)
+# Programs of other folders, installed in build/bin (conformance/run.py and
+# bench/run-host.sh look there): "bazel-bin path" of each, when its BUILD exists.
+extras=()
+if [ "$variant" = normal ]; then
+  [ -f conformance/runners/c/BUILD ] && extras+=(conformance/runners/c/ncore-conformance-c)
+  [ -f bench/host/BUILD ] && extras+=(bench/host/p2p_bench)
+  for extra in "${extras[@]}"; do targets+=("//${extra%/*}:${extra##*/}"); done
+fi
+# The C tests (tests/BUILD belongs to the tests' author); every cc_binary there.
+test_programs=()
+if [ -f tests/BUILD ]; then
+  mapfile -t test_programs < <(bazel query --noshow_progress 'kind("cc_binary rule", //tests:*)' 2>/dev/null | sed 's|^//tests:||')
+  targets+=("${test_programs[@]/#///tests:}")
+fi
+
+echo "build-variant: bazel build ${flags[*]} ${targets[*]}"
+bazel build "${flags[@]}" "${targets[@]}"
+bin=$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)
+
+mkdir -p "$out/lib"
+# install, not cp: Bazel's outputs are read-only, and a copy must replace them.
+install -m 755 "$bin/libncore.so" "$out/lib/libncore.so"
+ln -sfn libncore.so "$out/lib/libncore.so.1"
+if [ "$variant" = normal ]; then
+  mkdir -p build/bin
+  install -m 755 "$bin/tools/ncore_run" build/bin/ncore-run
+  install -m 755 "$bin/examples/demo/ncore_demo" build/bin/ncore-demo
+  # Other folders' programs that scripts expect in build/bin, when present.
+  for extra in "${extras[@]}"; do
+    install -m 755 "$bin/$extra" "build/bin/${extra##*/}"
+  done
+fi
+if [ "${#test_programs[@]}" -gt 0 ]; then
+  mkdir -p "$out/tests"
+  for p in "${test_programs[@]}"; do install -m 755 "$bin/tests/$p" "$out/tests/$p"; done
+fi
+echo "build-variant: $variant -> $out"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
+# order: the C tests (tests/run.sh), the same under ASan and UBSan builds
+# (build/asan, build/ubsan), the Python, Rust and Go bindings' test.sh, the
+# conformance suite, the ABI check and the ABI checker's self-test. Every
+# suite's output is shown (and kept in build/test-logs/); its own summary line
+# is parsed by tools/test-summary.py. Ends with the time per stage and ONE
+# line "N passed, N failed" over all suites; exit 1 if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+logs=build/test-logs
+mkdir -p "$logs"
+total_passed=0 total_failed=0
+stage_lines=()
+
+# Runs one suite: shows its output, adds its counts, records its time.
+run_suite() { # name command...
+  local name=$1; shift
+  local log="$logs/$name.log" start=$SECONDS rc
+  echo
+  echo "######## $name: $*"
+  "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  local p f
+  read -r p f < <(/usr/bin/python3 tools/test-summary.py "$log" "$rc")
+  total_passed=$((total_passed + p))
+  total_failed=$((total_failed + f))
+  stage_lines+=("$(printf '%-22s %5ds  %5d passed, %d failed (exit %d)' "$name" $((SECONDS - start)) "$p" "$f" "$rc")")
+}
+
+# A suite that is not there yet is reported, not counted.
+skip_suite() { # name reason
+  echo
+  echo "######## $1: skipped ($2)"
+  stage_lines+=("$(printf '%-22s        skipped (%s)' "$1" "$2")")
+}
+
+# Builds a sanitizer variant, then runs the C tests on it.
+sanitized_c_tests() { # variant
+  tools/build-variant.sh "$1" "build/$1" || { echo "0 passed, 1 failed"; return 1; }
+  tests/run.sh "build/$1"
+}
+
+# The ABI check is one test: the library against abi/baseline/.
+abi_check_as_suite() {
+  if tools/abi-check; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; return 1; fi
+}
+
+if [ -x tests/run.sh ]; then
+  run_suite c-tests tests/run.sh build
+  run_suite c-tests-asan sanitized_c_tests asan
+  run_suite c-tests-ubsan sanitized_c_tests ubsan
+else
+  skip_suite c-tests "tests/run.sh not present"
+fi
+for lang in python rust go; do
+  if [ -f "bindings/$lang/test.sh" ]; then
+    run_suite "$lang-binding" bash "bindings/$lang/test.sh"
+  else
+    skip_suite "$lang-binding" "not present"
+  fi
+done
+if [ -f conformance/run.sh ]; then
+  run_suite conformance bash conformance/run.sh
+elif [ -f conformance/run.py ]; then
+  run_suite conformance /usr/bin/python3 conformance/run.py
+else
+  skip_suite conformance "not present"
+fi
+run_suite abi-check abi_check_as_suite
+run_suite abi-check-selftest tools/abi-check-selftest.sh
+
+echo
+echo "######## summary (seconds per stage)"
+printf '%s\n' "${stage_lines[@]}"
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" = 0 ]
