@@ -144,8 +144,8 @@ def expected_bytes(expect, dtype, rank):
     if "per_rank" in expect:
         expect = expect["per_rank"][rank]
     if "hex" in expect:
-        return "".join(per_rank(expect["hex"], rank)) if isinstance(expect["hex"], list) \
-            else expect["hex"]
+        hex_value = per_rank(expect["hex"], rank)
+        return "".join(hex_value) if isinstance(hex_value, list) else hex_value
     fmt, _ = DTYPES[dtype]
     values = per_rank(expect.get("int", expect.get("float")), rank)
     return struct.pack("<" + fmt * len(values), *values).hex()

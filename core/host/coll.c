@@ -158,6 +158,7 @@ static int check_descs(host_op_t *op) {
 static int coll_progress(host_op_t *op) {
   host_comm_t *c = op->comm;
   if (c->coll_owner && c->coll_owner != op) return 0;  /* one at a time */
+  int posted_now = 0;
   if (op->phase == 0) {
     uint64_t step = c->coll_step + 1;
     for (int r = 0; r < c->nranks; r++)
@@ -170,11 +171,12 @@ static int coll_progress(host_op_t *op) {
     atomic_store_explicit(&host_rank_slot(c, c->rank)->posted.value, step,
                           memory_order_release);
     op->phase = 1;
+    posted_now = 1;
   }
   for (int r = 0; r < c->nranks; r++)
     if (atomic_load_explicit(&host_rank_slot(c, r)->posted.value,
                              memory_order_acquire) < op->step)
-      return 2;
+      return posted_now ? 2 : 0;  /* waiting for peers is not progress */
   if (check_descs(op) != 0) {
     host_op_release(op);
     return -1;

@@ -13,7 +13,16 @@ ncore_status_t host_dev_comm_create(void *comm,
                                     const ncore_dev_comm_requirements_t *req,
                                     void **out) {
   host_comm_t *c = comm;
-  (void)req;  /* the core rejected GIN / multimem requirements already */
+  /* The host team is all load/store: what needs a network or NVLink
+   * multicast cannot be honoured, and pretending would mislead kernels. */
+  if (req && (req->gin_connection_type != NCORE_GIN_CONNECTION_NONE ||
+              req->gin_force_enable))
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "requirements: gin_connection_type / gin_force_enable: the "
+                      "host backend has no GIN (every rank is load/store reachable)");
+  if (req && req->lsa_multimem)
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "requirements: lsa_multimem: the host backend has no multimem");
   host_dev_comm_t *d = malloc(sizeof *d);
   if (!d) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   d->rank = c->rank;

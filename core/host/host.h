@@ -31,7 +31,10 @@ typedef struct host_rank_slot {
   _Atomic int64_t pid;
   _Atomic uint32_t joined;
   _Atomic uint32_t aborted;
-  char pad[HOST_CACHE_LINE - 16];
+  /* Set by a rank that gave up waiting for the others to join: they then
+   * report the same timeout, not a dead peer, when it leaves. */
+  _Atomic uint32_t join_timed_out;
+  char pad[HOST_CACHE_LINE - 20];
   host_counter_t posted;    /* collective step whose data is staged */
   host_counter_t consumed;  /* collective step whose staging peers finished */
 } host_rank_slot_t;
@@ -60,8 +63,30 @@ typedef struct host_ring {
 
 /* Offsets of the parts of a segment for nranks ranks. */
 typedef struct host_layout {
-  size_t ranks, rings, ring_data, signals, descs, stages, total;
+  size_t ranks, rings, ring_data, put_rings, put_ring_data, signals, descs,
+      stages, total;
 } host_layout_t;
+
+/* What each rank publishes about its part of a window. */
+typedef struct host_window_part {
+  uint64_t size, offset, total;
+  int64_t pid;
+  int32_t fd, shared;
+} host_window_part_t;
+
+/* A window as one rank sees it. Parts in ncore_mem_alloc memory are mapped
+ * (peer pointers are real, a put is a memcpy); the others are reached
+ * through the put rings (puts.c). */
+typedef struct host_window {
+  int nranks;
+  uint64_t seq;       /* registration number, equal on every rank */
+  char *local;        /* this rank's part */
+  size_t local_size;
+  host_window_part_t *parts;
+  char **peer_base;   /* mapped part (offset applied), NULL when unreachable */
+  char **mappings;    /* what to munmap */
+  struct host_window *next;  /* the communicator's windows */
+} host_window_t;
 
 /* A communicator of the host backend (one rank's view). */
 typedef struct host_comm {
@@ -79,6 +104,9 @@ typedef struct host_comm {
   ncore_status_t async_error;
   void *coll_owner;        /* the collective op now using the staging */
   void **send_owner, **recv_owner;  /* per peer: the op streaming its ring */
+  uint64_t window_seq;     /* windows registered so far (collective order) */
+  host_window_t *windows;  /* registered windows, for incoming puts */
+  int draining;            /* host_puts_drain is running (no re-entry) */
 } host_comm_t;
 
 /* ---- segment.c ---- */
@@ -89,6 +117,13 @@ void host_segment_leave(host_comm_t *comm);
 host_rank_slot_t *host_rank_slot(host_comm_t *comm, int rank);
 host_ring_t *host_ring_ctl(host_comm_t *comm, int src, int dst);
 char *host_ring_bytes(host_comm_t *comm, int src, int dst);
+/* The ring of one-sided puts from src to dst (puts.c). */
+host_ring_t *host_put_ring_ctl(host_comm_t *comm, int src, int dst);
+char *host_put_ring_bytes(host_comm_t *comm, int src, int dst);
+/* Copy n bytes into / out of a ring of HOST_RING_BYTES at stream position
+ * pos, wrapping at its end. */
+void host_ring_write(char *ring, uint64_t pos, const void *src, size_t n);
+void host_ring_read(const char *ring, uint64_t pos, void *dst, size_t n);
 _Atomic uint64_t *host_signal_word(host_comm_t *comm, int receiver, int sender);
 host_coll_desc_t *host_coll_desc(host_comm_t *comm, int rank);
 char *host_stage(host_comm_t *comm, int rank);
@@ -149,6 +184,18 @@ ncore_status_t host_submit(host_op_t *op);
 /* Blocking allgather of `bytes` per rank over comm (internal exchanges). */
 ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,
                                     void *all, size_t bytes);
+
+/* ---- puts.c: one-sided puts into parts that are not mapped ---- */
+/* Queues bytes for peer's part of w at byte_offset (in pieces, waiting for
+ * ring space); the peer copies them in when it next waits in ncore, then
+ * counts one signal from this rank if `signal` is set. */
+ncore_status_t host_put_through_ring(host_comm_t *comm, host_window_t *w,
+                                     int peer, size_t byte_offset,
+                                     const void *buf, size_t bytes, int signal);
+/* Lands every put that peers queued for this rank; returns how many pieces
+ * it landed. Called from every wait loop, so puts never wait for a rank
+ * that is itself waiting. */
+int host_puts_drain(host_comm_t *comm);
 
 /* ---- custom ops (coll.c) ---- */
 typedef struct host_premul {

@@ -9,22 +9,6 @@
 /* Bytes a message of `bytes` occupies in the ring after its header. */
 static size_t padded(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
 
-/* Copies n bytes into the ring at position pos (wrapping). */
-static void ring_write(char *ring, uint64_t pos, const void *src, size_t n) {
-  size_t at = (size_t)(pos & (HOST_RING_BYTES - 1));
-  size_t first = HOST_RING_BYTES - at < n ? HOST_RING_BYTES - at : n;
-  memcpy(ring + at, src, first);
-  if (n > first) memcpy(ring, (const char *)src + first, n - first);
-}
-
-/* Copies n bytes out of the ring at position pos (wrapping). */
-static void ring_read(const char *ring, uint64_t pos, void *dst, size_t n) {
-  size_t at = (size_t)(pos & (HOST_RING_BYTES - 1));
-  size_t first = HOST_RING_BYTES - at < n ? HOST_RING_BYTES - at : n;
-  memcpy(dst, ring + at, first);
-  if (n > first) memcpy((char *)dst + first, ring, n - first);
-}
-
 /* Sender side: header first, then as much payload as fits. */
 static int send_progress(host_op_t *op) {
   host_comm_t *c = op->comm;
@@ -40,7 +24,7 @@ static int send_progress(host_op_t *op) {
   if (!op->header_done) {
     if (space < 8) return 0;
     uint64_t len = op->bytes;
-    ring_write(ring, head, &len, 8);
+    host_ring_write(ring, head, &len, 8);
     head += 8;
     space -= 8;
     op->header_done = 1;
@@ -51,7 +35,7 @@ static int send_progress(host_op_t *op) {
   if (n > 0) {
     size_t real = op->done < op->bytes ? op->bytes - op->done : 0;
     if (real > n) real = n;
-    if (real) ring_write(ring, head, op->buf + op->done, real);
+    if (real) host_ring_write(ring, head, op->buf + op->done, real);
     head += n;
     op->done += n;
     moved = 1;
@@ -78,7 +62,7 @@ static int recv_progress(host_op_t *op) {
   if (!op->header_done) {
     if (avail < 8) return 0;
     uint64_t len;
-    ring_read(ring, tail, &len, 8);
+    host_ring_read(ring, tail, &len, 8);
     if (len != op->bytes) {
       op->status = core_error(NCORE_ERR_INVALID_USAGE,
                               "count: recv of %zu bytes from peer %d matched a "
@@ -97,7 +81,7 @@ static int recv_progress(host_op_t *op) {
   if (n > 0) {
     size_t real = op->done < op->bytes ? op->bytes - op->done : 0;
     if (real > n) real = n;
-    if (real) ring_read(ring, tail, op->buf + op->done, real);
+    if (real) host_ring_read(ring, tail, op->buf + op->done, real);
     tail += n;
     op->done += n;
     moved = 1;

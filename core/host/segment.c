@@ -31,7 +31,12 @@ void host_segment_layout(int nranks, host_layout_t *out) {
   out->descs = at;
   at += align_line(n * sizeof(host_coll_desc_t)) * 1;
   at = (at + 4095) & ~(size_t)4095;
+  out->put_rings = at;
+  at += align_line(n * n * sizeof(host_ring_t));
+  at = (at + 4095) & ~(size_t)4095;
   out->ring_data = at;
+  at += n * n * HOST_RING_BYTES;
+  out->put_ring_data = at;
   at += n * n * HOST_RING_BYTES;
   out->stages = at;
   at += n * HOST_STAGE_BYTES;
@@ -46,6 +51,13 @@ host_ring_t *host_ring_ctl(host_comm_t *c, int src, int dst) {
 }
 char *host_ring_bytes(host_comm_t *c, int src, int dst) {
   return c->base + c->layout.ring_data +
+         ((size_t)src * c->nranks + dst) * HOST_RING_BYTES;
+}
+host_ring_t *host_put_ring_ctl(host_comm_t *c, int src, int dst) {
+  return (host_ring_t *)(c->base + c->layout.put_rings) + (size_t)src * c->nranks + dst;
+}
+char *host_put_ring_bytes(host_comm_t *c, int src, int dst) {
+  return c->base + c->layout.put_ring_data +
          ((size_t)src * c->nranks + dst) * HOST_RING_BYTES;
 }
 _Atomic uint64_t *host_signal_word(host_comm_t *c, int receiver, int sender) {
@@ -181,6 +193,7 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
   atomic_store(&me->pid, (int64_t)getpid());
   atomic_fetch_add_explicit(&h->joined_count, 1, memory_order_acq_rel);
   s = wait_all_joined(c);
+  if (s == NCORE_ERR_TIMEOUT) atomic_store(&me->join_timed_out, 1);
   if (rank == 0) shm_unlink(name);  /* everyone has it open: no leak */
   if (s != NCORE_OK) goto fail;
   *out = c;

@@ -27,7 +27,12 @@ ncore_status_t host_wait_signal(void *comm, const core_wait_t *waits,
     snprintf(what, sizeof what, "wait_signal from peer %d", peer);
     host_waiter_t w;
     host_waiter_init(&w);
-    while (atomic_load_explicit(word, memory_order_acquire) < want) {
+    for (;;) {
+      /* Read the count before landing queued puts: a put queued before a
+       * signal that this read sees is then landed before we return. */
+      uint64_t seen = atomic_load_explicit(word, memory_order_acquire);
+      if (host_puts_drain(c) > 0) continue;
+      if (seen >= want) break;
       ncore_status_t s = host_waiter_pause(&w, c, what);
       if (s != NCORE_OK) return s;
     }

@@ -87,14 +87,14 @@ ncore_status_t host_memset_async(void *dst, int value, size_t bytes,
 }
 
 ncore_status_t host_device_count(int *out) {
-  *out = 0;  /* no devices: the host backend runs on the CPU */
+  *out = 1;  /* the CPU, as one device, so "device i of count" loops run once */
   return NCORE_OK;
 }
 
 ncore_status_t host_device_set(int device) {
-  if (device == -1) return NCORE_OK;
+  if (device == -1 || device == 0) return NCORE_OK;
   return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                    "device: %d; the host backend has only device -1", device);
+                    "device: %d; the host backend accepts only -1 or 0", device);
 }
 
 ncore_status_t host_device_get(int *out) {

@@ -12,7 +12,7 @@ ncore_status_t host_mem_alloc(void **out, size_t size);
 ncore_status_t host_mem_free(void *ptr);
 
 typedef struct sym_part {
-  uint64_t total;
+  uint64_t size, total;
   int64_t pid;
   int32_t fd, pad;
 } sym_part_t;
@@ -28,18 +28,35 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
   void *mine;
   ncore_status_t s = host_mem_alloc(&mine, size);
   if (s != NCORE_OK) return s;
-  sym_part_t info = {0, getpid(), 0, 0};
+  sym_part_t info = {size, 0, getpid(), 0, 0};
   size_t off, total;
   host_memory_lookup(mine, size, &info.fd, &off, &total);
   info.total = total;
   sym_part_t *all = calloc((size_t)c->nranks, sizeof *all);
   host_symmetric_t *m = calloc(1, sizeof *m);
-  m->parts = calloc((size_t)c->nranks, sizeof(char *));
+  if (m) m->parts = calloc((size_t)c->nranks, sizeof(char *));
+  if (!all || !m || !m->parts) {
+    free(all);
+    if (m) free(m->parts);
+    free(m);
+    host_mem_free(mine);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
   m->nranks = c->nranks;
   m->rank = c->rank;
   m->size = size;
   m->total = total;
   s = host_allgather_bytes(c, &info, all, sizeof info);
+  /* Every rank sees the same sizes, so all of them fail alike. */
+  int sizes_agree = 1;
+  for (int r = 1; r < c->nranks && s == NCORE_OK; r++)
+    if (all[r].size != all[0].size) sizes_agree = 0;
+  for (int r = 0; r < c->nranks && s == NCORE_OK; r++)
+    if (all[r].size != size)
+      s = core_error(NCORE_ERR_INVALID_ARGUMENT,
+                     "size: %zu differs from rank %d's %llu (symmetric memory "
+                     "has one size on every rank)",
+                     size, r, (unsigned long long)all[r].size);
   for (int r = 0; r < c->nranks && s == NCORE_OK; r++) {
     if (r == c->rank) {
       m->parts[r] = mine;
@@ -48,6 +65,18 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
     m->parts[r] = host_memory_map_peer(all[r].pid, all[r].fd, all[r].total);
     if (!m->parts[r])
       s = core_error(NCORE_ERR_SYSTEM, "cannot map rank %d's symmetric part", r);
+  }
+  if (sizes_agree) {
+    /* Agree on the outcome before anyone frees its part: a rank that could
+     * not map makes everyone fail, and nobody unmaps under a peer. */
+    int32_t ok = s == NCORE_OK, *oks = calloc((size_t)c->nranks, sizeof *oks);
+    ncore_status_t agreed = oks ? host_allgather_bytes(c, &ok, oks, sizeof ok)
+                                : core_error(NCORE_ERR_SYSTEM, "out of memory");
+    for (int r = 0; agreed == NCORE_OK && s == NCORE_OK && r < c->nranks; r++)
+      if (!oks[r])
+        s = core_error(NCORE_ERR_SYSTEM, "rank %d could not map the symmetric parts", r);
+    if (s == NCORE_OK) s = agreed;
+    free(oks);
   }
   free(all);
   if (s != NCORE_OK) {

@@ -27,6 +27,9 @@ ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
       c->async_error = NCORE_ERR_REMOTE;
       return core_error(NCORE_ERR_REMOTE, "peer %d aborted", r);
     }
+    if (atomic_load_explicit(&s->join_timed_out, memory_order_relaxed))
+      return core_error(NCORE_ERR_TIMEOUT,
+                        "timed out: peer %d gave up waiting for all ranks to join", r);
     if (check_locks && atomic_load(&s->joined) &&
         atomic_load(&s->pid) != 0 && !host_peer_alive(c, r)) {
       c->async_error = NCORE_ERR_REMOTE;
@@ -49,6 +52,9 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
     struct timespec ts = {0, w->spins < 2000 ? 20000 : 200000};
     nanosleep(&ts, NULL);
   }
+  /* Whoever waits lands the puts queued for it, so two ranks putting to
+   * each other never wait on one another. */
+  host_puts_drain(c);
   if ((w->spins & 31) != 0 && w->spins > 8) return NCORE_OK;
   uint64_t now = host_now_ns();
   int check_locks = now - w->last_check_ns > 5000000u;

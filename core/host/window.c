@@ -8,25 +8,11 @@
 #include "../error.h"
 #include "host.h"
 
-/* What each rank publishes about its part. */
-typedef struct part_info {
-  uint64_t size, offset, total;
-  int64_t pid;
-  int32_t fd, shared;
-} part_info_t;
-
-typedef struct host_window {
-  int nranks;
-  part_info_t *parts;
-  char **peer_base;  /* mapped part (offset applied), NULL when unreachable */
-  char **mappings;   /* what to munmap */
-} host_window_t;
-
 ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
                                     uint32_t flags, void **out,
                                     uintptr_t *native) {
   host_comm_t *c = comm;
-  part_info_t mine;
+  host_window_part_t mine;
   memset(&mine, 0, sizeof mine);
   mine.size = size;
   mine.pid = getpid();
@@ -41,9 +27,16 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
   host_window_t *w = calloc(1, sizeof *w);
   if (!w) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   w->nranks = c->nranks;
+  w->seq = c->window_seq++;
+  w->local = ptr;
+  w->local_size = size;
   w->parts = calloc((size_t)c->nranks, sizeof *w->parts);
   w->peer_base = calloc((size_t)c->nranks, sizeof(char *));
   w->mappings = calloc((size_t)c->nranks, sizeof(char *));
+  /* Listed before the exchange: a peer that finishes it first may put at
+   * once, and we land its puts while we still wait in the exchange. */
+  w->next = c->windows;
+  c->windows = w;
   ncore_status_t s = host_allgather_bytes(c, &mine, w->parts, sizeof mine);
   if (s != NCORE_OK) goto fail;
   if (flags & NCORE_WINDOW_COLL_SYMMETRIC) {
@@ -56,7 +49,7 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
       }
   }
   for (int r = 0; r < c->nranks; r++) {
-    part_info_t *p = &w->parts[r];
+    host_window_part_t *p = &w->parts[r];
     if (r == c->rank) {
       w->peer_base[r] = ptr;
     } else if (p->shared) {
@@ -71,6 +64,7 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
   if (native) *native = (uintptr_t)w;
   return NCORE_OK;
 fail:
+  c->windows = w->next;  /* still first: nothing registers meanwhile */
   free(w->parts);
   free(w->peer_base);
   free(w->mappings);
@@ -79,8 +73,17 @@ fail:
 }
 
 void host_window_deregister(void *comm, void *window) {
-  (void)comm;
+  host_comm_t *c = comm;
   host_window_t *w = window;
+  /* Puts already queued for this window land before it goes. */
+  if (c) {
+    host_puts_drain(c);
+    for (host_window_t **at = &c->windows; *at; at = &(*at)->next)
+      if (*at == w) {
+        *at = w->next;
+        break;
+      }
+  }
   for (int r = 0; r < w->nranks; r++)
     if (w->mappings[r]) munmap(w->mappings[r], w->parts[r].total);
   free(w->parts);
@@ -108,8 +111,9 @@ ncore_status_t host_window_multimem_pointer(void *comm, void *window,
   return NCORE_OK;
 }
 
-/* put_signal: memcpy into the peer's mapping, then a release-add of the
- * signal so the data is visible before the signal counts. */
+/* put_signal: into a mapped part, a memcpy then a release-add of the
+ * signal (the data is visible before the signal counts); otherwise through
+ * the put ring, landed and counted by the peer. */
 ncore_status_t host_put_signal(void *comm, const void *buf, size_t bytes,
                                int peer, void *window, size_t byte_offset,
                                ncore_stream_t stream) {
@@ -119,10 +123,8 @@ ncore_status_t host_put_signal(void *comm, const void *buf, size_t bytes,
   ncore_status_t s = host_comm_health(c, 0);
   if (s != NCORE_OK) return s;
   if (!w->peer_base[peer])
-    return core_error(NCORE_ERR_NOT_SUPPORTED,
-                      "window: peer %d's part is not ncore_mem_alloc memory; the "
-                      "host backend puts only into mapped parts", peer);
-  memcpy(w->peer_base[peer] + byte_offset, buf, bytes);
+    return host_put_through_ring(c, w, peer, byte_offset, buf, bytes, 1);
+  if (bytes) memcpy(w->peer_base[peer] + byte_offset, buf, bytes);
   atomic_fetch_add_explicit(host_signal_word(c, peer, c->rank), 1,
                             memory_order_release);
   return NCORE_OK;

@@ -18,34 +18,39 @@ static int what_is(const plan_step_t *step, const char *what) {
   return w && strcmp(w, what) == 0;
 }
 
-static ncore_status_t set_value(result_t *res, ncore_status_t st, long long v) {
-  if (st == NCORE_OK) {
-    res->has_value = 1;
-    res->value = v;
-  }
-  return st;
-}
+/* Records *value once the call has run: a macro, because C leaves the order
+ * of a function's argument evaluations unspecified (the value must be read
+ * after the call that writes it). */
+#define SET_VALUE(res, call, result_value)          \
+  ({                                         \
+    ncore_status_t set_value_status = (call); \
+    if (set_value_status == NCORE_OK) {      \
+      (res)->has_value = 1;                  \
+      (res)->value = (long long)(result_value);     \
+    }                                        \
+    set_value_status;                        \
+  })
 
 static ncore_status_t op_comm_query(runner_t *r, const plan_step_t *step, result_t *res) {
   ncore_comm_t comm = comm_arg(r, step);
   int v = 0;
-  if (what_is(step, "rank")) return set_value(res, ncore_comm_rank(comm, &v), v);
-  if (what_is(step, "size")) return set_value(res, ncore_comm_size(comm, &v), v);
-  if (what_is(step, "device")) return set_value(res, ncore_comm_device(comm, &v), v);
-  if (what_is(step, "lsa_rank")) return set_value(res, ncore_comm_lsa_rank(comm, &v), v);
-  if (what_is(step, "lsa_size")) return set_value(res, ncore_comm_lsa_size(comm, &v), v);
+  if (what_is(step, "rank")) return SET_VALUE(res, ncore_comm_rank(comm, &v), v);
+  if (what_is(step, "size")) return SET_VALUE(res, ncore_comm_size(comm, &v), v);
+  if (what_is(step, "device")) return SET_VALUE(res, ncore_comm_device(comm, &v), v);
+  if (what_is(step, "lsa_rank")) return SET_VALUE(res, ncore_comm_lsa_rank(comm, &v), v);
+  if (what_is(step, "lsa_size")) return SET_VALUE(res, ncore_comm_lsa_size(comm, &v), v);
   if (what_is(step, "backend")) {
     ncore_backend_t b = NCORE_BACKEND_AUTO;
-    return set_value(res, ncore_comm_backend(comm, &b), b);
+    return SET_VALUE(res, ncore_comm_backend(comm, &b), b);
   }
   if (what_is(step, "async_error")) {
     ncore_status_t s = NCORE_OK;
-    return set_value(res, ncore_comm_async_error(comm, &s), s);
+    return SET_VALUE(res, ncore_comm_async_error(comm, &s), s);
   }
   ncore_gin_type_t g = NCORE_GIN_TYPE_NONE;
-  if (what_is(step, "gin_type")) return set_value(res, ncore_comm_gin_type(comm, &g), g);
+  if (what_is(step, "gin_type")) return SET_VALUE(res, ncore_comm_gin_type(comm, &g), g);
   if (what_is(step, "railed_gin_type"))
-    return set_value(res, ncore_comm_railed_gin_type(comm, &g), g);
+    return SET_VALUE(res, ncore_comm_railed_gin_type(comm, &g), g);
   return NCORE_ERR_INTERNAL;
 }
 
@@ -91,21 +96,21 @@ static ncore_status_t op_window_query(runner_t *r, const plan_step_t *step, resu
   size_t offset = (size_t)plan_arg_int(step, "offset", 0);
   size_t size = 0;
   void *p = NULL;
-  if (what_is(step, "size")) return set_value(res, ncore_window_size(w, &size), (long long)size);
+  if (what_is(step, "size")) return SET_VALUE(res, ncore_window_size(w, &size), (long long)size);
   if (what_is(step, "peer_size"))
-    return set_value(res, ncore_window_peer_size(w, peer, &size), (long long)size);
+    return SET_VALUE(res, ncore_window_peer_size(w, peer, &size), (long long)size);
   if (what_is(step, "flags")) {
     uint32_t flags = 0;
-    return set_value(res, ncore_window_flags(w, &flags), flags);
+    return SET_VALUE(res, ncore_window_flags(w, &flags), flags);
   }
   if (what_is(step, "user_pointer_matches"))
-    return set_value(res, ncore_window_user_pointer(w, &p), obj && p == obj->ptr);
+    return SET_VALUE(res, ncore_window_user_pointer(w, &p), obj && p == obj->ptr);
   if (what_is(step, "peer_pointer_null"))
-    return set_value(res, ncore_window_peer_device_pointer(w, peer, offset, &p), p == NULL);
+    return SET_VALUE(res, ncore_window_peer_device_pointer(w, peer, offset, &p), p == NULL);
   if (what_is(step, "lsa_pointer_null"))
-    return set_value(res, ncore_window_lsa_device_pointer(w, peer, offset, &p), p == NULL);
+    return SET_VALUE(res, ncore_window_lsa_device_pointer(w, peer, offset, &p), p == NULL);
   if (what_is(step, "multimem_pointer_null"))
-    return set_value(res, ncore_window_lsa_multimem_device_pointer(w, offset, &p), p == NULL);
+    return SET_VALUE(res, ncore_window_lsa_multimem_device_pointer(w, offset, &p), p == NULL);
   return NCORE_ERR_INTERNAL;
 }
 
@@ -116,10 +121,10 @@ static ncore_status_t op_registered_buffer_query(runner_t *r, const plan_step_t 
   size_t size = 0;
   void *p = NULL;
   if (what_is(step, "size"))
-    return set_value(res, ncore_registered_buffer_size(h, &size), (long long)size);
+    return SET_VALUE(res, ncore_registered_buffer_size(h, &size), (long long)size);
   if (what_is(step, "pointer_matches")) {
     object_t *buf = objects_get(plan_arg(step, "buffer"));
-    return set_value(res, ncore_registered_buffer_pointer(h, &p), buf && p == buf->ptr);
+    return SET_VALUE(res, ncore_registered_buffer_pointer(h, &p), buf && p == buf->ptr);
   }
   return NCORE_ERR_INTERNAL;
 }
@@ -152,7 +157,7 @@ static ncore_status_t op_is_valid(runner_t *r, const plan_step_t *step, result_t
     case OBJECT_COMM: v = ncore_comm_is_valid(h); break;
     default: v = ncore_window_is_valid(h); break;
   }
-  return set_value(res, NCORE_OK, v);
+  return SET_VALUE(res, NCORE_OK, v);
 }
 
 static ncore_status_t op_create_pre_mul_sum(runner_t *r, const plan_step_t *step,
@@ -201,7 +206,7 @@ static ncore_status_t op_custom_redop_query(runner_t *r, const plan_step_t *step
                                             result_t *res) {
   (void)r;
   ncore_dtype_t dtype = NCORE_INT8;
-  return set_value(res, ncore_custom_redop_dtype(objects_handle(plan_arg(step, "handle")),
+  return SET_VALUE(res, ncore_custom_redop_dtype(objects_handle(plan_arg(step, "handle")),
                                                  &dtype), dtype);
 }
 
@@ -234,12 +239,12 @@ static ncore_status_t op_dev_comm_info(runner_t *r, const plan_step_t *step, res
   (void)r;
   ncore_dev_comm_info_t info = NCORE_DEV_COMM_INFO_INIT;
   ncore_status_t st = ncore_dev_comm_info(objects_handle(plan_arg(step, "handle")), &info);
-  if (what_is(step, "rank")) return set_value(res, st, info.rank);
-  if (what_is(step, "nranks")) return set_value(res, st, info.nranks);
-  if (what_is(step, "lsa_rank")) return set_value(res, st, info.lsa_rank);
-  if (what_is(step, "lsa_size")) return set_value(res, st, info.lsa_size);
-  if (what_is(step, "gin_type")) return set_value(res, st, info.gin_type);
-  if (what_is(step, "railed_gin_type")) return set_value(res, st, info.railed_gin_type);
+  if (what_is(step, "rank")) return SET_VALUE(res, st, info.rank);
+  if (what_is(step, "nranks")) return SET_VALUE(res, st, info.nranks);
+  if (what_is(step, "lsa_rank")) return SET_VALUE(res, st, info.lsa_rank);
+  if (what_is(step, "lsa_size")) return SET_VALUE(res, st, info.lsa_size);
+  if (what_is(step, "gin_type")) return SET_VALUE(res, st, info.gin_type);
+  if (what_is(step, "railed_gin_type")) return SET_VALUE(res, st, info.railed_gin_type);
   return NCORE_ERR_INTERNAL;
 }
 
@@ -259,8 +264,8 @@ static ncore_status_t op_symmetric_query(runner_t *r, const plan_step_t *step,
   ncore_symmetric_t h = objects_handle(plan_arg(step, "sym"));
   size_t size = 0;
   void *p = NULL;
-  if (what_is(step, "size")) return set_value(res, ncore_symmetric_size(h, &size), (long long)size);
-  return set_value(res, ncore_symmetric_peer_pointer(h, (int)plan_arg_int(step, "pe", 0), &p),
+  if (what_is(step, "size")) return SET_VALUE(res, ncore_symmetric_size(h, &size), (long long)size);
+  return SET_VALUE(res, ncore_symmetric_peer_pointer(h, (int)plan_arg_int(step, "pe", 0), &p),
                    p == NULL);
 }
 
@@ -319,7 +324,7 @@ static ncore_status_t op_mem(runner_t *r, const plan_step_t *step, result_t *res
 static ncore_status_t op_dtype_size(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)r;
   size_t size = 0;
-  return set_value(res, ncore_dtype_size(op_dtype(step, "dtype"), &size), (long long)size);
+  return SET_VALUE(res, ncore_dtype_size(op_dtype(step, "dtype"), &size), (long long)size);
 }
 
 static ncore_status_t op_sleep(runner_t *r, const plan_step_t *step, result_t *res) {

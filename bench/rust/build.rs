@@ -1,0 +1,7 @@
+//! Puts libncore's folder (exported by ncore-sys) in the benchmark's rpath.
+fn main() {
+    println!("cargo:rerun-if-env-changed=DEP_NCORE_LIB_DIR");
+    if let Some(dir) = std::env::var_os("DEP_NCORE_LIB_DIR") {
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.to_string_lossy());
+    }
+}

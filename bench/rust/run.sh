@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Per-call overhead of the Rust binding against C, for calls that move no
+# data (see README.md). Builds both programs against build/lib and runs them.
+# A benchmark, not a test: it never fails on speed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+lib=${NCORE_LIB_DIR:-$root/build/lib}
+cc -O2 -o "$here/overhead_c" "$here/overhead.c" -I"$root/abi/include" -L"$lib" -lncore -Wl,-rpath,"$lib"
+(cd "$here" && cargo build --offline --release --quiet)
+"$here/overhead_c"
+"$here/target/release/ncore-bench-rust"

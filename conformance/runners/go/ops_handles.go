@@ -1,0 +1,388 @@
+package main
+
+// Steps about communicators and resources: queries, creation, close,
+// is_valid, lifecycle, memory, and the ops table.
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"ncore.dev/ncore"
+)
+
+// intResult turns a query's (value, error) into a step result.
+func intResult[T ~int | ~int32 | ~uint32](v T, err error) (result, error) {
+	if err != nil {
+		return result{}, err
+	}
+	return intValue(int64(v)), nil
+}
+
+func opCommQuery(r *runner, s step) (result, error) {
+	c := commArg(r, s)
+	switch s.str("what") {
+	case "rank":
+		return intResult(c.Rank())
+	case "size":
+		return intResult(c.Size())
+	case "device":
+		return intResult(c.Device())
+	case "lsa_rank":
+		return intResult(c.LSARank())
+	case "lsa_size":
+		return intResult(c.LSASize())
+	case "backend":
+		return intResult(c.Backend())
+	case "async_error":
+		return intResult(c.AsyncError())
+	case "gin_type":
+		return intResult(c.GinType())
+	case "railed_gin_type":
+		return intResult(c.RailedGinType())
+	}
+	return result{}, &ncore.Error{Status: ncore.StatusInternal}
+}
+
+// bufferRange is the buffer argument as a range: the whole buffer, or
+// `size` bytes of it.
+func bufferRange(s step) ncore.DevicePtr {
+	o := objects[s.str("buffer")]
+	p := ncore.DevicePtr{}
+	if o != nil {
+		p = ncore.DevicePtr{Addr: o.addr, Bytes: o.bytes}
+	}
+	if s.has("size") {
+		p.Bytes = int(s.int("size", 0))
+	}
+	return p
+}
+
+func opRegisterBuffer(r *runner, s step) (result, error) {
+	b, err := commArg(r, s).RegisterBuffer(bufferRange(s))
+	if err == nil {
+		o := put(s.str("as"), kindRegisteredBuffer)
+		o.handle, o.owner = b.Handle(), b
+	}
+	return result{}, err
+}
+
+func opRegisterWindow(r *runner, s step) (result, error) {
+	p := bufferRange(s)
+	w, err := commArg(r, s).RegisterWindow(p, ncore.WindowFlags(s.int("flags", 0)))
+	if err == nil {
+		o := put(s.str("as"), kindWindow)
+		o.handle, o.owner, o.addr = w.Handle(), w, p.Addr
+	}
+	return result{}, err
+}
+
+func opWindowQuery(r *runner, s step) (result, error) {
+	o := objects[s.str("window")]
+	w := ncore.WindowFromHandle(handleOf(s.str("window")))
+	peer, offset := int(s.int("peer", 0)), int(s.int("offset", 0))
+	switch s.str("what") {
+	case "size":
+		return intResult(w.Size())
+	case "peer_size":
+		return intResult(w.PeerSize(peer))
+	case "flags":
+		return intResult(w.Flags())
+	case "user_pointer_matches":
+		p, err := w.UserPointer()
+		return boolValue(o != nil && p == o.addr), err
+	case "peer_pointer_null":
+		_, ok, err := w.PeerDevicePointer(peer, offset)
+		return boolValue(!ok), err
+	case "lsa_pointer_null":
+		_, ok, err := w.LSADevicePointer(peer, offset)
+		return boolValue(!ok), err
+	case "multimem_pointer_null":
+		_, ok, err := w.LSAMultimemDevicePointer(offset)
+		return boolValue(!ok), err
+	}
+	return result{}, &ncore.Error{Status: ncore.StatusInternal}
+}
+
+func opRegisteredBufferQuery(r *runner, s step) (result, error) {
+	b := ncore.RegisteredBufferFromHandle(handleOf(s.str("handle")))
+	switch s.str("what") {
+	case "size":
+		return intResult(b.Size())
+	case "pointer_matches":
+		p, err := b.Pointer()
+		o := objects[s.str("buffer")]
+		return boolValue(o != nil && p == o.addr), err
+	}
+	return result{}, &ncore.Error{Status: ncore.StatusInternal}
+}
+
+// closer is what close and is_valid need of every resource kind.
+type closer interface {
+	Close() error
+	IsValid() bool
+}
+
+// resourceArg wraps the handle argument by the kind it was made as; an
+// unknown name is a window (as in the C runner).
+func resourceArg(s step) closer {
+	o := objects[s.str("handle")]
+	k, h := kindWindow, uint64(0)
+	if o != nil {
+		k, h = o.kind, o.handle
+	}
+	switch k {
+	case kindRegisteredBuffer:
+		return ncore.RegisteredBufferFromHandle(h)
+	case kindCustomRedOp:
+		return ncore.CustomRedOpFromHandle(h)
+	case kindDevComm:
+		return ncore.DevCommFromHandle(h)
+	case kindSymmetric:
+		return ncore.SymmetricMemoryFromHandle(h)
+	case kindComm:
+		return ncore.CommunicatorFromHandle(h)
+	}
+	return ncore.WindowFromHandle(h)
+}
+
+func opClose(r *runner, s step) (result, error) { return result{}, resourceArg(s).Close() }
+
+func opIsValid(r *runner, s step) (result, error) { return boolValue(resourceArg(s).IsValid()), nil }
+
+// scalarBytes is the PreMulSum scalar in the operator's own type; the 16- and
+// 8-bit floats take their bits from scalar_bits (hex).
+func scalarBytes(s step, dt ncore.DataType) []byte {
+	v, _ := strconv.ParseFloat(s.str("scalar"), 64)
+	b := make([]byte, 8)
+	le := binary.LittleEndian
+	switch dt {
+	case ncore.Float32:
+		le.PutUint32(b, math.Float32bits(float32(v)))
+	case ncore.Float64:
+		le.PutUint64(b, math.Float64bits(v))
+	case ncore.Int32, ncore.Uint32:
+		le.PutUint32(b, uint32(int32(v)))
+	case ncore.Int64, ncore.Uint64:
+		le.PutUint64(b, uint64(int64(v)))
+	case ncore.Int8, ncore.Uint8:
+		b[0] = byte(int(v))
+	default:
+		bits, _ := strconv.ParseUint(strings.TrimPrefix(s.str("scalar_bits"), "0x"), 16, 32)
+		le.PutUint16(b, uint16(bits))
+	}
+	return b
+}
+
+func opCreatePreMulSum(r *runner, s step) (result, error) {
+	dt := dtypeArg(s, "dtype")
+	residence := ncore.ScalarHostImmediate
+	if s.str("residence") == "device" {
+		residence = ncore.ScalarDevice
+	}
+	var scalar ncore.Buffer = ncore.DeviceElements(0, 1, dt) // no scalar: NULL
+	if s.has("scalar") {
+		b := scalarBytes(s, dt)
+		scalar = ncore.HostBytes(b, dt)
+		if residence == ncore.ScalarDevice {
+			mem, err := ncore.MemAlloc(r.backend, 8)
+			if err != nil {
+				return result{}, err
+			}
+			addr := mem.Release().Addr // read at every collective: never freed
+			err = ncore.MemcpyBytes(r.backend, ncore.DeviceElements(addr, 8, ncore.Uint8), ncore.Host(b), 8,
+				ncore.MemcpyHostToDevice, nil)
+			if err == nil {
+				err = ncore.SynchronizeDefault(r.backend)
+			}
+			if err != nil {
+				return result{}, err
+			}
+			scalar = ncore.DeviceElements(addr, 1, dt)
+		}
+	}
+	op, err := commArg(r, s).CreatePreMulSum(scalar, residence)
+	if err != nil {
+		return result{}, err
+	}
+	o := put(s.str("as"), kindCustomRedOp)
+	o.handle, o.owner = op.Handle(), op
+	o.redop, _ = op.Op()
+	return result{}, nil
+}
+
+func opCustomRedOpQuery(r *runner, s step) (result, error) {
+	return intResult(ncore.CustomRedOpFromHandle(handleOf(s.str("handle"))).DataType())
+}
+
+func opCreateDevComm(r *runner, s step) (result, error) {
+	var req *ncore.DevCommRequirements
+	if text := s.str("requirements"); s.has("requirements") && text != "null" {
+		req = &ncore.DevCommRequirements{}
+		field := func(name string) int32 {
+			v, _ := objectField(text, name)
+			return int32(atoi(v))
+		}
+		req.StructSize = uint32(field("struct_size"))
+		req.LSAMultimem = field("lsa_multimem") != 0
+		req.BarrierCount = field("barrier_count")
+		req.LSABarrierCount = field("lsa_barrier_count")
+		req.GinForceEnable = field("gin_force_enable") != 0
+		req.GinSignalCount = field("gin_signal_count")
+		req.GinCounterCount = field("gin_counter_count")
+		req.GinConnectionType = ncore.GinConnectionType(field("gin_connection_type"))
+	}
+	d, err := commArg(r, s).CreateDevComm(req)
+	if err == nil {
+		o := put(s.str("as"), kindDevComm)
+		o.handle, o.owner = d.Handle(), d
+	}
+	return result{}, err
+}
+
+func opDevCommInfo(r *runner, s step) (result, error) {
+	info, err := ncore.DevCommFromHandle(handleOf(s.str("handle"))).Info()
+	if err != nil {
+		return result{}, err
+	}
+	switch s.str("what") {
+	case "rank":
+		return intValue(int64(info.Rank)), nil
+	case "nranks":
+		return intValue(int64(info.NRanks)), nil
+	case "lsa_rank":
+		return intValue(int64(info.LSARank)), nil
+	case "lsa_size":
+		return intValue(int64(info.LSASize)), nil
+	case "gin_type":
+		return intValue(int64(info.GinType)), nil
+	case "railed_gin_type":
+		return intValue(int64(info.RailedGinType)), nil
+	}
+	return result{}, &ncore.Error{Status: ncore.StatusInternal}
+}
+
+func opSymmetricAlloc(r *runner, s step) (result, error) {
+	sym, err := commArg(r, s).SymmetricAlloc(int(s.int("size", 0)))
+	if err == nil {
+		o := put(s.str("as"), kindSymmetric)
+		o.handle, o.owner = sym.Handle(), sym
+	}
+	return result{}, err
+}
+
+func opSymmetricQuery(r *runner, s step) (result, error) {
+	sym := ncore.SymmetricMemoryFromHandle(handleOf(s.str("sym")))
+	if s.str("what") == "size" {
+		return intResult(sym.Size())
+	}
+	_, ok, err := sym.PeerPointer(int(s.int("pe", 0)))
+	return boolValue(!ok), err
+}
+
+// keepComm records a new communicator (nil: the null handle).
+func keepComm(name string, c *ncore.Communicator) {
+	o := put(name, kindComm)
+	if c != nil {
+		o.handle, o.owner = c.Handle(), c
+	}
+}
+
+func opSplit(r *runner, s step) (result, error) {
+	c, err := commArg(r, s).Split(int(s.int("color", 0)), int(s.int("key", 0)), nil)
+	if err == nil {
+		keepComm(s.str("as"), c)
+	}
+	return result{}, err
+}
+
+func opShrink(r *runner, s step) (result, error) {
+	var exclude []int
+	if text := s.str("exclude"); text != "" {
+		for _, part := range strings.Split(text, ",") {
+			exclude = append(exclude, atoi(part))
+		}
+	}
+	c, err := commArg(r, s).Shrink(exclude, nil, ncore.ShrinkFlags(s.int("flags", 0)))
+	if err == nil {
+		keepComm(s.str("as"), c)
+	}
+	return result{}, err
+}
+
+func opLifecycle(r *runner, s step) (result, error) {
+	c := commArg(r, s)
+	switch s.op {
+	case "finalize":
+		return result{}, c.Finalize()
+	case "abort":
+		return result{}, c.Abort()
+	}
+	return result{}, c.Destroy()
+}
+
+func opGroup(r *runner, s step) (result, error) {
+	if s.op == "group_start" {
+		return result{}, ncore.GroupStart()
+	}
+	return result{}, ncore.GroupEnd()
+}
+
+func opMemAlloc(r *runner, s step) (result, error) {
+	mem, err := ncore.MemAlloc(r.backend, int(s.int("size", 0)))
+	if err == nil {
+		put(s.str("as"), kindMemory).addr = mem.Release().Addr
+	}
+	return result{}, err
+}
+
+func opMemFree(r *runner, s step) (result, error) {
+	var addr uintptr
+	if o := objects[s.str("ptr")]; o != nil {
+		addr = o.addr
+	}
+	return result{}, ncore.MemFree(r.backend, addr)
+}
+
+func opDtypeSize(r *runner, s step) (result, error) {
+	return intResult(ncore.DataTypeSize(dtypeArg(s, "dtype")))
+}
+
+func opSleep(r *runner, s step) (result, error) {
+	time.Sleep(time.Duration(s.int("ms", 0)) * time.Millisecond)
+	return result{}, nil
+}
+
+// opDie ends the process at once, without cleanup (a dead peer).
+func opDie(r *runner, s step) (result, error) {
+	out.Flush()
+	os.Exit(0)
+	return result{}, nil
+}
+
+// ops maps each plan op to its implementation.
+var ops map[string]func(*runner, step) (result, error)
+
+func init() {
+	ops = map[string]func(*runner, step) (result, error){
+		"buffer": opBuffer, "check": opCheck, "sync": opSync, "comm_query": opCommQuery,
+		"send": opSend, "recv": opRecv, "group_start": opGroup, "group_end": opGroup,
+		"allreduce": opCollective, "reduce": opCollective, "reduce_scatter": opCollective,
+		"broadcast": opCollective, "gather": opCollective, "scatter": opCollective,
+		"allgather": opCollective, "alltoall": opCollective,
+		"register_buffer": opRegisterBuffer, "register_window": opRegisterWindow,
+		"window_query": opWindowQuery, "registered_buffer_query": opRegisteredBufferQuery,
+		"close": opClose, "is_valid": opIsValid, "signal": opSignal, "wait_signal": opWaitSignal,
+		"put_signal": opPutSignal, "create_pre_mul_sum": opCreatePreMulSum,
+		"custom_redop_query": opCustomRedOpQuery, "create_dev_comm": opCreateDevComm,
+		"dev_comm_info": opDevCommInfo, "symmetric_alloc": opSymmetricAlloc,
+		"symmetric_put": opSymmetricPut, "symmetric_get": opSymmetricGet,
+		"symmetric_query": opSymmetricQuery, "split": opSplit, "shrink": opShrink,
+		"finalize": opLifecycle, "destroy": opLifecycle, "abort": opLifecycle,
+		"mem_alloc": opMemAlloc, "mem_free": opMemFree, "dtype_size": opDtypeSize,
+		"sleep": opSleep, "die": opDie,
+	}
+}

@@ -1,0 +1,343 @@
+//! Steps about communicators and resources: queries, creation, close,
+//! is_valid, lifecycle, memory — each through the ncore crate's public API.
+//! Handles are wrapped from their raw values for each call and never dropped
+//! here (`ManuallyDrop`): closing is what the plan's steps decide.
+
+use std::mem::ManuallyDrop;
+
+use ncore::{Communicator, CustomRedOp, DataType, DevComm, DevCommRequirements, DeviceMemory, GinConnectionType, RegisteredBuffer, ScalarResidence, ShrinkFlags, SymmetricMemory, Window, WindowFlags};
+
+use crate::json::Value;
+use crate::objects::{Kind, Object};
+use crate::ops_data::{comm_arg, dtype_arg};
+use crate::plan::{object_field, parse_int, Step};
+use crate::{Runner, StepResult};
+
+fn int(v: impl TryInto<i64>) -> StepResult {
+    Ok(Value::Int(v.try_into().unwrap_or(i64::MAX)))
+}
+
+fn what(step: &Step) -> &str {
+    step.arg("what").unwrap_or("")
+}
+
+fn internal() -> StepResult {
+    Err(ncore::Error::new(ncore::ErrorKind::Internal, ""))
+}
+
+/// `comm_query`.
+pub fn comm_query(r: &mut Runner, step: &Step) -> StepResult {
+    let comm = comm_arg(r, step);
+    match what(step) {
+        "rank" => int(comm.rank()?),
+        "size" => int(comm.size()?),
+        "device" => int(comm.device()?),
+        "lsa_rank" => int(comm.lsa_rank()?),
+        "lsa_size" => int(comm.lsa_size()?),
+        "backend" => int(comm.backend()?.raw()),
+        "async_error" => int(comm.async_error()?.map_or(0, |k| k.status())),
+        "gin_type" => int(comm.gin_type()?.0),
+        "railed_gin_type" => int(comm.railed_gin_type()?.0),
+        _ => internal(),
+    }
+}
+
+/// `group_start`, `group_end`.
+pub fn group(step: &Step) -> StepResult {
+    if step.op == "group_start" {
+        // SAFETY: the runner's buffers live until the process ends, beyond
+        // any group.
+        unsafe { ncore::group_start()? };
+    } else {
+        ncore::group_end()?;
+    }
+    Ok(Value::None)
+}
+
+/// The `buffer` argument's pointer and size (`size` overrides the bytes).
+fn buffer_range(r: &Runner, step: &Step) -> (*mut std::ffi::c_void, usize) {
+    let obj = r.objects.get(step.arg("buffer"));
+    let bytes = match step.arg("size") {
+        Some(size) => parse_int(size) as usize,
+        None => obj.map_or(0, |o| o.bytes),
+    };
+    (obj.map_or(std::ptr::null_mut(), |o| o.ptr), bytes)
+}
+
+/// `register_buffer`.
+pub fn register_buffer(r: &mut Runner, step: &Step) -> StepResult {
+    let (ptr, bytes) = buffer_range(r, step);
+    // SAFETY: the runner's buffers live until the process ends.
+    let handle = unsafe { comm_arg(r, step).register_buffer_raw(ptr, bytes)? }.into_raw();
+    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::RegisteredBuffer) });
+    Ok(Value::None)
+}
+
+/// `register_window`.
+pub fn register_window(r: &mut Runner, step: &Step) -> StepResult {
+    let (ptr, bytes) = buffer_range(r, step);
+    let flags = WindowFlags(step.int("flags", 0) as u32);
+    // SAFETY: the runner's buffers live until the process ends and are only
+    // read through the library's copies.
+    let handle = unsafe { comm_arg(r, step).register_window_raw(ptr, bytes, flags)? }.into_raw();
+    r.objects.put(step.arg("as"), Object { handle, ptr, ..Object::new(Kind::Window) });
+    Ok(Value::None)
+}
+
+/// `window_query`.
+pub fn window_query(r: &mut Runner, step: &Step) -> StepResult {
+    let obj = r.objects.get(step.arg("window")).copied();
+    // SAFETY: the runner's buffers outlive every window.
+    let w = ManuallyDrop::new(unsafe { Window::from_raw(obj.map_or(0, |o| o.handle)) });
+    let peer = step.int("peer", 0) as i32;
+    let offset = step.int("offset", 0) as usize;
+    match what(step) {
+        "size" => int(w.size()?),
+        "peer_size" => int(w.peer_size(peer)?),
+        "flags" => int(w.flags()?.0),
+        "user_pointer_matches" => {
+            let p = w.user_pointer()?;
+            int(obj.is_some_and(|o| o.ptr == p) as i64)
+        }
+        "peer_pointer_null" => int(w.peer_device_pointer(peer, offset)?.is_none() as i64),
+        "lsa_pointer_null" => int(w.lsa_device_pointer(peer, offset)?.is_none() as i64),
+        "multimem_pointer_null" => int(w.lsa_multimem_device_pointer(offset)?.is_none() as i64),
+        _ => internal(),
+    }
+}
+
+/// `registered_buffer_query`.
+pub fn registered_buffer_query(r: &mut Runner, step: &Step) -> StepResult {
+    let h = ManuallyDrop::new(RegisteredBuffer::from_raw(r.objects.handle(step.arg("handle"))));
+    match what(step) {
+        "size" => int(h.size()?),
+        "pointer_matches" => {
+            let p = h.pointer()?;
+            int(r.objects.get(step.arg("buffer")).is_some_and(|o| o.ptr == p) as i64)
+        }
+        _ => internal(),
+    }
+}
+
+/// The kind and handle of the `handle` argument; a null or unknown name is
+/// treated as a window, as in the C runner.
+fn handle_arg(r: &Runner, step: &Step) -> (Kind, u64) {
+    r.objects.get(step.arg("handle")).map_or((Kind::Window, 0), |o| (o.kind, o.handle))
+}
+
+/// `close`: by the kind the handle was made as.
+pub fn close(r: &mut Runner, step: &Step) -> StepResult {
+    let (kind, h) = handle_arg(r, step);
+    match kind {
+        Kind::RegisteredBuffer => ManuallyDrop::new(RegisteredBuffer::from_raw(h)).close()?,
+        Kind::CustomRedOp => ManuallyDrop::new(CustomRedOp::from_raw(h)).close()?,
+        Kind::DevComm => ManuallyDrop::new(DevComm::from_raw(h)).close()?,
+        Kind::Symmetric => ManuallyDrop::new(SymmetricMemory::from_raw(h)).free()?,
+        Kind::Comm => ManuallyDrop::new(Communicator::from_raw(h)).destroy()?,
+        // SAFETY: the runner's buffers outlive every window.
+        _ => ManuallyDrop::new(unsafe { Window::from_raw(h) }).close()?,
+    }
+    Ok(Value::None)
+}
+
+/// `is_valid`.
+pub fn is_valid(r: &mut Runner, step: &Step) -> StepResult {
+    let (kind, h) = handle_arg(r, step);
+    let valid = match kind {
+        Kind::RegisteredBuffer => ManuallyDrop::new(RegisteredBuffer::from_raw(h)).is_valid(),
+        Kind::CustomRedOp => ManuallyDrop::new(CustomRedOp::from_raw(h)).is_valid(),
+        Kind::DevComm => ManuallyDrop::new(DevComm::from_raw(h)).is_valid(),
+        Kind::Symmetric => ManuallyDrop::new(SymmetricMemory::from_raw(h)).is_valid(),
+        Kind::Comm => ManuallyDrop::new(Communicator::from_raw(h)).is_valid(),
+        // SAFETY: as in close.
+        _ => ManuallyDrop::new(unsafe { Window::from_raw(h) }).is_valid(),
+    };
+    int(valid as i64)
+}
+
+/// The scalar in the operator's own type; 16/8-bit floats take hex bits
+/// (`scalar_bits`).
+fn scalar_bytes(step: &Step, dtype: DataType) -> [u8; 8] {
+    let s: f64 = step.arg("scalar").and_then(|t| t.parse().ok()).unwrap_or(1.0);
+    let mut out = [0u8; 8];
+    match dtype {
+        DataType::FLOAT32 => out[..4].copy_from_slice(&(s as f32).to_ne_bytes()),
+        DataType::FLOAT64 => out.copy_from_slice(&s.to_ne_bytes()),
+        DataType::INT32 | DataType::UINT32 => out[..4].copy_from_slice(&(s as i32).to_ne_bytes()),
+        DataType::INT64 | DataType::UINT64 => out.copy_from_slice(&(s as i64).to_ne_bytes()),
+        DataType::INT8 | DataType::UINT8 => out[0] = s as i32 as u8,
+        _ => {
+            let bits = u32::from_str_radix(step.arg("scalar_bits").unwrap_or("0"), 16).unwrap_or(0);
+            out[..4].copy_from_slice(&bits.to_ne_bytes());
+        }
+    }
+    out
+}
+
+/// `create_pre_mul_sum`: host-immediate or device-resident scalar; no
+/// `scalar` argument passes NULL (an error case).
+pub fn create_pre_mul_sum(r: &mut Runner, step: &Step) -> StepResult {
+    let dtype = dtype_arg(step, "dtype");
+    let bytes = scalar_bytes(step, dtype);
+    let comm = comm_arg(r, step);
+    let device = step.arg("residence") == Some("device");
+    let op = if step.arg("scalar").is_none() {
+        let residence = if device { ScalarResidence::Device } else { ScalarResidence::HostImmediate };
+        // SAFETY: NULL is rejected by the library before anything is read.
+        unsafe { comm.create_pre_mul_sum_raw(std::ptr::null(), dtype, residence)? }
+    } else if device {
+        let mut memory = DeviceMemory::alloc(8, r.backend)?;
+        memory.write(0, &bytes)?;
+        // The scalar must outlive the operator: it lives as long as the process.
+        let memory: &'static DeviceMemory = Box::leak(Box::new(memory));
+        comm.create_pre_mul_sum_device(memory, dtype)?
+    } else {
+        comm.create_pre_mul_sum_bytes(&bytes, dtype)?
+    };
+    let redop = op.op().map_or(0, |o| o.raw());
+    let handle = op.into_raw();
+    r.objects.put(step.arg("as"), Object { handle, redop, ..Object::new(Kind::CustomRedOp) });
+    Ok(Value::None)
+}
+
+/// `custom_redop_query` (what: dtype).
+pub fn custom_redop_query(r: &mut Runner, step: &Step) -> StepResult {
+    let op = ManuallyDrop::new(CustomRedOp::from_raw(r.objects.handle(step.arg("handle"))));
+    int(op.dtype()?.raw())
+}
+
+/// `create_dev_comm`: requirements `null` or `field:value,...`.
+pub fn create_dev_comm(r: &mut Runner, step: &Step) -> StepResult {
+    let requirements = match step.arg("requirements") {
+        None | Some("null") => None,
+        Some(text) => {
+            let mut req = DevCommRequirements::default();
+            let field = |name: &str| object_field(text, name).map(parse_int);
+            if let Some(v) = field("struct_size") {
+                req.struct_size = v as u32;
+            }
+            let set = |slot: &mut i32, name: &str| {
+                if let Some(v) = field(name) {
+                    *slot = v as i32;
+                }
+            };
+            set(&mut req.barrier_count, "barrier_count");
+            set(&mut req.lsa_barrier_count, "lsa_barrier_count");
+            set(&mut req.gin_signal_count, "gin_signal_count");
+            set(&mut req.gin_counter_count, "gin_counter_count");
+            if let Some(v) = field("lsa_multimem") {
+                req.lsa_multimem = v != 0;
+            }
+            if let Some(v) = field("gin_force_enable") {
+                req.gin_force_enable = v != 0;
+            }
+            if let Some(v) = field("gin_connection_type") {
+                req.gin_connection_type = GinConnectionType(v as i32);
+            }
+            Some(req)
+        }
+    };
+    let handle = comm_arg(r, step).create_dev_comm(requirements.as_ref())?.into_raw();
+    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::DevComm) });
+    Ok(Value::None)
+}
+
+/// `dev_comm_info`.
+pub fn dev_comm_info(r: &mut Runner, step: &Step) -> StepResult {
+    let d = ManuallyDrop::new(DevComm::from_raw(r.objects.handle(step.arg("handle"))));
+    let info = d.info();
+    if !matches!(what(step), "rank" | "nranks" | "lsa_rank" | "lsa_size" | "gin_type" | "railed_gin_type") {
+        return internal();
+    }
+    let info = info?;
+    match what(step) {
+        "rank" => int(info.rank),
+        "nranks" => int(info.nranks),
+        "lsa_rank" => int(info.lsa_rank),
+        "lsa_size" => int(info.lsa_size),
+        "gin_type" => int(info.gin_type.0),
+        _ => int(info.railed_gin_type.0),
+    }
+}
+
+/// `symmetric_alloc`.
+pub fn symmetric_alloc(r: &mut Runner, step: &Step) -> StepResult {
+    let handle = comm_arg(r, step).symmetric_alloc(step.int("size", 0) as usize)?.into_raw();
+    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::Symmetric) });
+    Ok(Value::None)
+}
+
+/// `symmetric_query` (size, or peer_pointer_null for `pe`).
+pub fn symmetric_query(r: &mut Runner, step: &Step) -> StepResult {
+    let sym = ManuallyDrop::new(SymmetricMemory::from_raw(r.objects.handle(step.arg("sym"))));
+    if what(step) == "size" {
+        return int(sym.size()?);
+    }
+    int(sym.peer_pointer(step.int("pe", 0) as i32)?.is_none() as i64)
+}
+
+/// `split` (a NOCOLOR result is stored as the null handle).
+pub fn split(r: &mut Runner, step: &Step) -> StepResult {
+    let out = comm_arg(r, step).split(step.int("color", 0) as i32, step.int("key", 0) as i32, None)?;
+    let handle = out.map_or(0, Communicator::into_raw);
+    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::Comm) });
+    Ok(Value::None)
+}
+
+/// `shrink`.
+pub fn shrink(r: &mut Runner, step: &Step) -> StepResult {
+    let exclude: Vec<i32> = step.arg("exclude").unwrap_or("").split(',').filter(|s| !s.is_empty()).map(|s| parse_int(s) as i32).collect();
+    let flags = ShrinkFlags(step.int("flags", 0) as u32);
+    let handle = comm_arg(r, step).shrink(&exclude, None, flags)?.into_raw();
+    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::Comm) });
+    Ok(Value::None)
+}
+
+/// `finalize`, `destroy`, `abort`.
+pub fn lifecycle(r: &mut Runner, step: &Step) -> StepResult {
+    let comm = comm_arg(r, step);
+    match step.op.as_str() {
+        "finalize" => comm.finalize()?,
+        "abort" => comm.abort()?,
+        _ => comm.destroy()?,
+    }
+    Ok(Value::None)
+}
+
+/// `mem_alloc`, `mem_free` (a second free is the library's error).
+pub fn mem(r: &mut Runner, step: &Step) -> StepResult {
+    if step.op == "mem_alloc" {
+        let (ptr, _) = DeviceMemory::alloc(step.int("size", 0) as usize, r.backend)?.into_raw();
+        r.objects.put(step.arg("as"), Object { ptr, ..Object::new(Kind::Memory) });
+    } else {
+        let ptr = r.objects.get(step.arg("ptr")).map_or(std::ptr::null_mut(), |o| o.ptr);
+        // SAFETY: the runner holds no other use of the memory.
+        unsafe { ncore::free_raw(ptr, r.backend)? };
+    }
+    Ok(Value::None)
+}
+
+/// `dtype_size`.
+pub fn dtype_size(step: &Step) -> StepResult {
+    int(dtype_arg(step, "dtype").size()?)
+}
+
+/// `sleep`.
+pub fn sleep(step: &Step) -> StepResult {
+    std::thread::sleep(std::time::Duration::from_millis(step.int("ms", 0).max(0) as u64));
+    Ok(Value::None)
+}
+
+extern "C" {
+    /// POSIX `_exit`: ends the process without running exit handlers, as a
+    /// crashed rank would.
+    fn _exit(status: i32) -> !;
+}
+
+/// `die`: the process ends at once, without cleanup.
+pub fn die() -> StepResult {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    // SAFETY: ends the process; nothing runs afterwards.
+    unsafe { _exit(0) }
+}

@@ -1,0 +1,92 @@
+/* core/host — one-sided puts into window parts this rank cannot map (plain
+ * malloc or numpy memory of another process). The data travels through the
+ * put ring of the ordered pair as pieces {header, payload}; the target lands
+ * each piece in its part whenever it waits inside ncore (every wait loop
+ * drains), and counts the signal only once the last piece has landed, so a
+ * wait_signal that returns always sees the data. */
+#include <stdio.h>
+#include <string.h>
+#include "../error.h"
+#include "host.h"
+
+/* Header of one piece; the payload follows, padded to 8 bytes. */
+typedef struct put_piece {
+  uint64_t window_seq;
+  uint64_t offset;  /* bytes into the target's part */
+  uint64_t bytes;   /* payload bytes of this piece */
+  uint64_t signal;  /* 1 on the last piece of a put_signal */
+} put_piece_t;
+
+/* Half a ring per piece, so a piece never waits for the whole ring. */
+#define PUT_PIECE_MAX (HOST_RING_BYTES / 2 - sizeof(put_piece_t))
+
+static size_t padded(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
+
+ncore_status_t host_put_through_ring(host_comm_t *c, host_window_t *w, int peer,
+                                     size_t byte_offset, const void *buf,
+                                     size_t bytes, int signal) {
+  host_ring_t *r = host_put_ring_ctl(c, c->rank, peer);
+  char *ring = host_put_ring_bytes(c, c->rank, peer);
+  const char *src = buf;
+  size_t done = 0;
+  char what[64];
+  snprintf(what, sizeof what, "put to peer %d", peer);
+  do {
+    size_t n = bytes - done < PUT_PIECE_MAX ? bytes - done : PUT_PIECE_MAX;
+    size_t need = sizeof(put_piece_t) + padded(n);
+    uint64_t head = atomic_load_explicit(&r->head.value, memory_order_relaxed);
+    host_waiter_t waiter;
+    host_waiter_init(&waiter);
+    while (HOST_RING_BYTES -
+               (size_t)(head - atomic_load_explicit(&r->tail.value,
+                                                    memory_order_acquire)) < need) {
+      ncore_status_t s = host_waiter_pause(&waiter, c, what);
+      if (s != NCORE_OK) return s;
+    }
+    put_piece_t piece = {w->seq, byte_offset + done, n,
+                         signal && done + n == bytes};
+    host_ring_write(ring, head, &piece, sizeof piece);
+    if (n) host_ring_write(ring, head + sizeof piece, src + done, n);
+    atomic_store_explicit(&r->head.value, head + need, memory_order_release);
+    done += n;
+  } while (done < bytes);
+  return NCORE_OK;
+}
+
+static host_window_t *find_window(host_comm_t *c, uint64_t seq) {
+  for (host_window_t *w = c->windows; w; w = w->next)
+    if (w->seq == seq) return w;
+  return NULL;
+}
+
+int host_puts_drain(host_comm_t *c) {
+  if (c->draining) return 0;
+  c->draining = 1;
+  int landed = 0;
+  for (int peer = 0; peer < c->nranks; peer++) {
+    if (peer == c->rank) continue;
+    host_ring_t *r = host_put_ring_ctl(c, peer, c->rank);
+    const char *ring = host_put_ring_bytes(c, peer, c->rank);
+    uint64_t tail = atomic_load_explicit(&r->tail.value, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&r->head.value, memory_order_acquire);
+    while (tail < head) {
+      put_piece_t piece;
+      host_ring_read(ring, tail, &piece, sizeof piece);
+      host_window_t *w = find_window(c, piece.window_seq);
+      /* The sender checked the bounds against the part's published size;
+       * a window closed meanwhile drops the data (the user broke the
+       * collective order), the signal still counts so nobody hangs. */
+      if (w && piece.offset + piece.bytes <= w->local_size && piece.bytes)
+        host_ring_read(ring, tail + sizeof piece, w->local + piece.offset,
+                       piece.bytes);
+      tail += sizeof piece + padded(piece.bytes);
+      atomic_store_explicit(&r->tail.value, tail, memory_order_release);
+      if (piece.signal)
+        atomic_fetch_add_explicit(host_signal_word(c, c->rank, peer), 1,
+                                  memory_order_release);
+      landed++;
+    }
+  }
+  c->draining = 0;
+  return landed;
+}
