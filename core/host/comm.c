@@ -161,8 +161,11 @@ void host_comm_abort_signal(void *comm) {
 }
 
 void host_comm_destroy(void *comm, int aborted) {
-  (void)aborted;
-  host_segment_leave(comm);
+  host_comm_t *c = comm;
+  /* An aborted rank already says so through its slot; a destroyed one
+   * says it left, so that peers still finishing do not think it died. */
+  if (!aborted) atomic_store(&host_rank_slot(c, c->rank)->left, 1);
+  host_segment_leave(c);
 }
 
 void host_comm_info(void *comm, core_comm_info_t *out) {

@@ -34,7 +34,10 @@ typedef struct host_rank_slot {
   /* Set by a rank that gave up waiting for the others to join: they then
    * report the same timeout, not a dead peer, when it leaves. */
   _Atomic uint32_t join_timed_out;
-  char pad[HOST_CACHE_LINE - 20];
+  /* Set by a rank that destroyed its communicator: its lock goes with it,
+   * but it did not die (waits on it run into the timeout instead). */
+  _Atomic uint32_t left;
+  char pad[HOST_CACHE_LINE - 24];
   host_counter_t posted;    /* collective step whose data is staged */
   host_counter_t consumed;  /* collective step whose staging peers finished */
 } host_rank_slot_t;

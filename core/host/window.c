@@ -60,6 +60,17 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
       }
     }
   }
+  /* Nobody may return (and maybe exit, closing its memfd) before every
+   * rank has opened the parts it maps. */
+  int32_t mapped = 1, *all_mapped = calloc((size_t)c->nranks, sizeof *all_mapped);
+  s = all_mapped ? host_allgather_bytes(c, &mapped, all_mapped, sizeof mapped)
+                 : core_error(NCORE_ERR_SYSTEM, "out of memory");
+  free(all_mapped);
+  if (s != NCORE_OK) {
+    for (int r = 0; r < c->nranks; r++)
+      if (w->mappings[r]) munmap(w->mappings[r], w->parts[r].total);
+    goto fail;
+  }
   *out = w;
   if (native) *native = (uintptr_t)w;
   return NCORE_OK;

@@ -80,12 +80,23 @@ ncore_status_t nccl_mem_alloc(void **out, size_t size) {
   ncore_status_t status = nccl_context_ensure();
   if (status != NCORE_OK) return status;
   /* ncclMemAlloc gives cuMem-backed memory that windows and NVLS accept. */
-  return nccl_check(nccl_fn.ncclMemAlloc(out, size), "ncclMemAlloc", NULL);
+  status = nccl_check(nccl_fn.ncclMemAlloc(out, size), "ncclMemAlloc", NULL);
+  if (status != NCORE_OK) return status;
+  status = nccl_allocation_add(*out);
+  if (status != NCORE_OK) {
+    nccl_fn.ncclMemFree(*out);
+    *out = NULL;
+  }
+  return status;
 }
 
 ncore_status_t nccl_mem_free(void *ptr) {
   ncore_status_t status = nccl_load();
   if (status != NCORE_OK) return status;
+  if (!nccl_allocation_remove(ptr))
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "ptr: %p was not returned by ncore_mem_alloc of the nccl "
+                      "backend, or was already freed", ptr);
   return nccl_check(nccl_fn.ncclMemFree(ptr), "ncclMemFree", NULL);
 }
 

@@ -128,6 +128,11 @@ int nccl_peer_in_lsa(const nccl_comm_t *c, int peer);
 ncore_status_t nccl_signals_setup(nccl_comm_t *c);
 void nccl_signals_release(nccl_comm_t *c);
 
+/* allocations.c: what ncore_mem_alloc returned and is not yet freed. */
+ncore_status_t nccl_allocation_add(void *ptr);
+/* 1 if ptr was listed (and is now removed), 0 if it never was. */
+int nccl_allocation_remove(void *ptr);
+
 /* Environment integer with a default. */
 long nccl_env_long(const char *name, long fallback);
 

@@ -66,6 +66,7 @@ void harness_skip(const char *fmt, ...) {
 }
 
 int harness_failed(void) { return current_failed; }
+int harness_stopped(void) { return current_failed || current_skipped; }
 const char *harness_current_test(void) { return current_name; }
 
 /* Used by multirank.c: reset, read and describe the current test's state. */

@@ -35,6 +35,9 @@ void harness_fail(const char *file, int line, const char *fmt, ...)
 void harness_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1 if the current test has failed so far. */
 int harness_failed(void);
+/* 1 if the current test has failed or was skipped: a helper that may skip
+ * leaves its caller to check this before going on. */
+int harness_stopped(void);
 /* The current test's name ("" outside a test). */
 const char *harness_current_test(void);
 

@@ -156,7 +156,7 @@ TEST(float16_sum_rounds_to_nearest_even) {
   double a[] = {2048, 2050, 0.5, 65504}, b[] = {1, 1, 0.25, 65504};
   double want[] = {2048, 2052, 0.75, INFINITY}, got[4];
   pair_allreduce(NCORE_FLOAT16, NCORE_SUM, a, b, 4, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, want, 4);
 }
 
@@ -164,7 +164,7 @@ TEST(bfloat16_sum_rounds_to_nearest_even) {
   double a[] = {256, 258, 1.5}, b[] = {1, 1, 0.25};
   double want[] = {256, 260, 1.75}, got[3];
   pair_allreduce(NCORE_BFLOAT16, NCORE_SUM, a, b, 3, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, want, 3);
 }
 
@@ -174,7 +174,7 @@ TEST(float8_e4m3_sum_rounds_and_saturates) {
   double a[] = {16, 18, 448, -448, 0.5}, b[] = {1, 1, 448, -448, 0.25};
   double want[] = {16, 20, 448, -448, 0.75}, got[5];
   pair_allreduce(NCORE_FLOAT8E4M3, NCORE_SUM, a, b, 5, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, want, 5);
 }
 
@@ -182,7 +182,7 @@ TEST(float8_e5m2_sum_rounds_to_nearest_even) {
   double a[] = {8, 10, 0.5}, b[] = {1, 1, 0.25};
   double want[] = {8, 12, 0.75}, got[3];
   pair_allreduce(NCORE_FLOAT8E5M2, NCORE_SUM, a, b, 3, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, want, 3);
 }
 
@@ -191,19 +191,19 @@ TEST(float16_prod_min_max_avg) {
   double got[3];
   double prod[] = {1.5, -8, 3.5};
   pair_allreduce(NCORE_FLOAT16, NCORE_PROD, a, b, 3, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, prod, 3);
   double mn[] = {0.5, -2, 0.5};
   pair_allreduce(NCORE_FLOAT16, NCORE_MIN, a, b, 3, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, mn, 3);
   double mx[] = {3, 4, 7};
   pair_allreduce(NCORE_FLOAT16, NCORE_MAX, a, b, 3, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, mx, 3);
   double avg[] = {1.75, 1, 3.75};
   pair_allreduce(NCORE_FLOAT16, NCORE_AVG, a, b, 3, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, avg, 3);
 }
 
@@ -212,12 +212,12 @@ TEST(integer_avg_truncates_and_wraps) {
   double got[3];
   double avg[] = {3, 7, -3}; /* 7/2, 15/2, -7/2 in integer division */
   pair_allreduce(NCORE_INT32, NCORE_AVG, a, b, 3, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, avg, 3);
   double ua[] = {200, 255, 1}, ub[] = {100, 1, 2};
   double wrap[] = {44, 0, 3}; /* uint8 sums wrap modulo 256 */
   pair_allreduce(NCORE_UINT8, NCORE_SUM, ua, ub, 3, got);
-  if (harness_failed()) return;
+  if (harness_stopped()) return;
   CHECK_VALUES(got, wrap, 3);
 }
 
