@@ -53,9 +53,14 @@ def plan_value(value):
 
 
 def per_rank(value, rank):
-    """Resolves {"per_rank": [...]} to this rank's value."""
+    """Resolves {"per_rank": [...]} to this rank's value, at any depth (a
+    wait descriptor's peer, say)."""
     if isinstance(value, dict) and set(value) == {"per_rank"}:
-        return value["per_rank"][rank]
+        return per_rank(value["per_rank"][rank], rank)
+    if isinstance(value, dict):
+        return {k: per_rank(v, rank) for k, v in value.items()}
+    if isinstance(value, list):
+        return [per_rank(v, rank) for v in value]
     return value
 
 

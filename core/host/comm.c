@@ -182,7 +182,9 @@ ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
   /* Looks at peers without recording an error: the query itself succeeds. */
   for (int r = 0; r < c->nranks && c->async_error == NCORE_OK; r++) {
     if (r == c->rank) continue;
-    if (atomic_load(&host_rank_slot(c, r)->aborted) || !host_peer_alive(c, r))
+    host_rank_slot_t *slot = host_rank_slot(c, r);
+    if (atomic_load(&slot->aborted) ||
+        (!atomic_load(&slot->left) && !host_peer_alive(c, r)))
       c->async_error = NCORE_ERR_REMOTE;
   }
   *out = c->async_error;

@@ -32,7 +32,15 @@ pub fn string(text: &str) -> String {
 }
 
 /// The line for one executed step.
-pub fn step_line(case: &str, rank: i32, step: i64, op: &str, status: &str, message: &str, value: &Value) -> String {
+pub fn step_line(
+    case: &str,
+    rank: i32,
+    step: i64,
+    op: &str,
+    status: &str,
+    message: &str,
+    value: &Value,
+) -> String {
     let mut line = format!(
         "{{\"case\":{},\"rank\":{rank},\"step\":{step},\"op\":{},\"status\":{},\"message\":{}",
         string(case),

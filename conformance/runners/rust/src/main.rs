@@ -37,12 +37,18 @@ fn main() {
 }
 
 fn run() -> i32 {
-    let (Ok(dir), Ok(rank)) = (std::env::var("NCORE_CONFORMANCE_PLAN_DIR"), std::env::var("NCORE_RANK")) else {
+    let (Ok(dir), Ok(rank)) = (
+        std::env::var("NCORE_CONFORMANCE_PLAN_DIR"),
+        std::env::var("NCORE_RANK"),
+    ) else {
         eprintln!("conformance: NCORE_CONFORMANCE_PLAN_DIR and NCORE_RANK must be set");
         return 2;
     };
     let path = format!("{dir}/plan.{rank}");
-    let plan = match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| plan::parse(&t)) {
+    let plan = match std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| plan::parse(&t))
+    {
         Ok(plan) => plan,
         Err(e) => {
             eprintln!("conformance: malformed plan {path}: {e}");
@@ -66,7 +72,15 @@ fn run() -> i32 {
             Ok(value) => ("NCORE_OK".to_string(), String::new(), value),
             Err(e) => (e.kind().status_name(), e.message().to_string(), Value::None),
         };
-        let line = json::step_line(&plan.case_name, runner.rank, step.index, &step.op, &status, &message, &value);
+        let line = json::step_line(
+            &plan.case_name,
+            runner.rank,
+            step.index,
+            &step.op,
+            &status,
+            &message,
+            &value,
+        );
         let mut out = stdout.lock();
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
@@ -88,8 +102,19 @@ fn init_world(timeout_ms: i32) -> ncore::Result<Runner> {
     let backend = world.backend()?;
     let mut objects = Objects::default();
     let handle = world.into_raw();
-    objects.put(Some("world"), Object { handle, ..Object::new(Kind::Comm) });
-    Ok(Runner { rank: env.rank, backend, world: handle, objects })
+    objects.put(
+        Some("world"),
+        Object {
+            handle,
+            ..Object::new(Kind::Comm)
+        },
+    );
+    Ok(Runner {
+        rank: env.rank,
+        backend,
+        world: handle,
+        objects,
+    })
 }
 
 /// Runs one step; `None` for an unknown op.
@@ -99,7 +124,8 @@ fn execute(r: &mut Runner, step: &Step) -> Option<StepResult> {
         "check" => ops_data::check(r, step),
         "sync" => ops_data::sync(r),
         "send" | "recv" => ops_data::p2p(r, step),
-        "allreduce" | "reduce" | "reduce_scatter" | "broadcast" | "gather" | "scatter" | "allgather" | "alltoall" => ops_data::collective(r, step),
+        "allreduce" | "reduce" | "reduce_scatter" | "broadcast" | "gather" | "scatter"
+        | "allgather" | "alltoall" => ops_data::collective(r, step),
         "signal" => ops_data::signal(r, step),
         "wait_signal" => ops_data::wait_signal(r, step),
         "put_signal" => ops_data::put_signal(r, step),

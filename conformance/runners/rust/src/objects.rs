@@ -51,7 +51,15 @@ pub struct Object {
 impl Object {
     /// An object of `kind` with every other field empty.
     pub fn new(kind: Kind) -> Object {
-        Object { kind, handle: 0, ptr: std::ptr::null_mut(), bytes: 0, dtype: DataType::FLOAT32, plain: false, redop: -1 }
+        Object {
+            kind,
+            handle: 0,
+            ptr: std::ptr::null_mut(),
+            bytes: 0,
+            dtype: DataType::FLOAT32,
+            plain: false,
+            redop: -1,
+        }
     }
 }
 

@@ -4,7 +4,10 @@
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
 
-use ncore::{Communicator, DataType, DeviceMemory, DeviceSlice, MemcpyKind, RedOp, SignalOptions, SymmetricMemory, WaitSignalDesc, Window};
+use ncore::{
+    Communicator, DataType, DeviceMemory, DeviceSlice, MemcpyKind, RedOp, SignalOptions,
+    SymmetricMemory, WaitSignalDesc, Window,
+};
 
 use crate::json::Value;
 use crate::objects::{Kind, Object};
@@ -12,12 +15,25 @@ use crate::plan::{object_field, parse_int, Step};
 use crate::{Runner, StepResult};
 
 const DTYPE_NAMES: [&str; 12] = [
-    "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bfloat16", "float8_e4m3", "float8_e5m2",
+    "int8",
+    "uint8",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "bfloat16",
+    "float8_e4m3",
+    "float8_e5m2",
 ];
 
 /// The data type argument `key` (default float32; `raw:N` passes N).
 pub fn dtype_arg(step: &Step, key: &str) -> DataType {
-    let Some(name) = step.arg(key) else { return DataType::FLOAT32 };
+    let Some(name) = step.arg(key) else {
+        return DataType::FLOAT32;
+    };
     if let Some(i) = DTYPE_NAMES.iter().position(|n| *n == name) {
         return DataType::from_raw(i as u32);
     }
@@ -43,8 +59,19 @@ pub fn comm_arg(r: &Runner, step: &Step) -> ManuallyDrop<Communicator> {
 }
 
 fn hex_bytes(hex: &str, bytes: usize) -> Vec<u8> {
-    let digits: Vec<u8> = hex.bytes().map(|c| (c as char).to_digit(16).unwrap_or(0) as u8).collect();
-    (0..bytes).map(|i| if 2 * i + 1 < digits.len() { digits[2 * i] << 4 | digits[2 * i + 1] } else { 0 }).collect()
+    let digits: Vec<u8> = hex
+        .bytes()
+        .map(|c| (c as char).to_digit(16).unwrap_or(0) as u8)
+        .collect();
+    (0..bytes)
+        .map(|i| {
+            if 2 * i + 1 < digits.len() {
+                digits[2 * i] << 4 | digits[2 * i + 1]
+            } else {
+                0
+            }
+        })
+        .collect()
 }
 
 /// iota:START:STEP:RANKSTRIDE for integer, float32 and float64 buffers.
@@ -80,7 +107,9 @@ fn fill_init(out: &mut [u8], count: usize, dtype: DataType, init: Option<&str>, 
     match init {
         None | Some("zero") => out.fill(0),
         Some(spec) if spec.starts_with("iota:") => fill_iota(out, count, dtype, &spec[5..], rank),
-        Some(spec) if spec.starts_with("hex:") => out.copy_from_slice(&hex_bytes(&spec[4..], bytes)),
+        Some(spec) if spec.starts_with("hex:") => {
+            out.copy_from_slice(&hex_bytes(&spec[4..], bytes))
+        }
         Some(spec) if spec.starts_with("rankhex:") => {
             let part = spec[8..].split('/').nth(rank as usize).unwrap_or("");
             out.copy_from_slice(&hex_bytes(part, bytes));
@@ -100,7 +129,11 @@ pub fn buffer(r: &mut Runner, step: &Step) -> StepResult {
     let bytes = count * elem_size(dtype);
     let mut host = vec![0u8; bytes.max(1)];
     fill_init(&mut host[..bytes], count, dtype, step.arg("init"), r.rank);
-    let mut object = Object { dtype, bytes, ..Object::new(Kind::Buffer) };
+    let mut object = Object {
+        dtype,
+        bytes,
+        ..Object::new(Kind::Buffer)
+    };
     if step.arg("memory") == Some("plain") {
         object.plain = true;
         object.ptr = Box::leak(host.into_boxed_slice()).as_mut_ptr().cast();
@@ -125,14 +158,33 @@ pub fn check(r: &mut Runner, step: &Step) -> StepResult {
     };
     let elem = elem_size(obj.dtype);
     let offset = step.int("offset", 0) as usize * elem;
-    let bytes = if step.arg("count").is_some() { step.int("count", 0) as usize * elem } else { obj.bytes - offset };
+    let bytes = if step.arg("count").is_some() {
+        step.int("count", 0) as usize * elem
+    } else {
+        obj.bytes - offset
+    };
     let mut host = vec![0u8; bytes.max(1)];
     ncore::synchronize(None, r.backend)?;
-    let kind = if obj.plain { MemcpyKind::HostToHost } else { MemcpyKind::DeviceToHost };
+    let kind = if obj.plain {
+        MemcpyKind::HostToHost
+    } else {
+        MemcpyKind::DeviceToHost
+    };
     // SAFETY: the range lies in the buffer the step named; host holds bytes.
-    unsafe { ncore::memcpy(host.as_mut_ptr().cast(), obj.ptr.cast::<u8>().add(offset).cast(), bytes, kind, None, r.backend)? };
+    unsafe {
+        ncore::memcpy(
+            host.as_mut_ptr().cast(),
+            obj.ptr.cast::<u8>().add(offset).cast(),
+            bytes,
+            kind,
+            None,
+            r.backend,
+        )?
+    };
     ncore::synchronize(None, r.backend)?;
-    Ok(Value::Hex(host[..bytes].iter().map(|b| format!("{b:02x}")).collect()))
+    Ok(Value::Hex(
+        host[..bytes].iter().map(|b| format!("{b:02x}")).collect(),
+    ))
 }
 
 /// `sync`: waits for the default stream.
@@ -146,7 +198,9 @@ pub fn sync(r: &mut Runner) -> StepResult {
 /// own type, as the C runner computes it; NULL for "null" or an unknown name.
 fn slice_arg<'a>(r: &Runner, step: &Step, key: &str, offset_key: Option<&str>) -> DeviceSlice<'a> {
     let dtype = dtype_arg(step, "dtype");
-    let Some(obj) = r.objects.get(step.arg(key)) else { return DeviceSlice::null(dtype) };
+    let Some(obj) = r.objects.get(step.arg(key)) else {
+        return DeviceSlice::null(dtype);
+    };
     let mut offset = step.int("offset", 0) as usize;
     if let Some(k) = offset_key {
         offset += step.int(k, 0) as usize * r.rank as usize;
@@ -155,7 +209,13 @@ fn slice_arg<'a>(r: &Runner, step: &Step, key: &str, offset_key: Option<&str>) -
     let len = obj.bytes.saturating_sub(start) / dtype.size().unwrap_or(1);
     // SAFETY: the view covers the rest of the runner's buffer (which lives
     // until the process ends), as the C runner's pointer does.
-    unsafe { DeviceSlice::from_raw_parts(obj.ptr.cast::<u8>().wrapping_add(start).cast::<c_void>(), len, dtype) }
+    unsafe {
+        DeviceSlice::from_raw_parts(
+            obj.ptr.cast::<u8>().wrapping_add(start).cast::<c_void>(),
+            len,
+            dtype,
+        )
+    }
 }
 
 /// `send`, `recv`.
@@ -180,7 +240,9 @@ fn redop_arg(r: &Runner, step: &Step) -> RedOp {
         Some("min") => RedOp::MIN,
         Some("avg") => RedOp::AVG,
         Some(op) if op.starts_with("raw:") => RedOp::from_raw(parse_int(&op[4..]) as i32),
-        Some(op) if op.starts_with("custom:") => RedOp::from_raw(r.objects.get(Some(&op[7..])).map_or(-1, |o| o.redop)),
+        Some(op) if op.starts_with("custom:") => {
+            RedOp::from_raw(r.objects.get(Some(&op[7..])).map_or(-1, |o| o.redop))
+        }
         Some(op) => {
             eprintln!("conformance: unknown op {op}");
             std::process::exit(2);
@@ -198,7 +260,9 @@ pub fn collective(r: &mut Runner, step: &Step) -> StepResult {
     match step.op.as_str() {
         "allreduce" => comm.allreduce(&send, &mut recv, count, redop_arg(r, step), None)?,
         "reduce" => comm.reduce(&send, &mut recv, count, redop_arg(r, step), root, None)?,
-        "reduce_scatter" => comm.reduce_scatter(&send, &mut recv, count, redop_arg(r, step), None)?,
+        "reduce_scatter" => {
+            comm.reduce_scatter(&send, &mut recv, count, redop_arg(r, step), None)?
+        }
         "broadcast" => comm.broadcast(&send, &mut recv, count, root, None)?,
         "gather" => comm.gather(&send, &mut recv, count, root, None)?,
         "scatter" => comm.scatter(&send, &mut recv, count, root, None)?,
@@ -224,7 +288,8 @@ pub fn signal(r: &mut Runner, step: &Step) -> StepResult {
 
 /// `wait_signal`: descriptors `peer:P,op_count:N;...`, optional struct_size.
 pub fn wait_signal(r: &mut Runner, step: &Step) -> StepResult {
-    let field = |obj: &str, name: &str, default: i64| object_field(obj, name).map_or(default, parse_int);
+    let field =
+        |obj: &str, name: &str, default: i64| object_field(obj, name).map_or(default, parse_int);
     let descs: Vec<WaitSignalDesc> = step
         .arg("descs")
         .unwrap_or("")
@@ -250,7 +315,8 @@ pub fn put_signal(r: &mut Runner, step: &Step) -> StepResult {
     let comm = comm_arg(r, step);
     let buf = slice_arg(r, step, "buffer", None);
     // SAFETY: the runner's buffers live until the process ends.
-    let window = ManuallyDrop::new(unsafe { Window::from_raw(r.objects.handle(step.arg("window"))) });
+    let window =
+        ManuallyDrop::new(unsafe { Window::from_raw(r.objects.handle(step.arg("window"))) });
     comm.put_signal_with(
         &buf,
         step.int("count", 0) as usize,
@@ -266,7 +332,10 @@ pub fn put_signal(r: &mut Runner, step: &Step) -> StepResult {
 /// `symmetric_put`, `symmetric_get`: raw byte copies to and from a buffer.
 pub fn symmetric_copy(r: &mut Runner, step: &Step) -> StepResult {
     let sym = ManuallyDrop::new(SymmetricMemory::from_raw(r.objects.handle(step.arg("sym"))));
-    let ptr = r.objects.get(step.arg("buffer")).map_or(std::ptr::null_mut(), |o| o.ptr);
+    let ptr = r
+        .objects
+        .get(step.arg("buffer"))
+        .map_or(std::ptr::null_mut(), |o| o.ptr);
     let offset = step.int("sym_offset", 0) as usize;
     let bytes = step.int("bytes", 0) as usize;
     let pe = step.int("pe", 0) as i32;

@@ -5,7 +5,11 @@
 
 use std::mem::ManuallyDrop;
 
-use ncore::{Communicator, CustomRedOp, DataType, DevComm, DevCommRequirements, DeviceMemory, GinConnectionType, RegisteredBuffer, ScalarResidence, ShrinkFlags, SymmetricMemory, Window, WindowFlags};
+use ncore::{
+    Communicator, CustomRedOp, DataType, DevComm, DevCommRequirements, DeviceMemory,
+    GinConnectionType, RegisteredBuffer, ScalarResidence, ShrinkFlags, SymmetricMemory, Window,
+    WindowFlags,
+};
 
 use crate::json::Value;
 use crate::objects::{Kind, Object};
@@ -69,7 +73,13 @@ pub fn register_buffer(r: &mut Runner, step: &Step) -> StepResult {
     let (ptr, bytes) = buffer_range(r, step);
     // SAFETY: the runner's buffers live until the process ends.
     let handle = unsafe { comm_arg(r, step).register_buffer_raw(ptr, bytes)? }.into_raw();
-    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::RegisteredBuffer) });
+    r.objects.put(
+        step.arg("as"),
+        Object {
+            handle,
+            ..Object::new(Kind::RegisteredBuffer)
+        },
+    );
     Ok(Value::None)
 }
 
@@ -80,7 +90,14 @@ pub fn register_window(r: &mut Runner, step: &Step) -> StepResult {
     // SAFETY: the runner's buffers live until the process ends and are only
     // read through the library's copies.
     let handle = unsafe { comm_arg(r, step).register_window_raw(ptr, bytes, flags)? }.into_raw();
-    r.objects.put(step.arg("as"), Object { handle, ptr, ..Object::new(Kind::Window) });
+    r.objects.put(
+        step.arg("as"),
+        Object {
+            handle,
+            ptr,
+            ..Object::new(Kind::Window)
+        },
+    );
     Ok(Value::None)
 }
 
@@ -108,12 +125,17 @@ pub fn window_query(r: &mut Runner, step: &Step) -> StepResult {
 
 /// `registered_buffer_query`.
 pub fn registered_buffer_query(r: &mut Runner, step: &Step) -> StepResult {
-    let h = ManuallyDrop::new(RegisteredBuffer::from_raw(r.objects.handle(step.arg("handle"))));
+    let h = ManuallyDrop::new(RegisteredBuffer::from_raw(
+        r.objects.handle(step.arg("handle")),
+    ));
     match what(step) {
         "size" => int(h.size()?),
         "pointer_matches" => {
             let p = h.pointer()?;
-            int(r.objects.get(step.arg("buffer")).is_some_and(|o| o.ptr == p) as i64)
+            int(r
+                .objects
+                .get(step.arg("buffer"))
+                .is_some_and(|o| o.ptr == p) as i64)
         }
         _ => internal(),
     }
@@ -122,7 +144,9 @@ pub fn registered_buffer_query(r: &mut Runner, step: &Step) -> StepResult {
 /// The kind and handle of the `handle` argument; a null or unknown name is
 /// treated as a window, as in the C runner.
 fn handle_arg(r: &Runner, step: &Step) -> (Kind, u64) {
-    r.objects.get(step.arg("handle")).map_or((Kind::Window, 0), |o| (o.kind, o.handle))
+    r.objects
+        .get(step.arg("handle"))
+        .map_or((Kind::Window, 0), |o| (o.kind, o.handle))
 }
 
 /// `close`: by the kind the handle was made as.
@@ -158,7 +182,10 @@ pub fn is_valid(r: &mut Runner, step: &Step) -> StepResult {
 /// The scalar in the operator's own type; 16/8-bit floats take hex bits
 /// (`scalar_bits`).
 fn scalar_bytes(step: &Step, dtype: DataType) -> [u8; 8] {
-    let s: f64 = step.arg("scalar").and_then(|t| t.parse().ok()).unwrap_or(1.0);
+    let s: f64 = step
+        .arg("scalar")
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1.0);
     let mut out = [0u8; 8];
     match dtype {
         DataType::FLOAT32 => out[..4].copy_from_slice(&(s as f32).to_ne_bytes()),
@@ -182,7 +209,11 @@ pub fn create_pre_mul_sum(r: &mut Runner, step: &Step) -> StepResult {
     let comm = comm_arg(r, step);
     let device = step.arg("residence") == Some("device");
     let op = if step.arg("scalar").is_none() {
-        let residence = if device { ScalarResidence::Device } else { ScalarResidence::HostImmediate };
+        let residence = if device {
+            ScalarResidence::Device
+        } else {
+            ScalarResidence::HostImmediate
+        };
         // SAFETY: NULL is rejected by the library before anything is read.
         unsafe { comm.create_pre_mul_sum_raw(std::ptr::null(), dtype, residence)? }
     } else if device {
@@ -196,7 +227,14 @@ pub fn create_pre_mul_sum(r: &mut Runner, step: &Step) -> StepResult {
     };
     let redop = op.op().map_or(0, |o| o.raw());
     let handle = op.into_raw();
-    r.objects.put(step.arg("as"), Object { handle, redop, ..Object::new(Kind::CustomRedOp) });
+    r.objects.put(
+        step.arg("as"),
+        Object {
+            handle,
+            redop,
+            ..Object::new(Kind::CustomRedOp)
+        },
+    );
     Ok(Value::None)
 }
 
@@ -237,8 +275,16 @@ pub fn create_dev_comm(r: &mut Runner, step: &Step) -> StepResult {
             Some(req)
         }
     };
-    let handle = comm_arg(r, step).create_dev_comm(requirements.as_ref())?.into_raw();
-    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::DevComm) });
+    let handle = comm_arg(r, step)
+        .create_dev_comm(requirements.as_ref())?
+        .into_raw();
+    r.objects.put(
+        step.arg("as"),
+        Object {
+            handle,
+            ..Object::new(Kind::DevComm)
+        },
+    );
     Ok(Value::None)
 }
 
@@ -246,7 +292,10 @@ pub fn create_dev_comm(r: &mut Runner, step: &Step) -> StepResult {
 pub fn dev_comm_info(r: &mut Runner, step: &Step) -> StepResult {
     let d = ManuallyDrop::new(DevComm::from_raw(r.objects.handle(step.arg("handle"))));
     let info = d.info();
-    if !matches!(what(step), "rank" | "nranks" | "lsa_rank" | "lsa_size" | "gin_type" | "railed_gin_type") {
+    if !matches!(
+        what(step),
+        "rank" | "nranks" | "lsa_rank" | "lsa_size" | "gin_type" | "railed_gin_type"
+    ) {
         return internal();
     }
     let info = info?;
@@ -262,8 +311,16 @@ pub fn dev_comm_info(r: &mut Runner, step: &Step) -> StepResult {
 
 /// `symmetric_alloc`.
 pub fn symmetric_alloc(r: &mut Runner, step: &Step) -> StepResult {
-    let handle = comm_arg(r, step).symmetric_alloc(step.int("size", 0) as usize)?.into_raw();
-    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::Symmetric) });
+    let handle = comm_arg(r, step)
+        .symmetric_alloc(step.int("size", 0) as usize)?
+        .into_raw();
+    r.objects.put(
+        step.arg("as"),
+        Object {
+            handle,
+            ..Object::new(Kind::Symmetric)
+        },
+    );
     Ok(Value::None)
 }
 
@@ -278,18 +335,37 @@ pub fn symmetric_query(r: &mut Runner, step: &Step) -> StepResult {
 
 /// `split` (a NOCOLOR result is stored as the null handle).
 pub fn split(r: &mut Runner, step: &Step) -> StepResult {
-    let out = comm_arg(r, step).split(step.int("color", 0) as i32, step.int("key", 0) as i32, None)?;
+    let out =
+        comm_arg(r, step).split(step.int("color", 0) as i32, step.int("key", 0) as i32, None)?;
     let handle = out.map_or(0, Communicator::into_raw);
-    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::Comm) });
+    r.objects.put(
+        step.arg("as"),
+        Object {
+            handle,
+            ..Object::new(Kind::Comm)
+        },
+    );
     Ok(Value::None)
 }
 
 /// `shrink`.
 pub fn shrink(r: &mut Runner, step: &Step) -> StepResult {
-    let exclude: Vec<i32> = step.arg("exclude").unwrap_or("").split(',').filter(|s| !s.is_empty()).map(|s| parse_int(s) as i32).collect();
+    let exclude: Vec<i32> = step
+        .arg("exclude")
+        .unwrap_or("")
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| parse_int(s) as i32)
+        .collect();
     let flags = ShrinkFlags(step.int("flags", 0) as u32);
     let handle = comm_arg(r, step).shrink(&exclude, None, flags)?.into_raw();
-    r.objects.put(step.arg("as"), Object { handle, ..Object::new(Kind::Comm) });
+    r.objects.put(
+        step.arg("as"),
+        Object {
+            handle,
+            ..Object::new(Kind::Comm)
+        },
+    );
     Ok(Value::None)
 }
 
@@ -308,9 +384,18 @@ pub fn lifecycle(r: &mut Runner, step: &Step) -> StepResult {
 pub fn mem(r: &mut Runner, step: &Step) -> StepResult {
     if step.op == "mem_alloc" {
         let (ptr, _) = DeviceMemory::alloc(step.int("size", 0) as usize, r.backend)?.into_raw();
-        r.objects.put(step.arg("as"), Object { ptr, ..Object::new(Kind::Memory) });
+        r.objects.put(
+            step.arg("as"),
+            Object {
+                ptr,
+                ..Object::new(Kind::Memory)
+            },
+        );
     } else {
-        let ptr = r.objects.get(step.arg("ptr")).map_or(std::ptr::null_mut(), |o| o.ptr);
+        let ptr = r
+            .objects
+            .get(step.arg("ptr"))
+            .map_or(std::ptr::null_mut(), |o| o.ptr);
         // SAFETY: the runner holds no other use of the memory.
         unsafe { ncore::free_raw(ptr, r.backend)? };
     }
@@ -324,7 +409,9 @@ pub fn dtype_size(step: &Step) -> StepResult {
 
 /// `sleep`.
 pub fn sleep(step: &Step) -> StepResult {
-    std::thread::sleep(std::time::Duration::from_millis(step.int("ms", 0).max(0) as u64));
+    std::thread::sleep(std::time::Duration::from_millis(
+        step.int("ms", 0).max(0) as u64
+    ));
     Ok(Value::None)
 }
 

@@ -37,7 +37,11 @@ pub struct Plan {
 
 /// Parses the plan file's text; `Err` names a malformed line.
 pub fn parse(text: &str) -> Result<Plan, String> {
-    let mut plan = Plan { case_name: String::new(), timeout_ms: 10000, steps: Vec::new() };
+    let mut plan = Plan {
+        case_name: String::new(),
+        timeout_ms: 10000,
+        steps: Vec::new(),
+    };
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("case ") {
             plan.case_name = rest.to_string();
@@ -53,10 +57,15 @@ pub fn parse(text: &str) -> Result<Plan, String> {
 fn parse_step(line: &str) -> Result<Step, String> {
     let mut tokens = line.split_whitespace();
     let index = parse_int(tokens.next().ok_or("empty step")?);
-    let op = tokens.next().ok_or_else(|| format!("no op: {line}"))?.to_string();
+    let op = tokens
+        .next()
+        .ok_or_else(|| format!("no op: {line}"))?
+        .to_string();
     let mut args = HashMap::new();
     for token in tokens {
-        let (key, value) = token.split_once('=').ok_or_else(|| format!("no '=' in {token}"))?;
+        let (key, value) = token
+            .split_once('=')
+            .ok_or_else(|| format!("no '=' in {token}"))?;
         args.insert(key.to_string(), value.to_string());
     }
     Ok(Step { index, op, args })
@@ -71,19 +80,30 @@ pub fn parse_int(text: &str) -> i64 {
         Some(b'+') => (false, &text[1..]),
         _ => (false, text),
     };
-    let (radix, digits) = if let Some(hex) = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
-        (16, hex)
-    } else if rest.len() > 1 && rest.starts_with('0') {
-        (8, &rest[1..])
-    } else {
-        (10, rest)
-    };
-    let end = digits.find(|c: char| !c.is_digit(radix)).unwrap_or(digits.len());
+    let (radix, digits) =
+        if let Some(hex) = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
+            (16, hex)
+        } else if rest.len() > 1 && rest.starts_with('0') {
+            (8, &rest[1..])
+        } else {
+            (10, rest)
+        };
+    let end = digits
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(digits.len());
     let value = i64::from_str_radix(&digits[..end], radix).unwrap_or(0);
-    if negative { -value } else { value }
+    if negative {
+        -value
+    } else {
+        value
+    }
 }
 
 /// The value of `field` in an object text `k:v,k:v`.
 pub fn object_field<'a>(object: &'a str, field: &str) -> Option<&'a str> {
-    object.split(',').find_map(|part| part.split_once(':').filter(|(k, _)| *k == field).map(|(_, v)| v))
+    object.split(',').find_map(|part| {
+        part.split_once(':')
+            .filter(|(k, _)| *k == field)
+            .map(|(_, v)| v)
+    })
 }
