@@ -4,6 +4,8 @@
 #   make demo          run examples/demo on 4 ranks
 #   make test          every test suite, then one "N passed, N failed" line
 #   make bench         host benchmarks into bench/results/ (bench/run-host.sh)
+#   make conformance   the conformance matrix on the host backend
+#   make conformance-gpu  the same on NCCL, cases of up to one rank per GPU
 #   make abi-check     compare build/lib/libncore.so with abi/baseline/
 #   make abi-baseline  regenerate abi/baseline/libncore.abi (on purpose only)
 #   make clean         remove build/ and Bazel's outputs
@@ -18,9 +20,11 @@ endif
 
 DEBIAN_PACKAGES := bazel-bootstrap swig bindgen golang-go python3-dev \
                    python3-pytest python3-numpy abigail-tools libdlpack-dev
-DEMO_RANKS ?= 4
+# The demo's ranks: one per GPU where NCCL will be used, else 4 processes.
+GPU_COUNT := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+DEMO_RANKS ?= $(if $(filter-out 0,$(GPU_COUNT)),$(GPU_COUNT),4)
 
-.PHONY: all deps lib demo test bench abi-check abi-baseline clean
+.PHONY: all deps lib demo test bench conformance conformance-gpu abi-check abi-baseline clean
 
 all: lib
 
@@ -47,6 +51,14 @@ test: deps lib
 
 bench: deps lib
 	bench/run-host.sh
+
+conformance: lib
+	/usr/bin/python3 conformance/run.py
+
+# On a GPU machine (no Bazel there: build here, carry build/ and the runners).
+conformance-gpu:
+	NCORE_BACKEND=nccl NCCL_NVLS_ENABLE=0 python3 conformance/run.py \
+	  --max-ranks $$(nvidia-smi -L | grep -c '^GPU')
 
 abi-check: lib
 	tools/abi-check

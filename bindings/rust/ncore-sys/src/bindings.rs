@@ -49,7 +49,6 @@ extern "C" {
 extern "C" {
     pub fn ncore_last_error_status() -> ncore_status_t;
 }
-pub type size_t = ::std::os::raw::c_ulong;
 pub type ncore_comm_t = u64;
 pub type ncore_registered_buffer_t = u64;
 pub type ncore_window_t = u64;
@@ -554,7 +553,7 @@ extern "C" {
     pub fn ncore_send(
         comm: ncore_comm_t,
         buf: *const ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         peer: ::std::os::raw::c_int,
         stream: ncore_stream_t,
@@ -564,7 +563,7 @@ extern "C" {
     pub fn ncore_recv(
         comm: ncore_comm_t,
         buf: *mut ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         peer: ::std::os::raw::c_int,
         stream: ncore_stream_t,
@@ -575,7 +574,7 @@ extern "C" {
         comm: ncore_comm_t,
         sendbuf: *const ::std::os::raw::c_void,
         recvbuf: *mut ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         op: ncore_redop_t,
         stream: ncore_stream_t,
@@ -586,7 +585,7 @@ extern "C" {
         comm: ncore_comm_t,
         sendbuf: *const ::std::os::raw::c_void,
         recvbuf: *mut ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         root: ::std::os::raw::c_int,
         stream: ncore_stream_t,
@@ -597,7 +596,7 @@ extern "C" {
         comm: ncore_comm_t,
         sendbuf: *const ::std::os::raw::c_void,
         recvbuf: *mut ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         op: ncore_redop_t,
         root: ::std::os::raw::c_int,
@@ -609,7 +608,7 @@ extern "C" {
         comm: ncore_comm_t,
         sendbuf: *const ::std::os::raw::c_void,
         recvbuf: *mut ::std::os::raw::c_void,
-        sendcount: size_t,
+        sendcount: usize,
         dtype: ncore_dtype_t,
         stream: ncore_stream_t,
     ) -> ncore_status_t;
@@ -619,7 +618,7 @@ extern "C" {
         comm: ncore_comm_t,
         sendbuf: *const ::std::os::raw::c_void,
         recvbuf: *mut ::std::os::raw::c_void,
-        recvcount: size_t,
+        recvcount: usize,
         dtype: ncore_dtype_t,
         op: ncore_redop_t,
         stream: ncore_stream_t,
@@ -630,7 +629,7 @@ extern "C" {
         comm: ncore_comm_t,
         sendbuf: *const ::std::os::raw::c_void,
         recvbuf: *mut ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         stream: ncore_stream_t,
     ) -> ncore_status_t;
@@ -640,7 +639,7 @@ extern "C" {
         comm: ncore_comm_t,
         sendbuf: *const ::std::os::raw::c_void,
         recvbuf: *mut ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         root: ::std::os::raw::c_int,
         stream: ncore_stream_t,
@@ -651,7 +650,7 @@ extern "C" {
         comm: ncore_comm_t,
         sendbuf: *const ::std::os::raw::c_void,
         recvbuf: *mut ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         root: ::std::os::raw::c_int,
         stream: ncore_stream_t,
@@ -662,13 +661,13 @@ extern "C" {
         out: *mut ncore_registered_buffer_t,
         comm: ncore_comm_t,
         ptr: *mut ::std::os::raw::c_void,
-        size: size_t,
+        size: usize,
     ) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_registered_buffer_size(
         buffer: ncore_registered_buffer_t,
-        out: *mut size_t,
+        out: *mut usize,
     ) -> ncore_status_t;
 }
 extern "C" {
@@ -727,18 +726,18 @@ extern "C" {
         out: *mut ncore_window_t,
         comm: ncore_comm_t,
         ptr: *mut ::std::os::raw::c_void,
-        size: size_t,
+        size: usize,
         flags: u32,
     ) -> ncore_status_t;
 }
 extern "C" {
-    pub fn ncore_window_size(window: ncore_window_t, out: *mut size_t) -> ncore_status_t;
+    pub fn ncore_window_size(window: ncore_window_t, out: *mut usize) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_window_peer_size(
         window: ncore_window_t,
         peer: ::std::os::raw::c_int,
-        out: *mut size_t,
+        out: *mut usize,
     ) -> ncore_status_t;
 }
 extern "C" {
@@ -757,7 +756,7 @@ extern "C" {
     pub fn ncore_window_lsa_device_pointer(
         window: ncore_window_t,
         lsa_rank: ::std::os::raw::c_int,
-        offset: size_t,
+        offset: usize,
         out: *mut *mut ::std::os::raw::c_void,
     ) -> ncore_status_t;
 }
@@ -765,14 +764,14 @@ extern "C" {
     pub fn ncore_window_peer_device_pointer(
         window: ncore_window_t,
         peer: ::std::os::raw::c_int,
-        offset: size_t,
+        offset: usize,
         out: *mut *mut ::std::os::raw::c_void,
     ) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_window_lsa_multimem_device_pointer(
         window: ncore_window_t,
-        offset: size_t,
+        offset: usize,
         out: *mut *mut ::std::os::raw::c_void,
     ) -> ncore_status_t;
 }
@@ -907,7 +906,7 @@ extern "C" {
     pub fn ncore_wait_signal(
         comm: ncore_comm_t,
         descs: *const ncore_wait_signal_desc_t,
-        ndescs: size_t,
+        ndescs: usize,
         stream: ncore_stream_t,
     ) -> ncore_status_t;
 }
@@ -915,11 +914,11 @@ extern "C" {
     pub fn ncore_put_signal(
         comm: ncore_comm_t,
         local_buf: *const ::std::os::raw::c_void,
-        count: size_t,
+        count: usize,
         dtype: ncore_dtype_t,
         peer: ::std::os::raw::c_int,
         peer_window: ncore_window_t,
-        peer_window_offset: size_t,
+        peer_window_offset: usize,
         signal_index: ::std::os::raw::c_int,
         context: ::std::os::raw::c_int,
         flags: u32,
@@ -1478,7 +1477,7 @@ extern "C" {
 extern "C" {
     pub fn ncore_mem_alloc(
         out: *mut *mut ::std::os::raw::c_void,
-        size: size_t,
+        size: usize,
         backend: ncore_backend_t,
     ) -> ncore_status_t;
 }
@@ -1526,7 +1525,7 @@ extern "C" {
     pub fn ncore_memcpy(
         dst: *mut ::std::os::raw::c_void,
         src: *const ::std::os::raw::c_void,
-        bytes: size_t,
+        bytes: usize,
         kind: ncore_memcpy_kind_t,
         stream: ncore_stream_t,
         backend: ncore_backend_t,
@@ -1536,7 +1535,7 @@ extern "C" {
     pub fn ncore_memset(
         dst: *mut ::std::os::raw::c_void,
         value: ::std::os::raw::c_int,
-        bytes: size_t,
+        bytes: usize,
         stream: ncore_stream_t,
         backend: ncore_backend_t,
     ) -> ncore_status_t;
@@ -1551,7 +1550,7 @@ pub struct DLTensor {
 pub struct ncore_buffer_desc {
     pub struct_size: u32,
     pub ptr: *mut ::std::os::raw::c_void,
-    pub count: size_t,
+    pub count: usize,
     pub dtype: i32,
     pub device_type: i32,
     pub device_id: i32,
@@ -1673,7 +1672,7 @@ fn bindgen_test_layout_ncore_buffer_desc() {
 }
 pub type ncore_buffer_desc_t = ncore_buffer_desc;
 extern "C" {
-    pub fn ncore_dtype_size(dtype: ncore_dtype_t, out: *mut size_t) -> ncore_status_t;
+    pub fn ncore_dtype_size(dtype: ncore_dtype_t, out: *mut usize) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_dtype_name(
@@ -1723,11 +1722,11 @@ extern "C" {
     pub fn ncore_symmetric_alloc(
         out: *mut ncore_symmetric_t,
         comm: ncore_comm_t,
-        size: size_t,
+        size: usize,
     ) -> ncore_status_t;
 }
 extern "C" {
-    pub fn ncore_symmetric_size(sym: ncore_symmetric_t, out: *mut size_t) -> ncore_status_t;
+    pub fn ncore_symmetric_size(sym: ncore_symmetric_t, out: *mut usize) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_symmetric_local_pointer(
@@ -1745,9 +1744,9 @@ extern "C" {
 extern "C" {
     pub fn ncore_symmetric_put(
         dst: ncore_symmetric_t,
-        dst_offset: size_t,
+        dst_offset: usize,
         src: *const ::std::os::raw::c_void,
-        bytes: size_t,
+        bytes: usize,
         pe: ::std::os::raw::c_int,
         stream: ncore_stream_t,
     ) -> ncore_status_t;
@@ -1756,8 +1755,8 @@ extern "C" {
     pub fn ncore_symmetric_get(
         dst: *mut ::std::os::raw::c_void,
         src: ncore_symmetric_t,
-        src_offset: size_t,
-        bytes: size_t,
+        src_offset: usize,
+        bytes: usize,
         pe: ::std::os::raw::c_int,
         stream: ncore_stream_t,
     ) -> ncore_status_t;

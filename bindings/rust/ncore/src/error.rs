@@ -95,7 +95,10 @@ impl Error {
     /// Makes an error from a kind and a message (used for checks this binding
     /// must do itself, such as a Rust slice too short for a count).
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into() }
+        Error {
+            kind,
+            message: message.into(),
+        }
     }
 
     /// The kind of failure; match on it to handle specific statuses.
@@ -138,13 +141,19 @@ pub(crate) fn check(status: sys::ncore_status_t) -> Result<()> {
     // SAFETY: the message is a NUL-terminated string owned by the library and
     // valid until the next ncore call on this thread; it is copied at once.
     let message = unsafe { cstr_to_string(sys::ncore_last_error_message()) };
-    Err(Error { kind: ErrorKind::from_status(status), message })
+    Err(Error {
+        kind: ErrorKind::from_status(status),
+        message,
+    })
 }
 
 /// An InvalidArgument error made by the binding itself, formatted like the
 /// library's: "<function>: <argument>: <what is wrong>".
 pub(crate) fn invalid_argument(function: &str, argument: &str, what: String) -> Error {
-    Error::new(ErrorKind::InvalidArgument, format!("{function}: {argument}: {what}"))
+    Error::new(
+        ErrorKind::InvalidArgument,
+        format!("{function}: {argument}: {what}"),
+    )
 }
 
 /// Copies a C string owned by the library; NULL gives "".

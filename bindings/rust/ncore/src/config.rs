@@ -1,0 +1,165 @@
+//! Communicator configuration (`ncore_comm_config_t`), as a builder.
+
+use std::ffi::CString;
+
+use ncore_sys as sys;
+
+use crate::error::{invalid_argument, Result};
+use crate::types::Backend;
+
+/// Configuration of a new communicator; mirrors `ncclConfig_t` plus ncore's
+/// backend, timeout and device. Every field left unset takes the backend's
+/// default. Build it with chained setters:
+///
+/// ```no_run
+/// # use ncore::{Backend, Config};
+/// let config = Config::new().backend(Backend::Host).timeout_ms(5000);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    backend: Option<Backend>,
+    timeout_ms: Option<i32>,
+    device: Option<i32>,
+    blocking: Option<bool>,
+    cga_cluster_size: Option<i32>,
+    min_ctas: Option<i32>,
+    max_ctas: Option<i32>,
+    net_name: Option<String>,
+    split_share: Option<bool>,
+    traffic_class: Option<i32>,
+    comm_name: Option<String>,
+    collnet_enable: Option<bool>,
+    cta_policy: Option<i32>,
+    shrink_share: Option<bool>,
+    nvls_ctas: Option<i32>,
+    n_channels_per_net_peer: Option<i32>,
+    nvlink_centric_sched: Option<bool>,
+}
+
+macro_rules! setter {
+    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
+        $(#[$doc])*
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.$name = Some(value.into());
+            self
+        }
+    };
+}
+
+impl Config {
+    /// A configuration with every field at its default.
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    setter!(
+        /// The backend: Auto (default), Host or Nccl.
+        backend: Backend);
+    setter!(
+        /// How long blocking calls wait for peers before `Timeout`, in ms;
+        /// 0 = default (`NCORE_TIMEOUT_MS`, else 300000), negative = forever.
+        timeout_ms: i32);
+    setter!(
+        /// CUDA device for the NCCL backend; -1 (default) = current device.
+        device: i32);
+    setter!(
+        /// NCCL `blocking`; the host backend completes calls before returning.
+        blocking: bool);
+    setter!(
+        /// NCCL `cgaClusterSize`.
+        cga_cluster_size: i32);
+    setter!(
+        /// NCCL `minCTAs`.
+        min_ctas: i32);
+    setter!(
+        /// NCCL `maxCTAs`.
+        max_ctas: i32);
+    setter!(
+        /// NCCL `netName`.
+        net_name: &str);
+    setter!(
+        /// NCCL `splitShare`.
+        split_share: bool);
+    setter!(
+        /// NCCL `trafficClass`.
+        traffic_class: i32);
+    setter!(
+        /// NCCL `commName`.
+        comm_name: &str);
+    setter!(
+        /// NCCL `collnetEnable`.
+        collnet_enable: bool);
+    setter!(
+        /// NCCL `CTAPolicy`.
+        cta_policy: i32);
+    setter!(
+        /// NCCL `shrinkShare`.
+        shrink_share: bool);
+    setter!(
+        /// NCCL `nvlsCTAs`.
+        nvls_ctas: i32);
+    setter!(
+        /// NCCL `nChannelsPerNetPeer`.
+        n_channels_per_net_peer: i32);
+    setter!(
+        /// NCCL `nvlinkCentricSched`.
+        nvlink_centric_sched: bool);
+
+    /// The C struct, with the strings it borrows (kept alive by the caller
+    /// for the duration of the init call).
+    pub(crate) fn to_raw(&self, function: &str) -> Result<RawConfig> {
+        let cstring = |name: &str, value: &Option<String>| -> Result<Option<CString>> {
+            value
+                .as_deref()
+                .map(|s| {
+                    CString::new(s)
+                        .map_err(|_| invalid_argument(function, name, "contains a NUL byte".into()))
+                })
+                .transpose()
+        };
+        let net_name = cstring("net_name", &self.net_name)?;
+        let comm_name = cstring("comm_name", &self.comm_name)?;
+        let mut raw = default_raw();
+        let int = |v: Option<i32>, dflt: i32| v.unwrap_or(dflt);
+        let flag = |v: Option<bool>, dflt: i32| v.map_or(dflt, i32::from);
+        let undef = sys::NCORE_CONFIG_UNDEF_INT;
+        raw.backend = self.backend.map_or(raw.backend, |b| b.raw() as i32);
+        raw.timeout_ms = int(self.timeout_ms, raw.timeout_ms);
+        raw.device = int(self.device, raw.device);
+        raw.blocking = flag(self.blocking, undef);
+        raw.cga_cluster_size = int(self.cga_cluster_size, undef);
+        raw.min_ctas = int(self.min_ctas, undef);
+        raw.max_ctas = int(self.max_ctas, undef);
+        raw.split_share = flag(self.split_share, undef);
+        raw.traffic_class = int(self.traffic_class, undef);
+        raw.collnet_enable = flag(self.collnet_enable, undef);
+        raw.cta_policy = int(self.cta_policy, undef);
+        raw.shrink_share = flag(self.shrink_share, undef);
+        raw.nvls_ctas = int(self.nvls_ctas, undef);
+        raw.n_channels_per_net_peer = int(self.n_channels_per_net_peer, undef);
+        raw.nvlink_centric_sched = flag(self.nvlink_centric_sched, undef);
+        raw.net_name = net_name.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        raw.comm_name = comm_name.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        Ok(RawConfig {
+            raw,
+            _net_name: net_name,
+            _comm_name: comm_name,
+        })
+    }
+}
+
+/// The library's defaults (`ncore_comm_config_init`).
+fn default_raw() -> sys::ncore_comm_config_t {
+    // SAFETY: an all-zero config is a valid value to overwrite; init fills it.
+    let mut raw: sys::ncore_comm_config_t = unsafe { std::mem::zeroed() };
+    // SAFETY: raw is a valid config; init cannot fail for a non-NULL pointer.
+    unsafe { sys::ncore_comm_config_init(&mut raw) };
+    raw
+}
+
+/// A C config and the strings its pointers borrow.
+pub(crate) struct RawConfig {
+    pub(crate) raw: sys::ncore_comm_config_t,
+    _net_name: Option<CString>,
+    _comm_name: Option<CString>,
+}

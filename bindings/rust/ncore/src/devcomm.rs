@@ -1,0 +1,254 @@
+//! Device communicators (`ncclDevCommCreate`; nccl.core create_dev_comm,
+//! DevCommResource) and the GIN transport types.
+
+use std::ffi::c_void;
+
+use ncore_sys as sys;
+
+use crate::comm::Communicator;
+use crate::error::{check, invalid_argument, Result};
+use crate::handle::NotSync;
+
+/// GPU Interconnect Network transport (`ncore_gin_type_t`); a newtype so an
+/// unknown value from a newer library is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GinType(pub u32);
+
+impl GinType {
+    /// No network transport for device code (always on the host backend).
+    pub const NONE: GinType = GinType(sys::ncore_gin_type_NCORE_GIN_TYPE_NONE);
+    /// Proxy transport.
+    pub const PROXY: GinType = GinType(sys::ncore_gin_type_NCORE_GIN_TYPE_PROXY);
+    /// GDAKI transport.
+    pub const GDAKI: GinType = GinType(sys::ncore_gin_type_NCORE_GIN_TYPE_GDAKI);
+    /// GPI transport.
+    pub const GPI: GinType = GinType(sys::ncore_gin_type_NCORE_GIN_TYPE_GPI);
+
+    pub(crate) fn from_raw(raw: u32) -> GinType {
+        GinType(raw)
+    }
+}
+
+/// Which peers must be reachable through GIN (`ncore_gin_connection_type_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GinConnectionType(pub i32);
+
+impl GinConnectionType {
+    /// No requirement.
+    pub const NONE: GinConnectionType = GinConnectionType(0);
+    /// Every peer.
+    pub const FULL: GinConnectionType = GinConnectionType(1);
+    /// The rail's peers.
+    pub const RAIL: GinConnectionType = GinConnectionType(2);
+}
+
+/// Requirements for a device communicator (`ncclDevCommRequirements`).
+/// `Default` gives the library's defaults (everything 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevCommRequirements {
+    /// Declared size of the C struct; defaults to this binding's. A smaller
+    /// value acts as an older caller (to exercise versioning); a larger one
+    /// is refused.
+    pub struct_size: u32,
+    /// Enable multimem on the LSA team (needs NVLink multicast).
+    pub lsa_multimem: bool,
+    /// Number of barriers.
+    pub barrier_count: i32,
+    /// Number of LSA barriers.
+    pub lsa_barrier_count: i32,
+    /// Number of rail GIN barriers.
+    pub rail_gin_barrier_count: i32,
+    /// LSA low-latency all-to-all blocks.
+    pub lsa_ll_a2a_block_count: i32,
+    /// LSA low-latency all-to-all slots.
+    pub lsa_ll_a2a_slot_count: i32,
+    /// Create GIN resources even if NCCL would not.
+    pub gin_force_enable: bool,
+    /// GIN contexts.
+    pub gin_context_count: i32,
+    /// GIN signals.
+    pub gin_signal_count: i32,
+    /// GIN counters.
+    pub gin_counter_count: i32,
+    /// Required GIN connectivity.
+    pub gin_connection_type: GinConnectionType,
+}
+
+const REQUIREMENTS_SIZE: u32 = std::mem::size_of::<sys::ncore_dev_comm_requirements_t>() as u32;
+
+impl Default for DevCommRequirements {
+    fn default() -> Self {
+        DevCommRequirements {
+            struct_size: REQUIREMENTS_SIZE,
+            lsa_multimem: false,
+            barrier_count: 0,
+            lsa_barrier_count: 0,
+            rail_gin_barrier_count: 0,
+            lsa_ll_a2a_block_count: 0,
+            lsa_ll_a2a_slot_count: 0,
+            gin_force_enable: false,
+            gin_context_count: 0,
+            gin_signal_count: 0,
+            gin_counter_count: 0,
+            gin_connection_type: GinConnectionType::NONE,
+        }
+    }
+}
+
+impl DevCommRequirements {
+    fn to_raw(self) -> sys::ncore_dev_comm_requirements_t {
+        sys::ncore_dev_comm_requirements_t {
+            struct_size: self.struct_size,
+            resource_requirements_list: std::ptr::null_mut(),
+            team_requirements_list: std::ptr::null_mut(),
+            lsa_multimem: self.lsa_multimem as i32,
+            barrier_count: self.barrier_count,
+            lsa_barrier_count: self.lsa_barrier_count,
+            rail_gin_barrier_count: self.rail_gin_barrier_count,
+            lsa_ll_a2a_block_count: self.lsa_ll_a2a_block_count,
+            lsa_ll_a2a_slot_count: self.lsa_ll_a2a_slot_count,
+            gin_force_enable: self.gin_force_enable as i32,
+            gin_context_count: self.gin_context_count,
+            gin_signal_count: self.gin_signal_count,
+            gin_counter_count: self.gin_counter_count,
+            gin_connection_type: self.gin_connection_type.0,
+        }
+    }
+}
+
+/// What a device communicator provides (`ncore_dev_comm_info_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevCommInfo {
+    /// This rank.
+    pub rank: i32,
+    /// Number of ranks.
+    pub nranks: i32,
+    /// Rank in the LSA team.
+    pub lsa_rank: i32,
+    /// Size of the LSA team.
+    pub lsa_size: i32,
+    /// GIN transport of context 0.
+    pub gin_type: GinType,
+    /// GIN transport of the rail team.
+    pub railed_gin_type: GinType,
+    /// GIN contexts.
+    pub gin_context_count: i32,
+    /// GIN signals.
+    pub gin_signal_count: i32,
+    /// GIN counters.
+    pub gin_counter_count: i32,
+    /// Whether the LSA team has a multimem handle.
+    pub lsa_multimem: bool,
+}
+
+/// A device communicator; destroyed on drop, by `close`, or with its
+/// communicator.
+#[derive(Debug)]
+pub struct DevComm {
+    raw: sys::ncore_dev_comm_t,
+    _not_sync: NotSync,
+}
+
+impl Communicator {
+    /// Creates a device communicator (collective). `None`: defaults.
+    pub fn create_dev_comm(&self, requirements: Option<&DevCommRequirements>) -> Result<DevComm> {
+        let raw_req = match requirements {
+            Some(r) if r.struct_size > REQUIREMENTS_SIZE => {
+                return Err(invalid_argument(
+                    "ncore_create_dev_comm",
+                    "requirements",
+                    format!(
+                        "struct_size {} is larger than this binding's {REQUIREMENTS_SIZE}",
+                        r.struct_size
+                    ),
+                ));
+            }
+            Some(r) => Some(r.to_raw()),
+            None => None,
+        };
+        let mut out = 0;
+        // SAFETY: the requirements struct, if any, is full-sized and valid for the call.
+        check(unsafe {
+            sys::ncore_create_dev_comm(
+                &mut out,
+                self.as_raw(),
+                raw_req.as_ref().map_or(std::ptr::null(), |r| r),
+            )
+        })?;
+        Ok(DevComm::from_raw(out))
+    }
+}
+
+impl DevComm {
+    /// Takes ownership of a raw handle (closed on drop); any value is
+    /// memory-safe, since the library checks handles.
+    pub fn from_raw(raw: u64) -> DevComm {
+        DevComm {
+            raw,
+            _not_sync: std::marker::PhantomData,
+        }
+    }
+
+    /// The raw handle (still owned by `self`).
+    pub fn as_raw(&self) -> u64 {
+        self.raw
+    }
+
+    /// Gives up ownership without closing.
+    pub fn into_raw(self) -> u64 {
+        let raw = self.raw;
+        std::mem::forget(self);
+        raw
+    }
+
+    /// Pointer to the `ncclDevComm_t` (host backend: a host description of
+    /// the team), owned by the library while open.
+    pub fn pointer(&self) -> Result<*mut c_void> {
+        let mut out = std::ptr::null_mut();
+        // SAFETY: out is valid.
+        check(unsafe { sys::ncore_dev_comm_pointer(self.raw, &mut out) })?;
+        Ok(out)
+    }
+
+    /// What the device communicator provides.
+    pub fn info(&self) -> Result<DevCommInfo> {
+        // SAFETY: zeroed is a valid value of the plain C struct.
+        let mut raw: sys::ncore_dev_comm_info_t = unsafe { std::mem::zeroed() };
+        raw.struct_size = std::mem::size_of::<sys::ncore_dev_comm_info_t>() as u32;
+        // SAFETY: raw is full-sized with struct_size set.
+        check(unsafe { sys::ncore_dev_comm_info(self.raw, &mut raw) })?;
+        Ok(DevCommInfo {
+            rank: raw.rank,
+            nranks: raw.nranks,
+            lsa_rank: raw.lsa_rank,
+            lsa_size: raw.lsa_size,
+            gin_type: GinType(raw.gin_type as u32),
+            railed_gin_type: GinType(raw.railed_gin_type as u32),
+            gin_context_count: raw.gin_context_count,
+            gin_signal_count: raw.gin_signal_count,
+            gin_counter_count: raw.gin_counter_count,
+            lsa_multimem: raw.lsa_multimem != 0,
+        })
+    }
+
+    /// Destroys it (local). Idempotent; later calls answer `Closed`.
+    pub fn close(&self) -> Result<()> {
+        // SAFETY: plain handle.
+        check(unsafe { sys::ncore_dev_comm_close(self.raw) })
+    }
+
+    /// True while open.
+    pub fn is_valid(&self) -> bool {
+        // SAFETY: plain handle.
+        unsafe { sys::ncore_dev_comm_is_valid(self.raw) != 0 }
+    }
+}
+
+impl Drop for DevComm {
+    fn drop(&mut self) {
+        if self.raw != sys::NCORE_NULL_HANDLE {
+            // SAFETY: close is idempotent on any handle value.
+            unsafe { sys::ncore_dev_comm_close(self.raw) };
+        }
+    }
+}

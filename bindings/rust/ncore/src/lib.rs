@@ -1,0 +1,90 @@
+//! Safe Rust API for ncore: communicators, point-to-point, collectives,
+//! registered buffers and windows, one-sided signals, device communicators
+//! and symmetric memory, over NCCL or (without a GPU) shared memory between
+//! processes of one machine. Built on the raw [`ncore_sys`] bindings; no
+//! other dependency.
+//!
+//! ```no_run
+//! // Started as one of N processes by `build/bin/ncore-run -n N`:
+//! use ncore::{Communicator, RedOp};
+//! let comm = Communicator::from_launch_env(None)?;
+//! let send = vec![comm.rank()? as f32; 4];
+//! let mut recv = vec![0f32; 4];
+//! comm.allreduce(&send, &mut recv, 4, RedOp::SUM, None)?;
+//! # Ok::<(), ncore::Error>(())
+//! ```
+//!
+//! Model, mirroring the C ABI (`abi/include/ncore.h`):
+//! - every call returns [`Result`]; an [`Error`] carries the status
+//!   ([`ErrorKind`]) and the library's message naming the bad argument;
+//! - handles are owned values freed on drop, and closable explicitly
+//!   (idempotent `close` / `destroy`); a closed handle, or one whose
+//!   communicator was destroyed, answers [`ErrorKind::Closed`] — handles are
+//!   checked integers, so no order of drops is ever undefined behaviour;
+//! - buffers are host slices of [`Element`] types (host backend) or
+//!   [`DeviceSlice`] views of device memory; [`DeviceMemory`] owns memory from
+//!   the backend's allocator, which windows want;
+//! - [`Communicator`] and its resources are `Send` but not `Sync` (calls on
+//!   one communicator must be serialised); [`AbortHandle`] may abort from any
+//!   thread.
+#![deny(missing_docs)]
+
+mod buffer;
+mod coll;
+mod comm;
+mod config;
+mod custom_redop;
+mod devcomm;
+mod error;
+mod group;
+mod handle;
+mod memory;
+mod onesided;
+mod p2p;
+mod registered_buffer;
+mod stream;
+mod symmetric;
+mod types;
+mod unique_id;
+mod window;
+
+pub use buffer::{Buffer, BufferMut, DeviceSlice};
+pub use comm::{AbortHandle, Communicator, ShrinkFlags, SPLIT_NOCOLOR};
+pub use config::Config;
+pub use custom_redop::{CustomRedOp, ScalarResidence};
+pub use devcomm::{DevComm, DevCommInfo, DevCommRequirements, GinConnectionType, GinType};
+pub use error::{Error, ErrorKind, Result};
+pub use group::{group, group_end, group_start, Group};
+pub use memory::{
+    current_device, device_count, free_raw, memcpy, memset, set_device, DeviceMemory, MemcpyKind,
+};
+pub use onesided::{SignalOptions, WaitSignalDesc};
+pub use registered_buffer::RegisteredBuffer;
+pub use stream::{synchronize, Stream};
+pub use symmetric::SymmetricMemory;
+pub use types::{Backend, DataType, Element, RedOp};
+pub use unique_id::{LaunchEnv, UniqueId, UNIQUE_ID_BYTES};
+pub use window::{Window, WindowFlags};
+
+/// Raw bindings, for what the safe API does not cover.
+pub use ncore_sys as sys;
+
+/// ABI version of the loaded library (major * 10000 + minor * 100).
+pub fn abi_version() -> u32 {
+    // SAFETY: no arguments; cannot fail.
+    unsafe { sys::ncore_abi_version() }
+}
+
+/// Version of the loaded library, "MAJOR.MINOR.PATCH".
+pub fn version() -> String {
+    // SAFETY: returns a static NUL-terminated string.
+    unsafe { error::cstr_to_string(sys::ncore_version_string()) }
+}
+
+/// True when the loaded library can serve this binding: same ABI major
+/// version, and at least the minor version the binding was built against.
+pub fn abi_compatible() -> bool {
+    let loaded = abi_version();
+    let built = sys::NCORE_ABI_VERSION;
+    loaded / 10000 == built / 10000 && loaded >= built
+}

@@ -1,0 +1,225 @@
+//! Single-process tests of the safe API: versions, types, ids, memory,
+//! streams, errors and null/invalid handles, init_all.
+
+mod common;
+
+use common::assert_error;
+use ncore::{
+    Backend, Communicator, Config, CustomRedOp, DataType, DevComm, DeviceMemory, ErrorKind,
+    LaunchEnv, RedOp, RegisteredBuffer, Stream, SymmetricMemory, UniqueId, Window,
+};
+
+#[test]
+fn version_matches_the_headers() {
+    assert_eq!(ncore::abi_version(), ncore::sys::NCORE_ABI_VERSION);
+    assert!(ncore::abi_compatible());
+    assert_eq!(ncore::version(), "1.0.0");
+}
+
+#[test]
+fn data_types_have_sizes_and_names() {
+    assert_eq!(DataType::FLOAT32.size().unwrap(), 4);
+    assert_eq!(DataType::BFLOAT16.size().unwrap(), 2);
+    assert_eq!(DataType::FLOAT8_E4M3.name().unwrap(), "float8_e4m3");
+    assert_eq!(DataType::from_name("int64"), Some(DataType::INT64));
+    assert_eq!(DataType::from_name("complex64"), None);
+    assert_error(
+        DataType::from_raw(99).size(),
+        ErrorKind::InvalidArgument,
+        "dtype",
+    );
+    assert_eq!(DataType::from_typestr("<f4").unwrap(), DataType::FLOAT32);
+    assert_error(
+        DataType::from_typestr("<V2"),
+        ErrorKind::InvalidArgument,
+        "",
+    );
+    // DLPack code 2 is kDLFloat.
+    assert_eq!(DataType::from_dlpack(2, 16, 1).unwrap(), DataType::FLOAT16);
+    assert_error(
+        DataType::from_dlpack(2, 32, 4),
+        ErrorKind::InvalidArgument,
+        "",
+    );
+}
+
+#[test]
+fn unique_id_round_trips_through_hex() {
+    let id = UniqueId::new(Backend::Host).unwrap();
+    assert_eq!(UniqueId::from_hex(&id.to_hex()).unwrap(), id);
+    assert_error(
+        UniqueId::from_hex("abc"),
+        ErrorKind::InvalidArgument,
+        "characters",
+    );
+    assert_error(
+        UniqueId::from_hex(&"zz".repeat(128)),
+        ErrorKind::InvalidArgument,
+        "not hex",
+    );
+}
+
+#[test]
+fn launch_env_outside_the_launcher_names_the_variable() {
+    if std::env::var_os("NCORE_RANK").is_none() {
+        assert_error(
+            LaunchEnv::from_env(),
+            ErrorKind::InvalidArgument,
+            "NCORE_RANK",
+        );
+    }
+}
+
+#[test]
+fn errors_carry_status_and_message() {
+    let error = assert_error(
+        Communicator::from_raw(0).rank(),
+        ErrorKind::InvalidArgument,
+        "ncore_comm_rank",
+    );
+    assert_eq!(
+        error.status(),
+        ncore::sys::ncore_status_NCORE_ERR_INVALID_ARGUMENT
+    );
+    assert!(error.to_string().contains("NCORE_ERR_INVALID_ARGUMENT"));
+    let _: &dyn std::error::Error = &error;
+    assert_eq!(ErrorKind::from_status(10), ErrorKind::Closed);
+    assert_eq!(ErrorKind::Unknown(77).status(), 77);
+}
+
+#[test]
+fn null_handles_are_rejected_not_undefined() {
+    assert_error(
+        Communicator::from_raw(0).destroy(),
+        ErrorKind::InvalidArgument,
+        "",
+    );
+    assert!(!Communicator::from_raw(0).is_valid());
+    // SAFETY: the null handle names no memory.
+    let window = unsafe { Window::from_raw(0) };
+    assert_error(window.size(), ErrorKind::InvalidArgument, "");
+    assert_error(window.close(), ErrorKind::InvalidArgument, "");
+    assert_error(
+        RegisteredBuffer::from_raw(0).size(),
+        ErrorKind::InvalidArgument,
+        "",
+    );
+    assert_error(
+        CustomRedOp::from_raw(0).op(),
+        ErrorKind::InvalidArgument,
+        "",
+    );
+    assert_error(DevComm::from_raw(0).info(), ErrorKind::InvalidArgument, "");
+    assert_error(
+        SymmetricMemory::from_raw(0).size(),
+        ErrorKind::InvalidArgument,
+        "",
+    );
+    assert!(!SymmetricMemory::from_raw(0).is_valid());
+}
+
+#[test]
+fn device_memory_copies_in_and_out() {
+    let mut memory = DeviceMemory::alloc(64, Backend::Host).unwrap();
+    assert_eq!(
+        memory.to_vec::<u32>().unwrap(),
+        vec![0; 16],
+        "zeroed at allocation"
+    );
+    memory.write(8, &[1u32, 2, 3]).unwrap();
+    let mut out = [0u32; 4];
+    memory.read(4, &mut out).unwrap();
+    assert_eq!(out, [0, 1, 2, 3]);
+    assert_eq!(memory.as_slice(DataType::FLOAT64).len(), 8);
+    assert_error(
+        memory.write(60, &[1u64]),
+        ErrorKind::InvalidArgument,
+        "beyond",
+    );
+    memory.free().unwrap();
+}
+
+#[test]
+fn memory_errors_come_from_the_library() {
+    assert_error(
+        DeviceMemory::alloc(0, Backend::Host),
+        ErrorKind::InvalidArgument,
+        "size",
+    );
+    let (ptr, backend) = DeviceMemory::alloc(16, Backend::Host).unwrap().into_raw();
+    // SAFETY: ptr came from the allocator; the second free is the error case.
+    unsafe {
+        ncore::free_raw(ptr, backend).unwrap();
+        assert_error(
+            ncore::free_raw(ptr, backend),
+            ErrorKind::InvalidArgument,
+            "ptr",
+        );
+    }
+}
+
+#[test]
+fn streams_and_devices_on_the_host_backend() {
+    let stream = Stream::new(Backend::Host).unwrap();
+    stream.synchronize().unwrap();
+    ncore::synchronize(Some(&stream), Backend::Host).unwrap();
+    stream.destroy().unwrap();
+    assert_eq!(ncore::device_count(Backend::Host).unwrap(), 1);
+    assert_eq!(ncore::current_device(Backend::Host).unwrap(), -1);
+    ncore::set_device(Backend::Host, 0).unwrap();
+    assert_error(
+        ncore::set_device(Backend::Host, 3),
+        ErrorKind::InvalidArgument,
+        "device",
+    );
+    assert_eq!(Backend::Host.resolve().unwrap(), Backend::Host);
+}
+
+#[test]
+fn config_strings_with_nul_are_refused() {
+    let config = Config::new().comm_name("a\0b");
+    let id = UniqueId::new(Backend::Host).unwrap();
+    assert_error(
+        Communicator::init_rank(1, &id, 0, Some(&config)),
+        ErrorKind::InvalidArgument,
+        "comm_name",
+    );
+}
+
+#[test]
+fn init_rank_checks_arguments() {
+    let id = UniqueId::new(Backend::Host).unwrap();
+    assert_error(
+        Communicator::init_rank(2, &id, 5, None),
+        ErrorKind::InvalidArgument,
+        "rank",
+    );
+    assert_error(
+        Communicator::init_rank(0, &id, 0, None),
+        ErrorKind::InvalidArgument,
+        "nranks",
+    );
+}
+
+#[test]
+fn init_all_drives_two_ranks_from_one_thread() {
+    let config = Config::new().backend(Backend::Host).timeout_ms(20_000);
+    let comms = Communicator::init_all(2, None, Some(&config)).unwrap();
+    assert_eq!(comms.len(), 2);
+    assert_eq!(comms[1].rank().unwrap(), 1);
+    let send = [[1.0f32, 2.0], [10.0, 20.0]];
+    let mut recv = [[0f32; 2]; 2];
+    // SAFETY: every buffer outlives the group, ended below.
+    unsafe { ncore::group_start().unwrap() };
+    for ((comm, s), r) in comms.iter().zip(&send).zip(recv.iter_mut()) {
+        comm.allreduce(s, r, 2, RedOp::SUM, None).unwrap();
+    }
+    ncore::group_end().unwrap();
+    assert_eq!(recv, [[11.0, 22.0], [11.0, 22.0]]);
+    assert_error(ncore::group_end(), ErrorKind::InvalidUsage, "");
+    for comm in &comms {
+        comm.destroy().unwrap();
+        comm.destroy().unwrap(); // idempotent
+        assert_error(comm.size(), ErrorKind::Closed, "");
+    }
+}

@@ -1,0 +1,420 @@
+//! Multi-rank tests on the host backend: each test runs its body on 2 or 4
+//! processes started by ncore-run (see common/mod.rs).
+
+mod common;
+
+use common::{assert_error, on_ranks, world};
+use ncore::{
+    Backend, DataType, DevCommRequirements, DeviceMemory, DeviceSlice, ErrorKind, GinType, RedOp,
+    ShrinkFlags, SignalOptions, WaitSignalDesc, WindowFlags, SPLIT_NOCOLOR,
+};
+
+#[test]
+fn queries_on_two_ranks() {
+    on_ranks("queries_on_two_ranks", 2, |env| {
+        let comm = world();
+        assert_eq!(comm.rank().unwrap(), env.rank);
+        assert_eq!(comm.size().unwrap(), 2);
+        assert_eq!(comm.device().unwrap(), -1);
+        assert_eq!(comm.backend().unwrap(), Backend::Host);
+        assert_eq!(comm.lsa_rank().unwrap(), env.rank);
+        assert_eq!(comm.lsa_size().unwrap(), 2);
+        assert_eq!(comm.gin_type().unwrap(), GinType::NONE);
+        assert_eq!(comm.railed_gin_type().unwrap(), GinType::NONE);
+        assert_eq!(comm.async_error().unwrap(), None);
+        assert!(comm.is_valid());
+        comm.finalize().unwrap(); // no rank leaves while another still queries
+    });
+}
+
+#[test]
+fn collectives_on_four_ranks() {
+    on_ranks("collectives_on_four_ranks", 4, |env| {
+        let comm = world();
+        let r = env.rank;
+        let n = 4;
+        let mine = [r + 1, 10 * (r + 1)];
+        let mut out = [0i32; 2];
+        comm.allreduce(&mine, &mut out, 2, RedOp::SUM, None)
+            .unwrap();
+        assert_eq!(out, [10, 100]);
+        let mut inplace = vec![r as f64; 3];
+        comm.allreduce_in_place(&mut inplace, 3, RedOp::MAX, None)
+            .unwrap();
+        assert_eq!(inplace, vec![3.0; 3]);
+
+        let mut b = [0u64; 2];
+        comm.broadcast(&[7u64, 8], &mut b, 2, 2, None).unwrap();
+        assert_eq!(b, [7, 8]);
+        let mut b2 = [r as u8; 4];
+        comm.broadcast_in_place(&mut b2, 4, 1, None).unwrap();
+        assert_eq!(b2, [1; 4]);
+
+        let mut red = [0i64; 1];
+        comm.reduce(&[r as i64 + 1], &mut red, 1, RedOp::PROD, 0, None)
+            .unwrap();
+        if r == 0 {
+            assert_eq!(red, [24]);
+        }
+
+        let mut gathered = vec![0u32; n];
+        comm.allgather(&[r as u32 * 2], &mut gathered, 1, None)
+            .unwrap();
+        assert_eq!(gathered, vec![0, 2, 4, 6]);
+        let mut ag = vec![0u32; n];
+        ag[r as usize] = 100 + r as u32;
+        comm.allgather_in_place(&mut ag, 1, None).unwrap();
+        assert_eq!(ag, vec![100, 101, 102, 103]);
+
+        let send: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let mut rs = [0f32; 1];
+        comm.reduce_scatter(&send, &mut rs, 1, RedOp::SUM, None)
+            .unwrap();
+        assert_eq!(rs, [4.0 * r as f32]);
+        let mut rsi = send.clone();
+        comm.reduce_scatter_in_place(&mut rsi, 1, RedOp::SUM, None)
+            .unwrap();
+        assert_eq!(rsi[r as usize], 4.0 * r as f32);
+
+        let a2a: Vec<i32> = (0..n as i32).map(|j| 10 * r + j).collect();
+        let mut a2a_out = vec![0i32; n];
+        comm.alltoall(&a2a, &mut a2a_out, 1, None).unwrap();
+        assert_eq!(
+            a2a_out,
+            (0..n as i32).map(|i| 10 * i + r).collect::<Vec<_>>()
+        );
+
+        let mut g = if r == 3 { vec![0i8; n] } else { Vec::new() };
+        comm.gather(&[r as i8], &mut g, 1, 3, None).unwrap();
+        if r == 3 {
+            assert_eq!(g, vec![0, 1, 2, 3]);
+        }
+        let sc: Vec<i8> = if r == 0 { vec![5, 6, 7, 8] } else { Vec::new() };
+        let mut sc_out = [0i8; 1];
+        comm.scatter(&sc, &mut sc_out, 1, 0, None).unwrap();
+        assert_eq!(sc_out, [5 + r as i8]);
+
+        // Device-style views work for any dtype, including float16 bits.
+        let mut mem = DeviceMemory::alloc(2 * 2, Backend::Host).unwrap();
+        mem.write(0, &[0x00u8, 0x3c, 0x00, 0x40]).unwrap(); // 1.0, 2.0 as little-endian float16
+        let mut view = mem.as_slice(DataType::FLOAT16);
+        let copy = view;
+        comm.allreduce(&copy, &mut view, 2, RedOp::SUM, None)
+            .unwrap();
+        let mut half = [0u8; 4];
+        mem.read(0, &mut half).unwrap();
+        assert_eq!(half, [0x00, 0x44, 0x00, 0x48]); // 4.0, 8.0
+
+        // Errors: the binding's length checks and the library's own.
+        assert_error(
+            comm.allreduce(&mine, &mut out, 3, RedOp::SUM, None),
+            ErrorKind::InvalidArgument,
+            "sendbuf",
+        );
+        assert_error(
+            comm.allgather(&mine, &mut out, 2, None),
+            ErrorKind::InvalidArgument,
+            "recvbuf",
+        );
+        assert_error(
+            comm.broadcast(&mine, &mut out, 2, 9, None),
+            ErrorKind::InvalidArgument,
+            "root",
+        );
+        assert_error(
+            comm.allreduce(&mine, &mut out, 2, RedOp::from_raw(77), None),
+            ErrorKind::InvalidArgument,
+            "op",
+        );
+        let f32s = [0f32; 2];
+        assert_error(
+            comm.allreduce(&f32s, &mut out, 2, RedOp::SUM, None),
+            ErrorKind::InvalidArgument,
+            "element type",
+        );
+        let null = DeviceSlice::null(DataType::INT32);
+        assert_error(
+            comm.allreduce(&null, &mut out, 2, RedOp::SUM, None),
+            ErrorKind::InvalidArgument,
+            "sendbuf",
+        );
+        comm.finalize().unwrap();
+    });
+}
+
+#[test]
+fn point_to_point_ring_on_two_ranks() {
+    on_ranks("point_to_point_ring_on_two_ranks", 2, |env| {
+        let comm = world();
+        let peer = 1 - env.rank;
+        let send = [env.rank as f32 + 0.5; 8];
+        let mut recv = [0f32; 8];
+        ncore::group(|g| {
+            g.send(&comm, &send, 8, peer, None)?;
+            g.recv(&comm, &mut recv, 8, peer, None)
+        })
+        .unwrap();
+        assert_eq!(recv, [peer as f32 + 0.5; 8]);
+        assert_error(
+            comm.send(&send, 8, 7, None),
+            ErrorKind::InvalidArgument,
+            "peer",
+        );
+        assert_error(
+            comm.recv(&mut recv, 9, peer, None),
+            ErrorKind::InvalidArgument,
+            "buf",
+        );
+        // A direct call inside the scoped group would outlive its buffer's
+        // borrow: refused.
+        let result = ncore::group(|_| comm.send(&send, 8, peer, None));
+        assert_error(result, ErrorKind::InvalidUsage, "Group scope");
+        comm.finalize().unwrap();
+    });
+}
+
+#[test]
+fn windows_and_signals_on_two_ranks() {
+    on_ranks("windows_and_signals_on_two_ranks", 2, |env| {
+        let comm = world();
+        let peer = 1 - env.rank;
+        let memory = DeviceMemory::alloc(8 * 4, Backend::Host).unwrap();
+        let window = comm
+            .register_window(&memory, WindowFlags::COLL_SYMMETRIC)
+            .unwrap();
+        assert_eq!(window.size().unwrap(), 32);
+        assert_eq!(window.peer_size(peer).unwrap(), 32);
+        assert_eq!(window.flags().unwrap(), WindowFlags::COLL_SYMMETRIC);
+        assert_eq!(window.user_pointer().unwrap(), memory.as_ptr());
+        assert!(window.native_handle().unwrap() != 0);
+        assert!(
+            window.peer_device_pointer(peer, 0).unwrap().is_some(),
+            "ncore memory has peer pointers"
+        );
+        assert!(window.lsa_device_pointer(peer, 4).unwrap().is_some());
+        assert!(
+            window.lsa_multimem_device_pointer(0).unwrap().is_none(),
+            "no multimem on the host"
+        );
+        assert_error(window.peer_size(5), ErrorKind::InvalidArgument, "peer");
+
+        let data = [env.rank * 100 + 1, env.rank * 100 + 2];
+        comm.put_signal(&data, 2, peer, &window, 3, None).unwrap();
+        comm.wait_signal(&[WaitSignalDesc::new(peer, 1)], None)
+            .unwrap();
+        let mut got = [0i32; 8];
+        memory.read(0, &mut got).unwrap();
+        assert_eq!(&got[3..5], &[peer * 100 + 1, peer * 100 + 2]);
+
+        comm.signal(peer, None).unwrap();
+        comm.signal(peer, None).unwrap();
+        comm.wait_signal(&[WaitSignalDesc::new(peer, 2)], None)
+            .unwrap();
+
+        assert_error(
+            comm.put_signal(&data, 2, peer, &window, 7, None),
+            ErrorKind::InvalidArgument,
+            "peer_window",
+        );
+        assert_error(comm.signal(9, None), ErrorKind::InvalidArgument, "peer");
+        let reserved = SignalOptions {
+            flags: 1,
+            ..SignalOptions::default()
+        };
+        assert_error(
+            comm.signal_with(peer, reserved, None),
+            ErrorKind::InvalidArgument,
+            "flags",
+        );
+        assert_error(comm.wait_signal(&[], None), ErrorKind::InvalidArgument, "");
+        assert_error(
+            comm.wait_signal(&[WaitSignalDesc::new(peer, 0)], None),
+            ErrorKind::InvalidArgument,
+            "op_count",
+        );
+        assert_error(
+            comm.wait_signal_versioned(&[WaitSignalDesc::new(peer, 1)], 2, None),
+            ErrorKind::InvalidArgument,
+            "struct_size",
+        );
+
+        window.close().unwrap();
+        window.close().unwrap(); // idempotent
+        assert!(!window.is_valid());
+        assert_error(window.size(), ErrorKind::Closed, "");
+        assert_error(
+            comm.put_signal(&data, 2, peer, &window, 0, None),
+            ErrorKind::Closed,
+            "",
+        );
+        comm.finalize().unwrap();
+    });
+}
+
+#[test]
+fn resources_on_two_ranks() {
+    on_ranks("resources_on_two_ranks", 2, |env| {
+        let comm = world();
+        let data = vec![1.0f32; 16];
+        let registered = comm.register_buffer(&data).unwrap();
+        assert_eq!(registered.size().unwrap(), 64);
+        assert_eq!(registered.pointer().unwrap() as *const f32, data.as_ptr());
+        assert!(registered.native_handle().unwrap() != 0);
+        registered.close().unwrap();
+        assert_error(registered.size(), ErrorKind::Closed, "");
+
+        let op = comm.create_pre_mul_sum(0.5f32).unwrap();
+        assert_eq!(op.dtype().unwrap(), DataType::FLOAT32);
+        let mut out = [0f32; 2];
+        comm.allreduce(&[2.0f32, 4.0], &mut out, 2, op.op().unwrap(), None)
+            .unwrap();
+        assert_eq!(out, [2.0, 4.0]);
+        let op_value = op.op().unwrap();
+        let mut ints = [0i32; 2];
+        assert_error(
+            comm.allreduce(&[1i32, 2], &mut ints, 2, op_value, None),
+            ErrorKind::InvalidArgument,
+            "",
+        );
+        op.close().unwrap();
+        assert_error(op.op(), ErrorKind::Closed, "");
+        assert_error(
+            comm.allreduce(&[2.0f32, 4.0], &mut out, 2, op_value, None),
+            ErrorKind::Closed,
+            "",
+        );
+
+        let mut scalar = DeviceMemory::alloc(8, Backend::Host).unwrap();
+        scalar.write(0, &[3.0f64]).unwrap();
+        let device_op = comm
+            .create_pre_mul_sum_device(&scalar, DataType::FLOAT64)
+            .unwrap();
+        let mut dout = [0f64; 1];
+        comm.allreduce(&[1.0f64], &mut dout, 1, device_op.op().unwrap(), None)
+            .unwrap();
+        assert_eq!(dout, [6.0]);
+        assert_error(
+            comm.create_pre_mul_sum_bytes(&[0u8; 2], DataType::FLOAT32),
+            ErrorKind::InvalidArgument,
+            "scalar",
+        );
+
+        let dev = comm.create_dev_comm(None).unwrap();
+        let info = dev.info().unwrap();
+        assert_eq!((info.rank, info.nranks, info.lsa_size), (env.rank, 2, 2));
+        assert_eq!(info.gin_type, GinType::NONE);
+        assert!(!dev.pointer().unwrap().is_null());
+        let bad = DevCommRequirements {
+            struct_size: 3,
+            ..DevCommRequirements::default()
+        };
+        assert_error(
+            comm.create_dev_comm(Some(&bad)),
+            ErrorKind::InvalidArgument,
+            "struct_size",
+        );
+        let gin = DevCommRequirements {
+            gin_force_enable: true,
+            ..DevCommRequirements::default()
+        };
+        assert_error(
+            comm.create_dev_comm(Some(&gin)),
+            ErrorKind::NotSupported,
+            "",
+        );
+
+        let sym = comm.symmetric_alloc(64).unwrap();
+        assert_eq!(sym.size().unwrap(), 64);
+        assert!(sym.peer_pointer(1 - env.rank).unwrap().is_some());
+        sym.put(8, &[env.rank as u32 + 40], 1 - env.rank, None)
+            .unwrap();
+        comm.allreduce_in_place(&mut [0u8], 1, RedOp::SUM, None)
+            .unwrap(); // barrier
+        let mut got = [0u32; 1];
+        sym.get(&mut got, 8, env.rank, None).unwrap();
+        assert_eq!(got, [(1 - env.rank) as u32 + 40]);
+        assert_error(
+            sym.put(60, &[0u64], 0, None),
+            ErrorKind::InvalidArgument,
+            "",
+        );
+        assert_error(sym.peer_pointer(2), ErrorKind::InvalidArgument, "");
+
+        // Destroying the communicator closes everything made from it.
+        comm.finalize().unwrap();
+        comm.destroy().unwrap();
+        assert_error(dev.info(), ErrorKind::Closed, "");
+        assert_error(device_op.op(), ErrorKind::Closed, "");
+        assert_error(sym.size(), ErrorKind::Closed, "");
+        assert!(!sym.is_valid() && !dev.is_valid() && !device_op.is_valid());
+        assert_error(comm.rank(), ErrorKind::Closed, "");
+        assert_error(
+            comm.allreduce(&[1.0f32], &mut out, 1, RedOp::SUM, None),
+            ErrorKind::Closed,
+            "",
+        );
+        comm.destroy().unwrap(); // idempotent
+    });
+}
+
+#[test]
+fn split_and_shrink_on_four_ranks() {
+    on_ranks("split_and_shrink_on_four_ranks", 4, |env| {
+        let comm = world();
+        let half = comm
+            .split(env.rank % 2, -env.rank, None)
+            .unwrap()
+            .expect("a colour");
+        assert_eq!(half.size().unwrap(), 2);
+        // key = -rank reverses the order inside each half.
+        assert_eq!(half.rank().unwrap(), 1 - env.rank / 2);
+        let mut sum = [0i32];
+        half.allreduce(&[env.rank], &mut sum, 1, RedOp::SUM, None)
+            .unwrap();
+        assert_eq!(sum[0], if env.rank % 2 == 0 { 2 } else { 4 });
+        let color = if env.rank == 0 { SPLIT_NOCOLOR } else { 1 };
+        let rest = comm.split(color, 0, None).unwrap();
+        assert_eq!(rest.is_none(), env.rank == 0);
+        assert_error(comm.split(-5, 0, None), ErrorKind::InvalidArgument, "color");
+        if env.rank != 3 {
+            let shrunk = comm.shrink(&[3], None, ShrinkFlags::DEFAULT).unwrap();
+            assert_eq!(shrunk.size().unwrap(), 3);
+            assert_eq!(shrunk.rank().unwrap(), env.rank);
+            assert_error(
+                comm.shrink(&[env.rank], None, ShrinkFlags::DEFAULT),
+                ErrorKind::InvalidArgument,
+                "",
+            );
+        }
+        // Rank 3 stays until the others are done with the communicator.
+        comm.finalize().unwrap();
+    });
+}
+
+#[test]
+fn lifecycle_and_abort_on_two_ranks() {
+    on_ranks("lifecycle_and_abort_on_two_ranks", 2, |env| {
+        let comm = world();
+        let peer = 1 - env.rank;
+        comm.finalize().unwrap();
+        assert_error(comm.finalize(), ErrorKind::InvalidUsage, "");
+        comm.destroy().unwrap();
+        assert!(!comm.is_valid());
+
+        // An abort from another thread unblocks a wait on the communicator.
+        let second = common::world();
+        if env.rank == 0 {
+            let aborter = second.abort_handle();
+            let thread = std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                aborter.abort().unwrap();
+            });
+            let result = second.wait_signal(&[WaitSignalDesc::new(peer, 1)], None);
+            thread.join().unwrap();
+            assert_error(result, ErrorKind::Closed, "");
+            assert!(!second.is_valid());
+        } else {
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+        }
+    });
+}
