@@ -72,6 +72,22 @@ func (b HostBuffer) Len() int { return b.count }
 // DataType is the element type.
 func (b HostBuffer) DataType() DataType { return b.dtype }
 
+// HostBytes views raw bytes as elements of dt (for data that arrives as
+// bytes, or for the 16- and 8-bit float types): len(b) / dt.Size() elements.
+// An unknown dt is passed through with one element per byte, so that the
+// library reports the type itself.
+func HostBytes(b []byte, dt DataType) HostBuffer {
+	size := dt.Size()
+	if size == 0 {
+		size = 1
+	}
+	hb := HostBuffer{count: len(b) / size, dtype: dt, size: size}
+	if len(b) > 0 {
+		hb.ptr = unsafe.Pointer(&b[0])
+	}
+	return hb
+}
+
 // dataTypeOf maps an Element type to its DataType.
 func dataTypeOf(v any) DataType {
 	switch v.(type) {
@@ -109,6 +125,15 @@ func dataTypeOf(v any) DataType {
 type DevicePtr struct {
 	Addr  uintptr
 	Bytes int
+}
+
+// DeviceElements describes count elements of dt at addr, device memory or
+// memory from MemAlloc (or any C memory). Go cannot check the range: the
+// caller vouches for it. addr 0 passes NULL, so that the library reports a
+// missing buffer itself; an unknown dt is passed through for the same reason.
+func DeviceElements(addr uintptr, count int, dt DataType) DeviceBuffer {
+	size := dt.Size()
+	return DeviceBuffer{ptr: DevicePtr{Addr: addr, Bytes: count * size}, dtype: dt, count: count, size: size}
 }
 
 // As views the range as elements of dt: Bytes / dt.Size() of them.

@@ -11,6 +11,10 @@ import "runtime"
 // (ncore_dev_comm_requirements_t, nccl.core NCCLDevCommRequirements). The
 // zero value is the default.
 type DevCommRequirements struct {
+	// StructSize overrides struct_size; 0 means this binding's
+	// sizeof(ncore_dev_comm_requirements_t). For exercising the ABI's
+	// versioning; the library rejects sizes it cannot read.
+	StructSize uint32
 	// NCCL's ncclDevResourceRequirements_t* / ncclTeamRequirements_t* lists,
 	// as addresses, passed through to NCCL; must be 0 on the host backend.
 	ResourceRequirementsList uintptr
@@ -76,6 +80,9 @@ func (c *Communicator) CreateDevComm(req *DevCommRequirements) (*DevComm, error)
 		creq.gin_signal_count = C.int32_t(req.GinSignalCount)
 		creq.gin_counter_count = C.int32_t(req.GinCounterCount)
 		creq.gin_connection_type = C.int32_t(req.GinConnectionType)
+		if req.StructSize != 0 {
+			creq.struct_size = C.uint32_t(req.StructSize)
+		}
 	}
 	var h C.ncore_dev_comm_t
 	if err := fromResult(C.ncgo_create_dev_comm(&h, c.handle, creq, lists[0], lists[1])); err != nil {

@@ -48,6 +48,24 @@
 // memory only. Memcpy / Memset with a Go slice wait for the stream before
 // returning.
 //
+// # Argument checks
+//
+// The binding checks only what the library cannot see: that a Go slice holds
+// the elements a call will touch (C must never write past it) and Go ints
+// that do not fit the C types. Everything else, NULL buffers with elements
+// included, goes to the library, so that one failing call gives the same
+// status and message in every language.
+//
+// # Raw handles and addresses
+//
+// For code that also holds C handles, every handle type has Handle and a
+// ...FromHandle constructor that makes a borrowed wrapper (no finalizer);
+// DeviceElements describes C or device memory with an explicit element count;
+// HostBytes views a byte slice as any element type; DeviceMemory.Release and
+// MemFree manage MemAlloc memory by address. ResolveDLPack,
+// ResolveArrayInterface and Communicator.CheckBuffer resolve buffers of other
+// frameworks through the library.
+//
 // # Pointers
 //
 // Window and symmetric-memory pointer queries return (addr uintptr, ok bool,

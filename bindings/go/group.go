@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
 )
 
@@ -32,7 +31,7 @@ type groupState struct {
 
 var (
 	groupsMu sync.Mutex
-	groups   = map[int]*groupState{}
+	groups   = map[uintptr]*groupState{}
 	// openGroups counts threads with an open group, so calls outside any
 	// group skip the lookup.
 	openGroups int32
@@ -44,7 +43,7 @@ func currentGroup() *groupState {
 	if atomic.LoadInt32(&openGroups) == 0 {
 		return nil
 	}
-	tid := syscall.Gettid()
+	tid := uintptr(C.ncgo_thread_id())
 	groupsMu.Lock()
 	defer groupsMu.Unlock()
 	return groups[tid]
@@ -58,11 +57,12 @@ func currentGroup() *groupState {
 // because C groups are per thread.
 func GroupStart() error {
 	runtime.LockOSThread()
-	if err := fromResult(C.ncgo_group_start()); err != nil {
+	var ctid C.uintptr_t
+	if err := fromResult(C.ncgo_group_start(&ctid)); err != nil {
 		runtime.UnlockOSThread()
 		return err
 	}
-	tid := syscall.Gettid()
+	tid := uintptr(ctid)
 	groupsMu.Lock()
 	g := groups[tid]
 	if g == nil {
@@ -81,8 +81,9 @@ func GroupStart() error {
 // unlocks the OS thread. Without an open group it returns ErrInvalidUsage.
 // If a queued call fails, its error is returned and the rest is abandoned.
 func GroupEnd() error {
-	err := fromResult(C.ncgo_group_end())
-	tid := syscall.Gettid()
+	var ctid C.uintptr_t
+	err := fromResult(C.ncgo_group_end(&ctid))
+	tid := uintptr(ctid)
 	groupsMu.Lock()
 	g := groups[tid]
 	if g == nil {

@@ -147,6 +147,25 @@ func (m *DeviceMemory) Close() error {
 	return fromResult(C.ncgo_mem_free(C.uintptr_t(m.ptr.Addr), C.int(m.backend)))
 }
 
+// Release hands the memory over to the caller: m forgets it (no finalizer,
+// Close does nothing) and the range is returned, to be freed with MemFree.
+// For code that manages ncore_mem_alloc memory by address, as C does.
+func (m *DeviceMemory) Release() DevicePtr {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	runtime.SetFinalizer(m, nil)
+	m.closed = true
+	return m.ptr
+}
+
+// MemFree frees memory from MemAlloc by address (ncore_mem_free), e.g. after
+// Release. Unlike DeviceMemory.Close it is not idempotent: a second free, or
+// an address MemAlloc did not return, gives ErrInvalidArgument. addr 0 is a
+// no-op.
+func MemFree(backend Backend, addr uintptr) error {
+	return fromResult(C.ncgo_mem_free(C.uintptr_t(addr), C.int(backend)))
+}
+
 // Memcpy copies src into the start of dst, ordered on stream
 // (ncore_memcpy, kind inferred). dst must hold at least src's bytes. It is
 // asynchronous on NCCL for device-to-device copies; a copy from or to a Go
@@ -179,9 +198,11 @@ func MemcpyBytes(backend Backend, dst, src Buffer, n int, kind MemcpyKind, strea
 		return newError(StatusInvalid, fn, "src", "holds %d bytes, %d to copy", s.bytes(), n)
 	}
 	da, sa := directArgs(d), directArgs(s)
-	err := fromResult(C.ncgo_memcpy(da.hp, da.dp, sa.hp, sa.dp, C.size_t(n), C.int(kind), stream.arg(), C.int(backend)))
-	if err == nil && (d.isGo || s.isGo) {
-		err = fromResult(C.ncgo_stream_synchronize(stream.arg(), C.int(backend)))
+	var err error
+	if d.isGo || s.isGo {
+		err = fromResult(C.ncgo_memcpy_sync(da.hp, da.dp, sa.hp, sa.dp, C.size_t(n), C.int(kind), stream.arg(), C.int(backend)))
+	} else {
+		err = fromResult(C.ncgo_memcpy(da.hp, da.dp, sa.hp, sa.dp, C.size_t(n), C.int(kind), stream.arg(), C.int(backend)))
 	}
 	runtime.KeepAlive(dst)
 	runtime.KeepAlive(src)
@@ -197,9 +218,11 @@ func Memset(backend Backend, dst Buffer, value byte, stream *Stream) error {
 	}
 	d := viewOf(dst)
 	da := directArgs(d)
-	err := fromResult(C.ncgo_memset(da.hp, da.dp, C.int(value), C.size_t(d.bytes()), stream.arg(), C.int(backend)))
-	if err == nil && d.isGo {
-		err = fromResult(C.ncgo_stream_synchronize(stream.arg(), C.int(backend)))
+	var err error
+	if d.isGo {
+		err = fromResult(C.ncgo_memset_sync(da.hp, da.dp, C.int(value), C.size_t(d.bytes()), stream.arg(), C.int(backend)))
+	} else {
+		err = fromResult(C.ncgo_memset(da.hp, da.dp, C.int(value), C.size_t(d.bytes()), stream.arg(), C.int(backend)))
 	}
 	runtime.KeepAlive(dst)
 	return err

@@ -16,6 +16,7 @@
 #ifndef NCORE_GO_NCGO_H
 #define NCORE_GO_NCGO_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,18 @@ static inline ncgo_result ncgo_comm_railed_gin_type(ncore_comm_t c, int *o) {
   *o = (int)g;
   return r;
 }
-static inline ncgo_result ncgo_group_start(void) { return ncgo_result_of(ncore_group_start()); }
-static inline ncgo_result ncgo_group_end(void) { return ncgo_result_of(ncore_group_end()); }
+/* Groups belong to OS threads; the Go side keys its group records by the
+ * thread, read here in the same C call (pthread_self is a register read,
+ * where gettid would be a system call, slow in sandboxes). */
+static inline uintptr_t ncgo_thread_id(void) { return (uintptr_t)pthread_self(); }
+static inline ncgo_result ncgo_group_start(uintptr_t *tid) {
+  *tid = ncgo_thread_id();
+  return ncgo_result_of(ncore_group_start());
+}
+static inline ncgo_result ncgo_group_end(uintptr_t *tid) {
+  *tid = ncgo_thread_id();
+  return ncgo_result_of(ncore_group_end());
+}
 
 /* ---- point-to-point and collectives ---- */
 static inline ncgo_result ncgo_send(ncore_comm_t c, void *hp, uintptr_t dp, size_t n,
@@ -155,9 +166,29 @@ static inline ncgo_result ncgo_signal(ncore_comm_t c, int peer, int index, int c
     uint32_t flags, uintptr_t s) {
   return ncgo_result_of(ncore_signal(c, peer, index, context, flags, NCGO_STREAM(s)));
 }
-static inline ncgo_result ncgo_wait_signal(ncore_comm_t c, const ncore_wait_signal_desc_t *d,
-    size_t n, uintptr_t s) {
-  return ncgo_result_of(ncore_wait_signal(c, d, n, NCGO_STREAM(s)));
+/* Waits on n descriptors laid out at a stride of `stride` bytes (the
+ * struct_size the caller chose; normally sizeof). Go hands full-size structs;
+ * a different stride is packed here into C memory (zero-filled), so that the
+ * library sees exactly the layout a C caller with that struct_size would
+ * pass. n == 0 passes NULL. */
+static inline ncgo_result ncgo_wait_signal_strided(ncore_comm_t c,
+    const ncore_wait_signal_desc_t *d, size_t n, uint32_t stride, uintptr_t s) {
+  if (n == 0) return ncgo_result_of(ncore_wait_signal(c, NULL, 0, NCGO_STREAM(s)));
+  if (stride == sizeof(ncore_wait_signal_desc_t))
+    return ncgo_result_of(ncore_wait_signal(c, d, n, NCGO_STREAM(s)));
+  size_t each = stride ? stride : 1;
+  size_t copy = each < sizeof *d ? each : sizeof *d;
+  unsigned char *packed = calloc(n, each > sizeof *d ? each : sizeof *d);
+  if (packed == NULL) return ncgo_result_of(NCORE_ERR_SYSTEM);
+  for (size_t i = 0; i < n; i++) {
+    ncore_wait_signal_desc_t one = d[i];
+    one.struct_size = stride;
+    memcpy(packed + i * each, &one, copy);
+  }
+  ncgo_result r = ncgo_result_of(ncore_wait_signal(c, (const ncore_wait_signal_desc_t *)packed,
+      n, NCGO_STREAM(s)));
+  free(packed);
+  return r;
 }
 static inline ncgo_result ncgo_put_signal(ncore_comm_t c, void *hp, uintptr_t dp, size_t n,
     int dt, int peer, ncore_window_t w, size_t off, int index, int context,
@@ -343,6 +374,22 @@ static inline ncgo_result ncgo_memcpy(void *dhp, uintptr_t ddp, void *shp, uintp
   return ncgo_result_of(ncore_memcpy(NCGO_PTR(dhp, ddp), NCGO_PTR(shp, sdp), n,
       (ncore_memcpy_kind_t)kind, NCGO_STREAM(s), (ncore_backend_t)backend));
 }
+/* memcpy / memset followed by a wait for the stream, in one C call: used when
+ * a Go slice is involved, so that no CUDA operation holds the Go pointer
+ * after the cgo call returns (cgo's pointer rules). */
+static inline ncgo_result ncgo_memcpy_sync(void *dhp, uintptr_t ddp, void *shp, uintptr_t sdp,
+    size_t n, int kind, uintptr_t s, int backend) {
+  ncore_status_t st = ncore_memcpy(NCGO_PTR(dhp, ddp), NCGO_PTR(shp, sdp), n,
+      (ncore_memcpy_kind_t)kind, NCGO_STREAM(s), (ncore_backend_t)backend);
+  if (st == NCORE_OK) st = ncore_stream_synchronize(NCGO_STREAM(s), (ncore_backend_t)backend);
+  return ncgo_result_of(st);
+}
+static inline ncgo_result ncgo_memset_sync(void *hp, uintptr_t dp, int value, size_t n,
+    uintptr_t s, int backend) {
+  ncore_status_t st = ncore_memset(NCGO_PTR(hp, dp), value, n, NCGO_STREAM(s), (ncore_backend_t)backend);
+  if (st == NCORE_OK) st = ncore_stream_synchronize(NCGO_STREAM(s), (ncore_backend_t)backend);
+  return ncgo_result_of(st);
+}
 static inline ncgo_result ncgo_memset(void *hp, uintptr_t dp, int value, size_t n,
     uintptr_t s, int backend) {
   return ncgo_result_of(ncore_memset(NCGO_PTR(hp, dp), value, n, NCGO_STREAM(s), (ncore_backend_t)backend));
@@ -360,6 +407,37 @@ static inline ncgo_result ncgo_dtype_from_typestr(const char *t, int *o) {
   ncgo_result r = ncgo_result_of(ncore_dtype_from_typestr(t, &d));
   *o = (int)d;
   return r;
+}
+
+/* ---- framework buffers (DLPack, array interface) ---- */
+static inline ncgo_result ncgo_dtype_from_dlpack(uint8_t code, uint8_t bits, uint16_t lanes, int *o) {
+  ncore_dtype_t d = NCORE_INT8;
+  ncgo_result r = ncgo_result_of(ncore_dtype_from_dlpack(code, bits, lanes, &d));
+  *o = (int)d;
+  return r;
+}
+/* tensor: the address of a DLTensor that the caller's framework owns. */
+static inline ncgo_result ncgo_buffer_resolve_dlpack(ncore_buffer_desc_t *out, uintptr_t tensor) {
+  out->struct_size = (uint32_t)sizeof *out;
+  return ncgo_result_of(ncore_buffer_resolve_dlpack(out, (const struct DLTensor *)tensor));
+}
+static inline ncgo_result ncgo_buffer_resolve_array_interface(ncore_buffer_desc_t *out,
+    uintptr_t data, int ndim, const int64_t *shape, const int64_t *strides,
+    const char *typestr, int device_id) {
+  out->struct_size = (uint32_t)sizeof *out;
+  return ncgo_result_of(ncore_buffer_resolve_array_interface(out, data, ndim, shape, strides,
+      typestr, device_id));
+}
+/* The descriptor is rebuilt here from integers, so Go hands no pointer. */
+static inline ncgo_result ncgo_comm_check_buffer(ncore_comm_t c, uintptr_t ptr, size_t count,
+    int dtype, int device_type, int device_id, const char *name) {
+  ncore_buffer_desc_t d = NCORE_BUFFER_DESC_INIT;
+  d.ptr = (void *)ptr;
+  d.count = count;
+  d.dtype = dtype;
+  d.device_type = device_type;
+  d.device_id = device_id;
+  return ncgo_result_of(ncore_comm_check_buffer(c, &d, name));
 }
 
 /* ---- staging memory for Go slices queued inside a group ---- */

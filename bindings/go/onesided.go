@@ -36,6 +36,16 @@ type WaitSignalDesc struct {
 	Context     int
 }
 
+// WaitSignalOptions tune WaitSignalWith. The zero value is WaitSignal's
+// behaviour.
+type WaitSignalOptions struct {
+	// StructSize overrides the descriptors' struct_size (and so their stride
+	// in memory); 0 means this binding's sizeof(ncore_wait_signal_desc_t).
+	// For exercising the ABI's versioning; the library rejects sizes it
+	// cannot read.
+	StructSize uint32
+}
+
 // SignalsFrom is the descriptor for count signals from peer.
 func SignalsFrom(peer int, count uint32) WaitSignalDesc {
 	return WaitSignalDesc{Peer: peer, OpCount: count}
@@ -55,15 +65,22 @@ func (c *Communicator) Signal(peer int, opts *SignalOptions, stream *Stream) err
 // WaitSignal waits until every descriptor's signals arrived, ordered on
 // stream (ncore_wait_signal). Host backend: blocks the caller; NCCL: later
 // work on stream waits. Each signal is consumed by the wait that counts it.
+// An empty descs is passed on, and the library refuses it.
 func (c *Communicator) WaitSignal(descs []WaitSignalDesc, stream *Stream) error {
+	return c.WaitSignalWith(descs, nil, stream)
+}
+
+// WaitSignalWith is WaitSignal with options (opts nil: the defaults).
+func (c *Communicator) WaitSignalWith(descs []WaitSignalDesc, opts *WaitSignalOptions, stream *Stream) error {
 	const fn = "ncore_wait_signal"
 	if err := stream.check(fn); err != nil {
 		return err
 	}
-	if len(descs) == 0 {
-		return newError(StatusInvalid, fn, "descs", "is empty, at least one descriptor is needed")
+	stride := C.uint32_t(C.sizeof_ncore_wait_signal_desc_t)
+	if opts != nil && opts.StructSize != 0 {
+		stride = C.uint32_t(opts.StructSize)
 	}
-	cdescs := make([]C.ncore_wait_signal_desc_t, len(descs))
+	cdescs := make([]C.ncore_wait_signal_desc_t, len(descs)+1) // +1: never empty, for &cdescs[0]
 	for i, d := range descs {
 		C.ncore_wait_signal_desc_init(&cdescs[i])
 		cdescs[i].peer = C.int32_t(d.Peer)
@@ -71,7 +88,8 @@ func (c *Communicator) WaitSignal(descs []WaitSignalDesc, stream *Stream) error 
 		cdescs[i].signal_index = C.int32_t(d.SignalIndex)
 		cdescs[i].context = C.int32_t(d.Context)
 	}
-	return done(fromResult(C.ncgo_wait_signal(c.handle, &cdescs[0], C.size_t(len(cdescs)), stream.arg())), c, cdescs)
+	return done(fromResult(C.ncgo_wait_signal_strided(c.handle, &cdescs[0], C.size_t(len(descs)), stride,
+		stream.arg())), c, cdescs)
 }
 
 // WaitSignalContext is WaitSignal that gives up when ctx is done, by

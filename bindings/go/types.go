@@ -84,6 +84,16 @@ func (d DataType) Size() int {
 	return int(out)
 }
 
+// DataTypeSize is the size of one element of dt (ncore_dtype_size), with
+// the library's error for an unknown type.
+func DataTypeSize(dt DataType) (int, error) {
+	var out C.size_t
+	if err := fromResult(C.ncgo_dtype_size(C.int(dt), &out)); err != nil {
+		return 0, err
+	}
+	return int(out), nil
+}
+
 // String is the library's name for the type ("float32", "bfloat16", ...).
 func (d DataType) String() string {
 	var out *C.char

@@ -55,13 +55,28 @@ func main() {
 	count := flag.Int("count", 1024, "float32 elements each rank puts")
 	flag.Parse()
 	if _, isRank := os.LookupEnv(ncore.EnvRank); isRank {
-		os.Exit(runRank(*count))
+		os.Exit(runRank(rankCount()))
 	}
-	os.Exit(orchestrate(*n, *count))
+	os.Exit(orchestrate(os.Args[0], *n, *count))
 }
 
-// orchestrate starts the ranks, collects their results and checks them.
-func orchestrate(n, count int) int {
+// countEnv carries -count from the orchestrator to its ranks (an
+// environment variable rather than a flag, so that any binary that embeds
+// the rank side, such as this package's test, can serve as a rank).
+const countEnv = "NCORE_ORCHESTRATOR_COUNT"
+
+// rankCount is the element count the orchestrator asked for.
+func rankCount() int {
+	var n int
+	if _, err := fmt.Sscanf(os.Getenv(countEnv), "%d", &n); err != nil || n < 1 {
+		return 1024
+	}
+	return n
+}
+
+// orchestrate starts n ranks (each runs the program self), collects their
+// results and checks them.
+func orchestrate(self string, n, count int) int {
 	backend, err := ncore.BackendAuto.Resolve()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "orchestrator:", err)
@@ -77,8 +92,9 @@ func orchestrate(n, count int) int {
 	logs := make([]bytes.Buffer, n)
 	var wg sync.WaitGroup
 	for r := 0; r < n; r++ {
-		cmd := exec.Command(os.Args[0], fmt.Sprintf("-count=%d", count))
+		cmd := exec.Command(self)
 		cmd.Env = append(os.Environ(),
+			fmt.Sprintf("%s=%d", countEnv, count),
 			fmt.Sprintf("%s=%d", ncore.EnvRank, r),
 			fmt.Sprintf("%s=%d", ncore.EnvNRanks, n),
 			ncore.EnvUniqueID+"="+id.String(),

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Per-call overhead of the Go binding against C, for calls that move no data
+# (see README.md). Builds both programs against build/lib and runs them.
+# A benchmark, not a test: it never fails on speed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+lib=${NCORE_LIB_DIR:-$root/build/lib}
+export GOFLAGS=-mod=mod GOPROXY=off GOCACHE="${GOCACHE:-/tmp/ncore-go-cache}"
+cc -O2 -o "$here/overhead_c" "$here/c/overhead.c" -I"$root/abi/include" -L"$lib" -lncore -Wl,-rpath,"$lib"
+(cd "$here" && go build -o "$here/overhead_go" .)
+"$here/overhead_c"
+"$here/overhead_go"
