@@ -4,7 +4,8 @@ failed counts of one test suite's output, read from the suite's own summary:
 
   C tests, Go's test.sh, conformance:  "N passed, N failed[, N skipped]" (last one)
   cargo test:   every "test result: ok. N passed; M failed; ..." (summed)
-  pytest:       the final "== N passed, M failed, K errors in 1.2s ==" line
+  pytest:       the final "[== ]N passed, M failed, K errors in 1.2s[ ==]" line
+                (framed by "=" normally, bare under -q)
   go test -v:   the "--- PASS" / "--- FAIL" lines
 
 A suite that printed none of these counts as 1 failed; one that exited
@@ -22,7 +23,7 @@ def counts(text):
     cargo = re.findall(r"test result: \w+\. (\d+) passed; (\d+) failed", text)
     if cargo:
         return sum(int(p) for p, _ in cargo), sum(int(f) for _, f in cargo)
-    pytest = [l for l in text.splitlines() if re.match(r"^=+ .*\bin [\d.]+s", l)]
+    pytest = [l for l in text.splitlines() if re.match(r"^(=+ )?\d+ \w+.*\bin [\d.]+s\b", l)]
     if pytest and re.search(r"\d+ (passed|failed|error)", pytest[-1]):
         line = pytest[-1]
         get = lambda word: sum(int(n) for n in re.findall(r"(\d+) " + word, line))

@@ -374,40 +374,45 @@ NCORE_IN_ADDRESS(uintptr_t)
 
 /* Wait-signal descriptors: a sequence of (peer, op_count, signal_index,
  * context) tuples, optionally with a fifth item overriding struct_size (for
- * tests of the version check). */
+ * tests of the version check); None passes (NULL, 0). */
 %typemap(in) (const ncore_wait_signal_desc_t *descs, size_t ndescs)
     (ncore_wait_signal_desc_t *array = NULL) {
-  PyObject *fast = PySequence_Fast($input, "descs: expected a sequence of tuples");
-  if (fast == NULL) SWIG_fail;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-  array = (ncore_wait_signal_desc_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(*array));
-  if (array == NULL) { Py_DECREF(fast); PyErr_NoMemory(); SWIG_fail; }
-  for (Py_ssize_t i = 0; i < n; i++) {
-    long long f[5] = {0, 1, 0, 0, (long long)sizeof(ncore_wait_signal_desc_t)};
-    PyObject *item = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i),
-                                     "descs: each item must be a tuple");
-    if (item == NULL) { Py_DECREF(fast); SWIG_fail; }
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(item);
-    if (k < 1 || k > 5) {
-      Py_DECREF(item); Py_DECREF(fast);
-      PyErr_SetString(PyExc_ValueError,
-                      "descs: each item is (peer, op_count, signal_index, context[, struct_size])");
-      SWIG_fail;
+  if ($input == Py_None) {
+    $1 = NULL;
+    $2 = 0;
+  } else {
+    PyObject *fast = PySequence_Fast($input, "descs: expected a sequence of tuples");
+    if (fast == NULL) SWIG_fail;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    array = (ncore_wait_signal_desc_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(*array));
+    if (array == NULL) { Py_DECREF(fast); PyErr_NoMemory(); SWIG_fail; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+      long long f[5] = {0, 1, 0, 0, (long long)sizeof(ncore_wait_signal_desc_t)};
+      PyObject *item = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i),
+                                       "descs: each item must be a tuple");
+      if (item == NULL) { Py_DECREF(fast); SWIG_fail; }
+      Py_ssize_t k = PySequence_Fast_GET_SIZE(item);
+      if (k < 1 || k > 5) {
+        Py_DECREF(item); Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError,
+                        "descs: each item is (peer, op_count, signal_index, context[, struct_size])");
+        SWIG_fail;
+      }
+      for (Py_ssize_t j = 0; j < k; j++) {
+        f[j] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(item, j));
+        if (f[j] == -1 && PyErr_Occurred()) { Py_DECREF(item); Py_DECREF(fast); SWIG_fail; }
+      }
+      Py_DECREF(item);
+      array[i].struct_size = (uint32_t)f[4];
+      array[i].peer = (int32_t)f[0];
+      array[i].op_count = (uint32_t)f[1];
+      array[i].signal_index = (int32_t)f[2];
+      array[i].context = (int32_t)f[3];
     }
-    for (Py_ssize_t j = 0; j < k; j++) {
-      f[j] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(item, j));
-      if (f[j] == -1 && PyErr_Occurred()) { Py_DECREF(item); Py_DECREF(fast); SWIG_fail; }
-    }
-    Py_DECREF(item);
-    array[i].struct_size = (uint32_t)f[4];
-    array[i].peer = (int32_t)f[0];
-    array[i].op_count = (uint32_t)f[1];
-    array[i].signal_index = (int32_t)f[2];
-    array[i].context = (int32_t)f[3];
+    Py_DECREF(fast);
+    $1 = array;
+    $2 = (size_t)n;
   }
-  Py_DECREF(fast);
-  $1 = array;
-  $2 = (size_t)n;
 }
 %typemap(freearg) (const ncore_wait_signal_desc_t *descs, size_t ndescs) {
   free(array$argnum);
@@ -500,3 +505,21 @@ NCORE_IN_ADDRESS(uintptr_t)
 %include "ncore/memory.h"
 %include "ncore/buffer.h"
 %include "ncore/symmetric.h"
+
+/* The generated Python functions above only forward to the C module; bind
+ * each name to its C function directly, which saves a Python call (about
+ * 60 ns) on every ncore call. Struct classes are left alone. */
+%pythoncode %{
+def _bind_functions_directly():
+    import types
+    namespace = globals()
+    for name, value in list(namespace.items()):
+        if name.startswith("ncore_") and isinstance(value, types.FunctionType):
+            direct = getattr(_ncore_c, name, None)
+            if direct is not None:
+                namespace[name] = direct
+
+
+_bind_functions_directly()
+del _bind_functions_directly
+%}

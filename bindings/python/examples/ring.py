@@ -1,7 +1,10 @@
 """A ring in nccl.core style: each rank passes a token around the ring with
 send/recv in a group, then all ranks check it with an allreduce.
 
-    python3 -m ncore.run -n 4 bindings/python/examples/ring.py
+    python3 -m ncore.run -n 4 --backend host bindings/python/examples/ring.py
+
+(--backend host: the buffers are NumPy arrays, host memory; on a GPU
+machine the AUTO backend would be NCCL, which rejects them.)
 
 Written against nccl.core; the import is the only difference (there:
 ``import nccl.core as nccl``). The launcher hands every rank its rank, the

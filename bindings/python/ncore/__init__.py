@@ -38,6 +38,11 @@ from .symmetric import get, my_pe, n_pes, put
 
 __version__ = _raw.ncore_version_string()
 
+#: The C ABI one to one (the SWIG module ``ncore._ncore``): out-parameters
+#: returned, a failing status raised as the NcclError subclass of this package.
+#: For tools that must pass exactly what C passes (the conformance runner).
+raw = _raw
+
 #: nvshmem.core-style global init of the symmetric helpers (see ncore.symmetric).
 init = symmetric.init
 #: Frees open symmetric allocations and forgets the world communicator.
@@ -94,5 +99,5 @@ __all__ = [
     "group", "group_start", "group_end",
     "MemoryAllocation", "mem_alloc", "mem_free",
     "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",
-    "free_tensor", "free_array", "get_version", "get_error_string",
+    "free_tensor", "free_array", "get_version", "get_error_string", "raw",
 ]

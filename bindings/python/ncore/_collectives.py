@@ -5,7 +5,7 @@ in dtype and count) live here, everything else is checked by the C core."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import NcclInvalid
 from ._lib import raw
@@ -37,6 +37,14 @@ def _expect_count(what: str, actual: int, expected: int) -> None:
 class CollectivesMixin:
     """allreduce, broadcast, reduce, allgather, reduce_scatter, alltoall,
     gather and scatter for Communicator."""
+
+    if TYPE_CHECKING:  # provided by Communicator
+        rank: int
+        nranks: int
+
+        def _live(self) -> int: ...
+
+        def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer: ...
 
     def allreduce(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
         """Reduces over all ranks; every rank's recvbuf gets the result.

@@ -5,11 +5,11 @@ put_signal, and WaitSignalDesc."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence, Union
+from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from ._errors import NcclInvalid
 from ._lib import raw
-from .buffer import resolve_stream
+from .buffer import ResolvedBuffer, resolve_stream
 from .resources import RegisteredWindowHandle
 
 __all__ = ["WaitSignalDesc"]
@@ -28,6 +28,11 @@ class WaitSignalDesc:
 
 class P2PMixin:
     """send / recv / signal / wait_signal / put_signal for Communicator."""
+
+    if TYPE_CHECKING:  # provided by Communicator
+        def _live(self) -> int: ...
+
+        def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer: ...
 
     def send(self, sendbuf: Any, peer: int, *, stream: Any = None) -> None:
         """Sends a buffer to rank `peer` (ncclSend); count and dtype come from

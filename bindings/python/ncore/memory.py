@@ -5,8 +5,6 @@ pointers), owned by a Python object that frees it when garbage-collected."""
 from __future__ import annotations
 
 import sys
-from typing import Any
-
 from ._lib import raw
 from ._types import Backend
 

@@ -5,6 +5,10 @@ characters, made here by ncore_get_unique_id for the AUTO-resolved backend,
 or the one --backend / NCORE_BACKEND names). In the ranks,
 ``Communicator.from_env()`` joins.
 
+Each rank's stdout and stderr are relayed line by line (whole lines only,
+so the ranks' output never interleaves mid-line), prefixed with "[rank] "
+when --tag is given (tools/ncore-run always prefixes).
+
 Exit status: 0 if every rank exited 0, else the first failing rank's status
 (a rank killed by a signal counts as 128 + signal). When one rank fails, the
 others get --grace seconds to finish before they are terminated."""
@@ -16,8 +20,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from typing import Optional, Sequence
+from typing import IO, Optional, Sequence
 
 __all__ = ["main", "launch"]
 
@@ -30,18 +35,41 @@ def _unique_id_hex(backend: Optional[str]) -> str:
     return raw.ncore_get_unique_id(int(Backend.resolve(requested))).hex()
 
 
+_output_lock = threading.Lock()
+
+
+def _relay(source: IO[bytes], target: IO[bytes], prefix: bytes) -> None:
+    """Copies `source` to `target` one whole line at a time."""
+    for line in iter(source.readline, b""):
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        with _output_lock:
+            target.write(prefix + line)
+            target.flush()
+    source.close()
+
+
 def launch(nranks: int, command: Sequence[str], backend: Optional[str] = None,
-           grace: float = 5.0, timeout: Optional[float] = None) -> int:
-    """Starts `nranks` copies of `command` with the rank environment and waits
-    for them. Returns the exit status described in the module docstring."""
+           grace: float = 5.0, timeout: Optional[float] = None, tag: bool = False) -> int:
+    """Starts `nranks` copies of `command` with the rank environment, relays
+    their output line by line (prefixed "[rank] " if `tag`) and waits for
+    them. Returns the exit status described in the module docstring."""
     uid = _unique_id_hex(backend)
-    processes = []
+    processes, relays = [], []
     for rank in range(nranks):
         env = dict(os.environ, NCORE_RANK=str(rank), NCORE_NRANKS=str(nranks),
                    NCORE_UNIQUE_ID=uid)
         if backend:
             env["NCORE_BACKEND"] = backend
-        processes.append(subprocess.Popen(list(command), env=env))
+        process = subprocess.Popen(list(command), env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        processes.append(process)
+        prefix = f"[{rank}] ".encode() if tag else b""
+        for source, target in ((process.stdout, sys.stdout.buffer),
+                               (process.stderr, sys.stderr.buffer)):
+            relay = threading.Thread(target=_relay, args=(source, target, prefix), daemon=True)
+            relay.start()
+            relays.append(relay)
     status = 0
     deadline = None if timeout is None else time.monotonic() + timeout
     pending = list(processes)
@@ -69,6 +97,8 @@ def launch(nranks: int, command: Sequence[str], backend: Optional[str] = None,
                 status = 124  # the timeout's status, as timeout(1)
             break
         time.sleep(0.01)
+    for relay in relays:
+        relay.join(timeout=grace)
     return status
 
 
@@ -81,6 +111,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--grace", type=float, default=5.0,
                         help="seconds the other ranks get after one fails")
     parser.add_argument("--timeout", type=float, help="seconds before all ranks are stopped")
+    parser.add_argument("--tag", action="store_true", help='prefix output lines with "[rank] "')
     parser.add_argument("-m", dest="module", help="run a module instead of a script")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="script.py [args]")
     args = parser.parse_args(argv)
@@ -92,7 +123,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         command = [sys.executable, *args.program]
     else:
         parser.error("give a script (or -m module)")
-    return launch(args.nranks, command, args.backend, args.grace, args.timeout)
+    return launch(args.nranks, command, args.backend, args.grace, args.timeout, args.tag)
 
 
 if __name__ == "__main__":

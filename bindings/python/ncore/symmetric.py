@@ -8,9 +8,11 @@ A PE is a rank of that communicator.
 
 Symmetric objects should be freed explicitly (free_array / free_tensor).
 One that is garbage-collected while still allocated triggers the GC policy
-(``set_gc_policy``): "warn" (default) issues a SymmetricMemoryWarning,
-"raise" raises NcclInvalidUsage from the finalizer (Python reports it as
-"Exception ignored in ..."), "ignore" says nothing. The memory itself stays
+(``set_gc_policy``): "raise" (the default, as nvshmem.core: "an Exception
+will be raised when the garbage collector finds them") raises
+NcclInvalidUsage from the finalizer, which Python reports as "Exception
+ignored in ..." since a finalizer cannot propagate it; "warn" issues a
+SymmetricMemoryWarning instead; "ignore" says nothing. The memory itself stays
 allocated until finalize() or program exit (atexit), because peers may still
 write into it -- NVSHMEM's "unfreed objects are safely freed at program exit".
 """
@@ -29,7 +31,7 @@ from ._types import Backend
 from .buffer import Buffer, resolve_buffer, resolve_stream
 
 __all__ = [
-    "init", "finalize", "my_pe", "n_pes", "is_initialized", "set_gc_policy",
+    "init", "finalize", "my_pe", "n_pes", "is_initialized", "set_gc_policy", "device_of",
     "SymmetricMemory", "SymmetricMemoryWarning", "alloc", "free", "find",
     "put", "get", "peer_memory",
 ]
@@ -41,7 +43,7 @@ class SymmetricMemoryWarning(ResourceWarning):
 
 class _State:
     comm: Any = None
-    gc_policy: str = "warn"
+    gc_policy: str = "raise"
     # Handles of every allocation not yet freed (released at finalize/exit),
     # and the Python objects of those still referenced (weakly, so that an
     # unfreed object can be garbage-collected and reported).
@@ -101,9 +103,18 @@ def n_pes(comm: Any = None) -> int:
     return _comm(comm).nranks
 
 
+def device_of(comm: Any = None) -> int:
+    """The device of the symmetric heap: the world (or given) communicator's."""
+    return _comm(comm).device
+
+
 def set_gc_policy(policy: str) -> None:
     """What happens when an unfreed symmetric object is garbage-collected:
-    "warn" (default), "raise" or "ignore"."""
+    "raise" (default), "warn" or "ignore".
+
+    Raises:
+        NcclInvalid: another policy name.
+    """
     if policy not in ("warn", "raise", "ignore"):
         raise NcclInvalid(f"policy: {policy!r} is not one of 'warn', 'raise', 'ignore'")
     _State.gc_policy = policy
@@ -120,13 +131,15 @@ class SymmetricMemory:
     (NCCL) so that frameworks can view it; every view keeps it alive."""
 
     def __init__(self, nbytes: int, comm: Any = None) -> None:
+        # Set first: __del__ runs even when the allocation below raises.
+        self.freed = True
         self.comm = _comm(comm)
         self.nbytes = int(nbytes)
         self.backend = self.comm.backend
         self.device = self.comm.device
         self.handle = raw.ncore_symmetric_alloc(self.comm._live(), max(self.nbytes, 1))
-        self.ptr = raw.ncore_symmetric_local_pointer(self.handle)
         self.freed = False
+        self.ptr = raw.ncore_symmetric_local_pointer(self.handle)
         _State.unfreed.add(self.handle)
         _State.objects[self.handle] = self
 
@@ -285,12 +298,16 @@ def get(dst: Any, src: Any, count: Optional[int] = None, pe: Optional[int] = Non
 
 
 def _release_at_exit() -> None:
-    """Frees what is still allocated before the library goes away."""
-    for handle in list(_State.unfreed):
-        try:
-            _free_handle(handle)
-        except Exception:  # noqa: BLE001 - exit must not fail on cleanup
-            pass
+    """Frees what is still allocated before the library goes away (marking
+    the live objects freed, so their finalizers stay quiet)."""
+    try:
+        finalize()
+    except Exception:  # noqa: BLE001 - exit must not fail on cleanup
+        for handle in list(_State.unfreed):
+            try:
+                _free_handle(handle)
+            except Exception:  # noqa: BLE001
+                pass
     _State.comm = None
 
 

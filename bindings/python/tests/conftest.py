@@ -3,6 +3,7 @@ one forked process per rank, and collect each rank's result."""
 
 from __future__ import annotations
 
+import importlib.util
 import multiprocessing
 import os
 import queue
@@ -72,3 +73,22 @@ def comm1():
     comm = ncore.Communicator.init(1, 0, ncore.get_unique_id(ncore.Backend.HOST), HOST)
     yield comm
     comm.destroy()
+
+
+def framework_missing(name: str) -> "str | None":
+    """Why GPU tests with framework `name` cannot run here, or None if they can."""
+    if importlib.util.find_spec(name) is None:
+        return f"{name} is not installed"
+    try:
+        module = __import__(name)
+        available = (module.cuda.is_available() if name == "torch"
+                     else module.cuda.runtime.getDeviceCount() > 0)
+    except Exception as error:  # noqa: BLE001
+        return f"{name} cannot reach a GPU: {error}"
+    if not available:
+        return f"{name} sees no GPU"
+    try:
+        ncore.Backend.resolve(ncore.Backend.NCCL)
+    except ncore.NcclError as error:
+        return f"ncore's NCCL backend is unavailable: {error}"
+    return None

@@ -4,13 +4,14 @@ and the framework exist (skipped with the reason otherwise)."""
 from __future__ import annotations
 
 import gc
-import importlib.util
 
 import numpy as np
 import pytest
 
 import ncore
 from ncore.interop import numpy as nnp
+
+from conftest import framework_missing as _framework_missing
 
 
 def test_numpy_empty_is_ncore_memory_freed_by_gc():
@@ -49,24 +50,6 @@ def test_memory_allocation_close_is_idempotent():
     ncore.mem_free(mem)
     mem.close()
     assert mem.ptr == 0
-
-
-def _framework_missing(name: str) -> str | None:
-    if importlib.util.find_spec(name) is None:
-        return f"{name} is not installed"
-    try:
-        module = __import__(name)
-        available = (module.cuda.is_available() if name == "torch"
-                     else module.cuda.runtime.getDeviceCount() > 0)
-    except Exception as error:  # noqa: BLE001
-        return f"{name} cannot reach a GPU: {error}"
-    if not available:
-        return f"{name} sees no GPU"
-    try:
-        ncore.Backend.resolve(ncore.Backend.NCCL)
-    except ncore.NcclError as error:
-        return f"ncore's NCCL backend is unavailable: {error}"
-    return None
 
 
 def test_interop_modules_load_lazily():

@@ -146,4 +146,28 @@ def test_ring_example_runs():
     done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "4", "--backend", "host",
                            example], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count("ok") == 4 and "ring sum 22" in done.stdout
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4 and all(line.endswith("ring sum 22 ok") for line in lines)
+
+
+def _abort_from_another_thread(comm):
+    import threading
+    import time
+
+    if comm.rank == 1:
+        time.sleep(2.0)  # stay alive: rank 0's wait must end by its own abort
+        return "idle"
+    # wait_signal blocks in C without the GIL, so this thread can abort it.
+    timer = threading.Timer(0.3, comm.abort)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(RuntimeError) as caught:
+        comm.wait_signal(ncore.WaitSignalDesc(peer=1))
+    timer.join()
+    return type(caught.value).__name__, time.monotonic() - started
+
+
+def test_abort_from_another_thread_unblocks_a_waiting_call():
+    waited, idle = run_ranks(2, _abort_from_another_thread, destroy=False)
+    assert waited[0] == "NcclClosed" and waited[1] < 1.5
+    assert idle == "idle"

@@ -28,6 +28,7 @@ def _symmetric(comm):
     assert (ncore.my_pe(), ncore.n_pes()) == (r, n)
     a = nnp.array((2, 3), dtype="int32")
     assert a.shape == (2, 3) and a.dtype == np.int32 and int(a.sum()) == 0
+    _barrier(comm)  # every PE checked its zeroed part before anyone puts into it
     right, left = (r + 1) % n, (r - 1) % n
     ncore.put(a, np.full((2, 3), r, dtype=np.int32), pe=right)
     _barrier(comm)
@@ -36,7 +37,7 @@ def _symmetric(comm):
     ncore.get(local, a[1], pe=left)  # row 1 of the left neighbour's copy
     peer_view = nnp.get_peer_array(a, right)
     peer_first = int(peer_view[0, 0])
-    own_view = nnp.get_peer_array(a)
+    own_shares = nnp.get_peer_array(a).ravel().tolist() == a.ravel().tolist()
     buffer, nbytes, dtype_name = nnp.array_get_buffer(a)
     raw_bytes = nnp.bytearray(4, dtype="float64")
     assert raw_bytes.dtype == np.uint8 and raw_bytes.shape == (32,)
@@ -55,7 +56,7 @@ def _symmetric(comm):
         nnp.free_array(a)
     ncore.free_array(raw_bytes)
     ncore.finalize()
-    return (after_put, local.tolist(), peer_first, own_view.ravel().tolist() == a.ravel().tolist(),
+    return (after_put, local.tolist(), peer_first, own_shares,
             buffer.size, nbytes, dtype_name, bad_pe)
 
 
@@ -74,6 +75,7 @@ def test_symmetric_put_get_and_peer_views(n):
 
 def _unfreed(comm):
     ncore.symmetric.init(comm)
+    ncore.symmetric.set_gc_policy("warn")
     caught = []
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
@@ -83,6 +85,7 @@ def _unfreed(comm):
         caught = [str(w.message) for w in records
                   if issubclass(w.category, ncore.symmetric.SymmetricMemoryWarning)]
     left = len(ncore.symmetric._State.unfreed)
+    ncore.symmetric.set_gc_policy("raise")
     ncore.symmetric.finalize()
     return caught, left, len(ncore.symmetric._State.unfreed)
 
@@ -91,6 +94,30 @@ def test_unfreed_symmetric_object_warns_and_is_released_at_finalize():
     for caught, left, after in run_ranks(2, _unfreed):
         assert len(caught) == 1 and "without being freed" in caught[0]
         assert (left, after) == (1, 0)
+
+
+def _unfreed_raise_policy(comm):
+    import sys
+
+    ncore.symmetric.init(comm)
+    assert ncore.symmetric._State.gc_policy == "raise"  # the default, as nvshmem.core
+    reported = []
+    previous, sys.unraisablehook = sys.unraisablehook, reported.append
+    try:
+        a = nnp.array(4)
+        # An exception in a finalizer is reported (unraisablehook), not raised.
+        del a
+        gc.collect()
+    finally:
+        sys.unraisablehook = previous
+        ncore.symmetric.finalize()
+    return [f"{type(r.exc_value).__name__}: {r.exc_value}" for r in reported]
+
+
+def test_unfreed_symmetric_object_raises_by_default():
+    for reports in run_ranks(2, _unfreed_raise_policy):
+        assert len(reports) == 1
+        assert reports[0].startswith("NcclInvalidUsage") and "without being freed" in reports[0]
 
 
 def test_symmetric_needs_a_communicator():

@@ -1,6 +1,10 @@
 """Conformance runner (Python): steps about communicators and resources --
 queries, creation, close, is_valid, lifecycle, memory. Each mirrors the C
-runner's step (runners/c/ops_handles.c) through ncore.raw."""
+runner's step (runners/c/ops_handles.c). Queries, close, is_valid, groups
+and lifecycle go through the package's objects (Communicator,
+RegisteredWindowHandle, ...), which hand the handle to C unchanged; creation
+steps go through ncore.raw, since they pass raw arguments (NULL pointers,
+sizes that disagree with the buffer, struct_size overrides)."""
 
 from __future__ import annotations
 
@@ -29,18 +33,39 @@ def _what(step: Step) -> Optional[str]:
     return step.arg("what")
 
 
+def _communicator(r: Runner, step: Step) -> Optional["ncore.Communicator"]:
+    """The package's Communicator for the step's `comm`, or None for a null
+    handle: the package refuses a null communicator itself (nccl.core's
+    "not initialized"), so NULL goes to C through ncore.raw to get C's
+    status and message."""
+    handle = r.comm(step)
+    return ncore.Communicator(handle) if handle else None
+
+
 def op_comm_query(r: Runner, step: Step) -> int:
-    comm = r.comm(step)
-    calls = {
-        "rank": raw.ncore_comm_rank, "size": raw.ncore_comm_size,
-        "device": raw.ncore_comm_device, "lsa_rank": raw.ncore_comm_lsa_rank,
-        "lsa_size": raw.ncore_comm_lsa_size, "backend": raw.ncore_comm_backend,
-        "async_error": raw.ncore_comm_async_error, "gin_type": raw.ncore_comm_gin_type,
-        "railed_gin_type": raw.ncore_comm_railed_gin_type,
+    comm = _communicator(r, step)
+    what = _what(step)
+    if comm is None:
+        calls = {
+            "rank": raw.ncore_comm_rank, "size": raw.ncore_comm_size,
+            "device": raw.ncore_comm_device, "lsa_rank": raw.ncore_comm_lsa_rank,
+            "lsa_size": raw.ncore_comm_lsa_size, "backend": raw.ncore_comm_backend,
+            "async_error": raw.ncore_comm_async_error, "gin_type": raw.ncore_comm_gin_type,
+            "railed_gin_type": raw.ncore_comm_railed_gin_type,
+        }
+        if what not in calls:
+            raise UnknownQuery(f"comm_query: what: {what}")
+        return int(calls[what](0))
+    queries = {
+        "rank": lambda: comm.rank, "size": lambda: comm.nranks,
+        "device": lambda: comm.device, "lsa_rank": lambda: comm.lsa_rank,
+        "lsa_size": lambda: comm.lsa_size, "backend": lambda: comm.backend,
+        "async_error": comm.get_async_error, "gin_type": lambda: comm.gin_type,
+        "railed_gin_type": lambda: comm.railed_gin_type,
     }
-    if _what(step) not in calls:
-        raise UnknownQuery(f"comm_query: what: {_what(step)}")
-    return int(calls[_what(step)](comm))
+    if what not in queries:
+        raise UnknownQuery(f"comm_query: what: {what}")
+    return int(queries[what]())
 
 
 def _buffer_ptr(r: Runner, step: Step) -> tuple[int, int]:
@@ -63,60 +88,73 @@ def op_register_window(r: Runner, step: Step) -> None:
     r.put(step.arg("as"), Obj(WINDOW, handle=handle, ptr=ptr))
 
 
+def _resource(r: Runner, name: Optional[str], cls: type) -> "ncore.CommResource":
+    """The package's resource object for a named handle (0 for "null" or an
+    unknown name): its methods pass the handle to C unchanged, so statuses
+    and messages are the C runner's."""
+    return cls(r.handle(name))
+
+
 def op_window_query(r: Runner, step: Step) -> int:
     obj = r.get(step.arg("window"))
-    w = obj.handle if obj is not None else 0
+    window = ncore.RegisteredWindowHandle(obj.handle if obj is not None else 0)
     peer, offset = i32(step.int("peer")), u64(step.int("offset"))
     what = _what(step)
     if what == "size":
-        return raw.ncore_window_size(w)
+        return window.size
     if what == "peer_size":
-        return raw.ncore_window_peer_size(w, peer)
+        return window.peer_size(peer)
     if what == "flags":
-        return raw.ncore_window_flags(w)
+        return int(window.flags)
     if what == "user_pointer_matches":
-        p = raw.ncore_window_user_pointer(w)
-        return int(obj is not None and p == obj.ptr)
+        return int(window.user_ptr == (obj.ptr if obj is not None else None))
     if what == "peer_pointer_null":
-        return int(raw.ncore_window_peer_device_pointer(w, peer, offset) == 0)
+        return int(window.get_peer_device_pointer(peer, offset) is None)
     if what == "lsa_pointer_null":
-        return int(raw.ncore_window_lsa_device_pointer(w, peer, offset) == 0)
+        return int(window.get_lsa_device_pointer(peer, offset) == 0)
     if what == "multimem_pointer_null":
-        return int(raw.ncore_window_lsa_multimem_device_pointer(w, offset) == 0)
+        return int(window.get_lsa_multimem_device_pointer(offset) is None)
     raise UnknownQuery(f"window_query: what: {what}")
 
 
 def op_registered_buffer_query(r: Runner, step: Step) -> int:
-    h = r.handle(step.arg("handle"))
+    registered = _resource(r, step.arg("handle"), ncore.RegisteredBufferHandle)
     if _what(step) == "size":
-        return raw.ncore_registered_buffer_size(h)
+        return registered.size
     if _what(step) == "pointer_matches":
         buf = r.get(step.arg("buffer"))
-        p = raw.ncore_registered_buffer_pointer(h)
-        return int(buf is not None and p == buf.ptr)
+        return int(registered.ptr == (buf.ptr if buf is not None else None))
     raise UnknownQuery(f"registered_buffer_query: what: {_what(step)}")
 
 
-# close / is_valid per kind; an unknown name is treated as a window (as C).
-_CLOSE = {REGISTERED_BUFFER: "ncore_registered_buffer_close",
-          CUSTOM_REDOP: "ncore_custom_redop_close", DEV_COMM: "ncore_dev_comm_close",
-          SYMMETRIC: "ncore_symmetric_free", COMM: "ncore_comm_destroy"}
-_IS_VALID = {REGISTERED_BUFFER: "ncore_registered_buffer_is_valid",
-             CUSTOM_REDOP: "ncore_custom_redop_is_valid", DEV_COMM: "ncore_dev_comm_is_valid",
-             SYMMETRIC: "ncore_symmetric_is_valid", COMM: "ncore_comm_is_valid"}
+# Resource classes by kind; an unknown name is treated as a window (as C).
+_RESOURCES = {REGISTERED_BUFFER: ncore.RegisteredBufferHandle,
+              CUSTOM_REDOP: ncore.CustomRedOp, DEV_COMM: ncore.DevCommResource,
+              WINDOW: ncore.RegisteredWindowHandle}
 
 
 def op_close(r: Runner, step: Step) -> None:
     obj = r.get(step.arg("handle"))
     kind = obj.kind if obj is not None else WINDOW
-    getattr(raw, _CLOSE.get(kind, "ncore_window_close"))(obj.handle if obj is not None else 0)
+    handle = obj.handle if obj is not None else 0
+    if kind == SYMMETRIC:
+        raw.ncore_symmetric_free(handle)
+    elif kind == COMM:
+        # Communicator.destroy skips a null handle; C must see it.
+        raw.ncore_comm_destroy(handle)
+    else:
+        _RESOURCES.get(kind, ncore.RegisteredWindowHandle)(handle).close()
 
 
 def op_is_valid(r: Runner, step: Step) -> int:
     obj = r.get(step.arg("handle"))
     kind = obj.kind if obj is not None else WINDOW
-    return int(getattr(raw, _IS_VALID.get(kind, "ncore_window_is_valid"))(
-        obj.handle if obj is not None else 0))
+    handle = obj.handle if obj is not None else 0
+    if kind == SYMMETRIC:
+        return raw.ncore_symmetric_is_valid(handle)
+    if kind == COMM:
+        return raw.ncore_comm_is_valid(handle)
+    return int(_RESOURCES.get(kind, ncore.RegisteredWindowHandle)(handle).is_valid)
 
 
 def _scalar_bytes(step: Step, dtype: int) -> bytes:
@@ -159,7 +197,7 @@ def op_create_pre_mul_sum(r: Runner, step: Step) -> None:
 
 
 def op_custom_redop_query(r: Runner, step: Step) -> int:
-    return raw.ncore_custom_redop_dtype(r.handle(step.arg("handle")))
+    return int(_resource(r, step.arg("handle"), ncore.CustomRedOp).dtype)
 
 
 _REQUIREMENT_FIELDS = ("lsa_multimem", "barrier_count", "lsa_barrier_count",
@@ -185,9 +223,7 @@ def op_create_dev_comm(r: Runner, step: Step) -> None:
 
 
 def op_dev_comm_info(r: Runner, step: Step) -> int:
-    info = raw.ncore_dev_comm_info_t()
-    info.struct_size = raw.NCORE_SIZEOF_DEV_COMM_INFO
-    raw.ncore_dev_comm_info(r.handle(step.arg("handle")), info)
+    info = _resource(r, step.arg("handle"), ncore.DevCommResource).info
     what = _what(step)
     if what not in ("rank", "nranks", "lsa_rank", "lsa_size", "gin_type", "railed_gin_type"):
         raise UnknownQuery(f"dev_comm_info: what: {what}")
@@ -220,16 +256,24 @@ def op_shrink(r: Runner, step: Step) -> None:
 
 
 def op_lifecycle(r: Runner, step: Step) -> None:
-    call = {"finalize": raw.ncore_comm_finalize, "abort": raw.ncore_comm_abort,
-            "destroy": raw.ncore_comm_destroy}[step.op]
-    call(r.comm(step))
+    comm = _communicator(r, step)
+    if comm is None:
+        call = {"finalize": raw.ncore_comm_finalize, "abort": raw.ncore_comm_abort,
+                "destroy": raw.ncore_comm_destroy}[step.op]
+        call(0)
+    elif step.op == "finalize":
+        comm.finalize()
+    elif step.op == "abort":
+        comm.abort()
+    else:
+        comm.destroy()
 
 
 def op_group(r: Runner, step: Step) -> None:
     if step.op == "group_start":
-        raw.ncore_group_start()
+        ncore.group_start()
     else:
-        raw.ncore_group_end()
+        ncore.group_end()
 
 
 def op_mem(r: Runner, step: Step) -> None:

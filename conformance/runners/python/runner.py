@@ -3,13 +3,16 @@
 binding and prints one canonical JSON line per step (conformance/README.md).
 
 The world communicator comes from the `ncore` package
-(Communicator.from_env with NCCLConfig(timeout=...)); the steps go through
-`ncore.raw`, the binding's SWIG layer, because the cases pass what only the C
-signatures can express (NULL and wrong-type handles, raw dtype and operator
-numbers, counts that disagree with the buffer, struct_size overrides) and
-expect C's exact messages. A failing call raises the package's NcclError
-subclass for its status; its .status and .message are what the runner
-prints. Run by conformance/run.py under tools/ncore-run with
+(Communicator.from_env with NCCLConfig(timeout=...)); queries, lifecycle,
+close / is_valid and groups go through the package's objects; data and
+creation steps through `ncore.raw`, the binding's SWIG layer, because the
+cases pass what only the C signatures can express (NULL and wrong-type
+handles, raw dtype and operator numbers, counts that disagree with the
+buffer, struct_size overrides) and expect C's exact messages (README.md). A
+failing call raises the package's NcclError subclass for its status; its
+.status and .message are what the runner prints.
+
+Run by conformance/run.py under tools/ncore-run with
 NCORE_CONFORMANCE_PLAN_DIR set."""
 
 from __future__ import annotations

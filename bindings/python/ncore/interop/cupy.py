@@ -81,10 +81,20 @@ def array(shape: Any, dtype: Any = "float32", comm: Any = None) -> Any:
     return _view(cupy, memory, shape, dtype)
 
 
-def bytearray(shape: Any, dtype: Any = "float32", comm: Any = None) -> Any:
+def bytearray(shape: Any, dtype: Any = "float32", device_id: Optional[int] = None,
+              comm: Any = None) -> Any:
     """A symmetric flat uint8 array sized for `shape` elements of `dtype`.
-    Later .view() calls should use copy=False."""
+    Later .view() calls should use copy=False. device_id: None, or the
+    communicator's device (the symmetric heap lives there).
+
+    Raises:
+        ModuleNotFoundError: CuPy is not installed.
+        NcclInvalid: device_id is not the communicator's device.
+    """
     cupy = _cupy()
+    device = symmetric.device_of(comm)
+    if device_id is not None and int(device_id) != device:
+        raise NcclInvalid(f"device_id: {device_id} is not the communicator's device {device}")
     nbytes = math.prod(_shape(shape)) * cupy.dtype(dtype).itemsize
     memory = symmetric.alloc(nbytes, comm)
     return _view(cupy, memory, (nbytes,), cupy.uint8)

@@ -1,0 +1,50 @@
+/* The C side of bench/python: the same no-transfer calls as send_overhead.py
+ * (rank query, empty group) on a 1-rank host communicator, in ns per call.
+ * Built by send_overhead.py with gcc against build/lib. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <ncore.h>
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  long iterations = argc > 1 ? atol(argv[1]) : 1000000;
+  ncore_unique_id_t id;
+  ncore_comm_t comm;
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.backend = NCORE_BACKEND_HOST;
+  if (ncore_get_unique_id(&id, NCORE_BACKEND_HOST) != NCORE_OK ||
+      ncore_comm_init_rank(&comm, 1, &id, 0, &config) != NCORE_OK) {
+    fprintf(stderr, "init: %s\n", ncore_last_error_message());
+    return 1;
+  }
+  double best_rank = 1e30, best_group = 1e30;
+  volatile int sink = 0;
+  for (int run = 0; run < 5; run++) {
+    double t0 = now_ns();
+    for (long i = 0; i < iterations; i++) {
+      int r;
+      ncore_comm_rank(comm, &r);
+      sink += r;
+    }
+    double t1 = now_ns();
+    for (long i = 0; i < iterations; i++) {
+      ncore_group_start();
+      ncore_group_end();
+    }
+    double t2 = now_ns();
+    if ((t1 - t0) / iterations < best_rank) best_rank = (t1 - t0) / iterations;
+    if ((t2 - t1) / iterations < best_group) best_group = (t2 - t1) / iterations;
+  }
+  /* Machine-readable: NAME NS (send_overhead.py parses these lines). */
+  printf("rank %.1f\n", best_rank);
+  printf("group %.1f\n", best_group);
+  ncore_comm_destroy(comm);
+  return 0;
+}
