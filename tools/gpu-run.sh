@@ -5,7 +5,11 @@
 # other runners when built). Each part's log goes to $OUT (or /tmp/ncore-gpu),
 # and the last lines summarise them. Usage: tools/gpu-run.sh [RANKS]
 # (RANKS defaults to the number of GPUs). PARTS picks the parts (default:
-# "c-tests demo smoke conformance"); C_TESTS_LIMIT bounds the C tests (s).
+# "c-tests demo smoke conformance python rust go"); C_TESTS_LIMIT bounds
+# the C tests (s). The binding parts need what test.sh built here, carried:
+# bindings/python/build (SWIG output, compiled there by build-ext.sh),
+# build/bin/rust-nccl-tests (the ncore crate's tests/nccl.rs binary) and
+# build/bin/ncore-go-orchestrator.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ncore-gpu}
@@ -28,7 +32,7 @@ fi
 } | tee "$out/machine.txt"
 
 summary=()
-parts=" ${PARTS:-c-tests demo smoke conformance} "
+parts=" ${PARTS:-c-tests demo smoke conformance python rust go} "
 part() { # name timeout command...
   local name=$1 limit=$2; shift 2
   [[ "$parts" == *" $name "* ]] || return 0
@@ -41,6 +45,10 @@ part() { # name timeout command...
 part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$ranks" PROGRAM_TIMEOUT=60 tests/run.sh build
 part demo 45 build/bin/ncore-run -n "$ranks" --timeout 45 build/bin/ncore-demo
 part smoke 90 tools/gpu-smoke/run.sh
+part python 150 bash -c 'bash bindings/python/build-ext.sh python3 &&
+  env -u NCORE_BACKEND PYTHONPATH=bindings/python python3 -m pytest -q -p no:cacheprovider bindings/python/tests'
+part rust 60 env LD_LIBRARY_PATH=build/lib build/bin/rust-nccl-tests --test-threads=1
+part go 60 build/bin/ncore-go-orchestrator -n "$ranks"
 part conformance 150 python3 conformance/run.py --max-ranks "$ranks" --languages "${LANGUAGES:-c}"
 echo "######## summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
