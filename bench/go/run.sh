@@ -7,7 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 lib=${NCORE_LIB_DIR:-$root/build/lib}
 export GOFLAGS=-mod=mod GOPROXY=off GOCACHE="${GOCACHE:-/tmp/ncore-go-cache}"
-cc -O2 -o "$here/overhead_c" "$here/c/overhead.c" -I"$root/abi/include" -L"$lib" -lncore -Wl,-rpath,"$lib"
+cc -O2 -o "$here/overhead_c" "$root/bench/c/overhead.c" -I"$root/abi/include" -L"$lib" -lncore -Wl,-rpath,"$lib"
 (cd "$here" && go build -o "$here/overhead_go" .)
+echo "C baseline (ns per call):"
 "$here/overhead_c"
 "$here/overhead_go"

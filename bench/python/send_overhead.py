@@ -5,7 +5,7 @@ to the same calls from C.
     /usr/bin/python3 bench/python/send_overhead.py [--iterations N]
 
 On a 1-rank host communicator it times the rank query and an empty group
-(group_start + group_end) three ways: C (c_overhead.c, compiled here with gcc
+(group_start + group_end) three ways: C (bench/c/overhead.c, compiled here with gcc
 against build/lib), Python through the SWIG layer (ncore.raw) and Python
 through the package (Communicator.rank, ncore.group_start/group_end, and
 ``with ncore.group()``). Best of 5 runs; prints ns per call. Needs
@@ -87,7 +87,7 @@ def c_timings(iterations: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         binary = os.path.join(tmp, "c_overhead")
         try:
-            subprocess.run(["gcc", "-O2", "-I", include, os.path.join(HERE, "c_overhead.c"),
+            subprocess.run(["gcc", "-O2", "-I", include, os.path.join(HERE, "..", "c", "overhead.c"),
                             "-o", binary, "-L", libdir, "-lncore", f"-Wl,-rpath,{libdir}"],
                            check=True, capture_output=True, text=True, timeout=120)
             out = subprocess.run([binary, str(iterations * 5)], check=True, capture_output=True,

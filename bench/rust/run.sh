@@ -6,7 +6,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 lib=${NCORE_LIB_DIR:-$root/build/lib}
-cc -O2 -o "$here/overhead_c" "$here/overhead.c" -I"$root/abi/include" -L"$lib" -lncore -Wl,-rpath,"$lib"
+cc -O2 -o "$here/overhead_c" "$root/bench/c/overhead.c" -I"$root/abi/include" -L"$lib" -lncore -Wl,-rpath,"$lib"
 (cd "$here" && cargo build --offline --release --quiet)
+echo "C baseline (ns per call):"
 "$here/overhead_c"
 "$here/target/release/ncore-bench-rust"

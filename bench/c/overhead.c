@@ -1,6 +1,7 @@
-/* The C side of bench/python: the same no-transfer calls as send_overhead.py
- * (rank query, empty group) on a 1-rank host communicator, in ns per call.
- * Built by send_overhead.py with gcc against build/lib. */
+/* The C baseline of the binding overhead benchmarks (bench/python, bench/rust,
+ * bench/go): the same no-transfer calls (rank query, empty group) on a
+ * 1-rank host communicator, in ns per call. Usage: overhead [ITERATIONS].
+ * Built by each of those benchmarks with cc against build/lib. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -42,7 +43,7 @@ int main(int argc, char **argv) {
     if ((t1 - t0) / iterations < best_rank) best_rank = (t1 - t0) / iterations;
     if ((t2 - t1) / iterations < best_group) best_group = (t2 - t1) / iterations;
   }
-  /* Machine-readable: NAME NS (send_overhead.py parses these lines). */
+  /* Machine-readable: NAME NS (bench/python/send_overhead.py parses them). */
   printf("rank %.1f\n", best_rank);
   printf("group %.1f\n", best_group);
   ncore_comm_destroy(comm);
