@@ -5,10 +5,11 @@
 # other runners when built). Each part's log goes to $OUT (or /tmp/ncore-gpu),
 # and the last lines summarise them. Usage: tools/gpu-run.sh [RANKS]
 # (RANKS defaults to the number of GPUs). PARTS picks the parts (default:
-# "c-tests demo smoke conformance python rust go"); C_TESTS_LIMIT bounds
+# "c-tests demo smoke conformance python rust rust-example go"); C_TESTS_LIMIT bounds
 # the C tests (s). The binding parts need what test.sh built here, carried:
 # bindings/python/build (SWIG output, compiled there by build-ext.sh),
-# build/bin/rust-nccl-tests (the ncore crate's tests/nccl.rs binary) and
+# build/bin/rust-nccl-tests (the ncore crate's tests/nccl.rs binary),
+# build/bin/rust-service (its service example) and
 # build/bin/ncore-go-orchestrator.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +33,7 @@ fi
 } | tee "$out/machine.txt"
 
 summary=()
-parts=" ${PARTS:-c-tests demo smoke conformance python rust go} "
+parts=" ${PARTS:-c-tests demo smoke conformance python rust rust-example go} "
 part() { # name timeout command...
   local name=$1 limit=$2; shift 2
   [[ "$parts" == *" $name "* ]] || return 0
@@ -48,6 +49,7 @@ part smoke 90 tools/gpu-smoke/run.sh
 part python 150 bash -c 'bash bindings/python/build-ext.sh python3 &&
   env -u NCORE_BACKEND PYTHONPATH=bindings/python python3 -m pytest -q -p no:cacheprovider bindings/python/tests'
 part rust 60 env LD_LIBRARY_PATH=build/lib build/bin/rust-nccl-tests --test-threads=1
+part rust-example 30 env LD_LIBRARY_PATH=build/lib build/bin/ncore-run -n "$ranks" -- build/bin/rust-service
 part go 60 build/bin/ncore-go-orchestrator -n "$ranks"
 part conformance 150 python3 conformance/run.py --max-ranks "$ranks" --languages "${LANGUAGES:-c}"
 echo "######## summary"
