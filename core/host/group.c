@@ -13,6 +13,10 @@ static _Thread_local host_op_t *group_head, *group_tail;
 ncore_status_t host_run_ops(host_op_t *ops) {
   host_waiter_t w;
   host_waiter_init(&w);
+  /* A failure the waiter saw (a peer aborted, died, the timeout) ends the
+   * ops only if one more sweep cannot finish them: a peer that aborted
+   * right after giving us everything we needed must not fail us. */
+  ncore_status_t failing = NCORE_OK;
   for (;;) {
     host_op_t *pending = NULL;
     int progressed = 0;
@@ -34,14 +38,15 @@ ncore_status_t host_run_ops(host_op_t *ops) {
     if (!pending) return NCORE_OK;
     if (progressed) {
       host_waiter_init(&w);  /* the timeout counts time without progress */
+      failing = NCORE_OK;
       continue;
     }
-    ncore_status_t s = host_waiter_pause(&w, pending->comm, pending->what);
-    if (s != NCORE_OK) {
+    if (failing != NCORE_OK) {
       for (host_op_t *op = ops; op; op = op->next)
         host_op_release(op);
-      return s;
+      return failing;
     }
+    failing = host_waiter_pause(&w, pending->comm, pending->what);
   }
 }
 

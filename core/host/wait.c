@@ -1,6 +1,6 @@
-/* core/host — waiting politely: spin with a pause instruction briefly, then
- * yield, then short sleeps (cores are shared), checking the local abort flag,
- * peers' aborts and deaths, and the timeout. */
+/* core/host — waiting: spin with a pause instruction, then yield, then short
+ * sleeps (cores are shared), checking the local abort flag, peers' aborts
+ * and deaths, and the timeout. */
 #include <sched.h>
 #include <time.h>
 #include "../error.h"
@@ -39,29 +39,38 @@ ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
   return NCORE_OK;
 }
 
+/* How long a wait without progress spins, then yields, before it sleeps:
+ * a partner that answers within microseconds is caught by spinning (a sleep
+ * costs 50-100 us of timer slack, which would dominate every ping-pong);
+ * yielding lets other ranks run when there are more ranks than cores; only
+ * a long wait (a slow peer, a rank busy elsewhere) sleeps. */
+#define HOST_SPIN_NS 50000u
+#define HOST_YIELD_NS 5000000u
+
 ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
                                  const char *what) {
   w->spins++;
-  if (w->spins < 200) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  } else if (w->spins < 400) {
-    sched_yield();
-  } else {
-    struct timespec ts = {0, w->spins < 2000 ? 20000 : 200000};
-    nanosleep(&ts, NULL);
-  }
   /* Whoever waits lands the puts queued for it, so two ranks putting to
    * each other never wait on one another. */
   host_puts_drain(c);
-  if ((w->spins & 31) != 0 && w->spins > 8) return NCORE_OK;
   uint64_t now = host_now_ns();
+  uint64_t waited = now - w->start_ns;
+  if (waited < HOST_SPIN_NS) {
+#if defined(__x86_64__) || defined(__i386__)
+    for (int i = 0; i < 16; i++) __builtin_ia32_pause();
+#endif
+  } else if (waited < HOST_YIELD_NS) {
+    sched_yield();
+  } else {
+    struct timespec ts = {0, 50000};
+    nanosleep(&ts, NULL);
+  }
+  if ((w->spins & 31) != 0 && waited >= HOST_SPIN_NS / 2) return NCORE_OK;
   int check_locks = now - w->last_check_ns > 5000000u;
   if (check_locks) w->last_check_ns = now;
   ncore_status_t s = host_comm_health(c, check_locks);
   if (s != NCORE_OK) return s;
-  if (c->timeout_ms >= 0 && now - w->start_ns > (uint64_t)c->timeout_ms * 1000000u)
+  if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u)
     return core_error(NCORE_ERR_TIMEOUT, "%s timed out after %lld ms", what,
                       (long long)c->timeout_ms);
   return NCORE_OK;

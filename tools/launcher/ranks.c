@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +79,9 @@ static void drain_stream(int r, stream_t *s) {
   s->used -= start;
 }
 
+/* The launcher's pid, for its children to tell whether it is still there. */
+static pid_t launcher_pid;
+
 /* Child side of fork: environment, output pipes, exec. Never returns. */
 static void exec_rank(const launch_plan_t *plan, int r, int out_fd, int err_fd) {
   char number[32];
@@ -91,6 +95,10 @@ static void exec_rank(const launch_plan_t *plan, int r, int out_fd, int err_fd) 
   dup2(err_fd, STDERR_FILENO);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
+  /* If the launcher itself is killed (SIGKILL, a test harness's timeout),
+   * its ranks go too rather than waiting on each other as orphans. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != launcher_pid) _exit(127); /* it died before prctl */
   execvp(plan->argv[0], plan->argv);
   fprintf(stderr, "ncore-run: cannot run %s: %s\n", plan->argv[0], strerror(errno));
   _exit(127);
@@ -104,6 +112,7 @@ static int start_rank(const launch_plan_t *plan, int r, rank_t *rank) {
     return -1;
   }
   fflush(NULL);
+  launcher_pid = getpid();
   pid_t pid = fork();
   if (pid < 0) { perror("ncore-run: fork"); return -1; }
   if (pid == 0) {
