@@ -81,6 +81,10 @@ static double put_signal_bandwidth(bench_t *b, size_t bytes) {
   int next = (b->rank + 1) % b->nranks, prev = (b->rank + b->nranks - 1) % b->nranks;
   ncore_wait_signal_desc_t desc = NCORE_WAIT_SIGNAL_DESC_INIT;
   desc.peer = prev;
+  /* Warm-up, as for the other measurements: the first touch of the peer's
+   * pages maps them. */
+  CHECK(ncore_put_signal(b->comm, b->src, bytes, NCORE_UINT8, next, b->window, 0, 0, 0, 0, NULL));
+  CHECK(ncore_wait_signal(b->comm, &desc, 1, NULL));
   barrier(b);
   double t0 = now_seconds();
   for (int i = 0; i < iters; i++) {

@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
 
+import numpy  # noqa: E402
 import ncore  # noqa: E402  (after the path above)
 from ncore import raw  # noqa: E402
 
@@ -68,6 +69,24 @@ def python_timings(iterations: int) -> dict:
             with ncore.group():
                 pass
 
+    send_buf = numpy.zeros(8, dtype=numpy.uint8)
+    recv_buf = numpy.empty(8, dtype=numpy.uint8)
+    send_ptr, recv_ptr = send_buf.ctypes.data, recv_buf.ctypes.data
+
+    def raw_sendrecv(n: int) -> None:
+        for _ in range(n):
+            raw.ncore_group_start()
+            raw.ncore_send(handle, send_ptr, 8, raw.NCORE_UINT8, 0, None)
+            raw.ncore_recv(handle, recv_ptr, 8, raw.NCORE_UINT8, 0, None)
+            raw.ncore_group_end()
+
+    def package_sendrecv(n: int) -> None:
+        for _ in range(n):
+            ncore.group_start()
+            comm.send(send_buf, 0)
+            comm.recv(recv_buf, 0)
+            ncore.group_end()
+
     def empty_loop(n: int) -> None:
         for _ in range(n):
             pass
@@ -76,7 +95,8 @@ def python_timings(iterations: int) -> dict:
     results = {name: best_ns(fn, iterations) - loop_cost for name, fn in (
         ("raw rank", raw_rank), ("package rank", package_rank),
         ("raw group", raw_group), ("package group", package_group),
-        ("package with group()", package_group_with))}
+        ("package with group()", package_group_with),
+        ("raw sendrecv", raw_sendrecv), ("package sendrecv", package_sendrecv))}
     comm.destroy()
     return results
 
@@ -106,7 +126,9 @@ def main() -> int:
     c = c_timings(args.iterations)
     py = python_timings(args.iterations)
     rows = [("rank query", c.get("rank"), py["raw rank"], py["package rank"]),
-            ("group_start + group_end", c.get("group"), py["raw group"], py["package group"])]
+            ("group_start + group_end", c.get("group"), py["raw group"], py["package group"]),
+            ("group(send+recv 8 B, self)", c.get("sendrecv"), py["raw sendrecv"],
+             py["package sendrecv"])]
     print(f"{'call':<26}{'C':>10}{'ncore.raw':>12}{'ncore':>12}   (ns per call)")
     for name, c_ns, raw_ns, package_ns in rows:
         c_text = f"{c_ns:.1f}" if c_ns is not None else "n/a"
