@@ -78,9 +78,21 @@ class Buffer:
         return ResolvedBuffer(int(self.ptr), count, dtype, device_type, int(self.device))
 
 
+# Enum members by value: calling the Enum class costs ~0.3 us per lookup,
+# paid on every send/recv/collective call otherwise.
+_DTYPE_BY_VALUE = {member.value: member for member in NcclDataType}
+_DEVICE_TYPE_BY_VALUE = {member.value: member for member in DeviceType}
+
+
 def _from_desc(desc: tuple) -> ResolvedBuffer:
     ptr, count, dtype, device_type, device_id = desc
-    return ResolvedBuffer(ptr, count, NcclDataType(dtype), DeviceType(device_type), device_id)
+    dtype_member = _DTYPE_BY_VALUE.get(dtype)
+    if dtype_member is None:  # not a member: let the Enum raise its error
+        dtype_member = NcclDataType(dtype)
+    device_member = _DEVICE_TYPE_BY_VALUE.get(device_type)
+    if device_member is None:
+        device_member = DeviceType(device_type)
+    return ResolvedBuffer(ptr, count, dtype_member, device_member, device_id)
 
 
 def _resolve_interface(iface: dict, device_id: int) -> ResolvedBuffer:
