@@ -94,7 +94,9 @@ def runner_command(language):
                    os.path.join(ROOT, "bindings", "python", "ncore")) else []
         if not ext:
             return None, "python extension not built"
-        return (["/usr/bin/python3", os.path.join(HERE, "runners", "python", "runner.py")],
+        # The interpreter running this script: the one the extension was
+        # built for (Debian's python3 here, the venv's on the GPU machines).
+        return ([sys.executable, os.path.join(HERE, "runners", "python", "runner.py")],
                 None)
     if language == "rust":
         path = os.path.join(HERE, "runners", "rust", "target", "release", "ncore-conformance-rust")
