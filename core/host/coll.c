@@ -5,6 +5,7 @@
  * reduced in order 0..N-1, so every rank gets bit-identical results), publish
  * `consumed`. Each step is a non-blocking state so groups can mix them. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "../dtype.h"
 #include "../error.h"
@@ -204,10 +205,6 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
   if (per_destination(args->kind)) per /= (size_t)comm->nranks;
   op->chunk_elems = per ? per : 1;
   snprintf(op->what, sizeof op->what, "%s", kind_name(args->kind));
-  host_premul_t *pm = args->custom_op;
-  if (pm && pm->residence != NCORE_SCALAR_HOST_IMMEDIATE) {
-    /* Device residence: the scalar is read when the collective runs. */
-  }
 }
 
 ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,
@@ -223,4 +220,12 @@ ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,
   host_coll_init(&op, comm, &a);
   op.next = NULL;
   return host_run_ops(&op);
+}
+
+ncore_status_t host_barrier(host_comm_t *comm) {
+  char mine = 1, *all = malloc((size_t)comm->nranks);
+  if (!all) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  ncore_status_t s = host_allgather_bytes(comm, &mine, all, 1);
+  free(all);
+  return s;
 }

@@ -147,9 +147,7 @@ ncore_status_t host_comm_shrink(void *comm, const int *exclude, int count,
 
 ncore_status_t host_comm_finalize(void *comm) {
   host_comm_t *c = comm;
-  char one = 1, *all = malloc((size_t)c->nranks);
-  ncore_status_t s = host_allgather_bytes(c, &one, all, 1);  /* a barrier */
-  free(all);
+  ncore_status_t s = host_barrier(c);
   c->finalized = 1;
   return s;
 }
@@ -182,9 +180,7 @@ ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
   /* Looks at peers without recording an error: the query itself succeeds. */
   for (int r = 0; r < c->nranks && c->async_error == NCORE_OK; r++) {
     if (r == c->rank) continue;
-    host_rank_slot_t *slot = host_rank_slot(c, r);
-    if (atomic_load(&slot->aborted) ||
-        (!atomic_load(&slot->left) && !host_peer_alive(c, r)))
+    if (atomic_load(&host_rank_slot(c, r)->aborted) || host_peer_died(c, r))
       c->async_error = NCORE_ERR_REMOTE;
   }
   *out = c->async_error;

@@ -127,14 +127,19 @@ char *host_put_ring_bytes(host_comm_t *comm, int src, int dst);
  * pos, wrapping at its end. */
 void host_ring_write(char *ring, uint64_t pos, const void *src, size_t n);
 void host_ring_read(const char *ring, uint64_t pos, void *dst, size_t n);
+/* Bytes a payload of `bytes` takes in a ring: rounded up to 8, so that every
+ * header that follows it is aligned. */
+static inline size_t host_ring_padded(size_t bytes) {
+  return (bytes + 7) & ~(size_t)7;
+}
 _Atomic uint64_t *host_signal_word(host_comm_t *comm, int receiver, int sender);
 host_coll_desc_t *host_coll_desc(host_comm_t *comm, int rank);
 char *host_stage(host_comm_t *comm, int rank);
 
 /* ---- liveness.c ---- */
 ncore_status_t host_liveness_take(host_comm_t *comm);
-/* 1 if rank's process still holds its lock. */
-int host_peer_alive(host_comm_t *comm, int rank);
+/* 1 if rank joined, did not leave (destroy) and its process is gone. */
+int host_peer_died(host_comm_t *comm, int rank);
 
 /* ---- wait.c ---- */
 typedef struct host_waiter {
@@ -187,6 +192,8 @@ ncore_status_t host_submit(host_op_t *op);
 /* Blocking allgather of `bytes` per rank over comm (internal exchanges). */
 ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,
                                     void *all, size_t bytes);
+/* Returns once every rank of comm called it (or a peer failed). */
+ncore_status_t host_barrier(host_comm_t *comm);
 
 /* ---- puts.c: one-sided puts into parts that are not mapped ---- */
 /* Queues bytes for peer's part of w at byte_offset (in pieces, waiting for

@@ -21,7 +21,8 @@ ncore_status_t host_liveness_take(host_comm_t *c) {
   return NCORE_OK;
 }
 
-int host_peer_alive(host_comm_t *c, int rank) {
+/* 1 if rank's process still holds its lock. */
+static int host_peer_alive(host_comm_t *c, int rank) {
   struct flock fl;
   memset(&fl, 0, sizeof fl);
   fl.l_type = F_WRLCK;
@@ -30,4 +31,10 @@ int host_peer_alive(host_comm_t *c, int rank) {
   fl.l_len = 1;
   if (fcntl(c->fd, F_OFD_GETLK, &fl) != 0) return 1;  /* cannot tell: assume alive */
   return fl.l_type != F_UNLCK;
+}
+
+int host_peer_died(host_comm_t *c, int rank) {
+  host_rank_slot_t *s = host_rank_slot(c, rank);
+  return atomic_load(&s->joined) && !atomic_load(&s->left) &&
+         atomic_load(&s->pid) != 0 && !host_peer_alive(c, rank);
 }

@@ -7,7 +7,6 @@
 #include "host.h"
 
 /* Bytes a message of `bytes` occupies in the ring after its header. */
-static size_t padded(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
 
 /* Sender side: header first, then as much payload as fits. */
 static int send_progress(host_op_t *op) {
@@ -30,7 +29,7 @@ static int send_progress(host_op_t *op) {
     op->header_done = 1;
     moved = 1;
   }
-  size_t total = padded(op->bytes);
+  size_t total = host_ring_padded(op->bytes);
   size_t n = total - op->done < space ? total - op->done : space;
   if (n > 0) {
     size_t real = op->done < op->bytes ? op->bytes - op->done : 0;
@@ -76,7 +75,7 @@ static int recv_progress(host_op_t *op) {
     op->header_done = 1;
     moved = 1;
   }
-  size_t total = padded(op->bytes);
+  size_t total = host_ring_padded(op->bytes);
   size_t n = total - op->done < avail ? total - op->done : avail;
   if (n > 0) {
     size_t real = op->done < op->bytes ? op->bytes - op->done : 0;

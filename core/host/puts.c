@@ -20,7 +20,6 @@ typedef struct put_piece {
 /* Half a ring per piece, so a piece never waits for the whole ring. */
 #define PUT_PIECE_MAX (HOST_RING_BYTES / 2 - sizeof(put_piece_t))
 
-static size_t padded(size_t bytes) { return (bytes + 7) & ~(size_t)7; }
 
 ncore_status_t host_put_through_ring(host_comm_t *c, host_window_t *w, int peer,
                                      size_t byte_offset, const void *buf,
@@ -33,7 +32,7 @@ ncore_status_t host_put_through_ring(host_comm_t *c, host_window_t *w, int peer,
   snprintf(what, sizeof what, "put to peer %d", peer);
   do {
     size_t n = bytes - done < PUT_PIECE_MAX ? bytes - done : PUT_PIECE_MAX;
-    size_t need = sizeof(put_piece_t) + padded(n);
+    size_t need = sizeof(put_piece_t) + host_ring_padded(n);
     uint64_t head = atomic_load_explicit(&r->head.value, memory_order_relaxed);
     host_waiter_t waiter;
     host_waiter_init(&waiter);
@@ -79,7 +78,7 @@ int host_puts_drain(host_comm_t *c) {
       if (w && piece.offset + piece.bytes <= w->local_size && piece.bytes)
         host_ring_read(ring, tail + sizeof piece, w->local + piece.offset,
                        piece.bytes);
-      tail += sizeof piece + padded(piece.bytes);
+      tail += sizeof piece + host_ring_padded(piece.bytes);
       atomic_store_explicit(&r->tail.value, tail, memory_order_release);
       if (piece.signal)
         atomic_fetch_add_explicit(host_signal_word(c, c->rank, peer), 1,

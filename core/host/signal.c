@@ -34,10 +34,11 @@ ncore_status_t host_wait_signal(void *comm, const core_wait_t *waits,
       if (host_puts_drain(c) > 0) continue;
       if (seen >= want) break;
       ncore_status_t s = host_waiter_pause(&w, c, what);
-      /* The signal may have come just before the peer failed. */
-      if (s != NCORE_OK && (host_puts_drain(c),
-                            atomic_load_explicit(word, memory_order_acquire) < want))
-        return s;
+      if (s != NCORE_OK) {
+        /* The signal may have come just before the peer failed. */
+        host_puts_drain(c);
+        if (atomic_load_explicit(word, memory_order_acquire) < want) return s;
+      }
     }
     c->signals_consumed[peer] = want;
   }

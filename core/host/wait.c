@@ -30,8 +30,7 @@ ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
     if (atomic_load_explicit(&s->join_timed_out, memory_order_relaxed))
       return core_error(NCORE_ERR_TIMEOUT,
                         "timed out: peer %d gave up waiting for all ranks to join", r);
-    if (check_locks && atomic_load(&s->joined) && !atomic_load(&s->left) &&
-        atomic_load(&s->pid) != 0 && !host_peer_alive(c, r)) {
+    if (check_locks && host_peer_died(c, r)) {
       c->async_error = NCORE_ERR_REMOTE;
       return core_error(NCORE_ERR_REMOTE, "peer %d died", r);
     }

@@ -33,6 +33,13 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
   w->parts = calloc((size_t)c->nranks, sizeof *w->parts);
   w->peer_base = calloc((size_t)c->nranks, sizeof(char *));
   w->mappings = calloc((size_t)c->nranks, sizeof(char *));
+  if (!w->parts || !w->peer_base || !w->mappings) {
+    free(w->parts);
+    free(w->peer_base);
+    free(w->mappings);
+    free(w);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
   /* Listed before the exchange: a peer that finishes it first may put at
    * once, and we land its puts while we still wait in the exchange. */
   w->next = c->windows;
@@ -62,10 +69,7 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
   }
   /* Nobody may return (and maybe exit, closing its memfd) before every
    * rank has opened the parts it maps. */
-  int32_t mapped = 1, *all_mapped = calloc((size_t)c->nranks, sizeof *all_mapped);
-  s = all_mapped ? host_allgather_bytes(c, &mapped, all_mapped, sizeof mapped)
-                 : core_error(NCORE_ERR_SYSTEM, "out of memory");
-  free(all_mapped);
+  s = host_barrier(c);
   if (s != NCORE_OK) {
     for (int r = 0; r < c->nranks; r++)
       if (w->mappings[r]) munmap(w->mappings[r], w->parts[r].total);
