@@ -12,7 +12,11 @@
 # Environment: RANKS="2 3 4" to choose rank counts; PROGRAM_TIMEOUT (seconds
 #   per program run, default 600); SKIP_HOST=1 to leave out the host pass (on
 #   a GPU machine, where CI already covers it); SKIP_NCCL=1 to leave out
-#   the NCCL pass (it is then reported as skipped).
+#   the NCCL pass (it is then reported as skipped); NCORE_OVERSUBSCRIBE=1
+#   to run several NCCL ranks on one GPU (each rank its own NCCL host
+#   identity, tools/ncore_launch_env.h); ONLY="prog ..." to run some
+#   programs only; JOBS=N to run N program invocations at once (output is
+#   still printed in order).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -25,6 +29,9 @@ mkdir -p "$WORK/bin" "$WORK/lib"
 UNIT_PROGRAMS="test_errors test_versioned test_handles test_dtypes test_buffer test_memory"
 MULTIRANK_PROGRAMS="test_comm test_p2p test_collectives test_redop test_resources test_onesided test_devcomm test_symmetric test_failure"
 LAUNCHER_PROGRAM=test_p2p
+# Run once more with non-blocking communicators (NCORE_TEST_NONBLOCKING=1,
+# config.blocking = 0): the same collective, p2p and window tests must pass.
+NONBLOCKING_PROGRAMS="test_collectives test_p2p test_resources"
 
 # ---- locate or build the library ----
 if [ -f "$BUILD/lib/libncore.so" ]; then
@@ -43,7 +50,7 @@ else
 fi
 
 # ---- locate or build the test programs ----
-HARNESS="tests/harness/harness.c tests/harness/multirank.c tests/harness/testbuf.c"
+HARNESS="tests/harness/harness.c tests/harness/multirank.c tests/harness/spawn.c tests/harness/testbuf.c"
 program_path() { # name -> path of an executable, building it if needed
   local name=$1 src
   if [ -x "$BUILD/tests/$name" ]; then echo "$BUILD/tests/$name"; return; fi
@@ -72,35 +79,61 @@ launcher_path() {
 
 export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 TOTAL_PASSED=0 TOTAL_FAILED=0 TOTAL_SKIPPED=0
+JOBS=${JOBS:-1}
+OUTDIR=$(mktemp -d /tmp/ncore-run-sh.XXXXXX)
+trap 'rm -rf "$OUTDIR"' EXIT
+QUEUED=()   # labels, in order; output in $OUTDIR/<index>.out, exit code in .rc
 
-# Runs one program invocation, prints its output, adds its summary line to
-# the totals (a program that ends without one counts as one failure).
-run_one() { # label command...
+# Starts one program invocation in the background (at most JOBS at once);
+# run_queued prints the outputs in queue order and adds them up.
+queue_one() { # label command...
   local label=$1; shift
-  echo "=== $label"
-  local out rc
-  # ncore-run prefixes each rank's lines with "[r] "; the summary is rank 0's.
-  out=$(set -o pipefail; timeout "$PROGRAM_TIMEOUT" "$@" 2>&1 | sed -E 's/^\[0\] //'); rc=$?
-  echo "$out"
-  local summary
-  summary=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -1)
-  if [ -z "$summary" ]; then
-    echo "FAIL $label: ended without a summary (exit status $rc)"
-    TOTAL_FAILED=$((TOTAL_FAILED + 1))
-    return
-  fi
-  local p f s
-  p=$(echo "$summary" | sed -E 's/^([0-9]+) passed.*/\1/')
-  f=$(echo "$summary" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
-  s=$(echo "$summary" | sed -nE 's/.*, ([0-9]+) skipped$/\1/p')
-  TOTAL_PASSED=$((TOTAL_PASSED + p))
-  TOTAL_FAILED=$((TOTAL_FAILED + f))
-  TOTAL_SKIPPED=$((TOTAL_SKIPPED + ${s:-0}))
-  if [ "$f" = 0 ] && [ "$rc" != 0 ]; then
-    echo "FAIL $label: exit status $rc with no failed test"
-    TOTAL_FAILED=$((TOTAL_FAILED + 1))
-  fi
+  local index=${#QUEUED[@]}
+  QUEUED+=("$label")
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+  (
+    # ncore-run prefixes each rank's lines with "[r] "; the summary is rank 0's.
+    set -o pipefail
+    timeout "$PROGRAM_TIMEOUT" "$@" 2>&1 | sed -E 's/^\[0\] //' > "$OUTDIR/$index.out"
+    echo $? > "$OUTDIR/$index.rc"
+  ) &
 }
+
+# Waits for the queue, prints every invocation's output and adds its
+# summary line to the totals (one that ends without one counts as one
+# failure).
+run_queued() {
+  wait
+  local index label out rc summary p f s
+  for index in "${!QUEUED[@]}"; do
+    label=${QUEUED[$index]}
+    echo "=== $label"
+    out=$(cat "$OUTDIR/$index.out" 2>/dev/null)
+    rc=$(cat "$OUTDIR/$index.rc" 2>/dev/null || echo 1)
+    echo "$out"
+    summary=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -1)
+    if [ -z "$summary" ]; then
+      echo "FAIL $label: ended without a summary (exit status $rc)"
+      TOTAL_FAILED=$((TOTAL_FAILED + 1))
+      continue
+    fi
+    p=$(echo "$summary" | sed -E 's/^([0-9]+) passed.*/\1/')
+    f=$(echo "$summary" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+    s=$(echo "$summary" | sed -nE 's/.*, ([0-9]+) skipped$/\1/p')
+    TOTAL_PASSED=$((TOTAL_PASSED + p))
+    TOTAL_FAILED=$((TOTAL_FAILED + f))
+    TOTAL_SKIPPED=$((TOTAL_SKIPPED + ${s:-0}))
+    if [ "$f" = 0 ] && [ "$rc" != 0 ]; then
+      echo "FAIL $label: exit status $rc with no failed test"
+      TOTAL_FAILED=$((TOTAL_FAILED + 1))
+    fi
+  done
+  QUEUED=()
+  rm -f "$OUTDIR"/*
+}
+
+# 1 when program name is selected by ONLY (everything when ONLY is unset).
+selected() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 
 # Counts the tests a program registers (for the skipped NCCL pass).
 count_tests() { # path
@@ -111,13 +144,23 @@ count_tests() { # path
 run_pass() { # label
   local pass=$1 name path n
   for name in $UNIT_PROGRAMS; do
+    selected "$name" || continue
     path=$(program_path "$name") || { echo "FAIL $name: does not build"; TOTAL_FAILED=$((TOTAL_FAILED + 1)); continue; }
-    run_one "$pass $name" "$path"
+    queue_one "$pass $name" "$path"
   done
   for name in $MULTIRANK_PROGRAMS; do
+    selected "$name" || continue
     path=$(program_path "$name") || { echo "FAIL $name: does not build"; TOTAL_FAILED=$((TOTAL_FAILED + 1)); continue; }
-    for n in $RANKS; do run_one "$pass $name $n" "$path" "$n"; done
+    for n in $RANKS; do queue_one "$pass $name $n" "$path" "$n"; done
   done
+  local first_n
+  first_n=$(echo $RANKS | awk '{print $1}')
+  for name in $NONBLOCKING_PROGRAMS; do
+    selected "$name" || continue
+    path=$(program_path "$name") || continue
+    queue_one "$pass $name $first_n non-blocking" env NCORE_TEST_NONBLOCKING=1 "$path" "$first_n"
+  done
+  run_queued
   # One program under the launcher, so tools/ncore-run is exercised.
   path=$(program_path "$LAUNCHER_PROGRAM") || return
   local launcher
@@ -125,7 +168,8 @@ run_pass() { # label
     # 3 ranks, or fewer when RANKS asks for fewer (one GPU per NCCL rank).
     local n_launch=3 r
     for r in $RANKS; do [ "$r" -lt "$n_launch" ] && n_launch=$r; done
-    run_one "$pass $LAUNCHER_PROGRAM under ncore-run -n $n_launch" "$launcher" -n "$n_launch" -- "$path"
+    queue_one "$pass $LAUNCHER_PROGRAM under ncore-run -n $n_launch" "$launcher" -n "$n_launch" -- "$path"
+    run_queued
   else
     echo "=== $pass $LAUNCHER_PROGRAM under ncore-run"
     echo "FAIL ncore-run: not built (make lib)"

@@ -4,6 +4,8 @@
  *   NCORE_NRANKS      the number of ranks
  *   NCORE_LOCAL_RANK  the rank on this machine (equal to NCORE_RANK: one machine)
  *   NCORE_UNIQUE_ID   the 128-byte ncore_unique_id_t as 256 lowercase hex chars
+ * and, with --oversubscribe (NCORE_OVERSUBSCRIBE=1), NCORE_OVERSUBSCRIBE=1,
+ * NCCL_HOSTID and NCCL_SOCKET_IFNAME (ncore_launch_env_isolate_host).
  * The launcher made the id itself (ncore_get_unique_id with the backend AUTO
  * resolves to), so no rank has to create and distribute one.
  * Every function returns 0 on success and -1 when the variable is missing or
@@ -11,6 +13,7 @@
 #ifndef NCORE_LAUNCH_ENV_H
 #define NCORE_LAUNCH_ENV_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +90,29 @@ static inline int ncore_env_local_rank(int *out) {
 /* NCORE_UNIQUE_ID, decoded. */
 static inline int ncore_env_unique_id(ncore_unique_id_t *out) {
   return ncore_launch_env_decode(getenv("NCORE_UNIQUE_ID"), out);
+}
+
+/* NCORE_OVERSUBSCRIBE: 1 when set to a non-empty value other than "0" (the
+ * launchers' --oversubscribe option sets it for the ranks). */
+static inline int ncore_launch_env_oversubscribe(void) {
+  const char *v = getenv("NCORE_OVERSUBSCRIBE");
+  return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
+/* Makes this process look like its own host to NCCL, so that several NCCL
+ * ranks can share one GPU (oversubscription): NCCL refuses two ranks on one
+ * GPU only because they share a host identity, which it takes from
+ * NCCL_HOSTID when set. Each rank gets NCCL_HOSTID=<job>-<rank> and
+ * NCCL_SOCKET_IFNAME=lo (the ranks then connect through NCCL's socket
+ * transport on loopback, as ranks on different nodes would: correct, slow,
+ * and with no load/store-accessible peers). Variables the user already set
+ * are kept. Call in the rank's process before NCCL is loaded (between fork
+ * and exec). job: any text unique to this launch (e.g. the launcher's pid). */
+static inline void ncore_launch_env_isolate_host(const char *job, int rank) {
+  char id[160];
+  snprintf(id, sizeof id, "ncore-%s-rank%d", job, rank);
+  setenv("NCCL_HOSTID", id, 0);
+  setenv("NCCL_SOCKET_IFNAME", "lo", 0);
 }
 
 /* All of a launched rank's environment at once. */

@@ -1,5 +1,11 @@
 /* tests/harness — registry, reporting and main of the test framework
- * (harness.h). Multi-rank running lives in multirank.c. */
+ * (harness.h). Multi-rank running lives in multirank.c.
+ *
+ * Every test runs in a process of its own, started by fork + exec of this
+ * same program in its child mode (harness_spawn), never by a bare fork:
+ * CUDA does not survive fork(), and the parent may have initialised it
+ * (resolving the backend probes NCCL and CUDA; making an NCCL unique id
+ * loads them). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -12,6 +18,7 @@
 #include <unistd.h>
 
 #include "multirank.h"
+#include "spawn.h"
 
 #define HARNESS_MAX_TESTS 512
 
@@ -26,7 +33,7 @@ typedef struct harness_entry {
 static harness_entry_t entries[HARNESS_MAX_TESTS];
 static int entry_count;
 
-/* The state of the running test; one per process (forked ranks each have
+/* The state of the running test; one per process (child processes each have
  * their own copy). */
 static int current_failed;
 static int current_skipped;
@@ -93,36 +100,35 @@ ncore_backend_t harness_backend(void) {
 
 int harness_is_host(void) { return harness_backend() == NCORE_BACKEND_HOST; }
 
-/* What a forked single-process test reports to the parent. */
+/* What a single-process test's child reports to the parent. */
 typedef struct single_report {
   int failed;
   int skipped;
   char message[1024];
 } single_report_t;
 
-/* Runs one single-process test in a forked child, so that a crash or a
- * hang (60 s watchdog) fails that test only; prints its line.
+/* Child side of run_single (started by harness_spawn, never forked from a
+ * process that may have touched CUDA): runs one test, reports through fd. */
+static int single_child_main(const harness_entry_t *e, int fd) {
+  harness_reset_current(e->name);
+  e->fn();
+  single_report_t report = {current_failed, current_skipped, ""};
+  snprintf(report.message, sizeof report.message, "%s", current_message);
+  fflush(stdout);
+  ssize_t n = write(fd, &report, sizeof report);
+  return n == (ssize_t)sizeof report ? 0 : 3;
+}
+
+/* Runs one single-process test in a child process of its own, so that a
+ * crash or a hang (60 s watchdog) fails that test only; prints its line.
  * Returns 0 passed, 1 failed, 2 skipped. */
 static int run_single(const harness_entry_t *e) {
-  int p[2];
-  if (pipe(p) != 0) {
-    perror("pipe");
-    exit(2);
+  int fd = -1;
+  pid_t pid = harness_spawn(e->name, 0, 1, NULL, &fd);
+  if (pid < 0) {
+    printf("FAIL %s: cannot start the test's process\n", e->name);
+    return 1;
   }
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(p[0]);
-    harness_reset_current(e->name);
-    e->fn();
-    single_report_t report = {current_failed, current_skipped, ""};
-    snprintf(report.message, sizeof report.message, "%s", current_message);
-    fflush(stdout);
-    ssize_t n = write(p[1], &report, sizeof report);
-    _exit(n == (ssize_t)sizeof report ? 0 : 3);
-  }
-  close(p[1]);
   int status = 0, waited = 0;
   for (int ms = 0; ms < 60000; ms += 2) {
     if (waitpid(pid, &status, WNOHANG) == pid) {
@@ -142,7 +148,7 @@ static int run_single(const harness_entry_t *e) {
     printf("FAIL %s: killed by signal %d (%s)\n", e->name, WTERMSIG(status),
            strsignal(WTERMSIG(status)));
     result = 1;
-  } else if (read(p[0], &report, sizeof report) != (ssize_t)sizeof report) {
+  } else if (read(fd, &report, sizeof report) != (ssize_t)sizeof report) {
     printf("FAIL %s: ended without a report (exit status %d)\n", e->name,
            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     result = 1;
@@ -156,13 +162,40 @@ static int run_single(const harness_entry_t *e) {
     printf("ok %s\n", e->name);
     result = 0;
   }
-  close(p[0]);
+  close(fd);
   fflush(stdout);
   return result;
 }
 
+/* Finds a registered test by name. */
+static const harness_entry_t *find_entry(const char *name) {
+  for (int i = 0; i < entry_count; i++)
+    if (strcmp(entries[i].name, name) == 0) return &entries[i];
+  return NULL;
+}
+
+/* The child mode (argv: prog HARNESS_CHILD_FLAG name rank nranks fd): runs
+ * one test, or one rank of one multi-rank test, and exits. */
+static int child_main(char **argv) {
+  const harness_entry_t *e = find_entry(argv[2]);
+  int rank = atoi(argv[3]), nranks = atoi(argv[4]), fd = atoi(argv[5]);
+  if (e == NULL) {
+    fprintf(stderr, "harness: no test named %s\n", argv[2]);
+    return 2;
+  }
+  if (e->fn) return single_child_main(e, fd);
+  return mr_child_main(e->name, rank, nranks, e->mr_fn, fd);
+}
+
 int harness_main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc == 6 && strcmp(argv[1], HARNESS_CHILD_FLAG) == 0) {
+    /* No exit handlers: the parent judges from the report and the status. */
+    int status = child_main(argv);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+  }
   int nranks = argc > 1 ? atoi(argv[1]) : 2;
   if (mr_in_launcher()) {
     const char *env = getenv("NCORE_NRANKS");

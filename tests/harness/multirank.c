@@ -1,5 +1,6 @@
-/* tests/harness — running multi-rank tests: forked ranks with a watchdog,
- * or ranks started by tools/ncore-run (multirank.h). */
+/* tests/harness — running multi-rank tests: ranks started as child processes
+ * (fork + exec, spawn.h) with a watchdog, or ranks started by tools/ncore-run
+ * (multirank.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "ncore_launch_env.h" /* tools/: the launcher's environment */
+#include "spawn.h"
 #include "testbuf.h"
 
 /* harness.c's view of the current test. */
@@ -23,7 +25,7 @@ const char *harness_current_message(void);
 #define MR_MAX_RANKS 64
 #define MR_WATCHDOG_MS 60000.0
 
-/* What a forked rank tells the parent at its end. */
+/* What a child rank tells the parent at its end. */
 typedef struct mr_report {
   int failed;
   int skipped;
@@ -31,7 +33,7 @@ typedef struct mr_report {
   char message[960];
 } mr_report_t;
 
-static int report_fd = -1; /* the pipe of this forked rank */
+static int report_fd = -1; /* the pipe of this child rank */
 static int my_rank = -1;
 
 double mr_now_ms(void) {
@@ -45,10 +47,68 @@ int mr_in_launcher(void) {
          getenv("NCORE_NRANKS");
 }
 
+int mr_nonblocking(void) {
+  const char *v = getenv("NCORE_TEST_NONBLOCKING");
+  return v != NULL && strcmp(v, "1") == 0;
+}
+
 ncore_comm_config_t mr_config(void) {
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
   config.timeout_ms = MR_TIMEOUT_MS;
+  if (mr_nonblocking()) config.blocking = 0;
   return config;
+}
+
+/* The communicators of the running test, for harness_settle. */
+#define MR_TRACKED 16
+static ncore_comm_t tracked[MR_TRACKED];
+static int tracked_count;
+
+void mr_track(ncore_comm_t comm) {
+  if (comm != NCORE_NULL_HANDLE && tracked_count < MR_TRACKED)
+    tracked[tracked_count++] = comm;
+}
+
+/* Polls comm's asynchronous state until it is not NCORE_IN_PROGRESS, for
+ * at most twice the harness timeout. */
+static ncore_status_t settle_comm(ncore_comm_t comm) {
+  double start = mr_now_ms();
+  for (;;) {
+    ncore_status_t state = NCORE_OK;
+    ncore_status_t st = ncore_comm_async_error(comm, &state);
+    if (st != NCORE_OK) return st;
+    if (state != NCORE_IN_PROGRESS) return state;
+    if (mr_now_ms() - start > 2.0 * MR_TIMEOUT_MS) return NCORE_ERR_TIMEOUT;
+    usleep(200);
+  }
+}
+
+ncore_status_t harness_settle(ncore_status_t status) {
+  if (status != NCORE_IN_PROGRESS) return status;
+  ncore_status_t first = NCORE_OK;
+  for (int i = 0; i < tracked_count; i++) {
+    if (!ncore_comm_is_valid(tracked[i])) continue;
+    ncore_status_t st = settle_comm(tracked[i]);
+    if (st != NCORE_OK && first == NCORE_OK) first = st;
+  }
+  return first;
+}
+
+ncore_status_t mr_complete(ncore_comm_t comm, ncore_status_t enqueued,
+                           ncore_stream_t stream) {
+  enqueued = harness_settle(enqueued);
+  if (enqueued != NCORE_OK) return enqueued;
+  return ncore_comm_synchronize(comm, stream);
+}
+
+int mr_lsa_reachable(ncore_comm_t comm, int peer) {
+  int rank = -1, lsa_rank = -1, lsa_size = 0;
+  if (ncore_comm_rank(comm, &rank) != NCORE_OK ||
+      ncore_comm_lsa_rank(comm, &lsa_rank) != NCORE_OK ||
+      ncore_comm_lsa_size(comm, &lsa_size) != NCORE_OK)
+    return 0;
+  int first = rank - lsa_rank;
+  return peer >= first && peer < first + lsa_size;
 }
 
 /* Selects this rank's GPU on the NCCL backend (one GPU per rank, wrapping). */
@@ -64,25 +124,33 @@ ncore_comm_t mr_comm_init(int rank, int nranks, const ncore_unique_id_t *id) {
   ncore_comm_t comm = NCORE_NULL_HANDLE;
   select_device(rank);
   ncore_status_t st = ncore_comm_init_rank(&comm, nranks, id, rank, &config);
+  if (st == NCORE_IN_PROGRESS) {
+    st = settle_comm(comm);
+    if (st != NCORE_OK) ncore_comm_abort(comm);
+  }
   if (st != NCORE_OK) {
     harness_fail(__FILE__, __LINE__, "ncore_comm_init_rank(rank %d of %d): %s (\"%s\")",
                  rank, nranks, ncore_status_string(st), ncore_last_error_message());
     return NCORE_NULL_HANDLE;
   }
+  mr_track(comm);
   return comm;
 }
 
 void mr_barrier(ncore_comm_t comm) {
   int32_t *buf = tb_alloc(sizeof(int32_t));
   if (!buf) return;
-  ncore_status_t st = ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL);
+  /* Waits for the allreduce, not just its enqueueing: on NCCL it runs on
+   * the stream after the call returned. */
+  ncore_status_t st = mr_complete(
+      comm, ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL), NULL);
   if (st != NCORE_OK)
     harness_fail(__FILE__, __LINE__, "barrier allreduce: %s (\"%s\")",
                  ncore_status_string(st), ncore_last_error_message());
   tb_free(buf);
 }
 
-/* Writes this rank's report to the parent (forked mode). */
+/* Writes this rank's report to the parent (child-process mode). */
 static void send_report(int died_on_purpose) {
   if (report_fd < 0) return;
   mr_report_t report = {0};
@@ -101,18 +169,23 @@ void mr_die(void) {
   for (;;) pause();
 }
 
-/* The body of one forked rank. Never returns. */
-static void child_main(const char *name, int rank, int nranks, mr_test_fn fn,
-                       const ncore_unique_id_t *id, int fd) {
+int mr_child_main(const char *name, int rank, int nranks, mr_test_fn fn,
+                  int fd) {
+  ncore_unique_id_t id;
+  if (ncore_launch_env_decode(getenv(HARNESS_ID_VARIABLE), &id) != 0) {
+    fprintf(stderr, "harness: %s is missing or malformed\n", HARNESS_ID_VARIABLE);
+    return 2;
+  }
   report_fd = fd;
   my_rank = rank;
+  tracked_count = 0;
   harness_reset_current(name);
-  fn(rank, nranks, id);
+  fn(rank, nranks, &id);
   if (harness_failed())
     printf("rank %d: FAIL %s: %s\n", rank, name, harness_current_message());
   fflush(stdout);
   send_report(0);
-  _exit(0);
+  return 0;
 }
 
 /* Describes how a child ended, into buf. Returns 1 if that is a failure. */
@@ -143,8 +216,8 @@ static int judge_child(int status, const mr_report_t *report, int have_report,
   return 0;
 }
 
-/* Forked mode of mr_run. */
-static int run_forked(const char *name, int nranks, mr_test_fn fn) {
+/* Child-process mode of mr_run. */
+static int run_children(const char *name, int nranks, mr_test_fn fn) {
   if (nranks > MR_MAX_RANKS) nranks = MR_MAX_RANKS;
   ncore_unique_id_t id;
   ncore_status_t st = ncore_get_unique_id(&id, NCORE_BACKEND_AUTO);
@@ -157,23 +230,18 @@ static int run_forked(const char *name, int nranks, mr_test_fn fn) {
   int fds[MR_MAX_RANKS];
   int status[MR_MAX_RANKS];
   int done[MR_MAX_RANKS] = {0};
-  fflush(stdout);
-  fflush(stderr);
   for (int r = 0; r < nranks; r++) {
-    int p[2];
-    if (pipe(p) != 0) {
-      perror("pipe");
-      exit(2);
+    pids[r] = harness_spawn(name, r, nranks, &id, &fds[r]);
+    if (pids[r] < 0) {
+      /* Ranks already started cannot finish without this one. */
+      for (int q = 0; q < r; q++) {
+        kill(pids[q], SIGKILL);
+        waitpid(pids[q], NULL, 0);
+        close(fds[q]);
+      }
+      printf("FAIL %s: cannot start rank %d\n", name, r);
+      return 1;
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-      close(p[0]);
-      for (int q = 0; q < r; q++) close(fds[q]);
-      child_main(name, r, nranks, fn, &id, p[1]);
-    }
-    close(p[1]);
-    pids[r] = pid;
-    fds[r] = p[0];
   }
   /* Wait for every rank; the watchdog kills them all if one hangs. */
   double start = mr_now_ms();
@@ -269,8 +337,8 @@ static int launcher_join(int rank, int nranks) {
 static int run_launched(const char *name, mr_test_fn fn, unsigned flags) {
   int rank = atoi(getenv("NCORE_RANK"));
   int nranks = atoi(getenv("NCORE_NRANKS"));
-  if (flags & MR_FORK_ONLY) {
-    if (rank == 0) printf("skip %s: needs forked ranks (not under ncore-run)\n", name);
+  if (flags & MR_OWN_PROCESSES) {
+    if (rank == 0) printf("skip %s: needs ranks of its own (kills or starts ranks; not under ncore-run)\n", name);
     return 2;
   }
   if (launcher_join(rank, nranks) != 0) {
@@ -289,6 +357,7 @@ static int run_launched(const char *name, mr_test_fn fn, unsigned flags) {
   tb_get(&id, idbuf, sizeof id);
 
   harness_reset_current(name);
+  tracked_count = 0;
   fn(rank, nranks, &id);
   if (harness_failed())
     printf("rank %d: FAIL %s: %s\n", rank, name, harness_current_message());
@@ -313,5 +382,5 @@ static int run_launched(const char *name, mr_test_fn fn, unsigned flags) {
 
 int mr_run(const char *name, int nranks, mr_test_fn fn, unsigned flags) {
   if (mr_in_launcher()) return run_launched(name, fn, flags);
-  return run_forked(name, nranks, fn);
+  return run_children(name, nranks, fn);
 }

@@ -6,14 +6,17 @@
  * with a short timeout) and runs its checks.
  *
  * Two ways to run the ranks:
- * - forked (default): `prog N` makes a fresh unique id per test, forks N
- *   children, collects each child's result through a pipe and its exit
- *   status, and kills them all after a 60 s watchdog. A failing rank prints
+ * - child processes (default): `prog N` makes a fresh unique id per test,
+ *   starts N children (fork + exec of the program in its child mode, so no
+ *   rank inherits a CUDA state from the parent), collects each child's
+ *   result through a pipe and its exit status, and kills them all after a
+ *   60 s watchdog. With NCORE_OVERSUBSCRIBE=1 each child gets its own NCCL
+ *   host identity, so several NCCL ranks can share one GPU. A failing rank prints
  *   "rank R: FAIL name: reason"; the parent prints one line per test.
  * - under tools/ncore-run: NCORE_RANK, NCORE_NRANKS and NCORE_UNIQUE_ID come
  *   from the environment; every rank joins a base communicator from that id,
  *   rank 0 makes a fresh id per test and broadcasts it. Tests flagged
- *   MR_FORK_ONLY (they kill ranks or init ranks at different times) are
+ *   MR_OWN_PROCESSES (they kill ranks or init ranks at different times) are
  *   skipped there. */
 #ifndef NCORE_TESTS_MULTIRANK_H
 #define NCORE_TESTS_MULTIRANK_H
@@ -23,7 +26,7 @@
 typedef void (*mr_test_fn)(int rank, int nranks, const ncore_unique_id_t *id);
 
 /* The test kills ranks or needs separate processes: not under ncore-run. */
-#define MR_FORK_ONLY 1u
+#define MR_OWN_PROCESSES 1u
 
 /* Registers a multi-rank test needing at least min_ranks ranks. */
 void harness_register_mr(const char *name, mr_test_fn fn, unsigned flags,
@@ -38,20 +41,61 @@ void harness_register_mr(const char *name, mr_test_fn fn, unsigned flags,
 
 #define MR_TEST(name) MR_TEST_EX(name, 0u, 2)
 
-/* Runs fn on nranks forked ranks (or, under ncore-run, on this rank).
+/* Child mode (harness.c): runs rank `rank` of test `name` with the id from
+ * the environment (spawn.h), reports through fd. Returns the exit status. */
+int mr_child_main(const char *name, int rank, int nranks, mr_test_fn fn,
+                  int fd);
+
+/* Runs fn on nranks child ranks (or, under ncore-run, on this rank).
  * Prints the test's line. Returns 0 passed, 1 failed, 2 skipped. */
 int mr_run(const char *name, int nranks, mr_test_fn fn, unsigned flags);
 
 /* The timeout (ms) mr_comm_init configures: short, so dead peers show fast. */
 #define MR_TIMEOUT_MS 5000
 
-/* A config with backend AUTO and timeout MR_TIMEOUT_MS. */
+/* A config with backend AUTO and timeout MR_TIMEOUT_MS; non-blocking
+ * (blocking = 0) when NCORE_TEST_NONBLOCKING=1, so the same tests check
+ * non-blocking communicators. */
 ncore_comm_config_t mr_config(void);
+
+/* 1 when NCORE_TEST_NONBLOCKING=1 asks for non-blocking communicators. */
+int mr_nonblocking(void);
 
 /* Creates this rank's communicator with mr_config(); on failure records a
  * test failure and returns NCORE_NULL_HANDLE. On the NCCL backend it first
- * selects device rank % device_count. */
+ * selects device rank % device_count. A non-blocking init is polled with
+ * ncore_comm_async_error until ready, and the communicator is remembered
+ * so that harness_settle can wait for its calls. */
 ncore_comm_t mr_comm_init(int rank, int nranks, const ncore_unique_id_t *id);
+
+/* Remembers a communicator the test made itself (split, shrink) for
+ * harness_settle. */
+void mr_track(ncore_comm_t comm);
+
+/* The outcome of an operation, not just of its enqueueing: enqueued when
+ * that is not NCORE_OK, else ncore_comm_synchronize(comm, stream). On NCCL
+ * operations run on the stream after the call returned, so a dead peer or
+ * a timeout shows only here; on the host backend they completed already. */
+ncore_status_t mr_complete(ncore_comm_t comm, ncore_status_t enqueued,
+                           ncore_stream_t stream);
+
+/* 1 if peer is in this rank's load/store-accessible (LSA) team, the ranks
+ * signal, wait_signal and put_signal can reach (NCCL's team is the block of
+ * lsa_size consecutive ranks around this one; every rank on the host). */
+int mr_lsa_reachable(ncore_comm_t comm, int peer);
+
+/* Checks a call that reaches `peer` through its memory: NCORE_OK when peer
+ * is LSA-reachable, else exactly NCORE_ERR_NOT_SUPPORTED with a message
+ * naming the LSA team. */
+#define CHECK_LSA_CALL(comm, peer, call)                         \
+  do {                                                           \
+    if (mr_lsa_reachable((comm), (peer))) {                      \
+      CHECK_OK(call);                                            \
+    } else {                                                     \
+      CHECK_STATUS(call, NCORE_ERR_NOT_SUPPORTED);               \
+      CHECK_MESSAGE_CONTAINS("LSA team");                        \
+    }                                                            \
+  } while (0)
 
 /* Declares `comm`, this rank's communicator from mr_comm_init; returns from
  * the test (failure recorded) when it cannot be made. */
@@ -65,7 +109,8 @@ void mr_die(void) __attribute__((noreturn));
 /* 1 when running under tools/ncore-run. */
 int mr_in_launcher(void);
 
-/* A barrier: a one-element allreduce. Records a failure if it fails. */
+/* A barrier: a one-element allreduce, completed (mr_complete). Records a
+ * failure if it fails. */
 void mr_barrier(ncore_comm_t comm);
 
 /* Milliseconds of a monotonic clock. */

@@ -1,12 +1,16 @@
 /* tools/launcher — ncore-run: starts N ranks of a program on this machine.
  *
- *   ncore-run -n N [--backend host|nccl] [--timeout SECONDS] PROGRAM ARGS...
+ *   ncore-run -n N [--backend host|nccl] [--timeout SECONDS]
+ *             [--oversubscribe] PROGRAM ARGS...
  *
  * Makes ONE unique id (ncore_get_unique_id, backend from --backend, else
  * NCORE_BACKEND / AUTO) and gives every rank NCORE_RANK, NCORE_NRANKS,
  * NCORE_LOCAL_RANK and NCORE_UNIQUE_ID (256 hex chars; tools/ncore_launch_env.h
- * decodes it). Exit status 0 when every rank succeeded, 1 when one failed,
- * 2 on a usage error. */
+ * decodes it). --oversubscribe (or NCORE_OVERSUBSCRIBE=1) gives each rank
+ * its own NCCL host identity so that several NCCL ranks can share one GPU.
+ * Exit status 0 when every rank succeeded, 1 when one failed, 2 on a usage
+ * error. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,53 +22,88 @@
 
 static void usage(FILE *to) {
   fprintf(to,
-          "usage: ncore-run -n N [--backend host|nccl] [--timeout SECONDS] "
-          "PROGRAM [ARGS...]\n"
-          "  -n N            number of ranks (1..1024)\n"
-          "  --backend B     host or nccl (default: NCORE_BACKEND, else AUTO)\n"
-          "  --timeout S     stop all ranks after S seconds (default: none)\n");
+          "usage: ncore-run -n N [options] PROGRAM [ARGS...]\n"
+          "Starts N ranks of PROGRAM on this machine, each with NCORE_RANK,\n"
+          "NCORE_NRANKS, NCORE_LOCAL_RANK and NCORE_UNIQUE_ID in its environment.\n"
+          "  -n, --nranks N      number of ranks (1..1024)\n"
+          "  -b, --backend B     host or nccl (default: NCORE_BACKEND, else AUTO)\n"
+          "  -t, --timeout S     stop all ranks after S seconds (default: none)\n"
+          "  -o, --oversubscribe several NCCL ranks per GPU: each rank gets its own\n"
+          "                      NCCL_HOSTID and NCCL_SOCKET_IFNAME=lo (unless set),\n"
+          "                      so NCCL connects them through sockets as if on\n"
+          "                      separate nodes; for correctness runs, not speed\n"
+          "                      (also NCORE_OVERSUBSCRIBE=1)\n"
+          "  -h, --help          this text\n"
+          "  -V, --version       ncore's version\n"
+          "Exit status: 0 if every rank exited 0, 1 if one failed, 2 on a usage error.\n");
 }
 
 /* Parses argv into *plan and *backend; returns 0, or 2 after a message. */
 static int parse_arguments(int argc, char **argv, launch_plan_t *plan,
                            ncore_backend_t *backend) {
-  int i = 1;
-  for (; i < argc && argv[i][0] == '-'; i++) {
-    const char *opt = argv[i];
-    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) { usage(stdout); exit(0); }
-    if (!strcmp(opt, "--")) { i++; break; }
-    if (i + 1 >= argc) { fprintf(stderr, "ncore-run: %s needs a value\n", opt); return 2; }
-    const char *value = argv[++i];
+  static const struct option options[] = {
+      {"nranks", required_argument, NULL, 'n'},
+      {"backend", required_argument, NULL, 'b'},
+      {"timeout", required_argument, NULL, 't'},
+      {"oversubscribe", no_argument, NULL, 'o'},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
+      {NULL, 0, NULL, 0}};
+  /* "+": stop at the first non-option, the program; its own options follow. */
+  int opt;
+  while ((opt = getopt_long(argc, argv, "+n:b:t:ohV", options, NULL)) != -1) {
     char *end = NULL;
-    if (!strcmp(opt, "-n") || !strcmp(opt, "--nranks")) {
-      long n = strtol(value, &end, 10);
-      if (*end || n < 1 || n > 1024) {
-        fprintf(stderr, "ncore-run: -n: %s is not a rank count in [1, 1024]\n", value);
-        return 2;
+    switch (opt) {
+      case 'n': {
+        long n = strtol(optarg, &end, 10);
+        if (*end || n < 1 || n > 1024) {
+          fprintf(stderr, "ncore-run: -n: %s is not a rank count in [1, 1024]\n", optarg);
+          return 2;
+        }
+        plan->nranks = (int)n;
+        break;
       }
-      plan->nranks = (int)n;
-    } else if (!strcmp(opt, "--backend")) {
-      if (!strcmp(value, "host")) *backend = NCORE_BACKEND_HOST;
-      else if (!strcmp(value, "nccl")) *backend = NCORE_BACKEND_NCCL;
-      else { fprintf(stderr, "ncore-run: --backend: %s is not host or nccl\n", value); return 2; }
-    } else if (!strcmp(opt, "--timeout")) {
-      double t = strtod(value, &end);
-      if (*end || t <= 0) { fprintf(stderr, "ncore-run: --timeout: %s is not a positive number\n", value); return 2; }
-      plan->timeout_seconds = t;
-    } else {
-      fprintf(stderr, "ncore-run: unknown option %s\n", opt);
-      usage(stderr);
-      return 2;
+      case 'b':
+        if (!strcmp(optarg, "host")) *backend = NCORE_BACKEND_HOST;
+        else if (!strcmp(optarg, "nccl")) *backend = NCORE_BACKEND_NCCL;
+        else {
+          fprintf(stderr, "ncore-run: --backend: %s is not host or nccl\n", optarg);
+          return 2;
+        }
+        break;
+      case 't': {
+        double t = strtod(optarg, &end);
+        if (*end || t <= 0) {
+          fprintf(stderr, "ncore-run: --timeout: %s is not a positive number\n", optarg);
+          return 2;
+        }
+        plan->timeout_seconds = t;
+        break;
+      }
+      case 'o':
+        plan->oversubscribe = 1;
+        break;
+      case 'h':
+        usage(stdout);
+        exit(0);
+      case 'V':
+        printf("ncore-run (ncore %s, ABI %u)\n", ncore_version_string(),
+               (unsigned)ncore_abi_version());
+        exit(0);
+      default: /* getopt_long has said what was wrong */
+        usage(stderr);
+        return 2;
     }
   }
   if (plan->nranks == 0) { fprintf(stderr, "ncore-run: -n N is required\n"); usage(stderr); return 2; }
-  if (i >= argc) { fprintf(stderr, "ncore-run: no program given\n"); usage(stderr); return 2; }
-  plan->argv = argv + i;
+  if (optind >= argc) { fprintf(stderr, "ncore-run: no program given\n"); usage(stderr); return 2; }
+  plan->argv = argv + optind;
   return 0;
 }
 
 int main(int argc, char **argv) {
   launch_plan_t plan = {.grace_seconds = 5};
+  plan.oversubscribe = ncore_launch_env_oversubscribe();
   ncore_backend_t backend = NCORE_BACKEND_AUTO;
   int rc = parse_arguments(argc, argv, &plan, &backend);
   if (rc) return rc;

@@ -6,6 +6,8 @@
  * peers would otherwise wait for it until their own timeouts. */
 #include "ranks.h"
 
+#include "ncore_launch_env.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -91,6 +93,12 @@ static void exec_rank(const launch_plan_t *plan, int r, int out_fd, int err_fd) 
   snprintf(number, sizeof number, "%d", plan->nranks);
   setenv("NCORE_NRANKS", number, 1);
   setenv("NCORE_UNIQUE_ID", plan->unique_id_hex, 1);
+  if (plan->oversubscribe) {
+    char job[32];
+    snprintf(job, sizeof job, "%d", (int)launcher_pid);
+    setenv("NCORE_OVERSUBSCRIBE", "1", 1);
+    ncore_launch_env_isolate_host(job, r);
+  }
   dup2(out_fd, STDOUT_FILENO);
   dup2(err_fd, STDERR_FILENO);
   signal(SIGINT, SIG_DFL);

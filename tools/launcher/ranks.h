@@ -9,6 +9,7 @@ typedef struct launch_plan {
   double grace_seconds;     /* SIGTERM to SIGKILL */
   char *const *argv;        /* program and its arguments, NULL-terminated */
   const char *unique_id_hex; /* 256 hex chars, NUL-terminated */
+  int oversubscribe;        /* each rank its own NCCL host identity */
 } launch_plan_t;
 
 /* Starts plan->nranks copies of plan->argv, forwards their output line by

@@ -5,6 +5,12 @@ characters, made here by ncore_get_unique_id for the AUTO-resolved backend,
 or the one --backend / NCORE_BACKEND names). In the ranks,
 ``Communicator.from_env()`` joins.
 
+``--oversubscribe`` (or NCORE_OVERSUBSCRIBE=1) lets several NCCL ranks share
+one GPU: each rank gets its own NCCL_HOSTID and NCCL_SOCKET_IFNAME=lo (unless
+already set), so NCCL connects them through sockets as ranks on separate
+nodes -- correct and slow, for correctness runs only, as tools/ncore-run's
+option of the same name.
+
 Each rank's stdout and stderr are relayed line by line (whole lines only,
 so the ranks' output never interleaves mid-line), prefixed with "[rank] "
 when --tag is given (tools/ncore-run always prefixes).
@@ -49,18 +55,40 @@ def _relay(source: IO[bytes], target: IO[bytes], prefix: bytes) -> None:
     source.close()
 
 
+def _oversubscribe_requested() -> bool:
+    value = os.environ.get("NCORE_OVERSUBSCRIBE", "")
+    return value not in ("", "0")
+
+
+def _isolate_host(env: dict, job: str, rank: int) -> None:
+    """Gives one rank its own NCCL host identity (as
+    ncore_launch_env_isolate_host in tools/ncore_launch_env.h does for
+    ncore-run): NCCL refuses two ranks on one GPU only because they share a
+    host identity, which it takes from NCCL_HOSTID. User settings win."""
+    env["NCORE_OVERSUBSCRIBE"] = "1"
+    env.setdefault("NCCL_HOSTID", f"ncore-{job}-rank{rank}")
+    env.setdefault("NCCL_SOCKET_IFNAME", "lo")
+
+
 def launch(nranks: int, command: Sequence[str], backend: Optional[str] = None,
-           grace: float = 5.0, timeout: Optional[float] = None, tag: bool = False) -> int:
+           grace: float = 5.0, timeout: Optional[float] = None, tag: bool = False,
+           oversubscribe: Optional[bool] = None) -> int:
     """Starts `nranks` copies of `command` with the rank environment, relays
     their output line by line (prefixed "[rank] " if `tag`) and waits for
-    them. Returns the exit status described in the module docstring."""
+    them. `oversubscribe` (default: NCORE_OVERSUBSCRIBE) gives each rank its
+    own NCCL host identity. Returns the exit status described in the module
+    docstring."""
     uid = _unique_id_hex(backend)
+    if oversubscribe is None:
+        oversubscribe = _oversubscribe_requested()
     processes, relays = [], []
     for rank in range(nranks):
         env = dict(os.environ, NCORE_RANK=str(rank), NCORE_NRANKS=str(nranks),
                    NCORE_UNIQUE_ID=uid)
         if backend:
             env["NCORE_BACKEND"] = backend
+        if oversubscribe:
+            _isolate_host(env, str(os.getpid()), rank)
         process = subprocess.Popen(list(command), env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         processes.append(process)
@@ -112,6 +140,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="seconds the other ranks get after one fails")
     parser.add_argument("--timeout", type=float, help="seconds before all ranks are stopped")
     parser.add_argument("--tag", action="store_true", help='prefix output lines with "[rank] "')
+    parser.add_argument("--oversubscribe", action="store_true", default=None,
+                        help="several NCCL ranks per GPU: each rank its own NCCL_HOSTID "
+                             "and NCCL_SOCKET_IFNAME=lo (unless set); correctness runs only "
+                             "(also NCORE_OVERSUBSCRIBE=1)")
     parser.add_argument("-m", dest="module", help="run a module instead of a script")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="script.py [args]")
     args = parser.parse_args(argv)
@@ -123,7 +155,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         command = [sys.executable, *args.program]
     else:
         parser.error("give a script (or -m module)")
-    return launch(args.nranks, command, args.backend, args.grace, args.timeout, args.tag)
+    return launch(args.nranks, command, args.backend, args.grace, args.timeout, args.tag,
+                  args.oversubscribe)
 
 
 if __name__ == "__main__":
