@@ -99,6 +99,11 @@ typedef struct core_backend_ops {
   void (*comm_destroy)(void *comm, int aborted);
   void (*comm_info)(void *comm, core_comm_info_t *out);
   ncore_status_t (*comm_async_error)(void *comm, ncore_status_t *out);
+  /* Waits for the work enqueued on stream, watching the communicator's
+   * asynchronous error, its abort flag and timeout_ms (-1 = forever);
+   * stream checked by the core. See ncore_comm_synchronize. */
+  ncore_status_t (*comm_synchronize)(void *comm, ncore_stream_t stream,
+                                     int64_t timeout_ms);
   ncore_status_t (*comm_gin_types)(void *comm, ncore_gin_type_t *gin,
                                    ncore_gin_type_t *railed);
 

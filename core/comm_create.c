@@ -24,7 +24,8 @@ static ncore_status_t publish_created(const core_backend_ops_t *ops,
                                       ncore_comm_t *out) {
   if ((created != NCORE_OK && created != NCORE_IN_PROGRESS) || impl == NULL)
     return created;
-  ncore_status_t status = core_comm_publish(ops, impl, config, out);
+  ncore_status_t status =
+      core_comm_publish(ops, impl, config, created == NCORE_IN_PROGRESS, out);
   if (status != NCORE_OK) return status;
   if (created == NCORE_IN_PROGRESS && core_error_current() != created)
     core_error(created, "out: the communicator is still initialising; poll "
@@ -123,7 +124,7 @@ NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
    * the impls that were not. */
   int published = 0;
   for (; published < ndev; published++) {
-    status = core_comm_publish(ops, impls[published], &resolved,
+    status = core_comm_publish(ops, impls[published], &resolved, 0,
                                &comms[published]);
     if (status != NCORE_OK) break;
   }

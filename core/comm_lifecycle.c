@@ -1,8 +1,10 @@
-/* core — the end of a communicator's life: ncore_comm_finalize,
- * ncore_comm_destroy, ncore_comm_abort, and ncore_comm_is_valid. */
+/* core — the end of a communicator's life and of its work:
+ * ncore_comm_finalize, ncore_comm_destroy, ncore_comm_abort,
+ * ncore_comm_synchronize and ncore_comm_is_valid. */
 #include "comm_object.h"
 #include "error.h"
 #include "error_clear.h"
+#include "validate.h"
 
 NCORE_API ncore_status_t ncore_comm_finalize(ncore_comm_t comm) {
   CORE_ENTER("ncore_comm_finalize");
@@ -28,6 +30,19 @@ NCORE_API ncore_status_t ncore_comm_destroy(ncore_comm_t comm) {
 NCORE_API ncore_status_t ncore_comm_abort(ncore_comm_t comm) {
   CORE_ENTER("ncore_comm_abort");
   return core_comm_close(comm, 1);
+}
+
+NCORE_API ncore_status_t ncore_comm_synchronize(ncore_comm_t comm,
+                                                ncore_stream_t stream) {
+  CORE_ENTER("ncore_comm_synchronize");
+  core_comm_object_t *c = NULL;
+  ncore_status_t status = core_comm_acquire(comm, 1, &c);
+  if (status != NCORE_OK) return status;
+  status = core_check_stream(c->ops, stream);
+  if (status == NCORE_OK)
+    status = c->ops->comm_synchronize(c->impl, stream, c->config.timeout_ms);
+  core_comm_release(c);
+  return status;
 }
 
 NCORE_API int ncore_comm_is_valid(ncore_comm_t comm) {

@@ -22,7 +22,7 @@ static void comm_object_destroy(core_object_t *obj) {
 }
 
 ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
-                                 const core_config_t *config,
+                                 const core_config_t *config, int pending,
                                  ncore_comm_t *out) {
   core_comm_object_t *comm = calloc(1, sizeof *comm);
   if (comm == NULL) {
@@ -38,6 +38,7 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
   comm->config.user.comm_name = NULL;
   atomic_init(&comm->finalized, 0);
   atomic_init(&comm->aborted, 0);
+  atomic_init(&comm->pending, pending != 0);
   pthread_mutex_init(&comm->lock, NULL);
   ops->comm_info(impl, &comm->info);
   uint64_t handle = core_handle_insert(&comm->header, CORE_HANDLE_COMM,
@@ -50,15 +51,54 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
   return NCORE_OK;
 }
 
-ncore_status_t core_comm_acquire(ncore_comm_t comm, int allow_finalized,
-                                 core_comm_object_t **out) {
+ncore_status_t core_comm_acquire_pending(ncore_comm_t comm,
+                                         core_comm_object_t **out) {
   core_object_t *obj = NULL;
   ncore_status_t status =
       core_handle_acquire(comm, CORE_HANDLE_COMM, "comm", &obj);
+  if (status == NCORE_OK) *out = (core_comm_object_t *)obj;
+  return status;
+}
+
+void core_comm_note_async_state(core_comm_object_t *comm, ncore_status_t state) {
+  if (state != NCORE_OK || !atomic_load(&comm->pending)) return;
+  pthread_mutex_lock(&comm->lock);
+  if (atomic_load(&comm->pending)) {
+    comm->ops->comm_info(comm->impl, &comm->info);
+    atomic_store(&comm->pending, 0);
+  }
+  pthread_mutex_unlock(&comm->lock);
+}
+
+/* A pending communicator is usable once the backend says it is ready. */
+static ncore_status_t settle_pending(core_comm_object_t *c) {
+  if (!atomic_load(&c->pending)) return NCORE_OK;
+  ncore_status_t state = NCORE_IN_PROGRESS;
+  ncore_status_t status = c->ops->comm_async_error(c->impl, &state);
   if (status != NCORE_OK) return status;
-  core_comm_object_t *c = (core_comm_object_t *)obj;
+  core_comm_note_async_state(c, state);
+  if (state == NCORE_OK) return NCORE_OK;
+  if (state == NCORE_IN_PROGRESS)
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: the communicator is still initialising "
+                      "(non-blocking); poll ncore_comm_async_error until it "
+                      "returns NCORE_OK");
+  return core_error(state, "comm: the communicator's creation failed (%s)",
+                    ncore_status_string(state));
+}
+
+ncore_status_t core_comm_acquire(ncore_comm_t comm, int allow_finalized,
+                                 core_comm_object_t **out) {
+  core_comm_object_t *c = NULL;
+  ncore_status_t status = core_comm_acquire_pending(comm, &c);
+  if (status != NCORE_OK) return status;
+  status = settle_pending(c);
+  if (status != NCORE_OK) {
+    core_comm_release(c);
+    return status;
+  }
   if (!allow_finalized && atomic_load(&c->finalized)) {
-    core_handle_release(obj);
+    core_comm_release(c);
     return core_error(NCORE_ERR_INVALID_USAGE,
                       "comm: the communicator was finalized; only queries and "
                       "ncore_comm_destroy are allowed");

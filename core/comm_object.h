@@ -29,6 +29,10 @@ typedef struct core_comm_object {
   core_config_t config;   /* resolved; children of split inherit it */
   atomic_int finalized;
   atomic_int aborted;
+  /* A non-blocking init, split or shrink still in progress: only
+   * ncore_comm_async_error, the backend query, destroy and abort work until
+   * the backend reports it ready (core_comm_settle_pending). */
+  atomic_int pending;
   pthread_mutex_t lock;   /* guards everything below */
   int tearing_down;       /* set by destroy/abort: no new resources */
   core_resource_t *resources; /* open resources, most recent first */
@@ -54,16 +58,28 @@ struct core_resource {
 };
 
 /* Makes a communicator object around a backend impl and publishes its
- * handle. On failure the backend impl is destroyed and the error recorded. */
+ * handle. pending: the backend is still creating it (NCORE_IN_PROGRESS).
+ * On failure the backend impl is destroyed and the error recorded. */
 ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
-                                 const core_config_t *config,
+                                 const core_config_t *config, int pending,
                                  ncore_comm_t *out);
 
-/* Acquires a communicator for a call: live handle, and, unless
- * allow_finalized, not finalized (INVALID_USAGE). Release with
- * core_comm_release. */
+/* Acquires a communicator for a call: live handle, ready (a pending one is
+ * settled first: INVALID_USAGE while it is still in progress, its error if
+ * its creation failed), and, unless allow_finalized, not finalized
+ * (INVALID_USAGE). Release with core_comm_release. */
 ncore_status_t core_comm_acquire(ncore_comm_t comm, int allow_finalized,
                                  core_comm_object_t **out);
+
+/* Like core_comm_acquire, but a pending communicator is acquired as it is
+ * (for ncore_comm_async_error and the backend query). */
+ncore_status_t core_comm_acquire_pending(ncore_comm_t comm,
+                                         core_comm_object_t **out);
+
+/* Records that the backend reported comm's asynchronous state `state`
+ * (from comm_async_error): when a pending communicator became ready
+ * (NCORE_OK), its cached info is read again and it stops being pending. */
+void core_comm_note_async_state(core_comm_object_t *comm, ncore_status_t state);
 /* Drops the reference core_comm_acquire took; NULL is a no-op. */
 void core_comm_release(core_comm_object_t *comm);
 

@@ -29,11 +29,19 @@ DEFINE_INFO_QUERY(ncore_comm_device, device)
 DEFINE_INFO_QUERY(ncore_comm_lsa_rank, lsa_rank)
 DEFINE_INFO_QUERY(ncore_comm_lsa_size, lsa_size)
 
+/* Acquires comm, pending or not, for a query with a non-NULL out. */
+static ncore_status_t begin_pending_query(ncore_comm_t comm, const void *out,
+                                          core_comm_object_t **c) {
+  if (out == NULL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
+  return core_comm_acquire_pending(comm, c);
+}
+
 NCORE_API ncore_status_t ncore_comm_backend(ncore_comm_t comm,
                                             ncore_backend_t *out) {
   CORE_ENTER("ncore_comm_backend");
   core_comm_object_t *c = NULL;
-  ncore_status_t status = begin_query(comm, out, &c);
+  ncore_status_t status = begin_pending_query(comm, out, &c);
   if (status != NCORE_OK) return status;
   *out = c->ops->kind;
   core_comm_release(c);
@@ -44,9 +52,10 @@ NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
                                                 ncore_status_t *out) {
   CORE_ENTER("ncore_comm_async_error");
   core_comm_object_t *c = NULL;
-  ncore_status_t status = begin_query(comm, out, &c);
+  ncore_status_t status = begin_pending_query(comm, out, &c);
   if (status != NCORE_OK) return status;
   status = c->ops->comm_async_error(c->impl, out);
+  if (status == NCORE_OK) core_comm_note_async_state(c, *out);
   core_comm_release(c);
   return status;
 }

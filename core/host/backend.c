@@ -19,6 +19,7 @@ void host_comm_abort_signal(void *);
 void host_comm_destroy(void *, int);
 void host_comm_info(void *, core_comm_info_t *);
 ncore_status_t host_comm_async_error(void *, ncore_status_t *);
+ncore_status_t host_comm_synchronize(void *, ncore_stream_t, int64_t);
 ncore_status_t host_comm_gin_types(void *, ncore_gin_type_t *, ncore_gin_type_t *);
 ncore_status_t host_group_start(void);
 ncore_status_t host_group_end(void);
@@ -152,6 +153,7 @@ const core_backend_ops_t core_host_backend = {
     .comm_destroy = host_comm_destroy,
     .comm_info = host_comm_info,
     .comm_async_error = host_comm_async_error,
+    .comm_synchronize = host_comm_synchronize,
     .comm_gin_types = host_comm_gin_types,
     .group_start = host_group_start,
     .group_end = host_group_end,

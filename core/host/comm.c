@@ -187,6 +187,19 @@ ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
   return NCORE_OK;
 }
 
+ncore_status_t host_comm_synchronize(void *comm, ncore_stream_t stream,
+                                     int64_t timeout_ms) {
+  (void)stream;     /* host operations complete before they return */
+  (void)timeout_ms;
+  /* Only what an operation recorded: a peer that died after the last
+   * operation completed has cost this rank nothing yet. */
+  ncore_status_t async = ((host_comm_t *)comm)->async_error;
+  if (async == NCORE_OK) return NCORE_OK;
+  return core_error(async, "comm: the communicator has failed (%s): a peer "
+                    "died, aborted or timed out; abort it",
+                    ncore_status_string(async));
+}
+
 ncore_status_t host_comm_gin_types(void *comm, ncore_gin_type_t *gin,
                                    ncore_gin_type_t *railed) {
   (void)comm;

@@ -69,8 +69,11 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
   if (check_locks) w->last_check_ns = now;
   ncore_status_t s = host_comm_health(c, check_locks);
   if (s != NCORE_OK) return s;
-  if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u)
+  if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u) {
+    /* The communicator keeps the error, as NCCL keeps its async error. */
+    if (c->async_error == NCORE_OK) c->async_error = NCORE_ERR_TIMEOUT;
     return core_error(NCORE_ERR_TIMEOUT, "%s timed out after %lld ms", what,
                       (long long)c->timeout_ms);
+  }
   return NCORE_OK;
 }

@@ -19,6 +19,7 @@ const core_backend_ops_t core_nccl_backend = {
     .comm_destroy = nccl_comm_destroy,
     .comm_info = nccl_comm_info,
     .comm_async_error = nccl_comm_async_error,
+    .comm_synchronize = nccl_comm_synchronize,
     .comm_gin_types = nccl_comm_gin_types,
     .group_start = nccl_group_start,
     .group_end = nccl_group_end,

@@ -1,5 +1,6 @@
 /* core/nccl — communicator lifecycle: unique ids, init (rank / all), split,
- * shrink, finalize, abort, destroy, queries, groups.
+ * shrink, finalize, abort, destroy, queries, groups, and waiting for a
+ * stream while watching the communicator (ncore_comm_synchronize).
  *
  * Abort protocol (thread safety). comm_abort_signal may run on any thread
  * while another thread is inside a call on the same communicator, so it must
@@ -8,7 +9,17 @@
  * under abort_lock, calls ncclCommRevoke, which stops NCCL's in-flight work
  * and leaves the ncclComm_t valid. Only comm_destroy (no call running, by the
  * core's contract) calls ncclCommAbort (aborted) or ncclCommDestroy, which
- * free the ncclComm_t. So no NCCL object is ever freed under a running call. */
+ * free the ncclComm_t. So no NCCL object is ever freed under a running call.
+ *
+ * Creation. A communicator is usable once NCCL made it AND ncore's own setup
+ * ran (helper stream, scratch, the signal window: a collective
+ * registration). Blocking configs do both before returning; ncclCommInitRank
+ * itself runs on a helper thread so that a rank that never joins costs
+ * timeout_ms, not a hang (init_bounded). Non-blocking configs (blocking = 0)
+ * return NCORE_IN_PROGRESS at once, as NCCL does; each ncore_comm_async_error
+ * then advances the setup one step without ever blocking (advance_setup), so
+ * one thread can bring up several communicators that need each other. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,19 +55,33 @@ static void config_map(const core_config_t *config, ncclConfig_t *out) {
   *out = cfg;
 }
 
-/* Sleeps about a millisecond (polling loops). */
-static void nap(void) {
-  struct timespec ts = {0, 1000000};
+/* 1 when the config asks for a non-blocking communicator (blocking = 0). */
+static int config_nonblocking(const core_config_t *config) {
+  return config->user.blocking != NCORE_CONFIG_UNDEF_INT &&
+         config->user.blocking == 0;
+}
+
+/* Milliseconds of the monotonic clock. */
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits a little between polls: spin first (fast completions stay fast),
+ * then yield, then sleep, so long waits do not eat a core. */
+static void backoff(int round) {
+  if (round < 200) return;
+  struct timespec ts = {0, round < 2000 ? 20000 : 200000};
   nanosleep(&ts, NULL);
 }
 
 /* Waits until a non-blocking communicator leaves ncclInProgress, honouring
- * the timeout and the abort flag. `c` may be NULL during init. */
+ * the timeout and the abort flag. `c` may be NULL during creation. */
 static ncore_status_t wait_ready(ncclComm_t comm, nccl_comm_t *c,
                                  int64_t timeout_ms, const char *what) {
-  struct timespec start;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  for (;;) {
+  int64_t start = now_ms();
+  for (int round = 0;; round++) {
     ncclResult_t state = ncclSuccess;
     ncore_status_t status = nccl_check(
         nccl_fn.ncclCommGetAsyncError(comm, &state), "ncclCommGetAsyncError",
@@ -66,53 +91,72 @@ static ncore_status_t wait_ready(ncclComm_t comm, nccl_comm_t *c,
     if (c != NULL && atomic_load(&c->aborted))
       return core_error(NCORE_ERR_CLOSED, "comm: aborted while waiting for %s",
                         what);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t ms = (now.tv_sec - start.tv_sec) * 1000 +
-                 (now.tv_nsec - start.tv_nsec) / 1000000;
-    if (timeout_ms >= 0 && ms > timeout_ms)
+    if (timeout_ms >= 0 && now_ms() - start > timeout_ms) {
+      if (c != NULL) atomic_store(&c->failed, NCORE_ERR_TIMEOUT);
       return core_error(NCORE_ERR_TIMEOUT, "comm: %s did not complete within "
                         "%lld ms", what, (long long)timeout_ms);
-    nap();
+    }
+    backoff(round);
   }
 }
 
-/* Runs an NCCL call's result through wait_ready when it is in progress. */
-static ncore_status_t finish(ncclResult_t r, ncclComm_t comm, nccl_comm_t *c,
-                             int64_t timeout_ms, const char *what) {
-  if (r == ncclInProgress && comm != NULL)
-    return wait_ready(comm, c, timeout_ms, what);
-  return nccl_check(r, what, comm);
-}
-
 ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what) {
-  return finish(r, c->nccl, c, core_timeout_resolve(0), what);
+  /* A non-blocking NCCL communicator may answer ncclSuccess while the work
+   * it queued still runs on NCCL's group thread (ncclCommWindowRegister
+   * does), so its state is always waited for. */
+  if (r != ncclSuccess && r != ncclInProgress) return nccl_check(r, what, c->nccl);
+  if (r == ncclInProgress || c->nonblocking)
+    return wait_ready(c->nccl, c, c->timeout_ms, what);
+  return NCORE_OK;
 }
 
 ncore_status_t nccl_comm_check_live(nccl_comm_t *c) {
   if (atomic_load(&c->aborted))
     return core_error(NCORE_ERR_CLOSED, "comm: the communicator was aborted");
+  ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
+  if (failed != NCORE_OK)
+    return core_error(failed, "comm: the communicator failed earlier (%s); "
+                      "abort it or shrink the failed ranks away",
+                      ncore_status_string(failed));
   return NCORE_OK;
 }
 
-/* Wraps a fresh ncclComm_t: queries, LSA team, helper stream, scratch and
- * the signal window (collective, which is why it happens here, where every
- * rank is). On failure the ncclComm_t is aborted and freed. */
-static ncore_status_t wrap(ncclComm_t nc, CUcontext ctx,
-                           const core_config_t *config, void **out) {
+/* A new, not yet set up communicator around nc. */
+static nccl_comm_t *comm_new(ncclComm_t nc, CUcontext ctx,
+                             const core_config_t *config) {
   nccl_comm_t *c = calloc(1, sizeof *c);
-  ncore_status_t status = c ? NCORE_OK
-                            : core_error(NCORE_ERR_SYSTEM, "out of memory");
-  if (status != NCORE_OK) {
-    nccl_fn.ncclCommAbort(nc);
-    return status;
-  }
+  if (c == NULL) return NULL;
   c->nccl = nc;
   c->ctx = ctx;
+  c->nonblocking = config_nonblocking(config);
+  c->timeout_ms = config->timeout_ms;
+  c->rank = c->nranks = -1;
+  c->device = -1;
   atomic_init(&c->aborted, 0);
+  atomic_init(&c->failed, NCORE_OK);
   pthread_mutex_init(&c->abort_lock, NULL);
-  status = nccl_check(nccl_fn.ncclCommUserRank(nc, &c->rank),
-                      "ncclCommUserRank", nc);
+  return c;
+}
+
+/* Frees a communicator whose setup failed or never finished. */
+static void comm_discard(nccl_comm_t *c) {
+  atomic_store(&c->aborted, 1);
+  if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
+  nccl_fn.ncclCommAbort(c->nccl); /* first: its kernels may use our memory */
+  nccl_signals_release(c);
+  if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
+  if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
+  pthread_mutex_destroy(&c->abort_lock);
+  free(c);
+}
+
+/* First half of ncore's setup, once NCCL's communicator is ready: queries,
+ * helper stream, scratch, and the start of the signal window's (collective)
+ * registration. Never blocks on peers. */
+static ncore_status_t setup_begin(nccl_comm_t *c) {
+  ncclComm_t nc = c->nccl;
+  ncore_status_t status =
+      nccl_check(nccl_fn.ncclCommUserRank(nc, &c->rank), "ncclCommUserRank", nc);
   if (status == NCORE_OK)
     status = nccl_check(nccl_fn.ncclCommCount(nc, &c->nranks), "ncclCommCount",
                         nc);
@@ -120,7 +164,7 @@ static ncore_status_t wrap(ncclComm_t nc, CUcontext ctx,
     status = nccl_check(nccl_fn.ncclCommCuDevice(nc, &c->device),
                         "ncclCommCuDevice", nc);
   /* Provisional LSA team (the whole world: an upper bound that sizes the
-   * signal window's caches); the real one is read after the window exists. */
+   * signal window's caches); the real one is read in setup_finish. */
   c->lsa_rank = c->rank;
   c->lsa_size = c->nranks;
   if (status == NCORE_OK)
@@ -131,34 +175,91 @@ static ncore_status_t wrap(ncclComm_t nc, CUcontext ctx,
     status = nccl_check(nccl_fn.ncclMemAlloc(&c->scratch,
                                              8 * (2 * (size_t)c->nranks + 1)),
                         "ncclMemAlloc", nc);
-  if (status == NCORE_OK) status = nccl_signals_setup(c);
-  if (status == NCORE_OK) {
-    /* ncclTeamLsa initialises NCCL's device-runtime state on first use (the
-     * window registration above already did) and returns an empty team if
-     * that failed. */
-    struct nccl_team lsa = nccl_fn.ncclTeamLsa(nc);
-    if (lsa.nRanks <= 0 || lsa.rank < 0 || lsa.rank >= lsa.nRanks ||
-        lsa.nRanks > c->nranks)
-      status = core_error(NCORE_ERR_INTERNAL,
-                          "ncclTeamLsa returned an invalid team (rank %d of "
-                          "%d): NCCL's device runtime did not initialise",
-                          lsa.rank, lsa.nRanks);
-    c->lsa_rank = lsa.rank;
-    c->lsa_size = lsa.nRanks;
-  }
-  (void)config;
-  if (status != NCORE_OK) {
-    ncore_status_t keep = status;
-    c->aborted = 1;
-    nccl_signals_release(c);
-    if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
-    if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
+  if (status == NCORE_OK) status = nccl_signals_begin(c);
+  return status;
+}
+
+/* Second half, once the signal window's registration completed. */
+static ncore_status_t setup_finish(nccl_comm_t *c) {
+  ncore_status_t status = nccl_signals_finish(c);
+  if (status != NCORE_OK) return status;
+  /* ncclTeamLsa initialises NCCL's device-runtime state on first use (a
+   * window registration already did) and returns an empty team if that
+   * failed. */
+  struct nccl_team lsa = nccl_fn.ncclTeamLsa(c->nccl);
+  if (lsa.nRanks <= 0 || lsa.rank < 0 || lsa.rank >= lsa.nRanks ||
+      lsa.nRanks > c->nranks)
+    return core_error(NCORE_ERR_INTERNAL,
+                      "ncclTeamLsa returned an invalid team (rank %d of %d): "
+                      "NCCL's device runtime did not initialise", lsa.rank,
+                      lsa.nRanks);
+  c->lsa_rank = lsa.rank;
+  c->lsa_size = lsa.nRanks;
+  c->stage = NCCL_STAGE_READY;
+  return NCORE_OK;
+}
+
+/* Wraps a fresh ncclComm_t. Blocking: sets it up completely (NCORE_OK).
+ * Non-blocking: leaves the setup to advance_setup (NCORE_IN_PROGRESS). On
+ * failure the ncclComm_t is aborted and freed. */
+static ncore_status_t wrap(ncclComm_t nc, CUcontext ctx,
+                           const core_config_t *config, void **out) {
+  nccl_comm_t *c = comm_new(nc, ctx, config);
+  if (c == NULL) {
     nccl_fn.ncclCommAbort(nc);
-    pthread_mutex_destroy(&c->abort_lock);
-    free(c);
-    return keep;
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
+  if (c->nonblocking) {
+    c->stage = NCCL_STAGE_NCCL;
+    c->stage_started_ms = now_ms();
+    *out = c;
+    return NCORE_IN_PROGRESS;
+  }
+  ncore_status_t status = setup_begin(c);
+  if (status == NCORE_OK) status = setup_finish(c);
+  if (status != NCORE_OK) {
+    comm_discard(c);
+    return status;
   }
   *out = c;
+  return NCORE_OK;
+}
+
+/* One step of a non-blocking communicator's setup; never blocks. *out:
+ * NCORE_IN_PROGRESS, NCORE_OK (ready) or the error that ended it. */
+static ncore_status_t advance_setup(nccl_comm_t *c, ncore_status_t *out) {
+  ncclResult_t state = ncclSuccess;
+  ncore_status_t status = nccl_check(
+      nccl_fn.ncclCommGetAsyncError(c->nccl, &state), "ncclCommGetAsyncError",
+      c->nccl);
+  if (status != NCORE_OK) return status;
+  if (state == ncclInProgress) {
+    if (c->timeout_ms >= 0 && now_ms() - c->stage_started_ms > c->timeout_ms) {
+      atomic_store(&c->failed, NCORE_ERR_TIMEOUT);
+      *out = NCORE_ERR_TIMEOUT;
+    } else {
+      *out = NCORE_IN_PROGRESS;
+    }
+    return NCORE_OK;
+  }
+  if (state != ncclSuccess) {
+    *out = nccl_check(state, "creating the communicator", c->nccl);
+    atomic_store(&c->failed, *out);
+    return NCORE_OK;
+  }
+  status = cu_check(cu_fn.CtxSetCurrent(c->ctx), "cuCtxSetCurrent");
+  if (status == NCORE_OK && c->stage == NCCL_STAGE_NCCL) {
+    status = setup_begin(c);
+    if (status == NCORE_OK) {
+      c->stage = NCCL_STAGE_SIGNALS; /* the registration runs on NCCL's thread */
+      *out = NCORE_IN_PROGRESS;
+      return NCORE_OK;
+    }
+  } else if (status == NCORE_OK) {
+    status = setup_finish(c);
+  }
+  if (status != NCORE_OK) atomic_store(&c->failed, status);
+  *out = status;
   return NCORE_OK;
 }
 
@@ -169,6 +270,137 @@ ncore_status_t nccl_get_unique_id(ncore_unique_id_t *out) {
   _Static_assert(sizeof id == sizeof *out, "ncclUniqueId is 128 bytes");
   status = nccl_check(nccl_fn.ncclGetUniqueId(&id), "ncclGetUniqueId", NULL);
   if (status == NCORE_OK) memcpy(out, &id, sizeof id);
+  return status;
+}
+
+/* ---- blocking init, bounded by the timeout ----
+ * ncclCommInitRankConfig blocks until every rank joined, and NCCL cannot
+ * stop it (no handle exists yet). It runs on a helper thread; if it does
+ * not finish within timeout_ms the caller gets NCORE_ERR_TIMEOUT and the
+ * thread is abandoned: should NCCL ever finish, the thread aborts the
+ * communicator nobody owns. The job holds copies of everything the call
+ * reads, since the caller's strings may be gone by then. */
+typedef struct init_job {
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  int done, abandoned;
+  CUcontext ctx;
+  int nranks, rank;
+  ncclUniqueId id;
+  ncclConfig_t cfg;
+  char net_name[256], comm_name[256];
+  ncclComm_t comm;
+  ncclResult_t result;
+  char last_error[512]; /* ncclGetLastError is per thread: read it there */
+} init_job_t;
+
+static void *init_thread(void *arg) {
+  init_job_t *job = arg;
+  ncclComm_t nc = NULL;
+  ncclResult_t r = ncclSystemError;
+  if (cu_fn.CtxSetCurrent(job->ctx) == CUDA_SUCCESS)
+    r = nccl_fn.ncclCommInitRankConfig(&nc, job->nranks, job->id, job->rank,
+                                       &job->cfg);
+  const char *last = nccl_fn.ncclGetLastError(NULL);
+  pthread_mutex_lock(&job->lock);
+  job->comm = nc;
+  job->result = r;
+  snprintf(job->last_error, sizeof job->last_error, "%s", last ? last : "");
+  job->done = 1;
+  int abandoned = job->abandoned;
+  pthread_cond_signal(&job->changed);
+  pthread_mutex_unlock(&job->lock);
+  if (abandoned) { /* the caller gave up: nobody else will free these */
+    if (nc != NULL) nccl_fn.ncclCommAbort(nc);
+    pthread_cond_destroy(&job->changed);
+    pthread_mutex_destroy(&job->lock);
+    free(job);
+  }
+  return NULL;
+}
+
+/* Runs ncclCommInitRankConfig on a helper thread within timeout_ms. */
+static ncore_status_t init_bounded(ncclComm_t *out, CUcontext ctx, int nranks,
+                                   const ncclUniqueId *id, int rank,
+                                   const ncclConfig_t *cfg, int64_t timeout_ms) {
+  init_job_t *job = calloc(1, sizeof *job);
+  if (job == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  pthread_mutex_init(&job->lock, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&job->changed, &attr);
+  pthread_condattr_destroy(&attr);
+  job->ctx = ctx;
+  job->nranks = nranks;
+  job->rank = rank;
+  job->id = *id;
+  job->cfg = *cfg;
+  if (cfg->netName != NULL) {
+    snprintf(job->net_name, sizeof job->net_name, "%s", cfg->netName);
+    job->cfg.netName = job->net_name;
+  }
+  if (cfg->commName != NULL) {
+    snprintf(job->comm_name, sizeof job->comm_name, "%s", cfg->commName);
+    job->cfg.commName = job->comm_name;
+  }
+  pthread_t thread;
+  pthread_attr_t tattr;
+  pthread_attr_init(&tattr);
+  pthread_attr_setdetachstate(&tattr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&thread, &tattr, init_thread, job);
+  pthread_attr_destroy(&tattr);
+  if (rc != 0) {
+    pthread_cond_destroy(&job->changed);
+    pthread_mutex_destroy(&job->lock);
+    free(job);
+    return core_error(NCORE_ERR_SYSTEM, "pthread_create: %s", strerror(rc));
+  }
+  struct timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  if (timeout_ms >= 0) {
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (timeout_ms % 1000) * 1000000;
+    if (deadline.tv_nsec >= 1000000000) {
+      deadline.tv_sec++;
+      deadline.tv_nsec -= 1000000000;
+    }
+  }
+  pthread_mutex_lock(&job->lock);
+  while (!job->done) {
+    if (timeout_ms < 0) {
+      pthread_cond_wait(&job->changed, &job->lock);
+    } else if (pthread_cond_timedwait(&job->changed, &job->lock, &deadline) ==
+               ETIMEDOUT) {
+      if (!job->done) break;
+    }
+  }
+  if (!job->done) {
+    job->abandoned = 1; /* the thread frees the job when NCCL returns */
+    pthread_mutex_unlock(&job->lock);
+    return core_error(NCORE_ERR_TIMEOUT,
+                      "ncclCommInitRankConfig did not complete within %lld ms "
+                      "(did every rank call ncore_comm_init_rank with the same "
+                      "id and nranks?)", (long long)timeout_ms);
+  }
+  pthread_mutex_unlock(&job->lock);
+  ncore_status_t status = NCORE_OK;
+  if (job->result != ncclSuccess) {
+    const char *text = nccl_fn.ncclGetErrorString(job->result);
+    status = (job->result >= ncclUnhandledCudaError &&
+              job->result <= ncclInProgress)
+                 ? (ncore_status_t)job->result
+                 : NCORE_ERR_INTERNAL;
+    status = core_error(status, "ncclCommInitRankConfig failed: %s%s%s%s",
+                        text ? text : "?", job->last_error[0] ? " (" : "",
+                        job->last_error, job->last_error[0] ? ")" : "");
+    if (job->comm != NULL) nccl_fn.ncclCommAbort(job->comm);
+  } else {
+    *out = job->comm;
+  }
+  pthread_cond_destroy(&job->changed);
+  pthread_mutex_destroy(&job->lock);
+  free(job);
   return status;
 }
 
@@ -183,13 +415,24 @@ ncore_status_t nccl_comm_init_rank(void **out, int nranks,
   ncclUniqueId nid;
   memcpy(&nid, id, sizeof nid);
   ncclComm_t nc = NULL;
-  ncclResult_t r = nccl_fn.ncclCommInitRankConfig(&nc, nranks, nid, rank, &cfg);
-  status = finish(r, nc, NULL, config->timeout_ms, "ncclCommInitRankConfig");
-  if (status != NCORE_OK) {
-    if (nc != NULL) nccl_fn.ncclCommAbort(nc);
-    return status;
+  if (config_nonblocking(config)) {
+    ncclResult_t r = nccl_fn.ncclCommInitRankConfig(&nc, nranks, nid, rank, &cfg);
+    if (r != ncclSuccess && r != ncclInProgress) {
+      status = nccl_check(r, "ncclCommInitRankConfig", nc);
+      if (nc != NULL) nccl_fn.ncclCommAbort(nc);
+      return status;
+    }
+  } else {
+    status = init_bounded(&nc, ctx, nranks, &nid, rank, &cfg, config->timeout_ms);
+    if (status != NCORE_OK) return status;
   }
-  return wrap(nc, ctx, config, out);
+  status = wrap(nc, ctx, config, out);
+  if (status == NCORE_IN_PROGRESS) {
+    nccl_comm_t *c = *out;
+    c->rank = rank; /* known now; the rest once ready */
+    c->nranks = nranks;
+  }
+  return status;
 }
 
 /* One communicator's setup in init_all, on its own thread. */
@@ -234,6 +477,8 @@ ncore_status_t nccl_comm_init_all(void **out, int ndev, const int *devlist,
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   }
   /* ncclCommInitAll has no config; blocking communicators result. */
+  core_config_t blocking = *config;
+  blocking.user.blocking = 1;
   status = nccl_check(nccl_fn.ncclCommInitAll(ncs, ndev, devlist),
                       "ncclCommInitAll", NULL);
   if (status == NCORE_OK) {
@@ -244,7 +489,7 @@ ncore_status_t nccl_comm_init_all(void **out, int ndev, const int *devlist,
     for (int i = 0; i < ndev; i++) {
       jobs[i].nc = ncs[i];
       jobs[i].device = devlist ? devlist[i] : i;
-      jobs[i].config = config;
+      jobs[i].config = &blocking;
       if (pthread_create(&threads[i], NULL, setup_thread, &jobs[i]) != 0) break;
       started++;
     }
@@ -268,6 +513,30 @@ ncore_status_t nccl_comm_init_all(void **out, int ndev, const int *devlist,
   return status;
 }
 
+/* Ends a split or shrink: the child wrapped, or the error. nc may be set
+ * even when r failed. */
+static ncore_status_t child_created(nccl_comm_t *parent, ncclResult_t r,
+                                    ncclComm_t nc, const core_config_t *config,
+                                    const char *what, void **out) {
+  ncore_status_t status;
+  if (config_nonblocking(config) && (r == ncclSuccess || r == ncclInProgress) &&
+      nc != NULL)
+    return wrap(nc, parent->ctx, config, out); /* the child polls its setup */
+  if (r == ncclInProgress && nc != NULL)
+    status = wait_ready(nc, NULL, config->timeout_ms, what);
+  else
+    status = nccl_check(r, what, parent->nccl);
+  if (status != NCORE_OK) {
+    if (nc) nccl_fn.ncclCommAbort(nc);
+    return status;
+  }
+  if (nc == NULL) { /* NCORE_SPLIT_NOCOLOR */
+    *out = NULL;
+    return NCORE_OK;
+  }
+  return wrap(nc, parent->ctx, config, out);
+}
+
 ncore_status_t nccl_comm_split(void *comm, int color, int key, void **out,
                                const core_config_t *config) {
   nccl_comm_t *c = comm;
@@ -277,23 +546,15 @@ ncore_status_t nccl_comm_split(void *comm, int color, int key, void **out,
   config_map(config, &cfg);
   ncclComm_t nc = NULL;
   ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, color, key, &nc, &cfg);
-  status = finish(r, nc ? nc : c->nccl, c, config->timeout_ms, "ncclCommSplit");
-  if (status != NCORE_OK) {
-    if (nc) nccl_fn.ncclCommAbort(nc);
-    return status;
-  }
-  if (nc == NULL) { /* NCORE_SPLIT_NOCOLOR */
-    *out = NULL;
-    return NCORE_OK;
-  }
-  return wrap(nc, c->ctx, config, out);
+  return child_created(c, r, nc, config, "ncclCommSplit", out);
 }
 
 ncore_status_t nccl_comm_shrink(void *comm, const int *exclude, int count,
                                 void **out, const core_config_t *config,
                                 uint32_t flags) {
   nccl_comm_t *c = comm;
-  /* NCORE_SHRINK_ABORT is for a parent in trouble: allow an aborted one. */
+  /* NCORE_SHRINK_ABORT is for a parent in trouble: allow an aborted or
+   * failed one. */
   if (!(flags & NCORE_SHRINK_ABORT)) {
     ncore_status_t live = nccl_comm_check_live(c);
     if (live != NCORE_OK) return live;
@@ -306,13 +567,7 @@ ncore_status_t nccl_comm_shrink(void *comm, const int *exclude, int count,
   ncclComm_t nc = NULL;
   ncclResult_t r = nccl_fn.ncclCommShrink(c->nccl, (int *)exclude, count, &nc,
                                           &cfg, (int)flags);
-  status = finish(r, nc ? nc : c->nccl, NULL, config->timeout_ms,
-                  "ncclCommShrink");
-  if (status != NCORE_OK) {
-    if (nc) nccl_fn.ncclCommAbort(nc);
-    return status;
-  }
-  return wrap(nc, c->ctx, config, out);
+  return child_created(c, r, nc, config, "ncclCommShrink", out);
 }
 
 ncore_status_t nccl_comm_finalize(void *comm) {
@@ -320,7 +575,9 @@ ncore_status_t nccl_comm_finalize(void *comm) {
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   ncclResult_t r = nccl_fn.ncclCommFinalize(c->nccl);
-  return finish(r, c->nccl, c, core_timeout_resolve(0), "ncclCommFinalize");
+  if (r == ncclInProgress || (r == ncclSuccess && c->nonblocking))
+    return wait_ready(c->nccl, c, c->timeout_ms, "ncclCommFinalize");
+  return nccl_check(r, "ncclCommFinalize", c->nccl);
 }
 
 void nccl_comm_abort_signal(void *comm) {
@@ -337,10 +594,10 @@ void nccl_comm_abort_signal(void *comm) {
      * is meaningless, but the stream no longer hangs; the communicator
      * answers NCORE_ERR_CLOSED from now on. Memory is freed only later, in
      * comm_destroy. */
-    if (c->signal_slots != NULL)
+    if (c->signal_slots != NULL && c->helper_stream != NULL)
       (void)cu_fn.MemsetD8Async((CUdeviceptr)(uintptr_t)c->signal_slots, 0x7f,
                                 8 * (size_t)c->nranks, c->helper_stream);
-    if (nccl_fn.ncclCommRevoke != NULL &&
+    if (nccl_fn.ncclCommRevoke != NULL && c->stage == NCCL_STAGE_READY &&
         nccl_env_long("NCORE_NCCL_REVOKE_ON_ABORT", 1) != 0) {
       /* Stops in-flight NCCL operations; the ncclComm_t stays valid until
        * comm_destroy aborts it. Its result does not matter: we abort. */
@@ -352,11 +609,23 @@ void nccl_comm_abort_signal(void *comm) {
   pthread_mutex_unlock(&c->abort_lock);
 }
 
+/* 1 when the communicator cannot be torn down politely: aborted, failed
+ * (ncore's own timeout), NCCL reports an error (a dead peer: ncclCommDestroy
+ * would wait for kernels that never end), or its setup never finished. */
+static int needs_abort(nccl_comm_t *c, int aborted) {
+  if (aborted || atomic_load(&c->aborted) || c->nccl_aborted ||
+      atomic_load(&c->failed) != NCORE_OK || c->stage != NCCL_STAGE_READY)
+    return 1;
+  ncclResult_t state = ncclSuccess;
+  if (nccl_fn.ncclCommGetAsyncError(c->nccl, &state) != ncclSuccess) return 1;
+  return state != ncclSuccess;
+}
+
 void nccl_comm_destroy(void *comm, int aborted) {
   nccl_comm_t *c = comm;
   if (c == NULL) return;
   cu_fn.CtxSetCurrent(c->ctx);
-  aborted = aborted || atomic_load(&c->aborted) || c->nccl_aborted;
+  aborted = needs_abort(c, aborted);
   /* Pending helper work (abort's slot memset) must finish before the
    * memory it touches is freed. */
   if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
@@ -389,16 +658,62 @@ void nccl_comm_info(void *comm, core_comm_info_t *out) {
   out->lsa_size = c->lsa_size;
 }
 
+/* Maps an ncclResult_t asynchronous state to a status (no message). */
+static ncore_status_t async_status(ncclResult_t state) {
+  return (state >= ncclSuccess && state <= ncclInProgress)
+             ? (ncore_status_t)state
+             : NCORE_ERR_INTERNAL;
+}
+
 ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out) {
   nccl_comm_t *c = comm;
+  ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
+  if (failed != NCORE_OK) {
+    *out = failed;
+    return NCORE_OK;
+  }
+  if (c->stage != NCCL_STAGE_READY) return advance_setup(c, out);
   ncclResult_t state = ncclSuccess;
   ncore_status_t status = nccl_check(
       nccl_fn.ncclCommGetAsyncError(c->nccl, &state), "ncclCommGetAsyncError",
       c->nccl);
   if (status != NCORE_OK) return status;
-  *out = (state >= ncclSuccess && state <= ncclInProgress)
-             ? (ncore_status_t)state
-             : NCORE_ERR_INTERNAL;
+  *out = async_status(state);
+  return NCORE_OK;
+}
+
+ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
+                                     int64_t timeout_ms) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  int64_t start = now_ms();
+  for (int round = 0;; round++) {
+    CUresult q = cu_fn.StreamQuery((CUstream)stream);
+    if (q == CUDA_SUCCESS) break;
+    if (q != CUDA_ERROR_NOT_READY) return cu_check(q, "cuStreamQuery");
+    if (atomic_load(&c->aborted))
+      return core_error(NCORE_ERR_CLOSED, "comm: aborted while waiting for "
+                        "the stream");
+    ncclResult_t state = ncclSuccess;
+    status = nccl_check(nccl_fn.ncclCommGetAsyncError(c->nccl, &state),
+                        "ncclCommGetAsyncError", c->nccl);
+    if (status != NCORE_OK) return status;
+    if (state != ncclSuccess && state != ncclInProgress) {
+      status = nccl_check(state, "an operation on the stream", c->nccl);
+      atomic_store(&c->failed, status);
+      return status;
+    }
+    if (timeout_ms >= 0 && now_ms() - start > timeout_ms) {
+      atomic_store(&c->failed, NCORE_ERR_TIMEOUT);
+      return core_error(NCORE_ERR_TIMEOUT,
+                        "comm: timed out: the work on the stream did not "
+                        "complete within %lld ms (a peer that does not take "
+                        "part, or a lost one); abort the communicator",
+                        (long long)timeout_ms);
+    }
+    backoff(round);
+  }
   return NCORE_OK;
 }
 

@@ -52,6 +52,15 @@ ncore_status_t nccl_dev_comm_create(void *comm,
   };
   status = nccl_settle(nccl_fn.ncclDevCommCreate(c->nccl, &req, d->storage), c,
                        "ncclDevCommCreate");
+  if (status == NCORE_ERR_INVALID_USAGE && c->lsa_size < c->nranks)
+    /* Ranks outside this rank's LSA team are reached only through GIN, and
+     * NCCL answers ncclInvalidUsage ("GIN not supported") where it has no
+     * GIN-capable network: a fact of the machine, not a usage error. */
+    status = core_error(NCORE_ERR_NOT_SUPPORTED,
+                        "comm: a device communicator over ranks outside this "
+                        "rank's LSA team (%d of %d ranks) needs GIN, which "
+                        "NCCL does not support here (%s)", c->lsa_size,
+                        c->nranks, ncore_last_error_message());
   if (status != NCORE_OK) {
     free(d);
     return status;

@@ -95,9 +95,17 @@ ncore_status_t nccl_mem_free(void *ptr) {
   if (status != NCORE_OK) return status;
   if (!nccl_allocation_remove(ptr))
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "ptr: %p was not returned by ncore_mem_alloc of the nccl "
-                      "backend, or was already freed", ptr);
-  return nccl_check(nccl_fn.ncclMemFree(ptr), "ncclMemFree", NULL);
+                      "ptr: not allocated by ncore_mem_alloc (or already "
+                      "freed)");
+  /* Like cudaFree, wait for the device first: ncclMemFree unmaps at once
+   * (cuMemUnmap does not wait), and a send or kernel still reading the
+   * memory would then fault ("illegal memory access") in NCCL's stream. */
+  status = nccl_context_ensure();
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.CtxSynchronize(), "cuCtxSynchronize");
+  ncore_status_t freed = nccl_check(nccl_fn.ncclMemFree(ptr), "ncclMemFree",
+                                    NULL);
+  return status != NCORE_OK ? status : freed;
 }
 
 ncore_status_t nccl_device_count(int *out) {

@@ -139,6 +139,7 @@ static int resolve_cuda(void *cu) {
          CU_REQ(CtxSetCurrent, "cuCtxSetCurrent") &&
          CU_REQ(CtxGetCurrent, "cuCtxGetCurrent") &&
          CU_REQ(CtxGetDevice, "cuCtxGetDevice") &&
+         CU_REQ(CtxSynchronize, "cuCtxSynchronize") &&
          CU_REQ(StreamCreate, "cuStreamCreate") &&
          CU_REQ(StreamDestroy, "cuStreamDestroy_v2") &&
          CU_REQ(StreamSynchronize, "cuStreamSynchronize") &&

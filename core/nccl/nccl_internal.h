@@ -24,6 +24,14 @@ typedef enum nccl_signal_mode {
 
 struct nccl_devcomm;
 
+/* How far a communicator's setup got (comm.c): NCCL's communicator, then
+ * ncore's signal window; only READY communicators take calls. */
+typedef enum nccl_stage {
+  NCCL_STAGE_READY = 0,
+  NCCL_STAGE_NCCL = 1,     /* non-blocking: NCCL still creating it */
+  NCCL_STAGE_SIGNALS = 2   /* non-blocking: signal window registering */
+} nccl_stage_t;
+
 /* One communicator. */
 typedef struct nccl_comm {
   ncclComm_t nccl;
@@ -38,7 +46,14 @@ typedef struct nccl_comm {
   /* Abort: see comm.c for the protocol. */
   atomic_int aborted;
   pthread_mutex_t abort_lock;
-  int nccl_aborted;  /* ncclCommAbort already ran (under abort_lock) */
+  int nccl_aborted;  /* ncclCommRevoke already ran (under abort_lock) */
+  /* ncore's own sticky failure (NCORE_ERR_TIMEOUT, or the error a wait
+   * saw): later calls fail fast, destroy aborts. NCORE_OK if none. */
+  atomic_int failed;
+  int nonblocking;          /* config.blocking = 0 (NCCL's comm is too) */
+  int64_t timeout_ms;       /* resolved config timeout, -1 = forever */
+  nccl_stage_t stage;       /* setup progress (non-blocking creation) */
+  int64_t stage_started_ms; /* when the non-blocking creation began */
   /* One-sided. */
   int native_onesided;      /* NCCL 2.29+ ncclPutSignal & co. are used */
   nccl_signal_mode_t signal_mode;
@@ -48,6 +63,7 @@ typedef struct nccl_comm {
   void *signal_slots;       /* ncclMemAlloc: nranks uint64 slots, one per sender */
   struct nccl_window *signal_window; /* window over signal_slots */
   ncore_status_t signals_status;     /* why signals are unusable, or OK */
+  char signals_reason[256];          /* ... and the message saying so */
   uint64_t *signals_sent;      /* per peer: signals this rank sent it */
   uint64_t *signals_consumed;  /* per peer: its signals earlier waits consumed */
   ncore_gin_type_t gin_type, railed_gin_type; /* from the last devcomm, else NONE */
@@ -112,10 +128,20 @@ ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what);
 /* Base address of world rank peer's part of win (NULL when not LSA
  * reachable), computed once by a kernel and cached. */
 ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out);
-/* Registers [ptr, ptr+size) as a window and exchanges part sizes. */
+/* Registers [ptr, ptr+size) as a window; with exchange_sizes, first
+ * exchanges part sizes (a COLL_SYMMETRIC window with differing sizes fails
+ * on every rank). Waits for a non-blocking communicator. */
 ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
                                   uint32_t flags, int exchange_sizes,
                                   nccl_window_t **out);
+/* The two halves of nccl_window_create without the size exchange, for
+ * callers that must not block (a non-blocking communicator's setup):
+ * start issues ncclCommWindowRegister; finish, once NCCL completed it,
+ * checks NCCL made a window (NCORE_ERR_NOT_SUPPORTED where NCCL does not
+ * support windows). finish releases w on failure. */
+ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
+                                 uint32_t flags, nccl_window_t **out);
+ncore_status_t nccl_window_finish(nccl_window_t *w);
 /* Deregisters (unless the communicator was aborted) and frees. */
 void nccl_window_release(nccl_window_t *w, int deregister);
 /* Runs the helper stream to completion (pointer queries, size exchange). */
@@ -124,8 +150,13 @@ ncore_status_t nccl_helper_sync(nccl_comm_t *c);
 int nccl_peer_in_lsa(const nccl_comm_t *c, int peer);
 
 /* ---- onesided.c ---- */
-/* Collective, at init: the signal window and counters. */
-ncore_status_t nccl_signals_setup(nccl_comm_t *c);
+/* At creation: the signal window and counters. begin issues the window's
+ * (collective) registration; finish, once it completed, records whether
+ * signals are usable (signals_status / signals_reason): a topology where
+ * NCCL makes no window leaves them NOT_SUPPORTED, not the communicator
+ * broken. */
+ncore_status_t nccl_signals_begin(nccl_comm_t *c);
+ncore_status_t nccl_signals_finish(nccl_comm_t *c);
 void nccl_signals_release(nccl_comm_t *c);
 
 /* allocations.c: what ncore_mem_alloc returned and is not yet freed. */

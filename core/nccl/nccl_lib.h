@@ -92,6 +92,7 @@ typedef struct cuda_functions {
   CUresult (*CtxSetCurrent)(CUcontext);
   CUresult (*CtxGetCurrent)(CUcontext *);
   CUresult (*CtxGetDevice)(CUdevice *);
+  CUresult (*CtxSynchronize)(void);
   CUresult (*StreamCreate)(CUstream *, unsigned int);
   CUresult (*StreamDestroy)(CUstream);
   CUresult (*StreamSynchronize)(CUstream);

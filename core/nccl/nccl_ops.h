@@ -22,6 +22,8 @@ void nccl_comm_abort_signal(void *comm);
 void nccl_comm_destroy(void *comm, int aborted);
 void nccl_comm_info(void *comm, core_comm_info_t *out);
 ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out);
+ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
+                                     int64_t timeout_ms);
 ncore_status_t nccl_comm_gin_types(void *comm, ncore_gin_type_t *gin,
                                    ncore_gin_type_t *railed);
 ncore_status_t nccl_group_start(void);

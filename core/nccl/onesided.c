@@ -17,14 +17,16 @@
  * - put_signal: a copy into the peer's part of the window through its LSA
  *   pointer (copy engine; or, up to NCORE_NCCL_PUT_KERNEL_MAX bytes, one
  *   fused kernel that copies and then signals with a release), then signal. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
+#include "../error_clear.h"
 #include "nccl_internal.h"
 #include "nccl_ops.h"
 
-ncore_status_t nccl_signals_setup(nccl_comm_t *c) {
+ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   c->native_onesided = nccl_fn.ncclPutSignal && nccl_fn.ncclSignal &&
                        nccl_fn.ncclWaitSignal &&
                        nccl_env_long("NCORE_NCCL_NATIVE_ONESIDED", 1) != 0;
@@ -72,9 +74,44 @@ ncore_status_t nccl_signals_setup(nccl_comm_t *c) {
                       "cuMemsetD8Async");
   if (status == NCORE_OK) status = nccl_helper_sync(c);
   if (status == NCORE_OK)
-    status = nccl_window_create(c, c->signal_slots, alloc, NCCL_WIN_COLL_SYMMETRIC,
-                                0, &c->signal_window);
+    status = nccl_window_start(c, c->signal_slots, alloc,
+                               NCCL_WIN_COLL_SYMMETRIC, &c->signal_window);
   return status;
+}
+
+ncore_status_t nccl_signals_finish(nccl_comm_t *c) {
+  if (c->native_onesided) return NCORE_OK;
+  ncore_status_t status = nccl_window_finish(c->signal_window);
+  if (status == NCORE_ERR_NOT_SUPPORTED) {
+    /* No window on this topology: the communicator works, signals do not. */
+    c->signal_window = NULL;
+    c->signals_status = status;
+    snprintf(c->signals_reason, sizeof c->signals_reason,
+             "signals need a window over every rank's signal slots, and NCCL "
+             "%d.%d made none for this communicator (it supports windows only "
+             "within one load/store-accessible team, or with GIN)",
+             NCCL_MAJOR, NCCL_MINOR);
+    core_error_clear();
+    return NCORE_OK;
+  }
+  return status;
+}
+
+/* Why signals cannot be used, recorded again for the current call. */
+static ncore_status_t signals_unusable(nccl_comm_t *c) {
+  return core_error(c->signals_status, "%s", c->signals_reason);
+}
+
+/* NOT_SUPPORTED unless peer is load/store reachable (inside this rank's LSA
+ * team): the emulated protocol reaches peers only through LSA pointers. */
+static ncore_status_t require_lsa_peer(nccl_comm_t *c, int peer) {
+  if (nccl_peer_in_lsa(c, peer)) return NCORE_OK;
+  return core_error(
+      NCORE_ERR_NOT_SUPPORTED,
+      "peer: rank %d is not load/store reachable from rank %d (outside its "
+      "LSA team of %d ranks); reaching it needs GIN (device communicator GIN "
+      "type %d), and NCCL %d.%d's host API has no one-sided calls over GIN",
+      peer, c->rank, c->lsa_size, (int)c->gin_type, NCCL_MAJOR, NCCL_MINOR);
 }
 
 void nccl_signals_release(nccl_comm_t *c) {
@@ -89,16 +126,15 @@ void nccl_signals_release(nccl_comm_t *c) {
 
 /* Address of this rank's slot in peer's signal window, or NOT_SUPPORTED. */
 static ncore_status_t peer_slot(nccl_comm_t *c, int peer, uint64_t **out) {
-  void *base = NULL;
-  ncore_status_t status = nccl_window_peer_base(c->signal_window, peer, &base);
+  ncore_status_t status = require_lsa_peer(c, peer);
   if (status != NCORE_OK) return status;
-  if (base == NULL)
-    return core_error(
-        NCORE_ERR_NOT_SUPPORTED,
-        "peer: rank %d is not load/store reachable from rank %d (outside its "
-        "LSA team of %d ranks); reaching it needs GIN (device communicator GIN "
-        "type %d), and NCCL %d.%d's host API has no one-sided calls over GIN",
-        peer, c->rank, c->lsa_size, (int)c->gin_type, NCCL_MAJOR, NCCL_MINOR);
+  void *base = NULL;
+  status = nccl_window_peer_base(c->signal_window, peer, &base);
+  if (status != NCORE_OK) return status;
+  if (base == NULL) /* inside the LSA team, yet no pointer: NCCL's call */
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "peer: NCCL gives no load/store pointer to rank %d's "
+                      "signal slots", peer);
   *out = (uint64_t *)base + c->rank;
   return NCORE_OK;
 }
@@ -124,7 +160,7 @@ ncore_status_t nccl_signal(void *comm, int peer, ncore_stream_t stream) {
     return nccl_check(nccl_fn.ncclSignal(peer, 0, 0, 0, c->nccl,
                                          (cudaStream_t)stream),
                       "ncclSignal", c->nccl);
-  if (c->signals_status != NCORE_OK) return c->signals_status;
+  if (c->signals_status != NCORE_OK) return signals_unusable(c);
   uint64_t *slot = NULL;
   status = peer_slot(c, peer, &slot);
   if (status != NCORE_OK) return status;
@@ -151,7 +187,11 @@ ncore_status_t nccl_wait_signal(void *comm, const core_wait_t *waits,
     free(d);
     return status;
   }
-  if (c->signals_status != NCORE_OK) return c->signals_status;
+  if (c->signals_status != NCORE_OK) return signals_unusable(c);
+  /* A peer outside the LSA team can never signal this rank: say so now
+   * rather than enqueue a wait that never ends. */
+  for (size_t i = 0; i < count && status == NCORE_OK; i++)
+    status = require_lsa_peer(c, waits[i].peer);
   for (size_t i = 0; i < count && status == NCORE_OK; i++) {
     int peer = waits[i].peer;
     uint64_t expected = c->signals_consumed[peer] + waits[i].op_count;
@@ -185,7 +225,7 @@ ncore_status_t nccl_put_signal(void *comm, const void *buf, size_t bytes,
                                             byte_offset, 0, 0, 0, c->nccl,
                                             (cudaStream_t)stream),
                       "ncclPutSignal", c->nccl);
-  if (c->signals_status != NCORE_OK) return c->signals_status;
+  if (c->signals_status != NCORE_OK) return signals_unusable(c);
   uint64_t *slot = NULL;
   status = peer_slot(c, peer, &slot);
   if (status != NCORE_OK) return status;

@@ -27,7 +27,8 @@ ncore_status_t nccl_symmetric_alloc(void *comm, size_t size, void **out) {
   status = nccl_check(nccl_fn.ncclMemAlloc(&s->ptr, size), "ncclMemAlloc",
                       c->nccl);
   if (status == NCORE_OK)
-    status = nccl_window_create(c, s->ptr, size, NCCL_WIN_COLL_SYMMETRIC, 0,
+    /* With the size exchange: every PE must ask for the same size. */
+    status = nccl_window_create(c, s->ptr, size, NCCL_WIN_COLL_SYMMETRIC, 1,
                                 &s->window);
   for (int pe = 0; status == NCORE_OK && pe < c->nranks; pe++)
     status = nccl_window_peer_base(s->window, pe, &s->peer[pe]);
@@ -45,7 +46,10 @@ ncore_status_t nccl_symmetric_alloc(void *comm, size_t size, void **out) {
 void nccl_symmetric_free(void *comm, void *sym) {
   nccl_comm_t *c = comm;
   nccl_symmetric_t *s = sym;
-  if (!atomic_load(&c->aborted)) cu_fn.CtxSetCurrent(c->ctx);
+  cu_fn.CtxSetCurrent(c->ctx);
+  /* As ncore_mem_free: a put or get still running would fault once the
+   * memory is unmapped (ncclMemFree does not wait). */
+  (void)cu_fn.CtxSynchronize();
   nccl_window_release(s->window, 1);
   nccl_fn.ncclMemFree(s->ptr);
   free(s->peer);

@@ -25,9 +25,11 @@ ncore_status_t nccl_helper_sync(nccl_comm_t *c) {
                   "cuStreamSynchronize");
 }
 
-/* Exchanges part sizes with ncclAllGather over the comm's scratch. */
-static ncore_status_t exchange_sizes(nccl_comm_t *c, nccl_window_t *w) {
-  uint64_t mine = w->size;
+/* Exchanges part sizes with ncclAllGather over the comm's scratch into
+ * sizes[nranks]. */
+static ncore_status_t exchange_sizes(nccl_comm_t *c, size_t size,
+                                     size_t *sizes) {
+  uint64_t mine = size;
   char *slots = (char *)c->scratch + 8;
   CUstream s = c->helper_stream;
   ncore_status_t status = cu_check(
@@ -39,25 +41,40 @@ static ncore_status_t exchange_sizes(nccl_comm_t *c, nccl_window_t *w) {
                                                slots, 1, ncclUint64, c->nccl,
                                                (cudaStream_t)s),
                          c, "ncclAllGather(window sizes)");
-  uint64_t *sizes = calloc((size_t)c->nranks, sizeof *sizes);
-  if (status == NCORE_OK && sizes == NULL)
+  uint64_t *exchanged = calloc((size_t)c->nranks, sizeof *exchanged);
+  if (status == NCORE_OK && exchanged == NULL)
     status = core_error(NCORE_ERR_SYSTEM, "out of memory");
   if (status == NCORE_OK)
-    status = cu_check(cu_fn.MemcpyDtoHAsync(sizes, (CUdeviceptr)(uintptr_t)slots,
+    status = cu_check(cu_fn.MemcpyDtoHAsync(exchanged,
+                                            (CUdeviceptr)(uintptr_t)slots,
                                             8 * (size_t)c->nranks, s),
                       "cuMemcpyDtoHAsync");
   if (status == NCORE_OK) status = nccl_helper_sync(c);
   for (int i = 0; status == NCORE_OK && i < c->nranks; i++)
-    w->peer_sizes[i] = (size_t)sizes[i];
-  free(sizes);
+    sizes[i] = (size_t)exchanged[i];
+  free(exchanged);
   return status;
 }
 
-ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
-                                  uint32_t flags, int exchange,
-                                  nccl_window_t **out) {
+/* A COLL_SYMMETRIC window needs one size on every rank; every rank sees the
+ * same exchanged sizes, so every rank fails alike (the host backend's
+ * message, so both backends read the same). */
+static ncore_status_t check_symmetric_sizes(const nccl_comm_t *c, size_t size,
+                                            const size_t *sizes,
+                                            uint32_t flags) {
+  if (!(flags & NCORE_WINDOW_COLL_SYMMETRIC)) return NCORE_OK;
+  for (int r = 0; r < c->nranks; r++)
+    if (sizes[r] != size)
+      return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "size: %zu differs from rank %d's %llu (COLL_SYMMETRIC)",
+                        size, r, (unsigned long long)sizes[r]);
+  return NCORE_OK;
+}
+
+/* A window object for [ptr, ptr+size), not registered yet. */
+static nccl_window_t *window_new(nccl_comm_t *c, void *ptr, size_t size) {
   nccl_window_t *w = calloc(1, sizeof *w);
-  if (w == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  if (w == NULL) return NULL;
   w->comm = c;
   w->ptr = ptr;
   w->size = size;
@@ -67,28 +84,71 @@ ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
   w->peer_known = calloc((size_t)c->nranks, 1);
   w->lsa_base = calloc((size_t)c->lsa_size, sizeof *w->lsa_base);
   w->lsa_known = calloc((size_t)c->lsa_size, 1);
-  ncore_status_t status = NCORE_OK;
   if (!w->peer_sizes || !w->peer_base || !w->peer_known || !w->lsa_base ||
-      !w->lsa_known)
-    status = core_error(NCORE_ERR_SYSTEM, "out of memory");
-  for (int i = 0; i < c->nranks && w->peer_sizes; i++) w->peer_sizes[i] = size;
-  if (status == NCORE_OK) {
-    ncclResult_t r =
-        nccl_fn.ncclCommWindowRegister(c->nccl, ptr, size, &w->win, (int)flags);
-    status = nccl_settle(r, c, "ncclCommWindowRegister");
-    if (status == NCORE_OK && w->win == NULL)
-      status = core_error(NCORE_ERR_UNHANDLED_CUDA,
-                          "ncclCommWindowRegister returned no window (is ptr "
-                          "from ncore_mem_alloc / ncclMemAlloc, and "
-                          "NCCL_CUMEM_ENABLE not 0?)");
+      !w->lsa_known) {
+    nccl_window_release(w, 0);
+    return NULL;
   }
-  if (status == NCORE_OK && exchange) status = exchange_sizes(c, w);
-  if (status != NCORE_OK) {
-    nccl_window_release(w, w->win != NULL);
+  for (int i = 0; i < c->nranks; i++) w->peer_sizes[i] = size;
+  return w;
+}
+
+ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
+                                 uint32_t flags, nccl_window_t **out) {
+  nccl_window_t *w = window_new(c, ptr, size);
+  if (w == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  ncclResult_t r =
+      nccl_fn.ncclCommWindowRegister(c->nccl, ptr, size, &w->win, (int)flags);
+  if (r != ncclSuccess && r != ncclInProgress) {
+    ncore_status_t status = nccl_check(r, "ncclCommWindowRegister", c->nccl);
+    nccl_window_release(w, 0);
     return status;
   }
   *out = w;
   return NCORE_OK;
+}
+
+ncore_status_t nccl_window_finish(nccl_window_t *w) {
+  if (w->win != NULL) return NCORE_OK;
+  nccl_window_release(w, 0);
+  /* NCCL makes no window, without an error, where it does not support
+   * them: memory that is not cuMem (NCCL_CUMEM_ENABLE=0), or NCCL 2.29+
+   * on ranks that span several LSA teams without GIN. */
+  return core_error(NCORE_ERR_NOT_SUPPORTED,
+                    "ncclCommWindowRegister made no window: NCCL supports "
+                    "windows here only over cuMem memory (ncore_mem_alloc, "
+                    "NCCL_CUMEM_ENABLE not 0) and, for ranks outside one "
+                    "load/store-accessible team, with GIN");
+}
+
+ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
+                                  uint32_t flags, int exchange,
+                                  nccl_window_t **out) {
+  /* Sizes first: a symmetric mismatch then fails on every rank before
+   * anything is registered. */
+  size_t *sizes = NULL;
+  ncore_status_t status = NCORE_OK;
+  if (exchange) {
+    sizes = calloc((size_t)c->nranks, sizeof *sizes);
+    status = sizes ? exchange_sizes(c, size, sizes)
+                   : core_error(NCORE_ERR_SYSTEM, "out of memory");
+    if (status == NCORE_OK)
+      status = check_symmetric_sizes(c, size, sizes, flags);
+  }
+  nccl_window_t *w = NULL;
+  if (status == NCORE_OK) status = nccl_window_start(c, ptr, size, flags, &w);
+  if (status == NCORE_OK && sizes != NULL)
+    memcpy(w->peer_sizes, sizes, (size_t)c->nranks * sizeof *sizes);
+  free(sizes);
+  if (status != NCORE_OK) return status;
+  status = nccl_settle(ncclSuccess, c, "ncclCommWindowRegister");
+  if (status != NCORE_OK) {
+    nccl_window_release(w, w->win != NULL);
+    return status;
+  }
+  status = nccl_window_finish(w);
+  if (status == NCORE_OK) *out = w;
+  return status;
 }
 
 void nccl_window_release(nccl_window_t *w, int deregister) {
@@ -155,8 +215,8 @@ ncore_status_t nccl_window_register(void *comm, void *ptr, size_t size,
                                          (CUdeviceptr)(uintptr_t)ptr);
   if (r != CUDA_SUCCESS || type != CU_MEMORYTYPE_DEVICE)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "ptr: %p is not device memory of this process (allocate "
-                      "it with ncore_mem_alloc)", ptr);
+                      "ptr: not device memory of this process (allocate it "
+                      "with ncore_mem_alloc)");
   nccl_window_t *w = NULL;
   status = nccl_window_create(c, ptr, size, flags, 1, &w);
   if (status != NCORE_OK) return status;

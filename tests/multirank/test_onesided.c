@@ -17,11 +17,12 @@ static ncore_wait_signal_desc_t desc_for(int peer, uint32_t op_count) {
 MR_TEST(signal_counts_are_consumed_by_waits) {
   MR_COMM(comm);
   int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
-  for (int i = 0; i < 3; i++) CHECK_OK(ncore_signal(comm, right, 0, 0, 0, NULL));
+  for (int i = 0; i < 3; i++) CHECK_LSA_CALL(comm, right, ncore_signal(comm, right, 0, 0, 0, NULL));
   ncore_wait_signal_desc_t d = desc_for(left, 2);
-  CHECK_OK(ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_LSA_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
   d.op_count = 1;
-  CHECK_OK(ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_LSA_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_OK(ncore_comm_synchronize(comm, NULL));
   mr_barrier(comm);
   CHECK_OK(ncore_comm_destroy(comm));
 }
@@ -29,16 +30,25 @@ MR_TEST(signal_counts_are_consumed_by_waits) {
 MR_TEST(wait_on_every_peer_with_multiple_descs) {
   MR_COMM(comm);
   ncore_wait_signal_desc_t *descs = calloc((size_t)nranks, sizeof *descs);
-  int k = 0;
+  int k = 0, all_reachable = 1;
   for (int peer = 0; peer < nranks; peer++) {
     if (peer == rank) continue;
     /* peer p sends p + 1 signals to everyone */
     descs[k++] = desc_for(peer, (uint32_t)peer + 1);
+    all_reachable = all_reachable && mr_lsa_reachable(comm, peer);
   }
   for (int peer = 0; peer < nranks; peer++)
     if (peer != rank)
-      for (int i = 0; i <= rank; i++) CHECK_OK(ncore_signal(comm, peer, 0, 0, 0, NULL));
-  CHECK_OK(ncore_wait_signal(comm, descs, (size_t)k, NULL));
+      for (int i = 0; i <= rank; i++)
+        CHECK_LSA_CALL(comm, peer, ncore_signal(comm, peer, 0, 0, 0, NULL));
+  /* One unreachable peer among the descriptors fails the whole wait. */
+  if (all_reachable) {
+    CHECK_OK(ncore_wait_signal(comm, descs, (size_t)k, NULL));
+  } else {
+    CHECK_STATUS(ncore_wait_signal(comm, descs, (size_t)k, NULL), NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("LSA team");
+  }
+  CHECK_OK(ncore_comm_synchronize(comm, NULL));
   free(descs);
   mr_barrier(comm);
   CHECK_OK(ncore_comm_destroy(comm));
@@ -49,16 +59,23 @@ MR_TEST(self_signal) {
   CHECK_OK(ncore_signal(comm, rank, 0, 0, 0, NULL));
   ncore_wait_signal_desc_t d = desc_for(rank, 1);
   CHECK_OK(ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_OK(ncore_comm_synchronize(comm, NULL));
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
 MR_TEST(wait_really_waits_for_a_late_signal) {
   MR_COMM(comm);
   mr_barrier(comm);
-  if (rank == 0) {
+  if (!mr_lsa_reachable(comm, rank == 0 ? 1 : 0)) {
+    /* Neither can reach the other: both calls say so, nothing waits. */
+    ncore_wait_signal_desc_t d = desc_for(1, 1);
+    if (rank == 0) CHECK_LSA_CALL(comm, 1, ncore_wait_signal(comm, &d, 1, NULL));
+    if (rank == 1) CHECK_LSA_CALL(comm, 0, ncore_signal(comm, 0, 0, 0, 0, NULL));
+  } else if (rank == 0) {
+    /* On NCCL the wait is stream-ordered: the stream, not the call, waits. */
     double t0 = mr_now_ms();
     ncore_wait_signal_desc_t d = desc_for(1, 1);
-    CHECK_OK(ncore_wait_signal(comm, &d, 1, NULL));
+    CHECK_OK(mr_complete(comm, ncore_wait_signal(comm, &d, 1, NULL), NULL));
     double waited = mr_now_ms() - t0;
     if (waited < 180) {
       harness_fail(__FILE__, __LINE__, "wait returned after %.1f ms; the signal came after 200 ms", waited);
@@ -67,33 +84,39 @@ MR_TEST(wait_really_waits_for_a_late_signal) {
     CHECK(waited < 3000);
   } else if (rank == 1) {
     usleep(200 * 1000);
-    CHECK_OK(ncore_signal(comm, 0, 0, 0, 0, NULL));
+    CHECK_OK(mr_complete(comm, ncore_signal(comm, 0, 0, 0, 0, NULL), NULL));
   }
   mr_barrier(comm);
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
 MR_TEST(wait_times_out_without_signal) {
-  /* A short timeout for the wait; the other ranks stay out of ncore until
-   * it has passed (a barrier would time out with it and leave). */
+  /* Every rank waits for a signal from itself that never comes (itself is
+   * always reachable), with a short timeout: the wait (host) or the stream
+   * it was enqueued on (NCCL) times out, and the communicator keeps the
+   * error, so later calls fail fast. */
   enum { TIMEOUT_MS = 1000 };
   ncore_comm_config_t config = mr_config();
   config.timeout_ms = TIMEOUT_MS;
   ncore_comm_t comm = NCORE_NULL_HANDLE;
   CHECK_OK(ncore_comm_init_rank(&comm, nranks, id, rank, &config));
-  if (rank == 0) {
-    double t0 = mr_now_ms();
-    ncore_wait_signal_desc_t d = desc_for(1, 1);
-    CHECK_STATUS(ncore_wait_signal(comm, &d, 1, NULL), NCORE_ERR_TIMEOUT);
-    CHECK_MESSAGE_CONTAINS("timed out");
-    double waited = mr_now_ms() - t0;
-    CHECK(waited >= TIMEOUT_MS * 0.9);
-    CHECK(waited < TIMEOUT_MS * 3);
-  } else {
-    usleep(TIMEOUT_MS * 1500);
-  }
-  mr_barrier(comm);
-  CHECK_OK(ncore_comm_destroy(comm));
+  mr_track(comm);
+  CHECK_OK(harness_settle(NCORE_IN_PROGRESS));
+  double t0 = mr_now_ms();
+  ncore_wait_signal_desc_t d = desc_for(rank, 1);
+  CHECK_STATUS(mr_complete(comm, ncore_wait_signal(comm, &d, 1, NULL), NULL),
+               NCORE_ERR_TIMEOUT);
+  CHECK_MESSAGE_CONTAINS("timed out");
+  double waited = mr_now_ms() - t0;
+  CHECK(waited >= TIMEOUT_MS * 0.9);
+  CHECK(waited < TIMEOUT_MS * 3);
+  ncore_status_t async = NCORE_OK;
+  CHECK_OK(ncore_comm_async_error(comm, &async));
+  CHECK_EQ(async, NCORE_ERR_TIMEOUT);
+  /* Let every rank see its own timeout before this one's abort could tell
+   * them it went away. */
+  usleep(TIMEOUT_MS * 1000);
+  CHECK_OK(ncore_comm_abort(comm));
 }
 
 MR_TEST(signal_and_wait_argument_errors) {
@@ -161,15 +184,16 @@ static void put_ring(ncore_comm_t comm, int rank, int nranks, char *win_mem,
   int32_t *src = tb_alloc(sizeof host);
   CHECK(src);
   tb_put(src, host, sizeof host);
-  CHECK_OK(ncore_put_signal(comm, src, COUNT, NCORE_INT32, right, win, (size_t)rank * COUNT, 0, 0,
-                            0, NULL));
+  CHECK_LSA_CALL(comm, right, ncore_put_signal(comm, src, COUNT, NCORE_INT32, right, win,
+                                               (size_t)rank * COUNT, 0, 0, 0, NULL));
   ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
   d.peer = left;
-  CHECK_OK(ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_LSA_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_OK(ncore_comm_synchronize(comm, NULL));
   int32_t got[COUNT];
   if (mapped) tb_get(got, win_mem + (size_t)left * COUNT * 4, sizeof got);
   else memcpy(got, win_mem + (size_t)left * COUNT * 4, sizeof got);
-  for (int i = 0; i < COUNT; i++)
+  for (int i = 0; mr_lsa_reachable(comm, left) && i < COUNT; i++)
     if (got[i] != left * 100000 + i) {
       harness_fail(__FILE__, __LINE__, "%s window: element %d is %d, expected %d",
                    mapped ? "shared" : "malloc", i, got[i], left * 100000 + i);
@@ -192,11 +216,20 @@ MR_TEST(put_signal_lands_in_mapped_window) {
 }
 
 MR_TEST(put_signal_lands_in_malloc_window) {
-  REQUIRE_HOST_BACKEND();
   MR_COMM(comm);
   size_t bytes = (size_t)nranks * COUNT * 4;
   char *mem = calloc(1, bytes);
   CHECK(mem);
+  if (!harness_is_host()) {
+    /* NCCL windows need device memory from ncore_mem_alloc. */
+    ncore_window_t win;
+    CHECK_STATUS(ncore_register_window(&win, comm, mem, bytes, NCORE_WINDOW_DEFAULT),
+                 NCORE_ERR_INVALID_ARGUMENT);
+    CHECK_MESSAGE_CONTAINS("ptr");
+    free(mem);
+    CHECK_OK(ncore_comm_destroy(comm));
+    return;
+  }
   put_ring(comm, rank, nranks, mem, bytes, 0);
   if (harness_failed()) return;
   free(mem);
@@ -215,15 +248,18 @@ MR_TEST(put_signal_large_and_zero_sized) {
   ncore_window_t win;
   CHECK_OK(ncore_register_window(&win, comm, mem, bytes, 0));
   int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
-  CHECK_OK(ncore_put_signal(comm, src, bytes, NCORE_UINT8, right, win, 0, 0, 0, 0, NULL));
+  CHECK_LSA_CALL(comm, right,
+                 ncore_put_signal(comm, src, bytes, NCORE_UINT8, right, win, 0, 0, 0, 0, NULL));
   /* A zero-element put still signals. */
-  CHECK_OK(ncore_put_signal(comm, NULL, 0, NCORE_UINT8, right, win, 0, 0, 0, 0, NULL));
+  CHECK_LSA_CALL(comm, right,
+                 ncore_put_signal(comm, NULL, 0, NCORE_UINT8, right, win, 0, 0, 0, 0, NULL));
   ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
   d.peer = left;
   d.op_count = 2;
-  CHECK_OK(ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_LSA_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_OK(ncore_comm_synchronize(comm, NULL));
   tb_get(host, mem, bytes);
-  for (size_t i = 0; i < bytes; i++)
+  for (size_t i = 0; mr_lsa_reachable(comm, left) && i < bytes; i++)
     if (host[i] != (char)(i * 31 + left)) {
       harness_fail(__FILE__, __LINE__, "byte %zu differs", i);
       return;
@@ -279,6 +315,7 @@ MR_TEST(put_signal_errors) {
   /* A window of another communicator. */
   ncore_comm_t twin;
   CHECK_OK(ncore_comm_split(comm, 0, rank, &twin, NULL));
+  mr_track(twin);
   char *twin_mem = tb_alloc(4096);
   ncore_window_t twin_win;
   CHECK_OK(ncore_register_window(&twin_win, twin, twin_mem, 4096, 0));

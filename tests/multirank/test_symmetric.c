@@ -44,6 +44,12 @@ MR_TEST(symmetric_peer_pointers) {
   CHECK_OK(ncore_symmetric_peer_pointer(sym, rank, &p));
   CHECK(p != NULL);
   if (harness_is_host()) CHECK_PTR_EQ(p, local);
+  /* A PE outside the LSA team has no load/store address: NULL, never a
+   * fake one. */
+  for (int pe = 0; pe < nranks; pe++) {
+    CHECK_OK(ncore_symmetric_peer_pointer(sym, pe, &p));
+    CHECK_EQ(p != NULL, mr_lsa_reachable(comm, pe));
+  }
   CHECK_STATUS(ncore_symmetric_peer_pointer(sym, nranks, &p), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("pe");
   CHECK_STATUS(ncore_symmetric_peer_pointer(sym, -1, &p), NCORE_ERR_INVALID_ARGUMENT);
@@ -74,21 +80,24 @@ MR_TEST(symmetric_put_and_get_to_each_pe) {
   unsigned char host[64];
   for (size_t i = 0; i < slot; i++) host[i] = (unsigned char)(rank * 16 + i);
   tb_put(src, host, slot);
-  /* Put our bytes into slot `rank` of every PE. */
+  /* Put our bytes into slot `rank` of every PE (those outside this rank's
+   * LSA team refuse: they are not load/store reachable). */
   for (int pe = 0; pe < nranks; pe++)
-    CHECK_OK(ncore_symmetric_put(sym, (size_t)rank * slot, src, slot, pe, NULL));
+    CHECK_LSA_CALL(comm, pe, ncore_symmetric_put(sym, (size_t)rank * slot, src, slot, pe, NULL));
   CHECK_OK(ncore_stream_synchronize(NULL, harness_backend()));
   mr_barrier(comm);
-  /* Our own part holds every rank's bytes; a get from each PE returns that
-   * PE's copy of slot `pe`. */
+  /* Our own part holds the bytes of every rank that could reach it; a get
+   * from each reachable PE returns that PE's copy of slot `pe`. */
   void *local;
   CHECK_OK(ncore_symmetric_local_pointer(sym, &local));
   for (int r = 0; r < nranks; r++) {
+    if (!mr_lsa_reachable(comm, r)) continue; /* r could not put here */
     tb_get(host, (unsigned char *)local + (size_t)r * slot, slot);
     for (size_t i = 0; i < slot; i++) CHECK_EQ(host[i], (unsigned char)(r * 16 + i));
   }
   for (int pe = 0; pe < nranks; pe++) {
-    CHECK_OK(ncore_symmetric_get(dst, sym, (size_t)pe * slot, slot, pe, NULL));
+    CHECK_LSA_CALL(comm, pe, ncore_symmetric_get(dst, sym, (size_t)pe * slot, slot, pe, NULL));
+    if (!mr_lsa_reachable(comm, pe)) continue;
     CHECK_OK(ncore_stream_synchronize(NULL, harness_backend()));
     tb_get(host, dst, slot);
     for (size_t i = 0; i < slot; i++) CHECK_EQ(host[i], (unsigned char)(pe * 16 + i));

@@ -96,11 +96,15 @@ TEST(config_unknown_backend_rejected) {
 }
 
 TEST(config_host_device_must_be_minus_one) {
-  REQUIRE_HOST_BACKEND();
+  /* Names the host backend explicitly: runs whatever AUTO resolves to. */
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.backend = NCORE_BACKEND_HOST;
   config.device = 0;
+  ncore_unique_id_t id;
+  CHECK_OK(ncore_get_unique_id(&id, NCORE_BACKEND_HOST));
   ncore_comm_t comm = NCORE_NULL_HANDLE;
-  CHECK_STATUS(unit_comm1(&comm, &config), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_comm_init_rank(&comm, 1, &id, 0, &config),
+               NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("device");
 }
 

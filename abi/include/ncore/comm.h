@@ -202,6 +202,30 @@ NCORE_API ncore_status_t ncore_comm_lsa_size(ncore_comm_t comm, int *out);
 NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
                                                 ncore_status_t *out);
 
+/* Waits until every operation enqueued on stream so far has completed, and
+ * fails instead of hanging when comm cannot complete them: NCCL runs
+ * operations asynchronously on the stream, so a peer that died or aborted,
+ * or one that never takes part, shows up only while waiting for the stream.
+ * The wait polls the stream and the communicator's asynchronous error
+ * (ncclCommGetAsyncError), as NCCL's documentation asks of applications,
+ * within the communicator's timeout (config.timeout_ms), and notices
+ * ncore_comm_abort from another thread. On the host backend operations
+ * complete before they return, so this only reports the communicator's
+ * asynchronous error.
+ * After NCORE_ERR_REMOTE or NCORE_ERR_TIMEOUT the communicator keeps that
+ * error (ncore_comm_async_error reports it, later operations fail fast):
+ * abort it (ncore_comm_abort), or shrink the failed ranks away, since work
+ * still queued on the stream may never finish otherwise.
+ * stream: the stream the operations were enqueued on (see ncore_stream_t).
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (not a communicator handle,
+ * bad stream); NCORE_ERR_CLOSED (destroyed, or aborted while waiting);
+ * NCORE_ERR_INVALID_USAGE (still initialising); NCORE_ERR_REMOTE (a peer
+ * died or aborted); NCORE_ERR_TIMEOUT (not complete within the timeout);
+ * NCORE_ERR_SYSTEM / NCORE_ERR_INTERNAL (a failure NCCL reported);
+ * NCORE_ERR_UNHANDLED_CUDA. */
+NCORE_API ncore_status_t ncore_comm_synchronize(ncore_comm_t comm,
+                                                ncore_stream_t stream);
+
 /* Starts a group (ncclGroupStart): until the matching ncore_group_end, p2p
  * and collective calls made by this thread are only queued, and then run
  * together, so a rank can send to and receive from peers without deadlock,

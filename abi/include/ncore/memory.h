@@ -46,8 +46,12 @@ NCORE_API ncore_status_t ncore_mem_alloc(void **out, size_t size,
                                          ncore_backend_t backend);
 
 /* Frees memory from ncore_mem_alloc (ncclMemFree). NULL is a no-op.
+ * Like cudaFree, on NCCL it first waits for the device's outstanding work
+ * (an operation still reading or writing the memory would otherwise fault).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (ptr was not returned by
- * ncore_mem_alloc of this backend, or was already freed). */
+ * ncore_mem_alloc of this backend, or was already freed);
+ * NCORE_ERR_UNHANDLED_CUDA (NCCL: the device reported an error while
+ * waiting; the memory is freed all the same). */
 NCORE_API ncore_status_t ncore_mem_free(void *ptr, ncore_backend_t backend);
 
 /* Number of devices: CUDA devices (NCCL), 1 (host).
