@@ -81,31 +81,44 @@ export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 TOTAL_PASSED=0 TOTAL_FAILED=0 TOTAL_SKIPPED=0
 JOBS=${JOBS:-1}
 OUTDIR=$(mktemp -d /tmp/ncore-run-sh.XXXXXX)
-trap 'rm -rf "$OUTDIR"' EXIT
+# Killed or interrupted: still show what the unreported invocations printed.
+report_unfinished() {
+  local index
+  for ((index = PRINTED; index < ${#QUEUED[@]}; index++)); do
+    echo "=== ${QUEUED[$index]} (unfinished)"
+    cat "$OUTDIR/$index.out" 2>/dev/null
+  done
+  rm -rf "$OUTDIR"
+}
+trap report_unfinished EXIT
+trap 'exit 124' TERM INT
 QUEUED=()   # labels, in order; output in $OUTDIR/<index>.out, exit code in .rc
+PRINTED=0   # how many of QUEUED have been reported
 
 # Starts one program invocation in the background (at most JOBS at once);
-# run_queued prints the outputs in queue order and adds them up.
+# finished ones are reported in queue order as soon as all before them are
+# (report_done), so a run cut short still shows what completed.
 queue_one() { # label command...
   local label=$1; shift
   local index=${#QUEUED[@]}
   QUEUED+=("$label")
-  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; report_done; done
   (
     # ncore-run prefixes each rank's lines with "[r] "; the summary is rank 0's.
     set -o pipefail
-    timeout "$PROGRAM_TIMEOUT" "$@" 2>&1 | sed -E 's/^\[0\] //' > "$OUTDIR/$index.out"
+    timeout "$PROGRAM_TIMEOUT" "$@" 2>&1 | sed -u -E 's/^\[0\] //' > "$OUTDIR/$index.out"
     echo $? > "$OUTDIR/$index.rc"
   ) &
 }
 
-# Waits for the queue, prints every invocation's output and adds its
-# summary line to the totals (one that ends without one counts as one
-# failure).
-run_queued() {
-  wait
+# Reports, in queue order, every invocation that finished and whose
+# predecessors were reported: prints its output and adds its summary line to
+# the totals (one that ends without one counts as one failure).
+report_done() {
   local index label out rc summary p f s
-  for index in "${!QUEUED[@]}"; do
+  while [ "$PRINTED" -lt "${#QUEUED[@]}" ] && [ -f "$OUTDIR/$PRINTED.rc" ]; do
+    index=$PRINTED
+    PRINTED=$((PRINTED + 1))
     label=${QUEUED[$index]}
     echo "=== $label"
     out=$(cat "$OUTDIR/$index.out" 2>/dev/null)
@@ -128,7 +141,16 @@ run_queued() {
       TOTAL_FAILED=$((TOTAL_FAILED + 1))
     fi
   done
+}
+
+# Waits for the whole queue and reports it.
+run_queued() {
+  while [ "$PRINTED" -lt "${#QUEUED[@]}" ]; do
+    wait -n 2>/dev/null || sleep 0.2
+    report_done
+  done
   QUEUED=()
+  PRINTED=0
   rm -f "$OUTDIR"/*
 }
 

@@ -216,6 +216,20 @@ static int judge_child(int status, const mr_report_t *report, int have_report,
   return 0;
 }
 
+/* Runs NCORE_TEST_HANG_COMMAND (a printf format with one %d, the pid; e.g.
+ * "cuda-gdb -batch -ex 'thread apply all bt' -p %d") on a rank the watchdog
+ * is about to kill, so a hang leaves its stacks in the output. */
+static void describe_hung_rank(const char *name, int rank, pid_t pid) {
+  const char *format = getenv("NCORE_TEST_HANG_COMMAND");
+  if (format == NULL || *format == '\0') return;
+  char command[1024];
+  snprintf(command, sizeof command, format, (int)pid);
+  printf("rank %d of %s hangs; %s:\n", rank, name, command);
+  fflush(stdout);
+  if (system(command) != 0) printf("(the hang command failed)\n");
+  fflush(stdout);
+}
+
 /* Child-process mode of mr_run. */
 static int run_children(const char *name, int nranks, mr_test_fn fn) {
   if (nranks > MR_MAX_RANKS) nranks = MR_MAX_RANKS;
@@ -259,6 +273,8 @@ static int run_children(const char *name, int nranks, mr_test_fn fn) {
     if (mr_now_ms() - start > MR_WATCHDOG_MS) {
       hung = 1;
       for (int r = 0; r < nranks; r++)
+        if (!done[r]) describe_hung_rank(name, r, pids[r]);
+      for (int r = 0; r < nranks; r++)
         if (!done[r]) kill(pids[r], SIGKILL);
       for (int r = 0; r < nranks; r++)
         if (!done[r]) {
@@ -296,15 +312,18 @@ static int run_children(const char *name, int nranks, mr_test_fn fn) {
     }
   }
   (void)hung;
+  /* The seconds each test took show where a slow run (NCCL over sockets)
+   * spends its time. */
+  double seconds = (mr_now_ms() - start) / 1000.0;
   if (failed) {
-    printf("FAIL %s: %s\n", name, first);
+    printf("FAIL %s: %s [%.1f s]\n", name, first, seconds);
     return 1;
   }
   if (skipped) {
     printf("skip %s: %s\n", name, first);
     return 2;
   }
-  printf("ok %s\n", name);
+  printf("ok %s [%.1f s]\n", name, seconds);
   return 0;
 }
 
