@@ -56,9 +56,7 @@ NCORE_API ncore_status_t ncore_create_dev_comm(
   if (requirements != NULL)
     status = core_versioned_read(
         &req, sizeof req, requirements,
-        CORE_VERSIONED_MIN_SIZE(ncore_dev_comm_requirements_t,
-                                resource_requirements_list),
-        "requirements");
+        CORE_MIN_SIZE_DEV_COMM_REQUIREMENTS, "requirements");
   if (status == NCORE_OK) status = check_requirements(c, &req);
   core_resource_t fields = {0};
   if (status == NCORE_OK)
@@ -90,7 +88,7 @@ NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
   if (status != NCORE_OK) return status;
   uint32_t their_size = 0;
   status = core_versioned_check_out(
-      out, CORE_VERSIONED_MIN_SIZE(ncore_dev_comm_info_t, rank),
+      out, CORE_MIN_SIZE_DEV_COMM_INFO,
       sizeof(ncore_dev_comm_info_t), "out", &their_size);
   if (status != NCORE_OK) return status;
   core_resource_t *res = NULL;
