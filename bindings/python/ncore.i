@@ -1,7 +1,7 @@
 /* ncore.i — the raw Python layer over the C ABI (abi/include/ncore.h).
  *
- * Deliberately thin (docs/STYLE.md, "Python via SWIG"): it includes the public
- * headers and only changes how values cross the boundary:
+ * Deliberately thin: it includes the public headers and only changes how
+ * values cross the boundary:
  *   - out-parameters become return values (a tuple when there are several);
  *   - a status other than NCORE_OK raises, from one %exception block, an
  *     exception carrying (status, message), the message read from
@@ -417,6 +417,25 @@ NCORE_IN_ADDRESS(uintptr_t)
 %typemap(freearg) (const ncore_wait_signal_desc_t *descs, size_t ndescs) {
   free(array$argnum);
 }
+
+/* ---- versioned structs ---- */
+
+/* The *_init functions take the caller's struct size: from Python it is
+ * always the size of the struct this extension was compiled with, so the
+ * Python call takes the struct alone (raw.ncore_comm_config_init(config)). */
+%define NCORE_SIZED_INIT(TYPE, NAME)
+%typemap(in) (TYPE *NAME, size_t struct_size) (void *pointer = NULL, int res = 0) {
+  res = SWIG_ConvertPtr($input, &pointer, $1_descriptor, 0);
+  if (!SWIG_IsOK(res)) {
+    SWIG_exception_fail(SWIG_ArgError(res), "NAME: expected a " #TYPE " or None");
+  }
+  $1 = (TYPE *)pointer;
+  $2 = sizeof(TYPE);
+}
+%enddef
+NCORE_SIZED_INIT(ncore_comm_config_t, config)
+NCORE_SIZED_INIT(ncore_wait_signal_desc_t, desc)
+NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
 
 /* ---- buffers ---- */
 

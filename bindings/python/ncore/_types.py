@@ -16,6 +16,7 @@ __all__ = [
     "Backend",
     "DeviceType",
     "ScalarResidence",
+    "MemcpyKind",
     "WindowFlag",
     "CommShrinkFlag",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64",
@@ -140,6 +141,16 @@ class ScalarResidence(enum.IntEnum):
 
     DEVICE = raw.NCORE_SCALAR_DEVICE
     HOST_IMMEDIATE = raw.NCORE_SCALAR_HOST_IMMEDIATE
+
+
+class MemcpyKind(enum.IntEnum):
+    """Direction of a copy (ncore_memcpy_kind_t, cudaMemcpyKind)."""
+
+    DEFAULT = raw.NCORE_MEMCPY_DEFAULT
+    HOST_TO_DEVICE = raw.NCORE_MEMCPY_HOST_TO_DEVICE
+    DEVICE_TO_HOST = raw.NCORE_MEMCPY_DEVICE_TO_HOST
+    DEVICE_TO_DEVICE = raw.NCORE_MEMCPY_DEVICE_TO_DEVICE
+    HOST_TO_HOST = raw.NCORE_MEMCPY_HOST_TO_HOST
 
 
 class WindowFlag(enum.IntFlag):

@@ -46,6 +46,35 @@ def test_version_and_status_strings():
     assert ncore.get_error_string(999) == "NCORE_ERR_UNKNOWN"
 
 
+def test_abi_rule_refuses_another_major_and_an_older_minor():
+    from ncore._lib import abi_mismatch
+    assert abi_mismatch(10000, 10000) is None
+    assert abi_mismatch(10100, 10000) is None  # a newer minor serves
+    assert abi_mismatch(raw.ncore_abi_version(), raw.NCORE_ABI_VERSION) is None
+    older = abi_mismatch(10000, 10100)
+    assert older == ("ncore: libncore.so has ABI version 10000, this binding was built "
+                     "against 10100: the major versions must match and the library's "
+                     "minor must be at least the binding's")
+    assert abi_mismatch(20000, 10000) is not None
+
+
+def test_sized_init_passes_the_extensions_own_size():
+    for struct, init, size in [
+            (raw.ncore_comm_config_t, raw.ncore_comm_config_init, raw.NCORE_SIZEOF_COMM_CONFIG),
+            (raw.ncore_wait_signal_desc_t, raw.ncore_wait_signal_desc_init,
+             raw.NCORE_SIZEOF_WAIT_SIGNAL_DESC),
+            (raw.ncore_dev_comm_requirements_t, raw.ncore_dev_comm_requirements_init,
+             raw.NCORE_SIZEOF_DEV_COMM_REQUIREMENTS)]:
+        value = struct()
+        init(value)
+        assert value.struct_size == size
+    with pytest.raises(ncore.NcclInvalid) as caught:
+        raw.ncore_comm_config_init(None)
+    assert caught.value.message == "ncore_comm_config_init: config: must not be NULL"
+    with pytest.raises(TypeError):
+        raw.ncore_comm_config_init(raw.ncore_wait_signal_desc_t())
+
+
 def test_enum_values_equal_ncore_and_nccl():
     assert [int(d) for d in (ncore.INT8, ncore.UINT8, ncore.INT32, ncore.UINT32, ncore.INT64,
                              ncore.UINT64, ncore.FLOAT16, ncore.FLOAT32, ncore.FLOAT64,
