@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Tests that need one process only.
@@ -17,6 +18,32 @@ func TestLoadedLibraryMatchesCompiledABI(t *testing.T) {
 	}
 	if parts := strings.Split(Version(), "."); len(parts) != 3 {
 		t.Errorf("Version() = %q, want MAJOR.MINOR.PATCH", Version())
+	}
+}
+
+func TestABIRuleRefusesAnotherMajorAndAnOlderMinor(t *testing.T) {
+	for _, ok := range [][2]int{{10000, 10000}, {10100, 10000}, {LoadedABIVersion(), ABIVersion}} {
+		if msg := abiMismatch(ok[0], ok[1]); msg != "" {
+			t.Errorf("abiMismatch(%d, %d) = %q, want none", ok[0], ok[1], msg)
+		}
+	}
+	want := "ncore: libncore.so has ABI version 10000, this binding was built against 10100: " +
+		"the major versions must match and the library's minor must be at least the binding's"
+	if got := abiMismatch(10000, 10100); got != want {
+		t.Errorf("abiMismatch(10000, 10100) = %q, want %q", got, want)
+	}
+	if abiMismatch(20000, 10000) == "" {
+		t.Error("abiMismatch(20000, 10000) accepted another major version")
+	}
+}
+
+func TestSizedInitsTakeThisBindingsSize(t *testing.T) {
+	defaults := DefaultConfig()
+	cfg, err := defaults.toC()
+	must(t, "toC", err)
+	defer cfg.free()
+	if got, want := uintptr(cfg.c.struct_size), unsafe.Sizeof(cfg.c); got != want {
+		t.Errorf("config struct_size = %d, want this binding's %d", got, want)
 	}
 }
 
