@@ -2,8 +2,9 @@
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
 # order: the C tests (tests/run.sh), the same under ASan and UBSan builds
 # (build/asan, build/ubsan), the Python, Rust and Go bindings' test.sh, the
-# conformance suite, the ABI check, the ABI checker's self-test and the
-# header test (C89 / C11 / C++11 / C++17). Every
+# conformance suite, the ABI check, the ABI checker's self-test, the
+# header test (C89 / C11 / C++11 / C++17) and the binding coverage check
+# (tools/api-coverage against bindings/omissions.txt). Every
 # suite's output is shown (and kept in build/test-logs/); its own summary line
 # is parsed by tools/test-summary.py. Ends with the time per stage and ONE
 # line "N passed, N failed" over all suites; exit 1 if anything failed.
@@ -66,6 +67,7 @@ fi
 run_suite abi-check tools/abi-check
 run_suite abi-check-selftest tools/abi-check-selftest.sh
 run_suite abi-headers tools/header-test.sh
+run_suite api-coverage tools/api-coverage
 
 echo
 echo "######## summary (seconds per stage)"

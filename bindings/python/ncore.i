@@ -387,7 +387,15 @@ NCORE_IN_ADDRESS(uintptr_t)
     array = (ncore_wait_signal_desc_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(*array));
     if (array == NULL) { Py_DECREF(fast); PyErr_NoMemory(); SWIG_fail; }
     for (Py_ssize_t i = 0; i < n; i++) {
-      long long f[5] = {0, 1, 0, 0, (long long)sizeof(ncore_wait_signal_desc_t)};
+      /* The library's defaults for this extension's size, then the tuple. */
+      ncore_status_t init_status = ncore_wait_signal_desc_init(&array[i], sizeof(array[i]));
+      if (init_status != NCORE_OK) {
+        Py_DECREF(fast);
+        ncore_py_raise(init_status);
+        SWIG_fail;
+      }
+      long long f[5] = {array[i].peer, array[i].op_count, array[i].signal_index,
+                        array[i].context, (long long)array[i].struct_size};
       PyObject *item = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i),
                                        "descs: each item must be a tuple");
       if (item == NULL) { Py_DECREF(fast); SWIG_fail; }

@@ -87,6 +87,17 @@ class NcclDataType(enum.IntEnum):
             return cls(_EXTENDED_NAMES[dtype.name])
         return cls(raw.ncore_dtype_from_typestr(dtype.str))
 
+    @classmethod
+    def from_dlpack(cls, code: int, bits: int, lanes: int = 1) -> "NcclDataType":
+        """Maps a DLPack dtype (DLDataTypeCode, bits, lanes) to NcclDataType
+        (ncore_dtype_from_dlpack).
+
+        Raises:
+            NcclInvalid: no ncore equivalent (bool, complex, lanes != 1, ...);
+                the message comes from the library.
+        """
+        return cls(raw.ncore_dtype_from_dlpack(int(code), int(bits), int(lanes)))
+
 
 class NcclRedOp(enum.IntEnum):
     """Built-in reduction operator, mirroring ncclRedOp_t."""

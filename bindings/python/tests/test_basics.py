@@ -97,6 +97,14 @@ def test_dtype_from_numpy_goes_through_the_c_table():
     assert caught.value.message.startswith("ncore_dtype_from_typestr: ")
 
 
+def test_dtype_from_dlpack_goes_through_the_c_table():
+    assert ncore.NcclDataType.from_dlpack(2, 32) is ncore.FLOAT32  # kDLFloat
+    assert ncore.NcclDataType.from_dlpack(4, 16) is ncore.BFLOAT16  # kDLBfloat
+    with pytest.raises(ncore.NcclInvalid) as caught:
+        ncore.NcclDataType.from_dlpack(2, 32, lanes=4)
+    assert caught.value.message.startswith("ncore_dtype_from_dlpack: ")
+
+
 def test_unique_id_is_128_bytes_and_round_trips():
     uid = ncore.get_unique_id(ncore.Backend.HOST)
     assert len(bytes(uid)) == 128 == len(uid)
