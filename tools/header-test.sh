@@ -43,30 +43,22 @@ for name, struct in ncore_api.structs(headers).items():
 PY
 )
 
-missing=""
-{
-  echo "#include <ncore.h>"
-  for pair in "${pairs[@]}"; do
-    set -- $pair
-    if [ "$2" = - ]; then missing="$missing $1"; continue; fi
-    echo "static const $1 file_scope_$1 = $2;"
-  done
-  echo "int ncore_header_test(void);"
-  echo "int ncore_header_test(void) {"
-  for pair in "${pairs[@]}"; do
-    set -- $pair
-    [ "$2" = - ] && continue
-    echo "  $1 local_$1 = $2;"
-  done
-  echo "  unsigned long sum = 0;"
-  for pair in "${pairs[@]}"; do
-    set -- $pair
-    [ "$2" = - ] && continue
-    echo "  sum += local_$1.struct_size + file_scope_$1.struct_size;"
-  done
-  echo "  return sum == 0;"
-  echo "}"
-} > "$work/client.c"
+missing="" file_scope="" locals="" sums=""
+for pair in "${pairs[@]}"; do
+  set -- $pair
+  if [ "$2" = - ]; then missing="$missing $1"; continue; fi
+  file_scope+="static const $1 file_scope_$1 = $2;"$'\n'
+  locals+="  $1 local_$1 = $2;"$'\n'
+  sums+="  sum += local_$1.struct_size + file_scope_$1.struct_size;"$'\n'
+done
+cat > "$work/client.c" <<C
+#include <ncore.h>
+${file_scope}int ncore_header_test(void);
+int ncore_header_test(void) {
+${locals}  unsigned long sum = 0;
+${sums}  return sum == 0;
+}
+C
 cp "$work/client.c" "$work/client.cpp"
 
 if [ -n "$missing" ]; then
