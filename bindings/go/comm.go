@@ -148,6 +148,17 @@ func (c *Communicator) Finalize() error {
 	return fromResult(C.ncgo_comm_finalize(c.ch()))
 }
 
+// Synchronize waits until every operation enqueued on stream so far
+// completed, failing instead of hanging when the communicator cannot
+// complete them (ncore_comm_synchronize): ErrRemote for a dead or aborted
+// peer, ErrTimeout past the configured timeout. On the host backend
+// operations complete before they return, so only the asynchronous error is
+// reported. A nil stream is the default stream.
+func (c *Communicator) Synchronize(stream *Stream) error {
+	defer runtime.KeepAlive(c)
+	return fromResult(C.ncgo_comm_synchronize(c.ch(), stream.arg()))
+}
+
 // Destroy is Close: it releases the communicator and every resource it
 // owns (ncore_comm_destroy). Local; idempotent.
 func (c *Communicator) Destroy() error { return c.Close() }

@@ -166,6 +166,11 @@ func TestSingleRankCommunicatorLifecycle(t *testing.T) {
 	if x[2] != 3 {
 		t.Fatalf("1-rank allreduce changed data: %v", x)
 	}
+	must(t, "Synchronize (default stream)", c.Synchronize(nil))
+	s, err := NewStream(BackendHost)
+	must(t, "NewStream", err)
+	must(t, "Synchronize (a stream)", c.Synchronize(s))
+	must(t, "stream Close", s.Close())
 	must(t, "Close", c.Close())
 	must(t, "second Close", c.Close())
 	if c.IsValid() {
@@ -174,6 +179,7 @@ func TestSingleRankCommunicatorLifecycle(t *testing.T) {
 	_, err = c.Size()
 	wantErr(t, "Size after Close", err, ErrClosed)
 	wantErr(t, "AllReduce after Close", c.AllReduce(Host(x), Host(x), Sum, nil), ErrClosed)
+	wantErr(t, "Synchronize after Close", c.Synchronize(nil), ErrClosed)
 	must(t, "Abort after Close (idempotent)", c.Abort())
 }
 

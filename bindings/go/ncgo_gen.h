@@ -59,6 +59,9 @@ static inline ncgo_result ncgo_comm_async_error(ncore_comm_t comm, int *out) {
   *out = (int)out_value;
   return r;
 }
+static inline ncgo_result ncgo_comm_synchronize(ncore_comm_t comm, uintptr_t stream) {
+  return ncgo_result_of(ncore_comm_synchronize(comm, NCGO_STREAM(stream)));
+}
 
 /* ---- p2p.h ---- */
 static inline ncgo_result ncgo_send(ncore_comm_t comm, void *buf_hp, uintptr_t buf_dp, size_t count, int dtype, int peer, uintptr_t stream) {

@@ -155,6 +155,15 @@ def test_one_rank_communicator_properties(comm1):
     assert "rank=0" in repr(comm1)
 
 
+def test_synchronize_waits_on_a_stream_and_refuses_a_bad_one(comm1):
+    comm1.synchronize()
+    with ncore.Stream(ncore.Backend.HOST) as stream:
+        comm1.synchronize(stream)
+    with pytest.raises(ncore.NcclInvalid) as caught:
+        comm1.synchronize(0x1234)
+    assert caught.value.message.startswith("ncore_comm_synchronize: stream")
+
+
 def test_destroy_is_idempotent_and_context_manager_destroys():
     with ncore.Communicator.init(1, 0, ncore.get_unique_id(ncore.Backend.HOST),
                                  ncore.NCCLConfig(backend=ncore.Backend.HOST)) as comm:
@@ -168,6 +177,8 @@ def test_destroy_is_idempotent_and_context_manager_destroys():
         raw.ncore_comm_rank(handle)
     assert isinstance(caught.value, RuntimeError)
     raw.ncore_comm_destroy(handle)  # idempotent on a stale handle
+    with pytest.raises(ncore.NcclClosed):
+        raw.ncore_comm_synchronize(handle, 0)
 
 
 def test_config_fields_reach_the_c_struct():

@@ -547,6 +547,9 @@ extern "C" {
     pub fn ncore_comm_async_error(comm: ncore_comm_t, out: *mut ncore_status_t) -> ncore_status_t;
 }
 extern "C" {
+    pub fn ncore_comm_synchronize(comm: ncore_comm_t, stream: ncore_stream_t) -> ncore_status_t;
+}
+extern "C" {
     pub fn ncore_group_start() -> ncore_status_t;
 }
 extern "C" {

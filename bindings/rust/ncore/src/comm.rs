@@ -6,6 +6,7 @@ use crate::config::Config;
 use crate::devcomm::GinType;
 use crate::error::{check, invalid_argument, ErrorKind, Result};
 use crate::handle::{handle_type, query};
+use crate::stream::{raw_stream, Stream};
 use crate::types::Backend;
 use crate::unique_id::{LaunchEnv, UniqueId};
 
@@ -172,6 +173,17 @@ impl Communicator {
     pub fn finalize(&self) -> Result<()> {
         // SAFETY: plain handle.
         check(unsafe { sys::ncore_comm_finalize(self.raw) })
+    }
+
+    /// Waits until every operation enqueued on `stream` so far completed,
+    /// failing instead of hanging when this communicator cannot complete
+    /// them (`ncore_comm_synchronize`): `Remote` for a dead or aborted peer,
+    /// `Timeout` past the configured timeout. On the host backend operations
+    /// complete before they return, so only the asynchronous error is
+    /// reported.
+    pub fn synchronize(&self, stream: Option<&Stream>) -> Result<()> {
+        // SAFETY: plain handle and stream.
+        check(unsafe { sys::ncore_comm_synchronize(self.raw, raw_stream(stream)) })
     }
 
     /// Aborts (`ncore_comm_abort`): peers waiting on this rank get `Remote`,

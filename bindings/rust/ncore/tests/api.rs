@@ -287,6 +287,24 @@ fn streams_and_devices_on_the_host_backend() {
 }
 
 #[test]
+fn synchronize_waits_on_a_stream_and_answers_closed_after_destroy() {
+    let config = Config::new().backend(Backend::Host);
+    let comm = Communicator::init_all(1, None, Some(&config))
+        .unwrap()
+        .remove(0);
+    comm.synchronize(None).unwrap();
+    let stream = Stream::new(Backend::Host).unwrap();
+    comm.synchronize(Some(&stream)).unwrap();
+    stream.destroy().unwrap();
+    comm.destroy().unwrap();
+    assert_error(
+        comm.synchronize(None),
+        ErrorKind::Closed,
+        "ncore_comm_synchronize: ",
+    );
+}
+
+#[test]
 fn config_strings_with_nul_are_refused() {
     let config = Config::new().comm_name("a\0b");
     let id = UniqueId::new(Backend::Host).unwrap();
