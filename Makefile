@@ -7,7 +7,7 @@
 #   make conformance   the conformance matrix on the host backend
 #   make conformance-gpu  the same on NCCL, cases of up to one rank per GPU
 #   make abi-check     compare build/lib/libncore.so with abi/baseline/
-#   make abi-baseline  regenerate abi/baseline/libncore.abi (on purpose only)
+#   make abi-baseline  record a release: abi/baseline/ (docs/abi-policy.md; releases only)
 #   make clean         remove build/ and Bazel's outputs
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -63,10 +63,12 @@ conformance-gpu:
 abi-check: lib
 	tools/abi-check
 
+# A release only (docs/abi-policy.md): freezes the newest version node.
 abi-baseline: lib
 	mkdir -p abi/baseline
 	abidw --no-corpus-path --headers-dir abi/include --out-file abi/baseline/libncore.abi build/lib/libncore.so
-	@echo "abi-baseline: wrote abi/baseline/libncore.abi"
+	/usr/bin/python3 tools/ncore_api.py newest-node > abi/baseline/released-node
+	@echo "abi-baseline: wrote abi/baseline/libncore.abi; released node $$(cat abi/baseline/released-node)"
 
 clean:
 	rm -rf build

@@ -27,9 +27,7 @@ NCORE_API ncore_status_t ncore_comm_check_buffer(ncore_comm_t comm,
     return core_error(NCORE_ERR_INVALID_ARGUMENT, "desc: must not be NULL");
   ncore_buffer_desc_t d = NCORE_BUFFER_DESC_INIT;
   ncore_status_t status =
-      core_versioned_read(&d, sizeof d, desc,
-                          CORE_VERSIONED_MIN_SIZE(ncore_buffer_desc_t, ptr),
-                          "desc");
+      core_versioned_read(&d, sizeof d, desc, CORE_MIN_SIZE_BUFFER_DESC, "desc");
   if (status != NCORE_OK) return status;
   if (d.device_type != NCORE_DEVICE_CPU && d.device_type != NCORE_DEVICE_CUDA)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,

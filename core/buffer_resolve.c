@@ -45,7 +45,7 @@ static ncore_status_t begin_resolve(ncore_buffer_desc_t *out,
   ncore_buffer_desc_t defaults = NCORE_BUFFER_DESC_INIT;
   *desc = defaults;
   return core_versioned_check_out(
-      out, CORE_VERSIONED_MIN_SIZE(ncore_buffer_desc_t, ptr),
+      out, CORE_MIN_SIZE_BUFFER_DESC,
       sizeof(ncore_buffer_desc_t), "out", their_size);
 }
 

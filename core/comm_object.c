@@ -240,6 +240,41 @@ ncore_status_t core_resource_acquire(uint64_t handle, core_handle_type_t type,
   return NCORE_OK;
 }
 
+ncore_status_t core_resource_create_begin(uint64_t *out, ncore_comm_t comm,
+                                          core_comm_object_t **c) {
+  if (out == NULL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
+  *out = NCORE_NULL_HANDLE;
+  return core_comm_acquire(comm, 0, c);
+}
+
+ncore_status_t core_resource_create_end(core_comm_object_t *c,
+                                        ncore_status_t status,
+                                        core_handle_type_t type,
+                                        const core_resource_t *fields,
+                                        uint64_t *out) {
+  if (status == NCORE_OK) status = core_resource_publish(c, type, fields, out);
+  core_comm_release(c);
+  return status;
+}
+
+ncore_status_t core_resource_query_begin(uint64_t handle,
+                                         core_handle_type_t type,
+                                         const char *argument, const void *out,
+                                         core_resource_t **res) {
+  if (out == NULL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
+  return core_resource_acquire(handle, type, argument, res);
+}
+
+ncore_status_t core_comm_query_begin(ncore_comm_t comm, int allow_pending,
+                                     const void *out, core_comm_object_t **c) {
+  if (out == NULL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
+  return allow_pending ? core_comm_acquire_pending(comm, c)
+                       : core_comm_acquire(comm, 1, c);
+}
+
 void core_resource_release(core_resource_t *res) {
   if (res != NULL) core_handle_release(&res->header);
 }

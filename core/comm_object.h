@@ -108,6 +108,37 @@ ncore_status_t core_resource_acquire(uint64_t handle, core_handle_type_t type,
  * NULL is a no-op. */
 void core_resource_release(core_resource_t *res);
 
+/* The start of every entry point that creates a resource of comm: out must
+ * not be NULL (then *out = NCORE_NULL_HANDLE, so a failure leaves no stale
+ * value) and comm must be open and not finalized. On NCORE_OK the caller
+ * holds *c; release it with core_comm_release. */
+ncore_status_t core_resource_create_begin(uint64_t *out, ncore_comm_t comm,
+                                          core_comm_object_t **c);
+
+/* The end of every such entry point: when status (the checks' and the
+ * backend's) is NCORE_OK, publishes *fields as a new resource of type
+ * (core_resource_publish); releases c either way. Returns the status. */
+ncore_status_t core_resource_create_end(core_comm_object_t *c,
+                                        ncore_status_t status,
+                                        core_handle_type_t type,
+                                        const core_resource_t *fields,
+                                        uint64_t *out);
+
+/* The start of every query: out must not be NULL ("out: must not be
+ * NULL"), then the resource (of type, named argument in messages) is
+ * acquired as by core_resource_acquire. */
+ncore_status_t core_resource_query_begin(uint64_t handle,
+                                         core_handle_type_t type,
+                                         const char *argument, const void *out,
+                                         core_resource_t **res);
+
+/* The same for a communicator query: out not NULL, comm acquired with
+ * finalized allowed (queries stay valid after finalize) and, when
+ * allow_pending, while the backend is still creating it
+ * (core_comm_acquire_pending) for the queries that answer then too. */
+ncore_status_t core_comm_query_begin(ncore_comm_t comm, int allow_pending,
+                                     const void *out, core_comm_object_t **c);
+
 /* Explicit, idempotent close of a resource handle (ncore_*_close). */
 ncore_status_t core_resource_close(uint64_t handle, core_handle_type_t type,
                                    const char *argument);

@@ -3,56 +3,31 @@
 #include "comm_object.h"
 #include "error.h"
 
-/* Acquires comm for a query with a non-NULL out. */
-static ncore_status_t begin_query(ncore_comm_t comm, const void *out,
-                                  core_comm_object_t **c) {
-  if (out == NULL)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
-  return core_comm_acquire(comm, 1, c);
-}
-
-/* One cached-info query. */
-#define DEFINE_INFO_QUERY(FUNCTION, FIELD)                                \
-  NCORE_API ncore_status_t FUNCTION(ncore_comm_t comm, int *out) {        \
+/* A query that reads one value of the acquired communicator `c`;
+ * PENDING: it answers while the backend is still creating the communicator. */
+#define DEFINE_COMM_QUERY(FUNCTION, PENDING, OUT_T, VALUE)                \
+  NCORE_API ncore_status_t FUNCTION(ncore_comm_t comm, OUT_T *out) {      \
     CORE_ENTER(#FUNCTION);                                                \
     core_comm_object_t *c = NULL;                                         \
-    ncore_status_t status = begin_query(comm, out, &c);                   \
+    ncore_status_t status = core_comm_query_begin(comm, PENDING, out, &c); \
     if (status != NCORE_OK) return status;                                \
-    *out = c->info.FIELD;                                                 \
+    *out = (VALUE);                                                       \
     core_comm_release(c);                                                 \
     return NCORE_OK;                                                      \
   }
 
-DEFINE_INFO_QUERY(ncore_comm_rank, rank)
-DEFINE_INFO_QUERY(ncore_comm_size, nranks)
-DEFINE_INFO_QUERY(ncore_comm_device, device)
-DEFINE_INFO_QUERY(ncore_comm_lsa_rank, lsa_rank)
-DEFINE_INFO_QUERY(ncore_comm_lsa_size, lsa_size)
-
-/* Acquires comm, pending or not, for a query with a non-NULL out. */
-static ncore_status_t begin_pending_query(ncore_comm_t comm, const void *out,
-                                          core_comm_object_t **c) {
-  if (out == NULL)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
-  return core_comm_acquire_pending(comm, c);
-}
-
-NCORE_API ncore_status_t ncore_comm_backend(ncore_comm_t comm,
-                                            ncore_backend_t *out) {
-  CORE_ENTER("ncore_comm_backend");
-  core_comm_object_t *c = NULL;
-  ncore_status_t status = begin_pending_query(comm, out, &c);
-  if (status != NCORE_OK) return status;
-  *out = c->ops->kind;
-  core_comm_release(c);
-  return NCORE_OK;
-}
+DEFINE_COMM_QUERY(ncore_comm_rank, 0, int, c->info.rank)
+DEFINE_COMM_QUERY(ncore_comm_size, 0, int, c->info.nranks)
+DEFINE_COMM_QUERY(ncore_comm_device, 0, int, c->info.device)
+DEFINE_COMM_QUERY(ncore_comm_lsa_rank, 0, int, c->info.lsa_rank)
+DEFINE_COMM_QUERY(ncore_comm_lsa_size, 0, int, c->info.lsa_size)
+DEFINE_COMM_QUERY(ncore_comm_backend, 1, ncore_backend_t, c->ops->kind)
 
 NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
                                                 ncore_status_t *out) {
   CORE_ENTER("ncore_comm_async_error");
   core_comm_object_t *c = NULL;
-  ncore_status_t status = begin_pending_query(comm, out, &c);
+  ncore_status_t status = core_comm_query_begin(comm, 1, out, &c);
   if (status != NCORE_OK) return status;
   status = c->ops->comm_async_error(c->impl, out);
   if (status == NCORE_OK) core_comm_note_async_state(c, *out);
@@ -64,7 +39,7 @@ NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
 static ncore_status_t gin_query(ncore_comm_t comm, ncore_gin_type_t *out,
                                 int railed) {
   core_comm_object_t *c = NULL;
-  ncore_status_t status = begin_query(comm, out, &c);
+  ncore_status_t status = core_comm_query_begin(comm, 0, out, &c);
   if (status != NCORE_OK) return status;
   ncore_gin_type_t gin = NCORE_GIN_TYPE_NONE, rail = NCORE_GIN_TYPE_NONE;
   status = c->ops->comm_gin_types(c->impl, &gin, &rail);

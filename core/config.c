@@ -38,7 +38,7 @@ ncore_status_t core_config_read(const ncore_comm_config_t *user,
   if (user != NULL) {
     ncore_status_t status = core_versioned_read(
         &out->user, sizeof out->user, user,
-        CORE_VERSIONED_MIN_SIZE(ncore_comm_config_t, backend), "config");
+        CORE_MIN_SIZE_COMM_CONFIG, "config");
     if (status != NCORE_OK) return status;
   }
   const ncore_comm_config_t *c = &out->user;
@@ -69,32 +69,31 @@ ncore_status_t core_config_select_backend(core_config_t *config,
   return NCORE_OK;
 }
 
-NCORE_API ncore_status_t ncore_comm_config_init(ncore_comm_config_t *config) {
+/* The defaults live in static storage, so their padding bytes are zero and
+ * every init writes the same bytes. */
+NCORE_API ncore_status_t ncore_comm_config_init(ncore_comm_config_t *config,
+                                                size_t struct_size) {
   CORE_ENTER("ncore_comm_config_init");
-  if (config == NULL)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT, "config: must not be NULL");
-  ncore_comm_config_t defaults = NCORE_COMM_CONFIG_INIT;
-  *config = defaults;
-  return NCORE_OK;
+  static const ncore_comm_config_t defaults = NCORE_COMM_CONFIG_INIT;
+  return core_versioned_init(config, struct_size, &defaults, sizeof defaults,
+                             CORE_MIN_SIZE_COMM_CONFIG, "config");
 }
 
 NCORE_API ncore_status_t ncore_wait_signal_desc_init(
-    ncore_wait_signal_desc_t *desc) {
+    ncore_wait_signal_desc_t *desc, size_t struct_size) {
   CORE_ENTER("ncore_wait_signal_desc_init");
-  if (desc == NULL)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT, "desc: must not be NULL");
-  ncore_wait_signal_desc_t defaults = NCORE_WAIT_SIGNAL_DESC_INIT;
-  *desc = defaults;
-  return NCORE_OK;
+  static const ncore_wait_signal_desc_t defaults = NCORE_WAIT_SIGNAL_DESC_INIT;
+  return core_versioned_init(desc, struct_size, &defaults, sizeof defaults,
+                             CORE_MIN_SIZE_WAIT_SIGNAL_DESC, "desc");
 }
 
 NCORE_API ncore_status_t ncore_dev_comm_requirements_init(
-    ncore_dev_comm_requirements_t *requirements) {
+    ncore_dev_comm_requirements_t *requirements, size_t struct_size) {
   CORE_ENTER("ncore_dev_comm_requirements_init");
-  if (requirements == NULL)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "requirements: must not be NULL");
-  ncore_dev_comm_requirements_t defaults = NCORE_DEV_COMM_REQUIREMENTS_INIT;
-  *requirements = defaults;
-  return NCORE_OK;
+  static const ncore_dev_comm_requirements_t defaults =
+      NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  return core_versioned_init(requirements, struct_size, &defaults,
+                             sizeof defaults,
+                             CORE_MIN_SIZE_DEV_COMM_REQUIREMENTS,
+                             "requirements");
 }

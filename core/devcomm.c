@@ -1,6 +1,5 @@
 /* core — device communicators (ncore/devcomm.h, ncclDevCommCreate). */
-#include "comm_object.h"
-#include "error.h"
+#include "resource_entry.h"
 #include "validate.h"
 #include "versioned.h"
 
@@ -46,42 +45,25 @@ NCORE_API ncore_status_t ncore_create_dev_comm(
     ncore_dev_comm_t *out, ncore_comm_t comm,
     const ncore_dev_comm_requirements_t *requirements) {
   CORE_ENTER("ncore_create_dev_comm");
-  ncore_status_t status = core_check_not_null(out, "out");
-  if (status != NCORE_OK) return status;
-  *out = NCORE_NULL_HANDLE;
   core_comm_object_t *c = NULL;
-  status = core_comm_acquire(comm, 0, &c);
+  ncore_status_t status = core_resource_create_begin(out, comm, &c);
   if (status != NCORE_OK) return status;
   ncore_dev_comm_requirements_t req = NCORE_DEV_COMM_REQUIREMENTS_INIT;
   if (requirements != NULL)
     status = core_versioned_read(
         &req, sizeof req, requirements,
-        CORE_VERSIONED_MIN_SIZE(ncore_dev_comm_requirements_t,
-                                resource_requirements_list),
-        "requirements");
+        CORE_MIN_SIZE_DEV_COMM_REQUIREMENTS, "requirements");
   if (status == NCORE_OK) status = check_requirements(c, &req);
   core_resource_t fields = {0};
   if (status == NCORE_OK)
     status = c->ops->dev_comm_create(c->impl, &req, &fields.impl);
-  if (status == NCORE_OK)
-    status = core_resource_publish(c, CORE_HANDLE_DEV_COMM, &fields, out);
-  core_comm_release(c);
-  return status;
+  return core_resource_create_end(c, status, CORE_HANDLE_DEV_COMM, &fields,
+                                  out);
 }
 
-NCORE_API ncore_status_t ncore_dev_comm_pointer(ncore_dev_comm_t dev_comm,
-                                                void **out) {
-  CORE_ENTER("ncore_dev_comm_pointer");
-  ncore_status_t status = core_check_not_null(out, "out");
-  if (status != NCORE_OK) return status;
-  core_resource_t *res = NULL;
-  status = core_resource_acquire(dev_comm, CORE_HANDLE_DEV_COMM, "dev_comm",
-                                 &res);
-  if (status != NCORE_OK) return status;
-  *out = res->comm->ops->dev_comm_pointer(res->impl);
-  core_resource_release(res);
-  return NCORE_OK;
-}
+CORE_RESOURCE_QUERY(ncore_dev_comm_pointer, ncore_dev_comm_t, dev_comm,
+                    CORE_HANDLE_DEV_COMM, void *,
+                    res->comm->ops->dev_comm_pointer(res->impl))
 
 NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
                                              ncore_dev_comm_info_t *out) {
@@ -89,9 +71,9 @@ NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
   ncore_status_t status = core_check_not_null(out, "out");
   if (status != NCORE_OK) return status;
   uint32_t their_size = 0;
-  status = core_versioned_check_out(
-      out, CORE_VERSIONED_MIN_SIZE(ncore_dev_comm_info_t, rank),
-      sizeof(ncore_dev_comm_info_t), "out", &their_size);
+  status = core_versioned_check_out(out, CORE_MIN_SIZE_DEV_COMM_INFO,
+                                    sizeof(ncore_dev_comm_info_t), "out",
+                                    &their_size);
   if (status != NCORE_OK) return status;
   core_resource_t *res = NULL;
   status = core_resource_acquire(dev_comm, CORE_HANDLE_DEV_COMM, "dev_comm",
@@ -105,12 +87,6 @@ NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
   return NCORE_OK;
 }
 
-NCORE_API ncore_status_t ncore_dev_comm_close(ncore_dev_comm_t dev_comm) {
-  CORE_ENTER("ncore_dev_comm_close");
-  return core_resource_close(dev_comm, CORE_HANDLE_DEV_COMM, "dev_comm");
-}
-
-NCORE_API int ncore_dev_comm_is_valid(ncore_dev_comm_t dev_comm) {
-  CORE_ENTER("ncore_dev_comm_is_valid");
-  return core_resource_is_valid(dev_comm, CORE_HANDLE_DEV_COMM);
-}
+CORE_RESOURCE_CLOSE_AND_IS_VALID(ncore_dev_comm_close, ncore_dev_comm_is_valid,
+                                 ncore_dev_comm_t, dev_comm,
+                                 CORE_HANDLE_DEV_COMM)

@@ -52,8 +52,7 @@ static ncore_status_t read_wait_desc(const ncore_wait_signal_desc_t *descs,
                       name, size, stride);
   ncore_wait_signal_desc_t desc = NCORE_WAIT_SIGNAL_DESC_INIT;
   ncore_status_t status = core_versioned_read(
-      &desc, sizeof desc, raw,
-      CORE_VERSIONED_MIN_SIZE(ncore_wait_signal_desc_t, peer), name);
+      &desc, sizeof desc, raw, CORE_MIN_SIZE_WAIT_SIGNAL_DESC, name);
   if (status != NCORE_OK) return status;
   if (desc.peer < 0 || desc.peer >= nranks)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
@@ -86,7 +85,7 @@ static ncore_status_t read_wait_descs(const ncore_wait_signal_desc_t *descs,
   /* The caller's element size is descs[0].struct_size: an older or newer
    * binding lays its array out with its own struct size. */
   uint32_t stride = descs[0].struct_size;
-  size_t min_size = CORE_VERSIONED_MIN_SIZE(ncore_wait_signal_desc_t, peer);
+  size_t min_size = CORE_MIN_SIZE_WAIT_SIGNAL_DESC;
   if (stride < min_size)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "descs[0]: struct_size %u is invalid (expected %zu..%zu)",

@@ -2,67 +2,36 @@
  * collective allocation, local / peer pointers, put / get with bounds. */
 #include <stdint.h>
 
-#include "comm_object.h"
-#include "error.h"
+#include "resource_entry.h"
 #include "validate.h"
 
 NCORE_API ncore_status_t ncore_symmetric_alloc(ncore_symmetric_t *out,
                                                ncore_comm_t comm, size_t size) {
   CORE_ENTER("ncore_symmetric_alloc");
-  ncore_status_t status = core_check_not_null(out, "out");
-  if (status != NCORE_OK) return status;
-  *out = NCORE_NULL_HANDLE;
   core_comm_object_t *c = NULL;
-  status = core_comm_acquire(comm, 0, &c);
+  ncore_status_t status = core_resource_create_begin(out, comm, &c);
   if (status != NCORE_OK) return status;
   if (size == 0)
     status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
-  core_resource_t fields = {0};
+  core_resource_t fields = {.size = size};
   if (status == NCORE_OK)
     status = c->ops->symmetric_alloc(c->impl, size, &fields.impl);
-  if (status == NCORE_OK) {
-    fields.size = size;
-    status = core_resource_publish(c, CORE_HANDLE_SYMMETRIC, &fields, out);
-  }
-  core_comm_release(c);
-  return status;
+  return core_resource_create_end(c, status, CORE_HANDLE_SYMMETRIC, &fields,
+                                  out);
 }
 
-/* Acquires sym for a query with a non-NULL out. */
-static ncore_status_t begin_query(ncore_symmetric_t sym, const void *out,
-                                  core_resource_t **res) {
-  ncore_status_t status = core_check_not_null(out, "out");
-  if (status != NCORE_OK) return status;
-  return core_resource_acquire(sym, CORE_HANDLE_SYMMETRIC, "sym", res);
-}
-
-NCORE_API ncore_status_t ncore_symmetric_size(ncore_symmetric_t sym,
-                                              size_t *out) {
-  CORE_ENTER("ncore_symmetric_size");
-  core_resource_t *res = NULL;
-  ncore_status_t status = begin_query(sym, out, &res);
-  if (status != NCORE_OK) return status;
-  *out = res->size;
-  core_resource_release(res);
-  return NCORE_OK;
-}
-
-NCORE_API ncore_status_t ncore_symmetric_local_pointer(ncore_symmetric_t sym,
-                                                       void **out) {
-  CORE_ENTER("ncore_symmetric_local_pointer");
-  core_resource_t *res = NULL;
-  ncore_status_t status = begin_query(sym, out, &res);
-  if (status != NCORE_OK) return status;
-  *out = res->comm->ops->symmetric_local_pointer(res->impl);
-  core_resource_release(res);
-  return NCORE_OK;
-}
+CORE_RESOURCE_QUERY(ncore_symmetric_size, ncore_symmetric_t, sym,
+                    CORE_HANDLE_SYMMETRIC, size_t, res->size)
+CORE_RESOURCE_QUERY(ncore_symmetric_local_pointer, ncore_symmetric_t, sym,
+                    CORE_HANDLE_SYMMETRIC, void *,
+                    res->comm->ops->symmetric_local_pointer(res->impl))
 
 NCORE_API ncore_status_t ncore_symmetric_peer_pointer(ncore_symmetric_t sym,
                                                       int pe, void **out) {
   CORE_ENTER("ncore_symmetric_peer_pointer");
   core_resource_t *res = NULL;
-  ncore_status_t status = begin_query(sym, out, &res);
+  ncore_status_t status =
+      core_resource_query_begin(sym, CORE_HANDLE_SYMMETRIC, "sym", out, &res);
   if (status != NCORE_OK) return status;
   status = core_check_range(pe, res->comm->info.nranks, "pe");
   if (status == NCORE_OK)
@@ -129,12 +98,5 @@ NCORE_API ncore_status_t ncore_symmetric_get(void *dst, ncore_symmetric_t src,
   return status;
 }
 
-NCORE_API ncore_status_t ncore_symmetric_free(ncore_symmetric_t sym) {
-  CORE_ENTER("ncore_symmetric_free");
-  return core_resource_close(sym, CORE_HANDLE_SYMMETRIC, "sym");
-}
-
-NCORE_API int ncore_symmetric_is_valid(ncore_symmetric_t sym) {
-  CORE_ENTER("ncore_symmetric_is_valid");
-  return core_resource_is_valid(sym, CORE_HANDLE_SYMMETRIC);
-}
+CORE_RESOURCE_CLOSE_AND_IS_VALID(ncore_symmetric_free, ncore_symmetric_is_valid,
+                                 ncore_symmetric_t, sym, CORE_HANDLE_SYMMETRIC)

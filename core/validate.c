@@ -31,6 +31,13 @@ ncore_status_t core_check_buffer(const void *buffer, size_t count,
                     "%s: is NULL but holds %zu elements", argument, count);
 }
 
+ncore_status_t core_check_registration(const void *ptr, size_t size) {
+  ncore_status_t status = core_check_not_null(ptr, "ptr");
+  if (status == NCORE_OK && size == 0)
+    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  return status;
+}
+
 ncore_status_t core_check_elements(size_t count, size_t factor,
                                    ncore_dtype_t dtype, const char *argument,
                                    size_t *elements) {

@@ -22,6 +22,10 @@ ncore_status_t core_check_range(int value, int limit, const char *argument);
 ncore_status_t core_check_buffer(const void *buffer, size_t count,
                                  const char *argument);
 
+/* The memory a registration keeps (registered buffer, window): ptr not
+ * NULL ("ptr: must not be NULL"), size > 0 ("size: must be > 0"). */
+ncore_status_t core_check_registration(const void *ptr, size_t size);
+
 /* count * factor elements of dtype must fit in size_t bytes; *elements
  * receives count * factor. */
 ncore_status_t core_check_elements(size_t count, size_t factor,

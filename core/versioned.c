@@ -53,6 +53,26 @@ ncore_status_t core_versioned_check_out(const void *theirs, size_t min_size,
   return NCORE_OK;
 }
 
+ncore_status_t core_versioned_init(void *theirs, size_t struct_size,
+                                   const void *defaults, size_t ours_size,
+                                   size_t min_size, const char *argument) {
+  if (theirs == NULL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s: must not be NULL",
+                      argument);
+  if (struct_size < min_size)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "struct_size: %zu is too small (expected the caller's "
+                      "sizeof of the struct: at least %zu, this library's is "
+                      "%zu)", struct_size, min_size, ours_size);
+  if (struct_size > UINT32_MAX)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "struct_size: %zu does not fit the uint32_t field "
+                      "(expected the caller's sizeof of the struct)",
+                      struct_size);
+  core_versioned_write(theirs, (uint32_t)struct_size, defaults, ours_size);
+  return NCORE_OK;
+}
+
 void core_versioned_write(void *theirs, uint32_t their_size, const void *ours,
                           size_t ours_size) {
   size_t copy = their_size < ours_size ? their_size : ours_size;

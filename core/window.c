@@ -1,59 +1,44 @@
 /* core — registered windows (ncore/window.h, ncclCommWindowRegister):
  * registration, queries, and the LSA / peer / multimem pointer getters with
  * their range checks (rank in range, offset <= that part's size). */
-#include "comm_object.h"
-#include "error.h"
+#include "resource_entry.h"
 #include "validate.h"
 
 NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
                                                ncore_comm_t comm, void *ptr,
                                                size_t size, uint32_t flags) {
   CORE_ENTER("ncore_register_window");
-  ncore_status_t status = core_check_not_null(out, "out");
-  if (status != NCORE_OK) return status;
-  *out = NCORE_NULL_HANDLE;
   core_comm_object_t *c = NULL;
-  status = core_comm_acquire(comm, 0, &c);
+  ncore_status_t status = core_resource_create_begin(out, comm, &c);
   if (status != NCORE_OK) return status;
-  status = core_check_not_null(ptr, "ptr");
-  if (status == NCORE_OK && size == 0)
-    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  status = core_check_registration(ptr, size);
   if (status == NCORE_OK && (flags & ~NCORE_WINDOW_COLL_SYMMETRIC) != 0)
     status = core_error(NCORE_ERR_INVALID_ARGUMENT,
                         "flags: 0x%x has unknown bits (expected "
                         "NCORE_WINDOW_DEFAULT or NCORE_WINDOW_COLL_SYMMETRIC)",
                         flags);
-  core_resource_t fields = {0};
+  core_resource_t fields = {.ptr = ptr, .size = size, .flags = flags};
   if (status == NCORE_OK)
     status = c->ops->window_register(c->impl, ptr, size, flags, &fields.impl,
                                      &fields.native);
-  if (status == NCORE_OK) {
-    fields.ptr = ptr;
-    fields.size = size;
-    fields.flags = flags;
-    status = core_resource_publish(c, CORE_HANDLE_WINDOW, &fields, out);
-  }
-  core_comm_release(c);
-  return status;
+  return core_resource_create_end(c, status, CORE_HANDLE_WINDOW, &fields, out);
 }
 
 /* Acquires window for a query with a non-NULL out. */
 static ncore_status_t begin_query(ncore_window_t window, const void *out,
                                   core_resource_t **res) {
-  ncore_status_t status = core_check_not_null(out, "out");
-  if (status != NCORE_OK) return status;
-  return core_resource_acquire(window, CORE_HANDLE_WINDOW, "window", res);
+  return core_resource_query_begin(window, CORE_HANDLE_WINDOW, "window", out,
+                                   res);
 }
 
-NCORE_API ncore_status_t ncore_window_size(ncore_window_t window, size_t *out) {
-  CORE_ENTER("ncore_window_size");
-  core_resource_t *res = NULL;
-  ncore_status_t status = begin_query(window, out, &res);
-  if (status != NCORE_OK) return status;
-  *out = res->size;
-  core_resource_release(res);
-  return NCORE_OK;
-}
+CORE_RESOURCE_QUERY(ncore_window_size, ncore_window_t, window,
+                    CORE_HANDLE_WINDOW, size_t, res->size)
+CORE_RESOURCE_QUERY(ncore_window_user_pointer, ncore_window_t, window,
+                    CORE_HANDLE_WINDOW, void *, res->ptr)
+CORE_RESOURCE_QUERY(ncore_window_flags, ncore_window_t, window,
+                    CORE_HANDLE_WINDOW, uint32_t, res->flags)
+CORE_RESOURCE_QUERY(ncore_window_native_handle, ncore_window_t, window,
+                    CORE_HANDLE_WINDOW, uintptr_t, res->native)
 
 NCORE_API ncore_status_t ncore_window_peer_size(ncore_window_t window, int peer,
                                                 size_t *out) {
@@ -66,39 +51,6 @@ NCORE_API ncore_status_t ncore_window_peer_size(ncore_window_t window, int peer,
     *out = res->comm->ops->window_peer_size(res->impl, peer);
   core_resource_release(res);
   return status;
-}
-
-NCORE_API ncore_status_t ncore_window_user_pointer(ncore_window_t window,
-                                                   void **out) {
-  CORE_ENTER("ncore_window_user_pointer");
-  core_resource_t *res = NULL;
-  ncore_status_t status = begin_query(window, out, &res);
-  if (status != NCORE_OK) return status;
-  *out = res->ptr;
-  core_resource_release(res);
-  return NCORE_OK;
-}
-
-NCORE_API ncore_status_t ncore_window_flags(ncore_window_t window,
-                                            uint32_t *out) {
-  CORE_ENTER("ncore_window_flags");
-  core_resource_t *res = NULL;
-  ncore_status_t status = begin_query(window, out, &res);
-  if (status != NCORE_OK) return status;
-  *out = res->flags;
-  core_resource_release(res);
-  return NCORE_OK;
-}
-
-NCORE_API ncore_status_t ncore_window_native_handle(ncore_window_t window,
-                                                    uintptr_t *out) {
-  CORE_ENTER("ncore_window_native_handle");
-  core_resource_t *res = NULL;
-  ncore_status_t status = begin_query(window, out, &res);
-  if (status != NCORE_OK) return status;
-  *out = res->native;
-  core_resource_release(res);
-  return NCORE_OK;
 }
 
 /* offset must be <= the size of `who`'s part (`size` bytes). */
@@ -171,12 +123,5 @@ NCORE_API ncore_status_t ncore_window_lsa_multimem_device_pointer(
   return status;
 }
 
-NCORE_API ncore_status_t ncore_window_close(ncore_window_t window) {
-  CORE_ENTER("ncore_window_close");
-  return core_resource_close(window, CORE_HANDLE_WINDOW, "window");
-}
-
-NCORE_API int ncore_window_is_valid(ncore_window_t window) {
-  CORE_ENTER("ncore_window_is_valid");
-  return core_resource_is_valid(window, CORE_HANDLE_WINDOW);
-}
+CORE_RESOURCE_CLOSE_AND_IS_VALID(ncore_window_close, ncore_window_is_valid,
+                                 ncore_window_t, window, CORE_HANDLE_WINDOW)

@@ -7,8 +7,11 @@
 #
 # Usage: tests/run.sh [BUILD_DIR]
 #   BUILD_DIR (default: build) holds lib/libncore.so and tests/<program>
-#   (the Makefile's layout). Whatever is missing is compiled here with gcc
-#   into /tmp/ncore-tests/ (the library from core/ as in the brief).
+#   (the Makefile's layout: `make lib`, tools/build-variant.sh). The tests
+#   always run against that library, the one Bazel builds with its version
+#   script, soname and kernels; it is never rebuilt here. A test program
+#   missing from BUILD_DIR/tests is compiled with gcc into /tmp/ncore-tests/
+#   against it.
 # Environment: RANKS="2 3 4" to choose rank counts; PROGRAM_TIMEOUT (seconds
 #   per program run, default 600); SKIP_HOST=1 to leave out the host pass (on
 #   a GPU machine, where CI already covers it); SKIP_NCCL=1 to leave out
@@ -24,30 +27,23 @@ BUILD=${1:-build}
 RANKS=${RANKS:-"2 3 4"}
 PROGRAM_TIMEOUT=${PROGRAM_TIMEOUT:-600}
 WORK=/tmp/ncore-tests
-mkdir -p "$WORK/bin" "$WORK/lib"
+mkdir -p "$WORK/bin"
 
-UNIT_PROGRAMS="test_errors test_versioned test_handles test_dtypes test_buffer test_memory"
+UNIT_PROGRAMS="test_errors test_versioned test_guard_bytes test_handles test_dtypes test_buffer test_memory"
 MULTIRANK_PROGRAMS="test_comm test_p2p test_collectives test_redop test_resources test_onesided test_devcomm test_symmetric test_failure"
 LAUNCHER_PROGRAM=test_p2p
 # Run once more with non-blocking communicators (NCORE_TEST_NONBLOCKING=1,
 # config.blocking = 0): the same collective, p2p and window tests must pass.
 NONBLOCKING_PROGRAMS="test_collectives test_p2p test_resources"
 
-# ---- locate or build the library ----
-if [ -f "$BUILD/lib/libncore.so" ]; then
-  LIBDIR=$(cd "$BUILD/lib" && pwd)
-else
-  echo "run.sh: $BUILD/lib/libncore.so not found; compiling core into $WORK/lib"
-  # Without Bazel's nvcc step the embedded kernels are an empty fatbin: fine
-  # for the host backend, and the NCCL backend then reports its kernels missing.
-  printf '#include <stddef.h>\nconst unsigned char core_kernels_fatbin[8] = {0};\nconst size_t core_kernels_fatbin_size = 0;\n' \
-      > "$WORK/lib/empty_fatbin.c"
-  gcc -std=c11 -O2 -g -fPIC -shared -fvisibility=hidden -D_GNU_SOURCE -Iabi/include -Icore -I. \
-      -I/usr/local/cuda/include core/*.c core/host/*.c $(ls core/nccl/*.c 2>/dev/null) \
-      "$WORK/lib/empty_fatbin.c" -o "$WORK/lib/libncore.so" -ldl -lpthread -lrt -lm \
-      || { echo "run.sh: the library does not build"; echo "0 passed, 1 failed"; exit 1; }
-  LIBDIR=$WORK/lib
+# ---- the library: the one `make lib` built ----
+if [ ! -f "$BUILD/lib/libncore.so" ]; then
+  echo "run.sh: $BUILD/lib/libncore.so not found: build it with 'make lib' (or"
+  echo "run.sh: tools/build-variant.sh VARIANT $BUILD); the tests only run against it"
+  echo "0 passed, 1 failed"
+  exit 1
 fi
+LIBDIR=$(cd "$BUILD/lib" && pwd)
 
 # ---- locate or build the test programs ----
 HARNESS="tests/harness/harness.c tests/harness/multirank.c tests/harness/spawn.c tests/harness/testbuf.c"

@@ -2,7 +2,9 @@
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
 # order: the C tests (tests/run.sh), the same under ASan and UBSan builds
 # (build/asan, build/ubsan), the Python, Rust and Go bindings' test.sh, the
-# conformance suite, the ABI check and the ABI checker's self-test. Every
+# conformance suite, the ABI check, the ABI checker's self-test, the
+# header test (C89 / C11 / C++11 / C++17) and the binding coverage check
+# (tools/api-coverage against bindings/omissions.txt). Every
 # suite's output is shown (and kept in build/test-logs/); its own summary line
 # is parsed by tools/test-summary.py. Ends with the time per stage and ONE
 # line "N passed, N failed" over all suites; exit 1 if anything failed.
@@ -41,11 +43,6 @@ sanitized_c_tests() { # variant
   tests/run.sh "build/$1"
 }
 
-# The ABI check is one test: the library against abi/baseline/.
-abi_check_as_suite() {
-  if tools/abi-check; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; return 1; fi
-}
-
 if [ -x tests/run.sh ]; then
   run_suite c-tests tests/run.sh build
   run_suite c-tests-asan sanitized_c_tests asan
@@ -67,8 +64,10 @@ elif [ -f conformance/run.py ]; then
 else
   skip_suite conformance "not present"
 fi
-run_suite abi-check abi_check_as_suite
+run_suite abi-check tools/abi-check
 run_suite abi-check-selftest tools/abi-check-selftest.sh
+run_suite abi-headers tools/header-test.sh
+run_suite api-coverage tools/api-coverage
 
 echo
 echo "######## summary (seconds per stage)"

@@ -87,7 +87,7 @@ func (c *Communicator) AllReduce(send, recv Buffer, op ReduceOp, stream *Stream)
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_allreduce(c.handle, a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+	return done(fromResult(C.ncgo_allreduce(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(n), C.int(a.dtype), C.int(op), stream.arg())), c, send, recv)
 }
 
@@ -100,7 +100,7 @@ func (c *Communicator) Broadcast(send, recv Buffer, root int, stream *Stream) er
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_broadcast(c.handle, a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+	return done(fromResult(C.ncgo_broadcast(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(n), C.int(a.dtype), C.int(root), stream.arg())), c, send, recv)
 }
 
@@ -113,7 +113,7 @@ func (c *Communicator) Reduce(send, recv Buffer, op ReduceOp, root int, stream *
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_reduce(c.handle, a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+	return done(fromResult(C.ncgo_reduce(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(n), C.int(a.dtype), C.int(op), C.int(root), stream.arg())), c, send, recv)
 }
 
@@ -126,7 +126,7 @@ func (c *Communicator) AllGather(send, recv Buffer, stream *Stream) error {
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_allgather(c.handle, a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+	return done(fromResult(C.ncgo_allgather(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(n), C.int(a.dtype), stream.arg())), c, send, recv)
 }
 
@@ -139,7 +139,7 @@ func (c *Communicator) ReduceScatter(send, recv Buffer, op ReduceOp, stream *Str
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_reduce_scatter(c.handle, a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+	return done(fromResult(C.ncgo_reduce_scatter(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(n), C.int(a.dtype), C.int(op), stream.arg())), c, send, recv)
 }
 
@@ -160,7 +160,7 @@ func (c *Communicator) AllToAll(send, recv Buffer, stream *Stream) error {
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_alltoall(c.handle, a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+	return done(fromResult(C.ncgo_alltoall(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(n), C.int(a.dtype), stream.arg())), c, send, recv)
 }
 
@@ -173,7 +173,7 @@ func (c *Communicator) Gather(send, recv Buffer, root int, stream *Stream) error
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_gather(c.handle, a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+	return done(fromResult(C.ncgo_gather(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(n), C.int(a.dtype), C.int(root), stream.arg())), c, send, recv)
 }
 
@@ -186,6 +186,6 @@ func (c *Communicator) Scatter(send, recv Buffer, root int, stream *Stream) erro
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_scatter(c.handle, a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+	return done(fromResult(C.ncgo_scatter(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(n), C.int(a.dtype), C.int(root), stream.arg())), c, send, recv)
 }

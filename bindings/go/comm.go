@@ -11,30 +11,33 @@ import "runtime"
 // Close (or Destroy) releases it and every resource it owns; a finalizer
 // does so if it is garbage collected while open.
 type Communicator struct {
-	handle C.ncore_comm_t
+	resource
 	// backend is read once at creation: it decides whether Go slices are
 	// accepted, and it never changes for a communicator.
 	backend Backend
 }
 
+// ch is the handle as the C calls take it.
+func (c *Communicator) ch() C.ncore_comm_t { return C.ncore_comm_t(c.handle) }
+
 // newCommunicator wraps a fresh handle and sets its finalizer.
 func newCommunicator(h C.ncore_comm_t) (*Communicator, error) {
-	c := &Communicator{handle: h}
 	var b C.int
 	if err := fromResult(C.ncgo_comm_backend(h, &b)); err != nil {
 		C.ncgo_comm_destroy(h)
 		return nil, err
 	}
-	c.backend = Backend(b)
-	runtime.SetFinalizer(c, func(c *Communicator) { c.Close() })
-	return c, nil
+	return owned(&Communicator{resource: resource{uint64(h), &commKind}, backend: Backend(b)}), nil
 }
 
 // InitRank creates this rank's communicator (ncore_comm_init_rank).
 // Collective: every rank calls it with the same nranks and id, and it returns
 // once all joined or the timeout expired. cfg nil means defaults.
 func InitRank(nranks int, id UniqueID, rank int, cfg *Config) (*Communicator, error) {
-	cc := cfg.toC()
+	cc, err := cfg.toC()
+	if err != nil {
+		return nil, err
+	}
 	defer cc.free()
 	cid := id.toC()
 	var h C.ncore_comm_t
@@ -58,7 +61,10 @@ func InitAll(ndev int, devlist []int, cfg *Config) ([]*Communicator, error) {
 		return nil, newError(StatusInvalid, "ncore_comm_init_all", "devlist",
 			"has %d entries, ndev is %d", len(devlist), ndev)
 	}
-	cc := cfg.toC()
+	cc, err := cfg.toC()
+	if err != nil {
+		return nil, err
+	}
 	defer cc.free()
 	handles := make([]C.ncore_comm_t, ndev)
 	var devs *C.int
@@ -95,10 +101,13 @@ func InitAll(ndev int, devlist []int, cfg *Config) ([]*Communicator, error) {
 // the parent's configuration.
 func (c *Communicator) Split(color, key int, cfg *Config) (*Communicator, error) {
 	defer runtime.KeepAlive(c)
-	cc := cfg.toC()
+	cc, err := cfg.toC()
+	if err != nil {
+		return nil, err
+	}
 	defer cc.free()
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_split(c.handle, C.int(color), C.int(key), &h, cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_split(c.ch(), C.int(color), C.int(key), &h, cc.ptr())); err != nil {
 		return nil, err
 	}
 	if h == 0 {
@@ -111,7 +120,10 @@ func (c *Communicator) Split(color, key int, cfg *Config) (*Communicator, error)
 // (ncore_comm_shrink). Collective over the ranks that remain.
 func (c *Communicator) Shrink(exclude []int, cfg *Config, flags ShrinkFlags) (*Communicator, error) {
 	defer runtime.KeepAlive(c)
-	cc := cfg.toC()
+	cc, err := cfg.toC()
+	if err != nil {
+		return nil, err
+	}
 	defer cc.free()
 	var ex *C.int
 	if len(exclude) > 0 {
@@ -122,7 +134,7 @@ func (c *Communicator) Shrink(exclude []int, cfg *Config, flags ShrinkFlags) (*C
 		ex = &cex[0]
 	}
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_shrink(c.handle, ex, C.int(len(exclude)), &h, cc.ptr(), C.uint32_t(flags))); err != nil {
+	if err := fromResult(C.ncgo_comm_shrink(c.ch(), ex, C.int(len(exclude)), &h, cc.ptr(), C.uint32_t(flags))); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)
@@ -133,21 +145,23 @@ func (c *Communicator) Shrink(exclude []int, cfg *Config, flags ShrinkFlags) (*C
 // Collective; afterwards only queries and Close are valid.
 func (c *Communicator) Finalize() error {
 	defer runtime.KeepAlive(c)
-	return fromResult(C.ncgo_comm_finalize(c.handle))
+	return fromResult(C.ncgo_comm_finalize(c.ch()))
 }
 
-// Destroy releases the communicator and every resource it owns
-// (ncore_comm_destroy). Local; idempotent.
-func (c *Communicator) Destroy() error {
-	if c == nil {
-		return nil
-	}
+// Synchronize waits until every operation enqueued on stream so far
+// completed, failing instead of hanging when the communicator cannot
+// complete them (ncore_comm_synchronize): ErrRemote for a dead or aborted
+// peer, ErrTimeout past the configured timeout. On the host backend
+// operations complete before they return, so only the asynchronous error is
+// reported. A nil stream is the default stream.
+func (c *Communicator) Synchronize(stream *Stream) error {
 	defer runtime.KeepAlive(c)
-	return fromResult(C.ncgo_comm_destroy(c.handle))
+	return fromResult(C.ncgo_comm_synchronize(c.ch(), stream.arg()))
 }
 
-// Close is Destroy, for io.Closer and defer.
-func (c *Communicator) Close() error { return c.Destroy() }
+// Destroy is Close: it releases the communicator and every resource it
+// owns (ncore_comm_destroy). Local; idempotent.
+func (c *Communicator) Destroy() error { return c.Close() }
 
 // Abort aborts the communicator (ncore_comm_abort): a call blocked on it in
 // another goroutine returns ErrClosed, peers waiting on this rank get
@@ -155,15 +169,5 @@ func (c *Communicator) Close() error { return c.Destroy() }
 // from any goroutine.
 func (c *Communicator) Abort() error {
 	defer runtime.KeepAlive(c)
-	return fromResult(C.ncgo_comm_abort(c.handle))
+	return fromResult(C.ncgo_comm_abort(c.ch()))
 }
-
-// IsValid reports whether the communicator is still open.
-func (c *Communicator) IsValid() bool {
-	defer runtime.KeepAlive(c)
-	return C.ncore_comm_is_valid(c.handle) != 0
-}
-
-// Handle is the C handle (ncore_comm_t), for code that calls the C ABI
-// directly. It stays owned by c.
-func (c *Communicator) Handle() uint64 { return uint64(c.handle) }

@@ -5,16 +5,10 @@ package ncore
 */
 import "C"
 
-import "runtime"
-
 // intQuery runs one of the int-valued queries.
 func (c *Communicator) intQuery(q func(C.ncore_comm_t, *C.int) C.ncgo_result) (int, error) {
-	defer runtime.KeepAlive(c)
-	var out C.int
-	if err := fromResult(q(c.handle, &out)); err != nil {
-		return 0, err
-	}
-	return int(out), nil
+	out, err := query(c, func(o *C.int) C.ncgo_result { return q(c.ch(), o) })
+	return int(out), err
 }
 
 // Rank is this rank, in [0, Size()).

@@ -63,13 +63,16 @@ type cConfig struct {
 	strings []*C.char
 }
 
-// toC converts cfg (nil = library defaults, reported as a nil pointer).
-func (cfg *Config) toC() *cConfig {
+// toC converts cfg (nil = library defaults, reported as a nil pointer),
+// starting from the library's defaults for this binding's struct size.
+func (cfg *Config) toC() (*cConfig, error) {
 	if cfg == nil {
-		return nil
+		return nil, nil
 	}
 	out := &cConfig{}
-	C.ncore_comm_config_init(&out.c)
+	if err := fromResult(C.ncgo_comm_config_init(&out.c, C.sizeof_ncore_comm_config_t)); err != nil {
+		return nil, err
+	}
 	out.c.backend = C.int32_t(cfg.Backend)
 	out.c.timeout_ms = C.int32_t(timeoutMillis(cfg.Timeout))
 	out.c.device = C.int32_t(cfg.Device)
@@ -91,7 +94,7 @@ func (cfg *Config) toC() *cConfig {
 	if cfg.CommName != "" {
 		out.c.comm_name = out.cstring(cfg.CommName)
 	}
-	return out
+	return out, nil
 }
 
 // cstring makes a C string owned by the cConfig (C memory, so the struct

@@ -47,9 +47,7 @@ type DevCommInfo struct {
 // DevComm is a device communicator (nccl.core DevCommResource): kernels use
 // its Pointer. Closed by Close or with its communicator; a finalizer closes
 // it if it is garbage collected while open.
-type DevComm struct {
-	handle C.ncore_dev_comm_t
-}
+type DevComm struct{ resource }
 
 // boolInt is 1 for true.
 func boolInt(b bool) C.int32_t {
@@ -67,7 +65,9 @@ func (c *Communicator) CreateDevComm(req *DevCommRequirements) (*DevComm, error)
 	var lists [2]C.uintptr_t
 	if req != nil {
 		creq = &C.ncore_dev_comm_requirements_t{}
-		C.ncore_dev_comm_requirements_init(creq)
+		if err := fromResult(C.ncgo_dev_comm_requirements_init(creq, C.sizeof_ncore_dev_comm_requirements_t)); err != nil {
+			return nil, err
+		}
 		lists = [2]C.uintptr_t{C.uintptr_t(req.ResourceRequirementsList), C.uintptr_t(req.TeamRequirementsList)}
 		creq.lsa_multimem = boolInt(req.LSAMultimem)
 		creq.barrier_count = C.int32_t(req.BarrierCount)
@@ -85,31 +85,30 @@ func (c *Communicator) CreateDevComm(req *DevCommRequirements) (*DevComm, error)
 		}
 	}
 	var h C.ncore_dev_comm_t
-	if err := fromResult(C.ncgo_create_dev_comm(&h, c.handle, creq, lists[0], lists[1])); err != nil {
+	if err := fromResult(C.ncgo_create_dev_comm(&h, c.ch(), creq, lists[0], lists[1])); err != nil {
 		return nil, err
 	}
-	d := &DevComm{handle: h}
-	runtime.SetFinalizer(d, func(d *DevComm) { d.Close() })
-	return d, nil
+	return owned(&DevComm{resource{uint64(h), &devCommKind}}), nil
 }
+
+// dh is the handle as the C calls take it.
+func (d *DevComm) dh() C.ncore_dev_comm_t { return C.ncore_dev_comm_t(d.handle) }
 
 // Pointer is the address of the ncclDevComm_t (host backend: of a host
 // description of the team), owned by the library while d is open.
 func (d *DevComm) Pointer() (uintptr, error) {
-	defer runtime.KeepAlive(d)
-	var out C.uintptr_t
-	if err := fromResult(C.ncgo_dev_comm_pointer(d.handle, &out)); err != nil {
-		return 0, err
-	}
-	return uintptr(out), nil
+	p, err := query(d, func(o *C.uintptr_t) C.ncgo_result { return C.ncgo_dev_comm_pointer(d.dh(), o) })
+	return uintptr(p), err
 }
 
 // Info says what the device communicator provides.
 func (d *DevComm) Info() (DevCommInfo, error) {
-	defer runtime.KeepAlive(d)
-	var ci C.ncore_dev_comm_info_t
-	ci.struct_size = C.uint32_t(C.sizeof_ncore_dev_comm_info_t)
-	if err := fromResult(C.ncgo_dev_comm_info(d.handle, &ci)); err != nil {
+	ci, err := query(d, func(o *C.ncore_dev_comm_info_t) C.ncgo_result {
+		// This binding's own size: the library writes no more than that.
+		o.struct_size = C.uint32_t(C.sizeof_ncore_dev_comm_info_t)
+		return C.ncgo_dev_comm_info(d.dh(), o)
+	})
+	if err != nil {
 		return DevCommInfo{}, err
 	}
 	return DevCommInfo{
@@ -118,20 +117,4 @@ func (d *DevComm) Info() (DevCommInfo, error) {
 		GinContextCount: int(ci.gin_context_count), GinSignalCount: int(ci.gin_signal_count),
 		GinCounterCount: int(ci.gin_counter_count), LSAMultimem: ci.lsa_multimem != 0,
 	}, nil
-}
-
-// Close destroys the device communicator (ncore_dev_comm_close). Local;
-// idempotent.
-func (d *DevComm) Close() error {
-	if d == nil {
-		return nil
-	}
-	defer runtime.KeepAlive(d)
-	return fromResult(C.ncgo_dev_comm_close(d.handle))
-}
-
-// IsValid reports whether the device communicator is still open.
-func (d *DevComm) IsValid() bool {
-	defer runtime.KeepAlive(d)
-	return C.ncore_dev_comm_is_valid(d.handle) != 0
 }

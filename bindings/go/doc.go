@@ -24,7 +24,8 @@
 // Every handle type (Communicator, RegisteredBuffer, Window, CustomRedOp,
 // DevComm, SymmetricMemory, DeviceMemory, Stream) has Close, which is
 // idempotent, and a finalizer that closes it if it is garbage collected while
-// open. Destroying or aborting a communicator closes its resources; their
+// open. The six types over C handles embed one resource type that gives them
+// Handle, Close and IsValid. Destroying or aborting a communicator closes its resources; their
 // methods then return ErrClosed (the C handles are generation-checked
 // integers, so any order of Close calls and finalizers is safe).
 //

@@ -47,6 +47,12 @@ func resolved(d *C.ncore_buffer_desc_t) ResolvedBuffer {
 		DeviceType: DeviceType(d.device_type), DeviceID: int(d.device_id)}
 }
 
+// emptyDesc is an output descriptor of this binding's size: the library
+// writes no more than that.
+func emptyDesc() C.ncore_buffer_desc_t {
+	return C.ncore_buffer_desc_t{struct_size: C.sizeof_ncore_buffer_desc_t}
+}
+
 // DataTypeFromDLPack maps a DLPack dtype (DLDataTypeCode, bits, lanes) to a
 // DataType (ncore_dtype_from_dlpack); ErrInvalidArgument when there is no
 // equivalent (bool, complex, lanes != 1, ...).
@@ -62,7 +68,7 @@ func DataTypeFromDLPack(code, bits uint8, lanes uint16) (DataType, error) {
 // framework owns (ncore_buffer_resolve_dlpack): it must be C-contiguous, of
 // a type with an ncore equivalent, on the CPU or a CUDA device.
 func ResolveDLPack(tensor uintptr) (ResolvedBuffer, error) {
-	var d C.ncore_buffer_desc_t
+	d := emptyDesc()
 	if err := fromResult(C.ncgo_buffer_resolve_dlpack(&d, C.uintptr_t(tensor))); err != nil {
 		return ResolvedBuffer{}, err
 	}
@@ -89,7 +95,7 @@ func ResolveArrayInterface(data uintptr, shape, strides []int64, typestr string,
 			stridesPtr = (*C.int64_t)(unsafe.Pointer(&strides[0]))
 		}
 	}
-	var d C.ncore_buffer_desc_t
+	d := emptyDesc()
 	err := fromResult(C.ncgo_buffer_resolve_array_interface(&d, C.uintptr_t(data), C.int(len(shape)),
 		shapePtr, stridesPtr, cs, C.int(deviceID)))
 	runtime.KeepAlive(shape)
@@ -111,6 +117,6 @@ func (c *Communicator) CheckBuffer(b ResolvedBuffer, argumentName string) error 
 		name = C.CString(argumentName)
 		defer C.free(unsafe.Pointer(name))
 	}
-	return fromResult(C.ncgo_comm_check_buffer(c.handle, C.uintptr_t(b.Addr), C.size_t(b.Count),
+	return fromResult(C.ncgo_comm_check_buffer(c.ch(), C.uintptr_t(b.Addr), C.size_t(b.Count),
 		C.int(b.DataType), C.int(b.DeviceType), C.int(b.DeviceID), name))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Tests that need one process only.
@@ -17,6 +18,32 @@ func TestLoadedLibraryMatchesCompiledABI(t *testing.T) {
 	}
 	if parts := strings.Split(Version(), "."); len(parts) != 3 {
 		t.Errorf("Version() = %q, want MAJOR.MINOR.PATCH", Version())
+	}
+}
+
+func TestABIRuleRefusesAnotherMajorAndAnOlderMinor(t *testing.T) {
+	for _, ok := range [][2]int{{10000, 10000}, {10100, 10000}, {LoadedABIVersion(), ABIVersion}} {
+		if msg := abiMismatch(ok[0], ok[1]); msg != "" {
+			t.Errorf("abiMismatch(%d, %d) = %q, want none", ok[0], ok[1], msg)
+		}
+	}
+	want := "ncore: libncore.so has ABI version 10000, this binding was built against 10100: " +
+		"the major versions must match and the library's minor must be at least the binding's"
+	if got := abiMismatch(10000, 10100); got != want {
+		t.Errorf("abiMismatch(10000, 10100) = %q, want %q", got, want)
+	}
+	if abiMismatch(20000, 10000) == "" {
+		t.Error("abiMismatch(20000, 10000) accepted another major version")
+	}
+}
+
+func TestSizedInitsTakeThisBindingsSize(t *testing.T) {
+	defaults := DefaultConfig()
+	cfg, err := defaults.toC()
+	must(t, "toC", err)
+	defer cfg.free()
+	if got, want := uintptr(cfg.c.struct_size), unsafe.Sizeof(cfg.c); got != want {
+		t.Errorf("config struct_size = %d, want this binding's %d", got, want)
 	}
 }
 
@@ -139,6 +166,11 @@ func TestSingleRankCommunicatorLifecycle(t *testing.T) {
 	if x[2] != 3 {
 		t.Fatalf("1-rank allreduce changed data: %v", x)
 	}
+	must(t, "Synchronize (default stream)", c.Synchronize(nil))
+	s, err := NewStream(BackendHost)
+	must(t, "NewStream", err)
+	must(t, "Synchronize (a stream)", c.Synchronize(s))
+	must(t, "stream Close", s.Close())
 	must(t, "Close", c.Close())
 	must(t, "second Close", c.Close())
 	if c.IsValid() {
@@ -147,6 +179,7 @@ func TestSingleRankCommunicatorLifecycle(t *testing.T) {
 	_, err = c.Size()
 	wantErr(t, "Size after Close", err, ErrClosed)
 	wantErr(t, "AllReduce after Close", c.AllReduce(Host(x), Host(x), Sum, nil), ErrClosed)
+	wantErr(t, "Synchronize after Close", c.Synchronize(nil), ErrClosed)
 	must(t, "Abort after Close (idempotent)", c.Abort())
 }
 

@@ -14,10 +14,35 @@ import (
 // host backend, where work completes before each call returns. A nil *Stream
 // is the default stream.
 type Stream struct {
-	mu      sync.Mutex
+	closeOnce
 	addr    uintptr // the C stream as an integer; Go never dereferences it
 	backend Backend
-	closed  bool
+}
+
+// closeOnce releases at most once, for the types that own a C pointer
+// (Stream, DeviceMemory): unlike handles, a pointer cannot tell the library
+// that it was already released.
+type closeOnce struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+// release runs free unless already released; nil afterwards.
+func (o *closeOnce) release(free func() C.ncgo_result) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil
+	}
+	o.closed = true
+	return fromResult(free())
+}
+
+// isClosed says whether release ran.
+func (o *closeOnce) isClosed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.closed
 }
 
 // NewStream creates a stream on backend (ncore_stream_create; NCCL: a
@@ -37,13 +62,9 @@ func (s *Stream) Close() error {
 	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	return fromResult(C.ncgo_stream_destroy(C.uintptr_t(s.addr), C.int(s.backend)))
+	return s.release(func() C.ncgo_result {
+		return C.ncgo_stream_destroy(C.uintptr_t(s.addr), C.int(s.backend))
+	})
 }
 
 // Synchronize waits until all work on the stream completed.
@@ -71,9 +92,7 @@ func (s *Stream) check(function string) error {
 	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	if s.isClosed() {
 		return newError(StatusClosed, function, "stream", "was closed")
 	}
 	return nil
@@ -100,10 +119,9 @@ func (s *Stream) backendOr(fallback Backend) Backend {
 // (so windows over it have real peer pointers). Close frees it; a finalizer
 // does so if it is garbage collected while open.
 type DeviceMemory struct {
-	mu      sync.Mutex
+	closeOnce
 	ptr     DevicePtr
 	backend Backend
-	closed  bool
 }
 
 // MemAlloc allocates size bytes of communication memory on backend.
@@ -138,13 +156,7 @@ func (m *DeviceMemory) Close() error {
 	if m == nil {
 		return nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return nil
-	}
-	m.closed = true
-	return fromResult(C.ncgo_mem_free(C.uintptr_t(m.ptr.Addr), C.int(m.backend)))
+	return m.release(func() C.ncgo_result { return C.ncgo_mem_free(C.uintptr_t(m.ptr.Addr), C.int(m.backend)) })
 }
 
 // Release hands the memory over to the caller: m forgets it (no finalizer,

@@ -58,7 +58,7 @@ func (c *Communicator) Signal(peer int, opts *SignalOptions, stream *Stream) err
 		return err
 	}
 	o := opts.orZero()
-	return done(fromResult(C.ncgo_signal(c.handle, C.int(peer), C.int(o.SignalIndex), C.int(o.Context),
+	return done(fromResult(C.ncgo_signal(c.ch(), C.int(peer), C.int(o.SignalIndex), C.int(o.Context),
 		C.uint32_t(o.Flags), stream.arg())), c)
 }
 
@@ -82,13 +82,15 @@ func (c *Communicator) WaitSignalWith(descs []WaitSignalDesc, opts *WaitSignalOp
 	}
 	cdescs := make([]C.ncore_wait_signal_desc_t, len(descs)+1) // +1: never empty, for &cdescs[0]
 	for i, d := range descs {
-		C.ncore_wait_signal_desc_init(&cdescs[i])
+		if err := fromResult(C.ncgo_wait_signal_desc_init(&cdescs[i], C.sizeof_ncore_wait_signal_desc_t)); err != nil {
+			return err
+		}
 		cdescs[i].peer = C.int32_t(d.Peer)
 		cdescs[i].op_count = C.uint32_t(d.OpCount)
 		cdescs[i].signal_index = C.int32_t(d.SignalIndex)
 		cdescs[i].context = C.int32_t(d.Context)
 	}
-	return done(fromResult(C.ncgo_wait_signal_strided(c.handle, &cdescs[0], C.size_t(len(descs)), stride,
+	return done(fromResult(C.ncgo_wait_signal_strided(c.ch(), &cdescs[0], C.size_t(len(descs)), stride,
 		stream.arg())), c, cdescs)
 }
 
@@ -119,9 +121,9 @@ func (c *Communicator) PutSignal(src Buffer, peer int, window *Window, offset in
 	o := opts.orZero()
 	var w C.ncore_window_t
 	if window != nil {
-		w = window.handle
+		w = window.wh()
 	}
-	err = fromResult(C.ncgo_put_signal(c.handle, a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer),
+	err = fromResult(C.ncgo_put_signal(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer),
 		w, C.size_t(offset), C.int(o.SignalIndex), C.int(o.Context), C.uint32_t(o.Flags), stream.arg()))
 	return done(err, c, src, window)
 }

@@ -21,7 +21,7 @@ func (c *Communicator) Send(buf Buffer, peer int, stream *Stream) error {
 	if err != nil {
 		return err
 	}
-	err = fromResult(C.ncgo_send(c.handle, a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer), stream.arg()))
+	err = fromResult(C.ncgo_send(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer), stream.arg()))
 	runtime.KeepAlive(buf)
 	runtime.KeepAlive(c)
 	return err
@@ -39,7 +39,7 @@ func (c *Communicator) Recv(buf Buffer, peer int, stream *Stream) error {
 	if err != nil {
 		return err
 	}
-	err = fromResult(C.ncgo_recv(c.handle, a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer), stream.arg()))
+	err = fromResult(C.ncgo_recv(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer), stream.arg()))
 	runtime.KeepAlive(buf)
 	runtime.KeepAlive(c)
 	return err

@@ -10,9 +10,7 @@ import "runtime"
 // RegisteredBuffer is memory registered with a communicator for zero-copy
 // transfers (nccl.core RegisteredBufferHandle). Closed by Close or with its
 // communicator; a finalizer closes it if it is garbage collected while open.
-type RegisteredBuffer struct {
-	handle C.ncore_registered_buffer_t
-}
+type RegisteredBuffer struct{ resource }
 
 // RegisterBuffer registers p with the communicator (ncore_register_buffer).
 // Local. Registration keeps the pointer, so p must be device or MemAlloc
@@ -20,64 +18,42 @@ type RegisteredBuffer struct {
 func (c *Communicator) RegisterBuffer(p DevicePtr) (*RegisteredBuffer, error) {
 	defer runtime.KeepAlive(c)
 	var h C.ncore_registered_buffer_t
-	if err := fromResult(C.ncgo_register_buffer(&h, c.handle, C.uintptr_t(p.Addr), C.size_t(p.Bytes))); err != nil {
+	if err := fromResult(C.ncgo_register_buffer(&h, c.ch(), C.uintptr_t(p.Addr), C.size_t(p.Bytes))); err != nil {
 		return nil, err
 	}
-	b := &RegisteredBuffer{handle: h}
-	runtime.SetFinalizer(b, func(b *RegisteredBuffer) { b.Close() })
-	return b, nil
+	return owned(&RegisteredBuffer{resource{uint64(h), &registeredBufferKind}}), nil
+}
+
+// bh is the handle as the C calls take it.
+func (b *RegisteredBuffer) bh() C.ncore_registered_buffer_t {
+	return C.ncore_registered_buffer_t(b.handle)
 }
 
 // Size is the registered range's size in bytes.
 func (b *RegisteredBuffer) Size() (int, error) {
-	defer runtime.KeepAlive(b)
-	var out C.size_t
-	if err := fromResult(C.ncgo_registered_buffer_size(b.handle, &out)); err != nil {
-		return 0, err
-	}
-	return int(out), nil
+	n, err := query(b, func(o *C.size_t) C.ncgo_result { return C.ncgo_registered_buffer_size(b.bh(), o) })
+	return int(n), err
 }
 
 // Pointer is the start of the registered range.
 func (b *RegisteredBuffer) Pointer() (uintptr, error) {
-	defer runtime.KeepAlive(b)
-	var out C.uintptr_t
-	if err := fromResult(C.ncgo_registered_buffer_pointer(b.handle, &out)); err != nil {
-		return 0, err
-	}
-	return uintptr(out), nil
+	p, err := query(b, func(o *C.uintptr_t) C.ncgo_result { return C.ncgo_registered_buffer_pointer(b.bh(), o) })
+	return uintptr(p), err
 }
 
 // NativeHandle is the backend's own registration handle (NCCL: the void*
 // of ncclCommRegister), nccl.core's `handle` property.
 func (b *RegisteredBuffer) NativeHandle() (uintptr, error) {
-	defer runtime.KeepAlive(b)
-	var out C.uintptr_t
-	if err := fromResult(C.ncgo_registered_buffer_native_handle(b.handle, &out)); err != nil {
-		return 0, err
-	}
-	return uintptr(out), nil
-}
-
-// Close deregisters (ncore_registered_buffer_close). Idempotent.
-func (b *RegisteredBuffer) Close() error {
-	if b == nil {
-		return nil
-	}
-	defer runtime.KeepAlive(b)
-	return fromResult(C.ncgo_registered_buffer_close(b.handle))
-}
-
-// IsValid reports whether the registration is still open.
-func (b *RegisteredBuffer) IsValid() bool {
-	defer runtime.KeepAlive(b)
-	return C.ncore_registered_buffer_is_valid(b.handle) != 0
+	p, err := query(b, func(o *C.uintptr_t) C.ncgo_result {
+		return C.ncgo_registered_buffer_native_handle(b.bh(), o)
+	})
+	return uintptr(p), err
 }
 
 // CustomRedOp is a user-defined reduction operator (nccl.core CustomRedOp),
 // valid with the communicator and data type it was made for.
 type CustomRedOp struct {
-	handle C.ncore_custom_redop_t
+	resource
 	// scalar keeps a device-resident scalar's memory owner alive (the C side
 	// reads it at each collective).
 	scalar any
@@ -101,50 +77,29 @@ func (c *Communicator) CreatePreMulSum(scalar Buffer, residence ScalarResidence)
 	}
 	var h C.ncore_custom_redop_t
 	a := directArgs(v)
-	err := fromResult(C.ncgo_create_pre_mul_sum(&h, c.handle, a.hp, a.dp, C.int(v.dtype), C.int(residence)))
+	err := fromResult(C.ncgo_create_pre_mul_sum(&h, c.ch(), a.hp, a.dp, C.int(v.dtype), C.int(residence)))
 	runtime.KeepAlive(scalar)
 	if err != nil {
 		return nil, err
 	}
-	op := &CustomRedOp{handle: h}
+	op := &CustomRedOp{resource: resource{uint64(h), &customRedOpKind}}
 	if residence == ScalarDevice {
 		op.scalar = scalar
 	}
-	runtime.SetFinalizer(op, func(op *CustomRedOp) { op.Close() })
-	return op, nil
+	return owned(op), nil
 }
+
+// oh is the handle as the C calls take it.
+func (op *CustomRedOp) oh() C.ncore_custom_redop_t { return C.ncore_custom_redop_t(op.handle) }
 
 // Op is the ReduceOp to pass to collectives (nccl.core CustomRedOp.op).
 func (op *CustomRedOp) Op() (ReduceOp, error) {
-	defer runtime.KeepAlive(op)
-	var out C.int
-	if err := fromResult(C.ncgo_custom_redop_value(op.handle, &out)); err != nil {
-		return 0, err
-	}
-	return ReduceOp(out), nil
+	v, err := query(op, func(o *C.int) C.ncgo_result { return C.ncgo_custom_redop_value(op.oh(), o) })
+	return ReduceOp(v), err
 }
 
 // DataType is the type the operator was made for.
 func (op *CustomRedOp) DataType() (DataType, error) {
-	defer runtime.KeepAlive(op)
-	var out C.int
-	if err := fromResult(C.ncgo_custom_redop_dtype(op.handle, &out)); err != nil {
-		return 0, err
-	}
-	return DataType(out), nil
-}
-
-// Close destroys the operator (ncore_custom_redop_close). Idempotent.
-func (op *CustomRedOp) Close() error {
-	if op == nil {
-		return nil
-	}
-	defer runtime.KeepAlive(op)
-	return fromResult(C.ncgo_custom_redop_close(op.handle))
-}
-
-// IsValid reports whether the operator is still open.
-func (op *CustomRedOp) IsValid() bool {
-	defer runtime.KeepAlive(op)
-	return C.ncore_custom_redop_is_valid(op.handle) != 0
+	v, err := query(op, func(o *C.int) C.ncgo_result { return C.ncgo_custom_redop_dtype(op.oh(), o) })
+	return DataType(v), err
 }

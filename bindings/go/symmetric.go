@@ -13,8 +13,8 @@ import "runtime"
 // always through Put / Get. Close frees this rank's part; a finalizer does
 // so if it is garbage collected while open.
 type SymmetricMemory struct {
-	handle C.ncore_symmetric_t
-	comm   *Communicator // for the Go-slice rules of Put / Get
+	resource
+	comm *Communicator // for the Go-slice rules of Put / Get
 }
 
 // SymmetricAlloc allocates size bytes on every rank (ncore_symmetric_alloc),
@@ -25,47 +25,44 @@ func (c *Communicator) SymmetricAlloc(size int) (*SymmetricMemory, error) {
 		return nil, newError(StatusInvalid, "ncore_symmetric_alloc", "size", "%d is negative", size)
 	}
 	var h C.ncore_symmetric_t
-	if err := fromResult(C.ncgo_symmetric_alloc(&h, c.handle, C.size_t(size))); err != nil {
+	if err := fromResult(C.ncgo_symmetric_alloc(&h, c.ch(), C.size_t(size))); err != nil {
 		return nil, err
 	}
-	s := &SymmetricMemory{handle: h, comm: c}
-	runtime.SetFinalizer(s, func(s *SymmetricMemory) { s.Close() })
-	return s, nil
+	return owned(&SymmetricMemory{resource: resource{uint64(h), &symmetricKind}, comm: c}), nil
 }
+
+// sh is the handle as the C calls take it.
+func (s *SymmetricMemory) sh() C.ncore_symmetric_t { return C.ncore_symmetric_t(s.handle) }
 
 // Size is each rank's part in bytes.
 func (s *SymmetricMemory) Size() (int, error) {
-	defer runtime.KeepAlive(s)
-	var out C.size_t
-	if err := fromResult(C.ncgo_symmetric_size(s.handle, &out)); err != nil {
-		return 0, err
-	}
-	return int(out), nil
+	n, err := query(s, func(o *C.size_t) C.ncgo_result { return C.ncgo_symmetric_size(s.sh(), o) })
+	return int(n), err
 }
 
 // Local is this rank's part (device memory on NCCL).
 func (s *SymmetricMemory) Local() (DevicePtr, error) {
-	defer runtime.KeepAlive(s)
 	n, err := s.Size()
 	if err != nil {
 		return DevicePtr{}, err
 	}
-	var out C.uintptr_t
-	if err := fromResult(C.ncgo_symmetric_local_pointer(s.handle, &out)); err != nil {
+	p, err := query(s, func(o *C.uintptr_t) C.ncgo_result { return C.ncgo_symmetric_local_pointer(s.sh(), o) })
+	if err != nil {
 		return DevicePtr{}, err
 	}
-	return DevicePtr{Addr: uintptr(out), Bytes: n}, nil
+	return DevicePtr{Addr: uintptr(p), Bytes: n}, nil
 }
 
 // PeerPointer is rank pe's part as this rank can address it (nvshmem_ptr);
 // ok is false (addr 0) when pe is not load/store reachable.
 func (s *SymmetricMemory) PeerPointer(pe int) (addr uintptr, ok bool, err error) {
-	defer runtime.KeepAlive(s)
-	var out C.uintptr_t
-	if err := fromResult(C.ncgo_symmetric_peer_pointer(s.handle, C.int(pe), &out)); err != nil {
+	p, err := query(s, func(o *C.uintptr_t) C.ncgo_result {
+		return C.ncgo_symmetric_peer_pointer(s.sh(), C.int(pe), o)
+	})
+	if err != nil {
 		return 0, false, err
 	}
-	return uintptr(out), out != 0, nil
+	return uintptr(p), p != 0, nil
 }
 
 // Put copies all of src into rank pe's part at byte offset dstOffset,
@@ -84,7 +81,7 @@ func (s *SymmetricMemory) Put(dstOffset int, src Buffer, pe int, stream *Stream)
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_symmetric_put(s.handle, C.size_t(dstOffset), a.hp, a.dp, C.size_t(v.bytes()),
+	return done(fromResult(C.ncgo_symmetric_put(s.sh(), C.size_t(dstOffset), a.hp, a.dp, C.size_t(v.bytes()),
 		C.int(pe), stream.arg())), s, src)
 }
 
@@ -103,21 +100,6 @@ func (s *SymmetricMemory) Get(dst Buffer, srcOffset int, pe int, stream *Stream)
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_symmetric_get(a.hp, a.dp, s.handle, C.size_t(srcOffset), C.size_t(v.bytes()),
+	return done(fromResult(C.ncgo_symmetric_get(a.hp, a.dp, s.sh(), C.size_t(srcOffset), C.size_t(v.bytes()),
 		C.int(pe), stream.arg())), s, dst)
-}
-
-// Close frees this rank's part (ncore_symmetric_free). Local; idempotent.
-func (s *SymmetricMemory) Close() error {
-	if s == nil {
-		return nil
-	}
-	defer runtime.KeepAlive(s)
-	return fromResult(C.ncgo_symmetric_free(s.handle))
-}
-
-// IsValid reports whether the allocation is still open.
-func (s *SymmetricMemory) IsValid() bool {
-	defer runtime.KeepAlive(s)
-	return C.ncore_symmetric_is_valid(s.handle) != 0
 }

@@ -1,5 +1,7 @@
 #!/bin/sh
 # Go binding checks, offline (no module proxy; standard library only):
+#  0. ncgo_gen.h is what gen-ncgo.py makes from the headers, and ncgo.h
+#     compiles against them with -Wall -Wextra -Werror;
 #  1. go vet of the binding, the conformance runner and the benchmark;
 #  2. builds into build/bin (next to ncore-run, linking build/lib/libncore.so
 #     through the rpaths $ORIGIN/../lib and this checkout's build/lib):
@@ -24,6 +26,9 @@ fail() {
   echo "FAIL	ncore.dev/ncore ($1)"
   exit 1
 }
+
+/usr/bin/python3 "$here/gen-ncgo.py" --check ||
+  fail "the cgo shim does not match the headers (see above)"
 
 for module in bindings/go conformance/runners/go bench/go; do
   (cd "$root/$module" && go vet ./...) || fail "go vet failed in $module"

@@ -1,7 +1,7 @@
 /* ncore.i — the raw Python layer over the C ABI (abi/include/ncore.h).
  *
- * Deliberately thin (docs/STYLE.md, "Python via SWIG"): it includes the public
- * headers and only changes how values cross the boundary:
+ * Deliberately thin: it includes the public headers and only changes how
+ * values cross the boundary:
  *   - out-parameters become return values (a tuple when there are several);
  *   - a status other than NCORE_OK raises, from one %exception block, an
  *     exception carrying (status, message), the message read from
@@ -387,7 +387,15 @@ NCORE_IN_ADDRESS(uintptr_t)
     array = (ncore_wait_signal_desc_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(*array));
     if (array == NULL) { Py_DECREF(fast); PyErr_NoMemory(); SWIG_fail; }
     for (Py_ssize_t i = 0; i < n; i++) {
-      long long f[5] = {0, 1, 0, 0, (long long)sizeof(ncore_wait_signal_desc_t)};
+      /* The library's defaults for this extension's size, then the tuple. */
+      ncore_status_t init_status = ncore_wait_signal_desc_init(&array[i], sizeof(array[i]));
+      if (init_status != NCORE_OK) {
+        Py_DECREF(fast);
+        ncore_py_raise(init_status);
+        SWIG_fail;
+      }
+      long long f[5] = {array[i].peer, array[i].op_count, array[i].signal_index,
+                        array[i].context, (long long)array[i].struct_size};
       PyObject *item = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i),
                                        "descs: each item must be a tuple");
       if (item == NULL) { Py_DECREF(fast); SWIG_fail; }
@@ -417,6 +425,25 @@ NCORE_IN_ADDRESS(uintptr_t)
 %typemap(freearg) (const ncore_wait_signal_desc_t *descs, size_t ndescs) {
   free(array$argnum);
 }
+
+/* ---- versioned structs ---- */
+
+/* The *_init functions take the caller's struct size: from Python it is
+ * always the size of the struct this extension was compiled with, so the
+ * Python call takes the struct alone (raw.ncore_comm_config_init(config)). */
+%define NCORE_SIZED_INIT(TYPE, NAME)
+%typemap(in) (TYPE *NAME, size_t struct_size) (void *pointer = NULL, int res = 0) {
+  res = SWIG_ConvertPtr($input, &pointer, $1_descriptor, 0);
+  if (!SWIG_IsOK(res)) {
+    SWIG_exception_fail(SWIG_ArgError(res), "NAME: expected a " #TYPE " or None");
+  }
+  $1 = (TYPE *)pointer;
+  $2 = sizeof(TYPE);
+}
+%enddef
+NCORE_SIZED_INIT(ncore_comm_config_t, config)
+NCORE_SIZED_INIT(ncore_wait_signal_desc_t, desc)
+NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
 
 /* ---- buffers ---- */
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "../error.h"
 #include "host.h"
+#include "host_ops.h"
 
 /* Mixes a parent's token with a sequence number and a tag into a child's. */
 static uint64_t derive_token(uint64_t token, uint64_t seq, uint64_t tag) {

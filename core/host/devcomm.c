@@ -4,6 +4,7 @@
 #include <string.h>
 #include "../error.h"
 #include "host.h"
+#include "host_ops.h"
 
 typedef struct host_dev_comm {
   int rank, nranks;

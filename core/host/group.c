@@ -6,6 +6,7 @@
 #include <string.h>
 #include "../error.h"
 #include "host.h"
+#include "host_ops.h"
 
 static _Thread_local int group_open;
 static _Thread_local host_op_t *group_head, *group_tail;

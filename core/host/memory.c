@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "../error.h"
 #include "host.h"
+#include "host_ops.h"
 
 typedef struct allocation {
   char *ptr;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "../error.h"
 #include "host.h"
+#include "host_ops.h"
 
 ncore_status_t host_signal(void *comm, int peer, ncore_stream_t stream) {
   (void)stream;

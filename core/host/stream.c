@@ -5,6 +5,7 @@
 #include <string.h>
 #include "../error.h"
 #include "host.h"
+#include "host_ops.h"
 
 typedef struct stream_node {
   void *token;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "../error.h"
 #include "host.h"
+#include "host_ops.h"
 
 ncore_status_t host_mem_alloc(void **out, size_t size);
 ncore_status_t host_mem_free(void *ptr);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "../error.h"
 #include "host.h"
+#include "host_ops.h"
 
 ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
                                     uint32_t flags, void **out,

@@ -1,7 +1,7 @@
 /* core/nccl — finds and loads libnccl.so.2 and libcuda.so.1 at run time and
  * resolves every entry point the backend uses into nccl_fn / cu_fn.
  *
- * Search order for NCCL (ARCHITECTURE.md "NCCL backend"): NCORE_NCCL_LIBRARY
+ * Search order for NCCL (README.md, "On GPUs"): NCORE_NCCL_LIBRARY
  * (a file path), the dynamic loader's own search ("libnccl.so.2"),
  * /usr/local/cuda/lib64, then the pip package nvidia-nccl-cu* inside the
  * site-packages / dist-packages of Python installs. libcuda.so.1 comes from

@@ -68,7 +68,7 @@ MR_TEST(dev_comm_with_null_requirements_describes_team) {
 MR_TEST(dev_comm_with_requirements) {
   MR_COMM(comm);
   ncore_dev_comm_requirements_t req;
-  CHECK_OK(ncore_dev_comm_requirements_init(&req));
+  CHECK_OK(ncore_dev_comm_requirements_init(&req, sizeof req));
   req.barrier_count = 2;
   req.lsa_barrier_count = 1;
   DEV_COMM(dc, comm, &req);

@@ -51,7 +51,8 @@ TEST(last_error_set_on_failure_and_cleared_on_success) {
 TEST(error_message_names_function_and_argument) {
   CHECK_STATUS(ncore_dtype_size(NCORE_FLOAT32, NULL), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("ncore_dtype_size: out");
-  CHECK_STATUS(ncore_comm_config_init(NULL), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_comm_config_init(NULL, sizeof(ncore_comm_config_t)),
+               NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("ncore_comm_config_init: config");
   CHECK_STATUS(ncore_get_unique_id(NULL, NCORE_BACKEND_HOST), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("ncore_get_unique_id: out");

@@ -45,7 +45,7 @@ static int run_rank(int rank, const ncore_unique_id_t *id) {
   my_rank = rank;
   int peer = 1 - rank;
   ncore_comm_config_t cfg;
-  ncore_comm_config_init(&cfg);
+  ncore_comm_config_init(&cfg, sizeof cfg);
   cfg.backend = B;
   cfg.device = rank; /* one GPU per rank */
   ncore_comm_t comm = 0;
@@ -122,7 +122,7 @@ static int run_rank(int rank, const ncore_unique_id_t *id) {
   ncore_memcpy(src, pattern, sizeof pattern, NCORE_MEMCPY_HOST_TO_DEVICE, stream,
                B);
   ncore_wait_signal_desc_t desc;
-  ncore_wait_signal_desc_init(&desc);
+  ncore_wait_signal_desc_init(&desc, sizeof desc);
   desc.peer = peer;
   if (rank == 0) {
     step("put_signal small", ncore_put_signal(comm, src, 256, NCORE_UINT8, 1, win,

@@ -30,8 +30,15 @@ typedef struct ncore_buffer_desc {
   int32_t device_id;
 } ncore_buffer_desc_t;
 
-#define NCORE_BUFFER_DESC_INIT \
-  { (uint32_t)sizeof(ncore_buffer_desc_t), NULL, 0, 0, NCORE_DEVICE_CPU, -1 }
+#define NCORE_BUFFER_DESC_INIT                                      \
+  {                                                                 \
+    (uint32_t)sizeof(ncore_buffer_desc_t), /* struct_size */        \
+    NULL,                                  /* ptr */                \
+    0,                                     /* count */              \
+    0,                                     /* dtype */              \
+    NCORE_DEVICE_CPU,                      /* device_type */        \
+    -1                                     /* device_id */          \
+  }
 
 /* Size in bytes of one element of dtype.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, unknown dtype). */

@@ -29,10 +29,10 @@ NCORE_BEGIN_DECLS
 
 /* Communicator configuration; mirrors ncclConfig_t (NCCL 2.28) plus ncore's
  * own fields. Versioned: set struct_size = sizeof(ncore_comm_config_t), or use
- * NCORE_COMM_CONFIG_INIT / ncore_comm_config_init(). A struct_size smaller than
- * the library's is accepted (missing tail fields take their defaults); a
- * larger one is accepted only if the extra bytes are zero.
- * Never reordered; new fields are only appended. */
+ * NCORE_COMM_CONFIG_INIT / ncore_comm_config_init(&c, sizeof c). A struct_size
+ * smaller than the library's is accepted (missing tail fields take their
+ * defaults); a larger one is accepted only if the extra bytes are zero.
+ * Never reordered; new fields are only appended (docs/abi-policy.md). */
 typedef struct ncore_comm_config {
   uint32_t struct_size;
   /* ncore_backend_t: AUTO (default), HOST or NCCL. */
@@ -64,21 +64,44 @@ typedef struct ncore_comm_config {
   int32_t nvlink_centric_sched;
 } ncore_comm_config_t;
 
+/* The defaults, field by field (one line per field, in declaration order;
+ * a new field adds its line at the end). */
 #define NCORE_COMM_CONFIG_INIT                                              \
   {                                                                         \
-    (uint32_t)sizeof(ncore_comm_config_t), NCORE_BACKEND_AUTO, 0, -1,       \
-        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT,                     \
-        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT, NULL,               \
-        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT, NULL,               \
-        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT,                     \
-        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT,                     \
-        NCORE_CONFIG_UNDEF_INT, NCORE_CONFIG_UNDEF_INT                      \
+    (uint32_t)sizeof(ncore_comm_config_t), /* struct_size */                \
+    NCORE_BACKEND_AUTO,                    /* backend */                    \
+    0,                                     /* timeout_ms */                 \
+    -1,                                    /* device */                     \
+    NCORE_CONFIG_UNDEF_INT,                /* blocking */                   \
+    NCORE_CONFIG_UNDEF_INT,                /* cga_cluster_size */           \
+    NCORE_CONFIG_UNDEF_INT,                /* min_ctas */                   \
+    NCORE_CONFIG_UNDEF_INT,                /* max_ctas */                   \
+    NULL,                                  /* net_name */                   \
+    NCORE_CONFIG_UNDEF_INT,                /* split_share */                \
+    NCORE_CONFIG_UNDEF_INT,                /* traffic_class */              \
+    NULL,                                  /* comm_name */                  \
+    NCORE_CONFIG_UNDEF_INT,                /* collnet_enable */             \
+    NCORE_CONFIG_UNDEF_INT,                /* cta_policy */                 \
+    NCORE_CONFIG_UNDEF_INT,                /* shrink_share */               \
+    NCORE_CONFIG_UNDEF_INT,                /* nvls_ctas */                  \
+    NCORE_CONFIG_UNDEF_INT,                /* n_channels_per_net_peer */    \
+    NCORE_CONFIG_UNDEF_INT                 /* nvlink_centric_sched */       \
   }
 
-/* Fills *config with the defaults of NCORE_COMM_CONFIG_INIT.
- * config: caller-owned; must not be NULL.
- * Returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT if config is NULL. */
-NCORE_API ncore_status_t ncore_comm_config_init(ncore_comm_config_t *config);
+/* Fills *config with the defaults of NCORE_COMM_CONFIG_INIT, as a caller
+ * compiled against these or any other version of the header sees them
+ * (libgit2's git_*_options_init pattern): the library writes exactly
+ * struct_size bytes, never more, and sets config->struct_size to
+ * struct_size. Fields the library does not know (struct_size larger than
+ * its own) are zeroed, which the library accepts back.
+ * config: caller-owned, at least struct_size bytes; must not be NULL.
+ * struct_size: sizeof(ncore_comm_config_t) as the CALLER was compiled (a
+ *   binding passes its own), at least offsetof(backend) + 4 and at most
+ *   UINT32_MAX.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (config NULL, struct_size too
+ * small or too large; the message names the argument), nothing written. */
+NCORE_API ncore_status_t ncore_comm_config_init(ncore_comm_config_t *config,
+                                                size_t struct_size);
 
 /* Makes a new unique id for bootstrapping one communicator (ncclGetUniqueId).
  * Call on one rank and give the same bytes to all ranks.

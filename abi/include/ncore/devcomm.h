@@ -53,14 +53,35 @@ typedef struct ncore_dev_comm_requirements {
   int32_t gin_connection_type;
 } ncore_dev_comm_requirements_t;
 
-#define NCORE_DEV_COMM_REQUIREMENTS_INIT \
-  { (uint32_t)sizeof(ncore_dev_comm_requirements_t), NULL, NULL, 0, 0, 0, 0, \
-    0, 0, 0, 0, 0, 0, NCORE_GIN_CONNECTION_NONE }
+#define NCORE_DEV_COMM_REQUIREMENTS_INIT                                   \
+  {                                                                        \
+    (uint32_t)sizeof(ncore_dev_comm_requirements_t), /* struct_size */     \
+    NULL,                      /* resource_requirements_list */            \
+    NULL,                      /* team_requirements_list */                \
+    0,                         /* lsa_multimem */                          \
+    0,                         /* barrier_count */                         \
+    0,                         /* lsa_barrier_count */                     \
+    0,                         /* rail_gin_barrier_count */                \
+    0,                         /* lsa_ll_a2a_block_count */                \
+    0,                         /* lsa_ll_a2a_slot_count */                 \
+    0,                         /* gin_force_enable */                      \
+    0,                         /* gin_context_count */                     \
+    0,                         /* gin_signal_count */                      \
+    0,                         /* gin_counter_count */                     \
+    NCORE_GIN_CONNECTION_NONE  /* gin_connection_type */                   \
+  }
 
-/* Fills *requirements with the defaults.
- * Returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT if requirements is NULL. */
+/* Fills *requirements with the defaults of NCORE_DEV_COMM_REQUIREMENTS_INIT,
+ * writing exactly struct_size bytes and setting requirements->struct_size to
+ * struct_size; see ncore_comm_config_init for the rules.
+ * requirements: caller-owned, at least struct_size bytes; must not be NULL.
+ * struct_size: sizeof(ncore_dev_comm_requirements_t) as the caller was
+ *   compiled; at least offsetof(resource_requirements_list) + sizeof(void *),
+ *   at most UINT32_MAX.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (requirements NULL,
+ * struct_size too small or too large), nothing written. */
 NCORE_API ncore_status_t ncore_dev_comm_requirements_init(
-    ncore_dev_comm_requirements_t *requirements);
+    ncore_dev_comm_requirements_t *requirements, size_t struct_size);
 
 /* What a device communicator provides. Versioned; the library fills as many
  * fields as the caller's struct_size holds. */
@@ -80,8 +101,20 @@ typedef struct ncore_dev_comm_info {
   int32_t lsa_multimem;
 } ncore_dev_comm_info_t;
 
-#define NCORE_DEV_COMM_INFO_INIT \
-  { (uint32_t)sizeof(ncore_dev_comm_info_t), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define NCORE_DEV_COMM_INFO_INIT                                       \
+  {                                                                    \
+    (uint32_t)sizeof(ncore_dev_comm_info_t), /* struct_size */         \
+    0,                                       /* rank */                \
+    0,                                       /* nranks */              \
+    0,                                       /* lsa_rank */            \
+    0,                                       /* lsa_size */            \
+    0,                                       /* gin_type */            \
+    0,                                       /* railed_gin_type */     \
+    0,                                       /* gin_context_count */   \
+    0,                                       /* gin_signal_count */    \
+    0,                                       /* gin_counter_count */   \
+    0                                        /* lsa_multimem */        \
+  }
 
 /* Creates a device communicator. Collective over comm.
  * out: receives the handle.

@@ -29,13 +29,25 @@ typedef struct ncore_wait_signal_desc {
   int32_t context;
 } ncore_wait_signal_desc_t;
 
-#define NCORE_WAIT_SIGNAL_DESC_INIT \
-  { (uint32_t)sizeof(ncore_wait_signal_desc_t), 0, 1, 0, 0 }
+#define NCORE_WAIT_SIGNAL_DESC_INIT                                     \
+  {                                                                     \
+    (uint32_t)sizeof(ncore_wait_signal_desc_t), /* struct_size */       \
+    0,                                          /* peer */              \
+    1,                                          /* op_count */          \
+    0,                                          /* signal_index */      \
+    0                                           /* context */           \
+  }
 
-/* Fills *desc with the defaults of NCORE_WAIT_SIGNAL_DESC_INIT.
- * Returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT if desc is NULL. */
+/* Fills *desc with the defaults of NCORE_WAIT_SIGNAL_DESC_INIT, writing
+ * exactly struct_size bytes and setting desc->struct_size to struct_size;
+ * see ncore_comm_config_init for the rules.
+ * desc: caller-owned, at least struct_size bytes; must not be NULL.
+ * struct_size: sizeof(ncore_wait_signal_desc_t) as the caller was compiled;
+ *   at least offsetof(peer) + 4, at most UINT32_MAX.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (desc NULL, struct_size too
+ * small or too large), nothing written. */
 NCORE_API ncore_status_t ncore_wait_signal_desc_init(
-    ncore_wait_signal_desc_t *desc);
+    ncore_wait_signal_desc_t *desc, size_t struct_size);
 
 /* Sends one signal to peer, ordered on stream after earlier work.
  * signal_index, context, flags: must be 0 (reserved, as in nccl.core).

@@ -23,7 +23,7 @@ from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
                      FLOAT16, FLOAT32, FLOAT64, HALF, INT, INT8, INT32, INT64, MAX,
                      MIN, PROD, SUM, UINT8, UINT32, UINT64, Backend, CommShrinkFlag,
                      DeviceType, NcclDataType, NcclGinConnectionType, NcclGinType,
-                     NcclRedOp, ScalarResidence, WindowFlag)
+                     MemcpyKind, NcclRedOp, ScalarResidence, WindowFlag)
 from .buffer import Buffer, ResolvedBuffer, Stream, resolve_buffer, resolve_stream
 from .config import Config, NCCLConfig, NcclConfig, NCCLDevCommRequirements
 from .unique_id import UniqueId, get_unique_id
@@ -32,7 +32,7 @@ from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
 from ._p2p import WaitSignalDesc
 from .communicator import Communicator
 from .group import group, group_end, group_start
-from .memory import MemoryAllocation, mem_alloc, mem_free
+from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
 from . import symmetric
 from .symmetric import get, my_pe, n_pes, put
 
@@ -87,7 +87,7 @@ __all__ = [
     "NcclInProgress", "NcclNotSupported", "NcclUnavailable", "NcclTimeout",
     "NcclClosed", "error_for_status",
     "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType", "Backend",
-    "DeviceType", "ScalarResidence", "WindowFlag", "CommShrinkFlag",
+    "DeviceType", "ScalarResidence", "MemcpyKind", "WindowFlag", "CommShrinkFlag",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64", "FLOAT16",
     "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16", "FLOAT8E4M3",
     "FLOAT8E5M2", "SUM", "PROD", "MAX", "MIN", "AVG",
@@ -97,7 +97,7 @@ __all__ = [
     "CommResource", "RegisteredBufferHandle", "RegisteredWindowHandle", "CustomRedOp",
     "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator",
     "group", "group_start", "group_end",
-    "MemoryAllocation", "mem_alloc", "mem_free",
+    "MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset",
     "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",
     "free_tensor", "free_array", "get_version", "get_error_string", "raw",
 ]

@@ -3,21 +3,30 @@ that the loaded libncore speaks the ABI this package was built against."""
 
 from __future__ import annotations
 
+from typing import Optional
+
 from . import _ncore as raw
 
-__all__ = ["raw"]
+__all__ = ["raw", "abi_mismatch"]
+
+
+def abi_mismatch(loaded: int, built: int) -> Optional[str]:
+    """The rule every binding applies when it loads (docs/abi-policy.md): the
+    same major version, and a library minor at least the binding's. Returns
+    the message for a library that breaks it, None for one that serves."""
+    if loaded // 10000 == built // 10000 and loaded >= built:
+        return None
+    return (f"ncore: libncore.so has ABI version {loaded}, this binding was built "
+            f"against {built}: the major versions must match and the library's "
+            "minor must be at least the binding's")
 
 
 def _check_abi() -> None:
-    """Refuses a library whose ABI major differs or whose minor is older than
-    the headers the extension was compiled with (abi/include/ncore/version.h)."""
-    loaded = raw.ncore_abi_version()
-    built = raw.NCORE_ABI_VERSION
-    if loaded // 10000 != built // 10000 or loaded < built:
-        raise ImportError(
-            f"ncore: loaded libncore ABI {loaded} is incompatible with the "
-            f"ABI {built} this extension was built against"
-        )
+    """Refuses, at import, a library the headers this extension was compiled
+    with (abi/include/ncore/version.h) cannot trust."""
+    message = abi_mismatch(raw.ncore_abi_version(), raw.NCORE_ABI_VERSION)
+    if message is not None:
+        raise ImportError(message)
 
 
 _check_abi()

@@ -16,6 +16,7 @@ __all__ = [
     "Backend",
     "DeviceType",
     "ScalarResidence",
+    "MemcpyKind",
     "WindowFlag",
     "CommShrinkFlag",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64",
@@ -86,6 +87,17 @@ class NcclDataType(enum.IntEnum):
             return cls(_EXTENDED_NAMES[dtype.name])
         return cls(raw.ncore_dtype_from_typestr(dtype.str))
 
+    @classmethod
+    def from_dlpack(cls, code: int, bits: int, lanes: int = 1) -> "NcclDataType":
+        """Maps a DLPack dtype (DLDataTypeCode, bits, lanes) to NcclDataType
+        (ncore_dtype_from_dlpack).
+
+        Raises:
+            NcclInvalid: no ncore equivalent (bool, complex, lanes != 1, ...);
+                the message comes from the library.
+        """
+        return cls(raw.ncore_dtype_from_dlpack(int(code), int(bits), int(lanes)))
+
 
 class NcclRedOp(enum.IntEnum):
     """Built-in reduction operator, mirroring ncclRedOp_t."""
@@ -140,6 +152,16 @@ class ScalarResidence(enum.IntEnum):
 
     DEVICE = raw.NCORE_SCALAR_DEVICE
     HOST_IMMEDIATE = raw.NCORE_SCALAR_HOST_IMMEDIATE
+
+
+class MemcpyKind(enum.IntEnum):
+    """Direction of a copy (ncore_memcpy_kind_t, cudaMemcpyKind)."""
+
+    DEFAULT = raw.NCORE_MEMCPY_DEFAULT
+    HOST_TO_DEVICE = raw.NCORE_MEMCPY_HOST_TO_DEVICE
+    DEVICE_TO_HOST = raw.NCORE_MEMCPY_DEVICE_TO_HOST
+    DEVICE_TO_DEVICE = raw.NCORE_MEMCPY_DEVICE_TO_DEVICE
+    HOST_TO_HOST = raw.NCORE_MEMCPY_HOST_TO_HOST
 
 
 class WindowFlag(enum.IntFlag):

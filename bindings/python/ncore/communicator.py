@@ -15,7 +15,7 @@ from ._lib import raw
 from ._p2p import P2PMixin
 from ._types import (Backend, CommShrinkFlag, NcclDataType, NcclGinType,
                      ScalarResidence, WindowFlag)
-from .buffer import ResolvedBuffer, resolve_buffer
+from .buffer import ResolvedBuffer, resolve_buffer, resolve_stream
 from .config import NCCLConfig, NCCLDevCommRequirements, config_to_c
 from .resources import (CustomRedOp, DevCommResource, RegisteredBufferHandle,
                         RegisteredWindowHandle)
@@ -126,6 +126,15 @@ class Communicator(CollectivesMixin, P2PMixin):
         """Flushes outstanding work and synchronises with the other ranks so
         destroy leaves no peer waiting (ncclCommFinalize). Collective."""
         raw.ncore_comm_finalize(self._live())
+
+    def synchronize(self, stream: Any = None) -> None:
+        """Waits until every operation enqueued on `stream` so far completed,
+        failing instead of hanging when this communicator cannot complete
+        them (ncore_comm_synchronize): NcclRemoteError for a dead or aborted
+        peer, NcclTimeout past the configured timeout. On the host backend
+        operations complete before they return, so only the asynchronous
+        error is reported."""
+        raw.ncore_comm_synchronize(self._live(), resolve_stream(stream))
 
     def destroy(self) -> None:
         """Releases the communicator and every resource it owns (their

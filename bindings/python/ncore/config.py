@@ -102,16 +102,11 @@ class NCCLDevCommRequirements:
     team_requirements_list: int = 0
 
     def to_c(self) -> Any:
-        """A filled ncore_dev_comm_requirements_t for the C call."""
+        """A filled ncore_dev_comm_requirements_t for the C call. The two
+        lists are addresses of NCCL's own requirement lists, passed through
+        as they are (the host backend refuses any but 0)."""
         requirements = raw.ncore_dev_comm_requirements_t()
         raw.ncore_dev_comm_requirements_init(requirements)
         for field in fields(self):
-            if field.name.endswith("_list"):
-                continue
             setattr(requirements, field.name, int(getattr(self, field.name)))
-        if self.resource_requirements_list or self.team_requirements_list:
-            # The raw struct holds these as opaque pointers; only NCCL reads them.
-            raise NotImplementedError(
-                "NCCL requirement lists are not passed through the Python binding yet"
-            )
         return requirements

@@ -1,14 +1,20 @@
 """Communication memory from ncore_mem_alloc (NCCL: ncclMemAlloc; host:
 shared memory every rank can map, so windows over it have real peer
-pointers), owned by a Python object that frees it when garbage-collected."""
+pointers), owned by a Python object that frees it when garbage-collected;
+and copies / fills of buffers on either backend (ncore_memcpy /
+ncore_memset), for programs without a CUDA library of their own."""
 
 from __future__ import annotations
 
 import sys
-from ._lib import raw
-from ._types import Backend
+from typing import Any, Optional
 
-__all__ = ["MemoryAllocation", "mem_alloc", "mem_free"]
+from ._errors import NcclInvalid
+from ._lib import raw
+from ._types import Backend, MemcpyKind
+from .buffer import resolve_buffer, resolve_stream
+
+__all__ = ["MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset"]
 
 
 class MemoryAllocation:
@@ -77,3 +83,46 @@ def mem_alloc(size: int, backend: Backend | int = Backend.AUTO) -> MemoryAllocat
 def mem_free(allocation: MemoryAllocation) -> None:
     """Frees memory from mem_alloc now (optional: GC frees it too)."""
     allocation.close()
+
+
+def _byte_count(nbytes: Optional[int], default: int, limits: dict) -> int:
+    """nbytes (default: `default`), checked against each buffer's size: the C
+    call has only pointers, so this is the one place the sizes are known."""
+    count = default if nbytes is None else int(nbytes)
+    if count < 0:
+        raise NcclInvalid(f"nbytes: {count} is negative")
+    for name, size in limits.items():
+        if count > size:
+            raise NcclInvalid(f"{name}: {count} bytes do not fit in its {size} bytes")
+    return count
+
+
+def memcpy(dst: Any, src: Any, nbytes: Optional[int] = None,
+           kind: MemcpyKind | int = MemcpyKind.DEFAULT, stream: Any = None,
+           backend: Backend | int = Backend.AUTO) -> None:
+    """Copies `nbytes` bytes (default: all of src) from src to dst, ordered on
+    stream (ncore_memcpy). dst and src are any buffers (arrays, tensors,
+    :class:`MemoryAllocation`, :class:`~ncore.Buffer`). Asynchronous on NCCL:
+    synchronize the stream before reading dst on the host.
+
+    Raises:
+        NcclInvalid: nbytes negative or larger than either buffer; what the
+            library refuses (unknown kind, bad stream).
+    """
+    d, s = resolve_buffer(dst), resolve_buffer(src)
+    count = _byte_count(nbytes, s.nbytes, {"dst": d.nbytes, "src": s.nbytes})
+    raw.ncore_memcpy(d.ptr, s.ptr, count, int(kind), resolve_stream(stream), int(backend))
+
+
+def memset(dst: Any, value: int, nbytes: Optional[int] = None, stream: Any = None,
+           backend: Backend | int = Backend.AUTO) -> None:
+    """Sets `nbytes` bytes (default: all of dst) to ``value & 0xff``, ordered
+    on stream (ncore_memset).
+
+    Raises:
+        NcclInvalid: nbytes negative or larger than dst; what the library
+            refuses.
+    """
+    d = resolve_buffer(dst)
+    count = _byte_count(nbytes, d.nbytes, {"dst": d.nbytes})
+    raw.ncore_memset(d.ptr, int(value), count, resolve_stream(stream), int(backend))

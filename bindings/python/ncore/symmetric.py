@@ -163,6 +163,18 @@ class SymmetricMemory:
         """Address of PE `pe`'s part as this PE sees it; 0 if not reachable."""
         return raw.ncore_symmetric_peer_pointer(self.handle, pe)
 
+    @property
+    def size(self) -> int:
+        """Bytes of each PE's part as the library allocated them
+        (ncore_symmetric_size; at least 1). Raises NcclClosed once freed."""
+        return raw.ncore_symmetric_size(self.handle)
+
+    def is_valid(self) -> bool:
+        """Whether this PE's part is still allocated
+        (ncore_symmetric_is_valid): False after free() or once its
+        communicator was destroyed."""
+        return bool(raw.ncore_symmetric_is_valid(self.handle))
+
     def free(self) -> None:
         """Frees this PE's part (ncore_symmetric_free). Idempotent."""
         if not self.freed:

@@ -46,6 +46,35 @@ def test_version_and_status_strings():
     assert ncore.get_error_string(999) == "NCORE_ERR_UNKNOWN"
 
 
+def test_abi_rule_refuses_another_major_and_an_older_minor():
+    from ncore._lib import abi_mismatch
+    assert abi_mismatch(10000, 10000) is None
+    assert abi_mismatch(10100, 10000) is None  # a newer minor serves
+    assert abi_mismatch(raw.ncore_abi_version(), raw.NCORE_ABI_VERSION) is None
+    older = abi_mismatch(10000, 10100)
+    assert older == ("ncore: libncore.so has ABI version 10000, this binding was built "
+                     "against 10100: the major versions must match and the library's "
+                     "minor must be at least the binding's")
+    assert abi_mismatch(20000, 10000) is not None
+
+
+def test_sized_init_passes_the_extensions_own_size():
+    for struct, init, size in [
+            (raw.ncore_comm_config_t, raw.ncore_comm_config_init, raw.NCORE_SIZEOF_COMM_CONFIG),
+            (raw.ncore_wait_signal_desc_t, raw.ncore_wait_signal_desc_init,
+             raw.NCORE_SIZEOF_WAIT_SIGNAL_DESC),
+            (raw.ncore_dev_comm_requirements_t, raw.ncore_dev_comm_requirements_init,
+             raw.NCORE_SIZEOF_DEV_COMM_REQUIREMENTS)]:
+        value = struct()
+        init(value)
+        assert value.struct_size == size
+    with pytest.raises(ncore.NcclInvalid) as caught:
+        raw.ncore_comm_config_init(None)
+    assert caught.value.message == "ncore_comm_config_init: config: must not be NULL"
+    with pytest.raises(TypeError):
+        raw.ncore_comm_config_init(raw.ncore_wait_signal_desc_t())
+
+
 def test_enum_values_equal_ncore_and_nccl():
     assert [int(d) for d in (ncore.INT8, ncore.UINT8, ncore.INT32, ncore.UINT32, ncore.INT64,
                              ncore.UINT64, ncore.FLOAT16, ncore.FLOAT32, ncore.FLOAT64,
@@ -66,6 +95,14 @@ def test_dtype_from_numpy_goes_through_the_c_table():
     with pytest.raises(ncore.NcclInvalid) as caught:
         ncore.NcclDataType.from_numpy_dtype(np.complex64)
     assert caught.value.message.startswith("ncore_dtype_from_typestr: ")
+
+
+def test_dtype_from_dlpack_goes_through_the_c_table():
+    assert ncore.NcclDataType.from_dlpack(2, 32) is ncore.FLOAT32  # kDLFloat
+    assert ncore.NcclDataType.from_dlpack(4, 16) is ncore.BFLOAT16  # kDLBfloat
+    with pytest.raises(ncore.NcclInvalid) as caught:
+        ncore.NcclDataType.from_dlpack(2, 32, lanes=4)
+    assert caught.value.message.startswith("ncore_dtype_from_dlpack: ")
 
 
 def test_unique_id_is_128_bytes_and_round_trips():
@@ -118,6 +155,15 @@ def test_one_rank_communicator_properties(comm1):
     assert "rank=0" in repr(comm1)
 
 
+def test_synchronize_waits_on_a_stream_and_refuses_a_bad_one(comm1):
+    comm1.synchronize()
+    with ncore.Stream(ncore.Backend.HOST) as stream:
+        comm1.synchronize(stream)
+    with pytest.raises(ncore.NcclInvalid) as caught:
+        comm1.synchronize(0x1234)
+    assert caught.value.message.startswith("ncore_comm_synchronize: stream")
+
+
 def test_destroy_is_idempotent_and_context_manager_destroys():
     with ncore.Communicator.init(1, 0, ncore.get_unique_id(ncore.Backend.HOST),
                                  ncore.NCCLConfig(backend=ncore.Backend.HOST)) as comm:
@@ -131,6 +177,8 @@ def test_destroy_is_idempotent_and_context_manager_destroys():
         raw.ncore_comm_rank(handle)
     assert isinstance(caught.value, RuntimeError)
     raw.ncore_comm_destroy(handle)  # idempotent on a stale handle
+    with pytest.raises(ncore.NcclClosed):
+        raw.ncore_comm_synchronize(handle, 0)
 
 
 def test_config_fields_reach_the_c_struct():

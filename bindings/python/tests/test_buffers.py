@@ -128,3 +128,35 @@ def test_bad_stream_is_rejected_by_c(comm1):
     with ncore.Stream(ncore.Backend.HOST) as stream:
         comm1.allreduce(a, b, ncore.SUM, stream=stream)
     assert b.tolist() == [1.0, 1.0]
+
+
+def test_memcpy_and_memset_between_host_buffers():
+    src = np.arange(8, dtype=np.float32)
+    dst = np.zeros(8, dtype=np.float32)
+    ncore.memcpy(dst, src, kind=ncore.MemcpyKind.HOST_TO_HOST, backend=ncore.Backend.HOST)
+    assert (dst == src).all()
+    ncore.memset(dst, 0, nbytes=16, backend=ncore.Backend.HOST)
+    assert (dst[:4] == 0).all() and (dst[4:] == src[4:]).all()
+    memory = ncore.mem_alloc(32, ncore.Backend.HOST)
+    try:
+        ncore.memset(memory, 0x7f, backend=ncore.Backend.HOST)
+        view = np.asarray(memory)
+        assert (view == 0x7f).all()
+    finally:
+        memory.close()
+
+
+def test_memcpy_refuses_more_bytes_than_a_buffer_holds():
+    small = np.zeros(2, dtype=np.float32)
+    big = np.zeros(8, dtype=np.float32)
+    with pytest.raises(ncore.NcclInvalid, match="dst: 32 bytes do not fit in its 8 bytes"):
+        ncore.memcpy(small, big, backend=ncore.Backend.HOST)
+    with pytest.raises(ncore.NcclInvalid, match="nbytes: -1 is negative"):
+        ncore.memset(big, 0, nbytes=-1, backend=ncore.Backend.HOST)
+
+
+def test_memcpy_passes_on_the_librarys_refusal():
+    a = np.zeros(4, dtype=np.float32)
+    with pytest.raises(ncore.NcclInvalid) as caught:
+        ncore.memcpy(a, a.copy(), kind=99, backend=ncore.Backend.HOST)
+    assert caught.value.message.startswith("ncore_memcpy: kind")

@@ -103,6 +103,11 @@ def test_dev_comm_on_host(comm1):
     with pytest.raises(ncore.NcclNotSupported) as caught:
         comm1.create_dev_comm(req)
     assert caught.value.message.startswith("ncore_create_dev_comm")
+    # NCCL's requirement lists reach the library, which refuses them here.
+    req = ncore.NCCLDevCommRequirements(team_requirements_list=4096)
+    with pytest.raises(ncore.NcclInvalid) as caught:
+        comm1.create_dev_comm(req)
+    assert "must be NULL on the host backend" in caught.value.message
 
 
 def _window_pointers(comm):

@@ -73,6 +73,20 @@ def test_symmetric_put_get_and_peer_views(n):
         assert bad_pe.startswith("ncore_symmetric_put: pe")
 
 
+def _symmetric_queries(comm):
+    memory = ncore.symmetric.alloc(10, comm)
+    size, valid = memory.size, memory.is_valid()
+    memory.free()
+    with pytest.raises(ncore.NcclClosed):
+        memory.size
+    return size, valid, memory.is_valid()
+
+
+def test_symmetric_size_and_validity_come_from_the_library():
+    for size, valid, after in run_ranks(2, _symmetric_queries):
+        assert (size, valid, after) == (10, True, False)
+
+
 def _unfreed(comm):
     ncore.symmetric.init(comm)
     ncore.symmetric.set_gc_policy("warn")

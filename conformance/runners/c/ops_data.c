@@ -232,7 +232,7 @@ ncore_status_t op_wait_signal(runner_t *r, const plan_step_t *step, result_t *re
   for (char *obj = strtok_r(copy, ";", &save); obj && n < 32;
        obj = strtok_r(NULL, ";", &save)) {
     char buf[32];
-    ncore_wait_signal_desc_init(&descs[n]);
+    ncore_wait_signal_desc_init(&descs[n], sizeof descs[n]);
     if (plan_object_field(obj, "peer", buf, sizeof buf)) descs[n].peer = atoi(buf);
     if (plan_object_field(obj, "op_count", buf, sizeof buf))
       descs[n].op_count = (uint32_t)atoi(buf);

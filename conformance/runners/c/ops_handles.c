@@ -215,7 +215,7 @@ static ncore_status_t op_create_dev_comm(runner_t *r, const plan_step_t *step,
   (void)res;
   const char *text = plan_arg(step, "requirements");
   ncore_dev_comm_requirements_t req;
-  ncore_dev_comm_requirements_init(&req);
+  ncore_dev_comm_requirements_init(&req, sizeof req);
   const ncore_dev_comm_requirements_t *use = NULL;
   if (text && strcmp(text, "null") != 0) {
     char buf[32];

@@ -459,7 +459,10 @@ fn bindgen_test_layout_ncore_comm_config() {
 }
 pub type ncore_comm_config_t = ncore_comm_config;
 extern "C" {
-    pub fn ncore_comm_config_init(config: *mut ncore_comm_config_t) -> ncore_status_t;
+    pub fn ncore_comm_config_init(
+        config: *mut ncore_comm_config_t,
+        struct_size: usize,
+    ) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_get_unique_id(
@@ -542,6 +545,9 @@ extern "C" {
 }
 extern "C" {
     pub fn ncore_comm_async_error(comm: ncore_comm_t, out: *mut ncore_status_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_synchronize(comm: ncore_comm_t, stream: ncore_stream_t) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_group_start() -> ncore_status_t;
@@ -890,7 +896,10 @@ fn bindgen_test_layout_ncore_wait_signal_desc() {
 }
 pub type ncore_wait_signal_desc_t = ncore_wait_signal_desc;
 extern "C" {
-    pub fn ncore_wait_signal_desc_init(desc: *mut ncore_wait_signal_desc_t) -> ncore_status_t;
+    pub fn ncore_wait_signal_desc_init(
+        desc: *mut ncore_wait_signal_desc_t,
+        struct_size: usize,
+    ) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_signal(
@@ -1209,6 +1218,7 @@ pub type ncore_dev_comm_requirements_t = ncore_dev_comm_requirements;
 extern "C" {
     pub fn ncore_dev_comm_requirements_init(
         requirements: *mut ncore_dev_comm_requirements_t,
+        struct_size: usize,
     ) -> ncore_status_t;
 }
 #[repr(C)]

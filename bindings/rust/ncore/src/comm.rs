@@ -1,13 +1,12 @@
 //! Communicators: bootstrap, lifecycle and queries.
 
-use std::cell::Cell;
-use std::marker::PhantomData;
-
 use ncore_sys as sys;
 
 use crate::config::Config;
 use crate::devcomm::GinType;
 use crate::error::{check, invalid_argument, ErrorKind, Result};
+use crate::handle::{handle_type, query};
+use crate::stream::{raw_stream, Stream};
 use crate::types::Backend;
 use crate::unique_id::{LaunchEnv, UniqueId};
 
@@ -26,21 +25,22 @@ impl ShrinkFlags {
     pub const ABORT: ShrinkFlags = ShrinkFlags(sys::NCORE_SHRINK_ABORT);
 }
 
-/// A group of ranks that communicate (`ncore_comm_t`), owned: destroyed on
-/// drop, or explicitly with [`destroy`](Communicator::destroy) /
-/// [`abort`](Communicator::abort).
-///
-/// Destroying releases every resource made from it (windows, registered
-/// buffers, custom operators, device communicators, symmetric memory); their
-/// Rust values then answer `ErrorKind::Closed`, never undefined behaviour,
-/// because handles are checked integers.
-///
-/// `Send` but not `Sync`: calls on one communicator must be serialised (as in
-/// NCCL). To abort from another thread, use an [`AbortHandle`].
-#[derive(Debug)]
-pub struct Communicator {
-    raw: sys::ncore_comm_t,
-    _not_sync: PhantomData<Cell<()>>,
+handle_type! {
+    /// A group of ranks that communicate (`ncore_comm_t`), owned: destroyed on
+    /// drop, or explicitly with [`destroy`](Communicator::destroy) /
+    /// [`abort`](Communicator::abort).
+    ///
+    /// Destroying releases every resource made from it (windows, registered
+    /// buffers, custom operators, device communicators, symmetric memory); their
+    /// Rust values then answer `ErrorKind::Closed`, never undefined behaviour,
+    /// because handles are checked integers.
+    ///
+    /// `Send` but not `Sync`: calls on one communicator must be serialised (as in
+    /// NCCL). To abort from another thread, use an [`AbortHandle`].
+    pub struct Communicator;
+    close: destroy = sys::ncore_comm_destroy,
+        "Releases the communicator and every resource made from it (local).";
+    is_valid: sys::ncore_comm_is_valid;
 }
 
 impl Communicator {
@@ -111,28 +111,6 @@ impl Communicator {
         Ok(comms.into_iter().map(Communicator::from_raw).collect())
     }
 
-    /// Takes ownership of a raw handle. Any integer is memory-safe: the
-    /// library answers `Closed` or `InvalidArgument` for one that is not a
-    /// live communicator. The value destroys the handle when dropped.
-    pub fn from_raw(raw: u64) -> Communicator {
-        Communicator {
-            raw,
-            _not_sync: PhantomData,
-        }
-    }
-
-    /// The raw handle (still owned by `self`).
-    pub fn as_raw(&self) -> u64 {
-        self.raw
-    }
-
-    /// Gives up ownership: returns the handle without destroying it.
-    pub fn into_raw(self) -> u64 {
-        let raw = self.raw;
-        std::mem::forget(self);
-        raw
-    }
-
     /// Splits by `color` (or [`SPLIT_NOCOLOR`]), ordering new ranks by `key`
     /// then old rank (`ncore_comm_split`). Collective. `None` for NOCOLOR.
     /// `config`: None inherits the parent's.
@@ -197,12 +175,15 @@ impl Communicator {
         check(unsafe { sys::ncore_comm_finalize(self.raw) })
     }
 
-    /// Releases the communicator and its resources (`ncore_comm_destroy`).
-    /// Idempotent; later calls on it answer `Closed`. Drop does the same
-    /// but cannot report a failure.
-    pub fn destroy(&self) -> Result<()> {
-        // SAFETY: plain handle.
-        check(unsafe { sys::ncore_comm_destroy(self.raw) })
+    /// Waits until every operation enqueued on `stream` so far completed,
+    /// failing instead of hanging when this communicator cannot complete
+    /// them (`ncore_comm_synchronize`): `Remote` for a dead or aborted peer,
+    /// `Timeout` past the configured timeout. On the host backend operations
+    /// complete before they return, so only the asynchronous error is
+    /// reported.
+    pub fn synchronize(&self, stream: Option<&Stream>) -> Result<()> {
+        // SAFETY: plain handle and stream.
+        check(unsafe { sys::ncore_comm_synchronize(self.raw, raw_stream(stream)) })
     }
 
     /// Aborts (`ncore_comm_abort`): peers waiting on this rank get `Remote`,
@@ -218,21 +199,13 @@ impl Communicator {
         AbortHandle { raw: self.raw }
     }
 
-    /// True while the communicator is live (not destroyed or aborted).
-    pub fn is_valid(&self) -> bool {
-        // SAFETY: plain handle; cannot fail.
-        unsafe { sys::ncore_comm_is_valid(self.raw) != 0 }
-    }
-
     #[inline]
     fn query_int(
         &self,
         f: unsafe extern "C" fn(u64, *mut i32) -> sys::ncore_status_t,
     ) -> Result<i32> {
-        let mut out = 0;
         // SAFETY: f is one of the library's int queries; out is valid.
-        check(unsafe { f(self.raw, &mut out) })?;
-        Ok(out)
+        query(|out| unsafe { f(self.raw, out) })
     }
 
     /// This rank, in [0, size) (`ncclCommUserRank`).
@@ -262,9 +235,8 @@ impl Communicator {
 
     /// The backend running the communicator (Host or Nccl).
     pub fn backend(&self) -> Result<Backend> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_comm_backend(self.raw, &mut out) })?;
+        // SAFETY: out is valid for the call.
+        let out = query(|out| unsafe { sys::ncore_comm_backend(self.raw, out) })?;
         Ok(Backend::from_raw(out).unwrap_or(Backend::Auto))
     }
 
@@ -272,9 +244,8 @@ impl Communicator {
     /// well, `Some(InProgress)` while non-blocking work runs, or the error a
     /// background operation hit (e.g. `Remote` after a peer died).
     pub fn async_error(&self) -> Result<Option<ErrorKind>> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_comm_async_error(self.raw, &mut out) })?;
+        // SAFETY: out is valid for the call.
+        let out = query(|out| unsafe { sys::ncore_comm_async_error(self.raw, out) })?;
         Ok(if out == sys::ncore_status_NCORE_OK {
             None
         } else {
@@ -284,27 +255,15 @@ impl Communicator {
 
     /// The communicator's GIN transport (None on the host backend).
     pub fn gin_type(&self) -> Result<GinType> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_comm_gin_type(self.raw, &mut out) })?;
-        Ok(GinType::from_raw(out))
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_comm_gin_type(self.raw, out) }).map(GinType::from_raw)
     }
 
     /// The GIN transport of the rail team.
     pub fn railed_gin_type(&self) -> Result<GinType> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_comm_railed_gin_type(self.raw, &mut out) })?;
-        Ok(GinType::from_raw(out))
-    }
-}
-
-impl Drop for Communicator {
-    fn drop(&mut self) {
-        if self.raw != sys::NCORE_NULL_HANDLE {
-            // SAFETY: destroy is idempotent and safe on any handle value.
-            unsafe { sys::ncore_comm_destroy(self.raw) };
-        }
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_comm_railed_gin_type(self.raw, out) })
+            .map(GinType::from_raw)
     }
 }
 

@@ -6,6 +6,7 @@ use ncore_sys as sys;
 
 use crate::error::{invalid_argument, Result};
 use crate::types::Backend;
+use crate::versioned;
 
 /// Configuration of a new communicator; mirrors `ncclConfig_t` plus ncore's
 /// backend, timeout and device. Every field left unset takes the backend's
@@ -119,7 +120,7 @@ impl Config {
         };
         let net_name = cstring("net_name", &self.net_name)?;
         let comm_name = cstring("comm_name", &self.comm_name)?;
-        let mut raw = default_raw();
+        let mut raw = versioned::defaults(sys::ncore_comm_config_init)?;
         let int = |v: Option<i32>, dflt: i32| v.unwrap_or(dflt);
         let flag = |v: Option<bool>, dflt: i32| v.map_or(dflt, i32::from);
         let undef = sys::NCORE_CONFIG_UNDEF_INT;
@@ -146,15 +147,6 @@ impl Config {
             _comm_name: comm_name,
         })
     }
-}
-
-/// The library's defaults (`ncore_comm_config_init`).
-fn default_raw() -> sys::ncore_comm_config_t {
-    // SAFETY: an all-zero config is a valid value to overwrite; init fills it.
-    let mut raw: sys::ncore_comm_config_t = unsafe { std::mem::zeroed() };
-    // SAFETY: raw is a valid config; init cannot fail for a non-NULL pointer.
-    unsafe { sys::ncore_comm_config_init(&mut raw) };
-    raw
 }
 
 /// A C config and the strings its pointers borrow.

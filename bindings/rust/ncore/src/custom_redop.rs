@@ -2,13 +2,12 @@
 //! CustomRedOp): output = scalar * sum(inputs).
 
 use std::ffi::c_void;
-use std::marker::PhantomData;
 
 use ncore_sys as sys;
 
 use crate::comm::Communicator;
 use crate::error::{check, invalid_argument, Result};
-use crate::handle::NotSync;
+use crate::handle::{handle_type, query};
 use crate::memory::DeviceMemory;
 use crate::types::{DataType, Element, RedOp};
 
@@ -32,15 +31,40 @@ impl ScalarResidence {
     }
 }
 
-/// A PreMulSum operator for one communicator and data type; its
-/// [`op`](CustomRedOp::op) is passed to collectives. `'scalar` is the life of
-/// a device-resident scalar. Destroyed on drop, by `close`, or with its
-/// communicator.
-#[derive(Debug)]
-pub struct CustomRedOp<'scalar> {
-    raw: sys::ncore_custom_redop_t,
-    _scalar: PhantomData<&'scalar ()>,
-    _not_sync: NotSync,
+handle_type! {
+    /// A PreMulSum operator for one communicator and data type; its
+    /// [`op`](CustomRedOp::op) is passed to collectives. `'scalar` is the
+    /// life of a device-resident scalar, which every collective using the
+    /// operator reads. Destroyed on drop, by `close`, or with its
+    /// communicator.
+    ///
+    /// The borrow is enforced: an operator cannot outlive its device scalar.
+    ///
+    /// ```compile_fail,E0597
+    /// # use ncore::{Backend, Communicator, DataType, DeviceMemory};
+    /// # fn f(comm: &Communicator) -> ncore::Result<()> {
+    /// let op = {
+    ///     let scalar = DeviceMemory::alloc(4, Backend::Host)?;
+    ///     comm.create_pre_mul_sum_device(&scalar, DataType::FLOAT32)?
+    /// }; // `scalar` is freed here while `op` still reads it
+    /// op.close()
+    /// # }
+    /// ```
+    ///
+    /// With the scalar kept alive, the same code compiles:
+    ///
+    /// ```no_run
+    /// # use ncore::{Backend, Communicator, DataType, DeviceMemory};
+    /// # fn f(comm: &Communicator) -> ncore::Result<()> {
+    /// let scalar = DeviceMemory::alloc(4, Backend::Host)?;
+    /// let op = comm.create_pre_mul_sum_device(&scalar, DataType::FLOAT32)?;
+    /// op.close()
+    /// # }
+    /// ```
+    pub struct CustomRedOp<'scalar>;
+    borrows: "a device-resident scalar";
+    close: close = sys::ncore_custom_redop_close, "Destroys the operator (local).";
+    is_valid: sys::ncore_custom_redop_is_valid;
 }
 
 impl Communicator {
@@ -65,15 +89,7 @@ impl Communicator {
         scalar: &[u8],
         dtype: DataType,
     ) -> Result<CustomRedOp<'static>> {
-        if let Some(size) = dtype.known_size() {
-            if scalar.len() < size {
-                return Err(invalid_argument(
-                    "ncore_create_pre_mul_sum",
-                    "scalar",
-                    format!("{} bytes for a {size}-byte element", scalar.len()),
-                ));
-            }
-        }
+        check_scalar_len(scalar.len(), dtype)?;
         // SAFETY: scalar holds one element of a known dtype (an unknown dtype
         // is rejected by the library before it reads).
         unsafe {
@@ -92,24 +108,14 @@ impl Communicator {
         scalar: &'scalar DeviceMemory,
         dtype: DataType,
     ) -> Result<CustomRedOp<'scalar>> {
-        if let Some(size) = dtype.known_size() {
-            if scalar.len() < size {
-                return Err(invalid_argument(
-                    "ncore_create_pre_mul_sum",
-                    "scalar",
-                    format!("{} bytes for a {size}-byte element", scalar.len()),
-                ));
-            }
+        check_scalar_len(scalar.len(), dtype)?;
+        // SAFETY: the scalar memory is borrowed for 'scalar, the operator's
+        // lifetime.
+        unsafe {
+            let op =
+                self.create_pre_mul_sum_raw(scalar.as_ptr(), dtype, ScalarResidence::Device)?;
+            Ok(CustomRedOp::from_raw(op.into_raw()))
         }
-        // SAFETY: the scalar memory is borrowed for the operator's lifetime.
-        let op = unsafe {
-            self.create_pre_mul_sum_raw(scalar.as_ptr(), dtype, ScalarResidence::Device)?
-        };
-        Ok(CustomRedOp {
-            raw: op.into_raw(),
-            _scalar: PhantomData,
-            _not_sync: PhantomData,
-        })
     }
 
     /// `ncore_create_pre_mul_sum` as is; the library rejects a NULL scalar.
@@ -135,63 +141,29 @@ impl Communicator {
     }
 }
 
-impl<'scalar> CustomRedOp<'scalar> {
-    /// Takes ownership of a raw handle (closed on drop); any value is
-    /// memory-safe, since the library checks handles.
-    pub fn from_raw(raw: u64) -> CustomRedOp<'scalar> {
-        CustomRedOp {
-            raw,
-            _scalar: PhantomData,
-            _not_sync: PhantomData,
-        }
-    }
-
-    /// The raw handle (still owned by `self`).
-    pub fn as_raw(&self) -> u64 {
-        self.raw
-    }
-
-    /// Gives up ownership without closing.
-    pub fn into_raw(self) -> u64 {
-        let raw = self.raw;
-        std::mem::forget(self);
-        raw
-    }
-
+impl CustomRedOp<'_> {
     /// The operator value to pass to collectives (nccl.core `CustomRedOp.op`).
     pub fn op(&self) -> Result<RedOp> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_custom_redop_value(self.raw, &mut out) })?;
-        Ok(RedOp::from_raw(out))
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_custom_redop_value(self.raw, out) }).map(RedOp::from_raw)
     }
 
     /// The data type the operator was made for.
     pub fn dtype(&self) -> Result<DataType> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_custom_redop_dtype(self.raw, &mut out) })?;
-        Ok(DataType::from_raw(out))
-    }
-
-    /// Destroys the operator. Idempotent; later calls answer `Closed`.
-    pub fn close(&self) -> Result<()> {
-        // SAFETY: plain handle.
-        check(unsafe { sys::ncore_custom_redop_close(self.raw) })
-    }
-
-    /// True while open.
-    pub fn is_valid(&self) -> bool {
-        // SAFETY: plain handle.
-        unsafe { sys::ncore_custom_redop_is_valid(self.raw) != 0 }
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_custom_redop_dtype(self.raw, out) }).map(DataType::from_raw)
     }
 }
 
-impl Drop for CustomRedOp<'_> {
-    fn drop(&mut self) {
-        if self.raw != sys::NCORE_NULL_HANDLE {
-            // SAFETY: close is idempotent on any handle value.
-            unsafe { sys::ncore_custom_redop_close(self.raw) };
-        }
+/// A scalar given as `len` bytes must hold one element of `dtype` (an
+/// unknown dtype is left for the library to refuse, with its message).
+fn check_scalar_len(len: usize, dtype: DataType) -> Result<()> {
+    match dtype.known_size() {
+        Some(size) if len < size => Err(invalid_argument(
+            "ncore_create_pre_mul_sum",
+            "scalar",
+            format!("{len} bytes for a {size}-byte element"),
+        )),
+        _ => Ok(()),
     }
 }

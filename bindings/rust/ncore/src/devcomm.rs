@@ -7,7 +7,8 @@ use ncore_sys as sys;
 
 use crate::comm::Communicator;
 use crate::error::{check, invalid_argument, Result};
-use crate::handle::NotSync;
+use crate::handle::{handle_type, query};
+use crate::versioned;
 
 /// GPU Interconnect Network transport (`ncore_gin_type_t`); a newtype so an
 /// unknown value from a newer library is kept.
@@ -96,23 +97,21 @@ impl Default for DevCommRequirements {
 }
 
 impl DevCommRequirements {
-    fn to_raw(self) -> sys::ncore_dev_comm_requirements_t {
-        sys::ncore_dev_comm_requirements_t {
-            struct_size: self.struct_size,
-            resource_requirements_list: std::ptr::null_mut(),
-            team_requirements_list: std::ptr::null_mut(),
-            lsa_multimem: self.lsa_multimem as i32,
-            barrier_count: self.barrier_count,
-            lsa_barrier_count: self.lsa_barrier_count,
-            rail_gin_barrier_count: self.rail_gin_barrier_count,
-            lsa_ll_a2a_block_count: self.lsa_ll_a2a_block_count,
-            lsa_ll_a2a_slot_count: self.lsa_ll_a2a_slot_count,
-            gin_force_enable: self.gin_force_enable as i32,
-            gin_context_count: self.gin_context_count,
-            gin_signal_count: self.gin_signal_count,
-            gin_counter_count: self.gin_counter_count,
-            gin_connection_type: self.gin_connection_type.0,
-        }
+    fn to_raw(self) -> Result<sys::ncore_dev_comm_requirements_t> {
+        let mut raw = versioned::defaults(sys::ncore_dev_comm_requirements_init)?;
+        raw.struct_size = self.struct_size;
+        raw.lsa_multimem = self.lsa_multimem as i32;
+        raw.barrier_count = self.barrier_count;
+        raw.lsa_barrier_count = self.lsa_barrier_count;
+        raw.rail_gin_barrier_count = self.rail_gin_barrier_count;
+        raw.lsa_ll_a2a_block_count = self.lsa_ll_a2a_block_count;
+        raw.lsa_ll_a2a_slot_count = self.lsa_ll_a2a_slot_count;
+        raw.gin_force_enable = self.gin_force_enable as i32;
+        raw.gin_context_count = self.gin_context_count;
+        raw.gin_signal_count = self.gin_signal_count;
+        raw.gin_counter_count = self.gin_counter_count;
+        raw.gin_connection_type = self.gin_connection_type.0;
+        Ok(raw)
     }
 }
 
@@ -141,12 +140,12 @@ pub struct DevCommInfo {
     pub lsa_multimem: bool,
 }
 
-/// A device communicator; destroyed on drop, by `close`, or with its
-/// communicator.
-#[derive(Debug)]
-pub struct DevComm {
-    raw: sys::ncore_dev_comm_t,
-    _not_sync: NotSync,
+handle_type! {
+    /// A device communicator; destroyed on drop, by `close`, or with its
+    /// communicator.
+    pub struct DevComm;
+    close: close = sys::ncore_dev_comm_close, "Destroys it (local).";
+    is_valid: sys::ncore_dev_comm_is_valid;
 }
 
 impl Communicator {
@@ -163,7 +162,7 @@ impl Communicator {
                     ),
                 ));
             }
-            Some(r) => Some(r.to_raw()),
+            Some(r) => Some(r.to_raw()?),
             None => None,
         };
         let mut out = 0;
@@ -180,34 +179,11 @@ impl Communicator {
 }
 
 impl DevComm {
-    /// Takes ownership of a raw handle (closed on drop); any value is
-    /// memory-safe, since the library checks handles.
-    pub fn from_raw(raw: u64) -> DevComm {
-        DevComm {
-            raw,
-            _not_sync: std::marker::PhantomData,
-        }
-    }
-
-    /// The raw handle (still owned by `self`).
-    pub fn as_raw(&self) -> u64 {
-        self.raw
-    }
-
-    /// Gives up ownership without closing.
-    pub fn into_raw(self) -> u64 {
-        let raw = self.raw;
-        std::mem::forget(self);
-        raw
-    }
-
     /// Pointer to the `ncclDevComm_t` (host backend: a host description of
     /// the team), owned by the library while open.
     pub fn pointer(&self) -> Result<*mut c_void> {
-        let mut out = std::ptr::null_mut();
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_dev_comm_pointer(self.raw, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_dev_comm_pointer(self.raw, out) })
     }
 
     /// What the device communicator provides.
@@ -229,26 +205,5 @@ impl DevComm {
             gin_counter_count: raw.gin_counter_count,
             lsa_multimem: raw.lsa_multimem != 0,
         })
-    }
-
-    /// Destroys it (local). Idempotent; later calls answer `Closed`.
-    pub fn close(&self) -> Result<()> {
-        // SAFETY: plain handle.
-        check(unsafe { sys::ncore_dev_comm_close(self.raw) })
-    }
-
-    /// True while open.
-    pub fn is_valid(&self) -> bool {
-        // SAFETY: plain handle.
-        unsafe { sys::ncore_dev_comm_is_valid(self.raw) != 0 }
-    }
-}
-
-impl Drop for DevComm {
-    fn drop(&mut self) {
-        if self.raw != sys::NCORE_NULL_HANDLE {
-            // SAFETY: close is idempotent on any handle value.
-            unsafe { sys::ncore_dev_comm_close(self.raw) };
-        }
     }
 }

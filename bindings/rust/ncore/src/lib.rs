@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 mod buffer;
+mod buffer_desc;
 mod coll;
 mod comm;
 mod config;
@@ -46,9 +47,11 @@ mod stream;
 mod symmetric;
 mod types;
 mod unique_id;
+mod versioned;
 mod window;
 
 pub use buffer::{Buffer, BufferMut, DeviceSlice};
+pub use buffer_desc::{BufferDesc, DeviceType};
 pub use comm::{AbortHandle, Communicator, ShrinkFlags, SPLIT_NOCOLOR};
 pub use config::Config;
 pub use custom_redop::{CustomRedOp, ScalarResidence};
@@ -84,7 +87,46 @@ pub fn version() -> String {
 /// True when the loaded library can serve this binding: same ABI major
 /// version, and at least the minor version the binding was built against.
 pub fn abi_compatible() -> bool {
-    let loaded = abi_version();
-    let built = sys::NCORE_ABI_VERSION;
-    loaded / 10000 == built / 10000 && loaded >= built
+    abi_mismatch(abi_version(), sys::NCORE_ABI_VERSION).is_none()
+}
+
+/// The rule every binding applies when it loads (docs/abi-policy.md): the
+/// same major version, and a library minor at least the binding's. Returns
+/// the message for a `loaded` library version that breaks it against the
+/// `built` one, `None` for one that serves.
+pub fn abi_mismatch(loaded: u32, built: u32) -> Option<String> {
+    if loaded / 10000 == built / 10000 && loaded >= built {
+        return None;
+    }
+    Some(format!(
+        "ncore: libncore.so has ABI version {loaded}, this binding was built against \
+         {built}: the major versions must match and the library's minor must be at least \
+         the binding's"
+    ))
+}
+
+static ABI_CHECKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Runs when the program (or library) holding this crate is loaded, before
+/// `main`, as Python's import and Go's package `init` do: a library this
+/// binding cannot trust stops the program with the shared message.
+extern "C" fn check_abi_at_load() {
+    if let Some(message) = abi_mismatch(abi_version(), sys::NCORE_ABI_VERSION) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{message}");
+        std::process::abort();
+    }
+    ABI_CHECKED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+// The loader runs the functions of .init_array before main; #[used] keeps the
+// entry in every program that links this crate.
+#[used]
+#[link_section = ".init_array"]
+static CHECK_ABI_AT_LOAD: extern "C" fn() = check_abi_at_load;
+
+/// Whether the load-time ABI check ran and passed (for tests).
+#[doc(hidden)]
+pub fn abi_checked_at_load() -> bool {
+    ABI_CHECKED.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -12,6 +12,7 @@ use crate::comm::Communicator;
 use crate::error::{check, invalid_argument, Result};
 use crate::group::check_not_in_scoped_group;
 use crate::stream::{raw_stream, Stream};
+use crate::versioned;
 use crate::window::Window;
 
 /// One wait request (nccl.core WaitSignalDesc).
@@ -38,14 +39,14 @@ impl WaitSignalDesc {
         }
     }
 
-    fn to_raw(self, struct_size: u32) -> sys::ncore_wait_signal_desc_t {
-        sys::ncore_wait_signal_desc_t {
-            struct_size,
-            peer: self.peer,
-            op_count: self.op_count,
-            signal_index: self.signal_index,
-            context: self.context,
-        }
+    fn to_raw(self, struct_size: u32) -> Result<sys::ncore_wait_signal_desc_t> {
+        let mut raw = versioned::defaults(sys::ncore_wait_signal_desc_init)?;
+        raw.struct_size = struct_size;
+        raw.peer = self.peer;
+        raw.op_count = self.op_count;
+        raw.signal_index = self.signal_index;
+        raw.context = self.context;
+        Ok(raw)
     }
 }
 
@@ -115,8 +116,10 @@ impl Communicator {
         }
         // The library strides by struct_size; a smaller one still lies within
         // this array, which keeps every element of the full size.
-        let raw: Vec<sys::ncore_wait_signal_desc_t> =
-            descs.iter().map(|d| d.to_raw(struct_size)).collect();
+        let raw = descs
+            .iter()
+            .map(|d| d.to_raw(struct_size))
+            .collect::<Result<Vec<sys::ncore_wait_signal_desc_t>>>()?;
         let ptr = if raw.is_empty() {
             std::ptr::null()
         } else {

@@ -2,22 +2,34 @@
 //! RegisteredBufferHandle).
 
 use std::ffi::c_void;
-use std::marker::PhantomData;
 
 use ncore_sys as sys;
 
 use crate::buffer::Buffer;
 use crate::comm::Communicator;
 use crate::error::{check, Result};
-use crate::handle::NotSync;
+use crate::handle::{handle_type, query};
 
-/// A registration of memory that lives for `'mem`; deregistered on drop, by
-/// [`close`](RegisteredBuffer::close), or with its communicator.
-#[derive(Debug)]
-pub struct RegisteredBuffer<'mem> {
-    raw: sys::ncore_registered_buffer_t,
-    _memory: PhantomData<&'mem ()>,
-    _not_sync: NotSync,
+handle_type! {
+    /// A registration of memory that lives for `'mem`; deregistered on drop,
+    /// by [`close`](RegisteredBuffer::close), or with its communicator.
+    ///
+    /// The borrow is enforced: a registration cannot outlive its memory.
+    ///
+    /// ```compile_fail,E0597
+    /// # use ncore::Communicator;
+    /// # fn f(comm: &Communicator) -> ncore::Result<()> {
+    /// let registration = {
+    ///     let data = vec![0f32; 16];
+    ///     comm.register_buffer(&data)?
+    /// }; // `data` is freed here while still registered
+    /// registration.close()
+    /// # }
+    /// ```
+    pub struct RegisteredBuffer<'mem>;
+    borrows: "the registered memory";
+    close: close = sys::ncore_registered_buffer_close, "Deregisters (local).";
+    is_valid: sys::ncore_registered_buffer_is_valid;
 }
 
 impl Communicator {
@@ -52,71 +64,22 @@ impl Communicator {
     }
 }
 
-impl<'mem> RegisteredBuffer<'mem> {
-    /// Takes ownership of a raw handle (closed on drop); any value is
-    /// memory-safe, since the library checks handles.
-    pub fn from_raw(raw: u64) -> RegisteredBuffer<'mem> {
-        RegisteredBuffer {
-            raw,
-            _memory: PhantomData,
-            _not_sync: PhantomData,
-        }
-    }
-
-    /// The raw handle (still owned by `self`).
-    pub fn as_raw(&self) -> u64 {
-        self.raw
-    }
-
-    /// Gives up ownership without closing.
-    pub fn into_raw(self) -> u64 {
-        let raw = self.raw;
-        std::mem::forget(self);
-        raw
-    }
-
+impl RegisteredBuffer<'_> {
     /// Size of the registered range in bytes.
     pub fn size(&self) -> Result<usize> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_registered_buffer_size(self.raw, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_registered_buffer_size(self.raw, out) })
     }
 
     /// Start of the registered range.
     pub fn pointer(&self) -> Result<*mut c_void> {
-        let mut out = std::ptr::null_mut();
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_registered_buffer_pointer(self.raw, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_registered_buffer_pointer(self.raw, out) })
     }
 
     /// The backend's own registration handle.
     pub fn native_handle(&self) -> Result<usize> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_registered_buffer_native_handle(self.raw, &mut out) })?;
-        Ok(out)
-    }
-
-    /// Deregisters. Idempotent; later calls answer `Closed`.
-    pub fn close(&self) -> Result<()> {
-        // SAFETY: plain handle.
-        check(unsafe { sys::ncore_registered_buffer_close(self.raw) })
-    }
-
-    /// True while registered.
-    pub fn is_valid(&self) -> bool {
-        // SAFETY: plain handle.
-        unsafe { sys::ncore_registered_buffer_is_valid(self.raw) != 0 }
-    }
-}
-
-impl Drop for RegisteredBuffer<'_> {
-    fn drop(&mut self) {
-        if self.raw != sys::NCORE_NULL_HANDLE {
-            // SAFETY: close is idempotent on any handle value.
-            unsafe { sys::ncore_registered_buffer_close(self.raw) };
-        }
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_registered_buffer_native_handle(self.raw, out) })
     }
 }

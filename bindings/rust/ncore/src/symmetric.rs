@@ -8,16 +8,16 @@ use ncore_sys as sys;
 
 use crate::comm::Communicator;
 use crate::error::{check, Result};
-use crate::handle::{non_null, NotSync};
+use crate::handle::{handle_type, non_null, query};
 use crate::stream::{raw_stream, Stream};
 use crate::types::Element;
 
-/// This rank's handle of a symmetric allocation; freed (locally) on drop,
-/// by [`free`](SymmetricMemory::free), or with its communicator.
-#[derive(Debug)]
-pub struct SymmetricMemory {
-    raw: sys::ncore_symmetric_t,
-    _not_sync: NotSync,
+handle_type! {
+    /// This rank's handle of a symmetric allocation; freed (locally) on
+    /// drop, by [`free`](SymmetricMemory::free), or with its communicator.
+    pub struct SymmetricMemory;
+    close: free = sys::ncore_symmetric_free, "Frees this rank's part (local).";
+    is_valid: sys::ncore_symmetric_is_valid;
 }
 
 impl Communicator {
@@ -31,50 +31,23 @@ impl Communicator {
 }
 
 impl SymmetricMemory {
-    /// Takes ownership of a raw handle (freed on drop); any value is
-    /// memory-safe, since the library checks handles.
-    pub fn from_raw(raw: u64) -> SymmetricMemory {
-        SymmetricMemory {
-            raw,
-            _not_sync: std::marker::PhantomData,
-        }
-    }
-
-    /// The raw handle (still owned by `self`).
-    pub fn as_raw(&self) -> u64 {
-        self.raw
-    }
-
-    /// Gives up ownership without freeing.
-    pub fn into_raw(self) -> u64 {
-        let raw = self.raw;
-        std::mem::forget(self);
-        raw
-    }
-
     /// Size of each rank's part in bytes.
     pub fn size(&self) -> Result<usize> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_symmetric_size(self.raw, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_symmetric_size(self.raw, out) })
     }
 
     /// This rank's part (a device pointer on NCCL).
     pub fn local_pointer(&self) -> Result<*mut c_void> {
-        let mut out = std::ptr::null_mut();
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_symmetric_local_pointer(self.raw, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_symmetric_local_pointer(self.raw, out) })
     }
 
     /// Rank `pe`'s part as addressable here (`nvshmem_ptr`), or `None` when
     /// not load/store reachable.
     pub fn peer_pointer(&self, pe: i32) -> Result<Option<NonNull<c_void>>> {
-        let mut out = std::ptr::null_mut();
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_symmetric_peer_pointer(self.raw, pe, &mut out) })?;
-        Ok(non_null(out))
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_symmetric_peer_pointer(self.raw, pe, out) }).map(non_null)
     }
 
     /// Copies `src` into rank `pe`'s part at byte `offset` (nvshmem put);
@@ -163,26 +136,5 @@ impl SymmetricMemory {
             pe,
             raw_stream(stream),
         ))
-    }
-
-    /// Frees this rank's part (local). Idempotent; later calls answer `Closed`.
-    pub fn free(&self) -> Result<()> {
-        // SAFETY: plain handle.
-        check(unsafe { sys::ncore_symmetric_free(self.raw) })
-    }
-
-    /// True while allocated.
-    pub fn is_valid(&self) -> bool {
-        // SAFETY: plain handle.
-        unsafe { sys::ncore_symmetric_is_valid(self.raw) != 0 }
-    }
-}
-
-impl Drop for SymmetricMemory {
-    fn drop(&mut self) {
-        if self.raw != sys::NCORE_NULL_HANDLE {
-            // SAFETY: free is idempotent on any handle value.
-            unsafe { sys::ncore_symmetric_free(self.raw) };
-        }
     }
 }

@@ -2,14 +2,13 @@
 //! nccl.core RegisteredWindowHandle).
 
 use std::ffi::c_void;
-use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use ncore_sys as sys;
 
 use crate::comm::Communicator;
 use crate::error::{check, Result};
-use crate::handle::{non_null, NotSync};
+use crate::handle::{handle_type, non_null, query};
 use crate::memory::DeviceMemory;
 
 /// Window registration flags (`NCORE_WINDOW_*`).
@@ -23,14 +22,28 @@ impl WindowFlags {
     pub const COLL_SYMMETRIC: WindowFlags = WindowFlags(sys::NCORE_WINDOW_COLL_SYMMETRIC);
 }
 
-/// This rank's handle of a collectively registered window over memory that
-/// lives for `'mem`. Deregistered on drop or by [`close`](Window::close)
-/// (local), or when its communicator is destroyed.
-#[derive(Debug)]
-pub struct Window<'mem> {
-    raw: sys::ncore_window_t,
-    _memory: PhantomData<&'mem DeviceMemory>,
-    _not_sync: NotSync,
+handle_type! {
+    /// This rank's handle of a collectively registered window over memory
+    /// that lives for `'mem`. Deregistered on drop or by
+    /// [`close`](Window::close) (local), or when its communicator is
+    /// destroyed.
+    ///
+    /// The borrow is enforced: a window cannot outlive its memory.
+    ///
+    /// ```compile_fail,E0597
+    /// # use ncore::{Backend, Communicator, DeviceMemory, WindowFlags};
+    /// # fn f(comm: &Communicator) -> ncore::Result<()> {
+    /// let window = {
+    ///     let memory = DeviceMemory::alloc(64, Backend::Host)?;
+    ///     comm.register_window(&memory, WindowFlags::DEFAULT)?
+    /// }; // `memory` is freed here while peers may still write into it
+    /// window.close()
+    /// # }
+    /// ```
+    pub struct Window<'mem>;
+    borrows: "this rank's part of the window (peers write into it)";
+    close: close = sys::ncore_window_close, "Deregisters this rank's part (local).";
+    is_valid: sys::ncore_window_is_valid;
 }
 
 impl Communicator {
@@ -72,71 +85,35 @@ impl Communicator {
     }
 }
 
-impl<'mem> Window<'mem> {
-    /// Takes ownership of a raw window handle (closed on drop). A value that
-    /// is not a live window makes every call answer `Closed` or
-    /// `InvalidArgument`.
-    ///
-    /// # Safety
-    /// If it is a live window, its memory must outlive `'mem`.
-    pub unsafe fn from_raw(raw: u64) -> Window<'mem> {
-        Window {
-            raw,
-            _memory: PhantomData,
-            _not_sync: PhantomData,
-        }
-    }
-
-    /// The raw handle (still owned by `self`).
-    pub fn as_raw(&self) -> u64 {
-        self.raw
-    }
-
-    /// Gives up ownership without closing.
-    pub fn into_raw(self) -> u64 {
-        let raw = self.raw;
-        std::mem::forget(self);
-        raw
-    }
-
+impl Window<'_> {
     /// Size of this rank's part in bytes.
     pub fn size(&self) -> Result<usize> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_window_size(self.raw, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_window_size(self.raw, out) })
     }
 
     /// Size of `peer`'s part in bytes (a put to `peer` must fit in it).
     pub fn peer_size(&self, peer: i32) -> Result<usize> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_window_peer_size(self.raw, peer, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_window_peer_size(self.raw, peer, out) })
     }
 
     /// The buffer this rank registered (nccl.core `user_ptr`).
     pub fn user_pointer(&self) -> Result<*mut c_void> {
-        let mut out = std::ptr::null_mut();
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_window_user_pointer(self.raw, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_window_user_pointer(self.raw, out) })
     }
 
     /// The registration flags.
     pub fn flags(&self) -> Result<WindowFlags> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_window_flags(self.raw, &mut out) })?;
-        Ok(WindowFlags(out))
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_window_flags(self.raw, out) }).map(WindowFlags)
     }
 
     /// The backend's own window handle (NCCL: the `ncclWindow_t`).
     pub fn native_handle(&self) -> Result<usize> {
-        let mut out = 0;
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_window_native_handle(self.raw, &mut out) })?;
-        Ok(out)
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_window_native_handle(self.raw, out) })
     }
 
     /// Pointer to byte `offset` of LSA-team member `lsa_rank`'s part, or
@@ -146,53 +123,26 @@ impl<'mem> Window<'mem> {
         lsa_rank: i32,
         offset: usize,
     ) -> Result<Option<NonNull<c_void>>> {
-        let mut out = std::ptr::null_mut();
-        // SAFETY: out is valid.
-        check(unsafe {
-            sys::ncore_window_lsa_device_pointer(self.raw, lsa_rank, offset, &mut out)
-        })?;
-        Ok(non_null(out))
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe {
+            sys::ncore_window_lsa_device_pointer(self.raw, lsa_rank, offset, out)
+        })
+        .map(non_null)
     }
 
     /// Pointer to byte `offset` of world rank `peer`'s part, or `None` when
     /// not load/store reachable (nccl.core returns None).
     pub fn peer_device_pointer(&self, peer: i32, offset: usize) -> Result<Option<NonNull<c_void>>> {
-        let mut out = std::ptr::null_mut();
-        // SAFETY: out is valid.
-        check(unsafe { sys::ncore_window_peer_device_pointer(self.raw, peer, offset, &mut out) })?;
-        Ok(non_null(out))
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_window_peer_device_pointer(self.raw, peer, offset, out) })
+            .map(non_null)
     }
 
     /// Multimem pointer to byte `offset`, or `None` without NVLink multicast
     /// (always on the host backend).
     pub fn lsa_multimem_device_pointer(&self, offset: usize) -> Result<Option<NonNull<c_void>>> {
-        let mut out = std::ptr::null_mut();
-        // SAFETY: out is valid.
-        check(unsafe {
-            sys::ncore_window_lsa_multimem_device_pointer(self.raw, offset, &mut out)
-        })?;
-        Ok(non_null(out))
-    }
-
-    /// Deregisters this rank's part (local). Idempotent; later calls answer
-    /// `Closed`.
-    pub fn close(&self) -> Result<()> {
-        // SAFETY: plain handle.
-        check(unsafe { sys::ncore_window_close(self.raw) })
-    }
-
-    /// True while the window is open.
-    pub fn is_valid(&self) -> bool {
-        // SAFETY: plain handle; cannot fail.
-        unsafe { sys::ncore_window_is_valid(self.raw) != 0 }
-    }
-}
-
-impl Drop for Window<'_> {
-    fn drop(&mut self) {
-        if self.raw != sys::NCORE_NULL_HANDLE {
-            // SAFETY: close is idempotent on any handle value.
-            unsafe { sys::ncore_window_close(self.raw) };
-        }
+        // SAFETY: out is valid for the call.
+        query(|out| unsafe { sys::ncore_window_lsa_multimem_device_pointer(self.raw, offset, out) })
+            .map(non_null)
     }
 }

@@ -5,8 +5,9 @@ mod common;
 
 use common::assert_error;
 use ncore::{
-    Backend, Communicator, Config, CustomRedOp, DataType, DevComm, DeviceMemory, ErrorKind,
-    LaunchEnv, RedOp, RegisteredBuffer, Stream, SymmetricMemory, UniqueId, Window,
+    Backend, BufferDesc, Communicator, Config, CustomRedOp, DataType, DevComm, DeviceMemory,
+    DeviceType, ErrorKind, LaunchEnv, RedOp, RegisteredBuffer, Stream, SymmetricMemory, UniqueId,
+    Window,
 };
 
 #[test]
@@ -14,6 +15,120 @@ fn version_matches_the_headers() {
     assert_eq!(ncore::abi_version(), ncore::sys::NCORE_ABI_VERSION);
     assert!(ncore::abi_compatible());
     assert_eq!(ncore::version(), "1.0.0");
+}
+
+#[test]
+fn the_abi_was_checked_when_the_program_loaded() {
+    assert!(ncore::abi_checked_at_load());
+}
+
+#[test]
+fn abi_rule_refuses_another_major_and_an_older_minor() {
+    assert_eq!(ncore::abi_mismatch(10000, 10000), None);
+    assert_eq!(ncore::abi_mismatch(10100, 10000), None);
+    assert_eq!(
+        ncore::abi_mismatch(10000, 10100).as_deref(),
+        Some(
+            "ncore: libncore.so has ABI version 10000, this binding was built against 10100: \
+             the major versions must match and the library's minor must be at least the binding's"
+        )
+    );
+    assert!(ncore::abi_mismatch(20000, 10000).is_some());
+}
+
+#[test]
+fn array_interface_resolves_in_c() {
+    let data = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let desc =
+        BufferDesc::from_array_interface(data.as_ptr() as usize, &[2, 3], None, "<f4", -1).unwrap();
+    assert_eq!(desc.ptr as usize, data.as_ptr() as usize);
+    assert_eq!(desc.count, 6);
+    assert_eq!(desc.dtype, DataType::FLOAT32);
+    assert_eq!(desc.device_type, DeviceType::CPU);
+    assert_eq!(desc.device_id, -1);
+    // Row-major strides in bytes are contiguous; transposed ones are not.
+    assert!(BufferDesc::from_array_interface(0x1000, &[2, 3], Some(&[12, 4]), "<f4", -1).is_ok());
+    assert_error(
+        BufferDesc::from_array_interface(0x1000, &[2, 3], Some(&[4, 8]), "<f4", -1),
+        ErrorKind::InvalidArgument,
+        "ncore_buffer_resolve_array_interface: ",
+    );
+    assert_error(
+        BufferDesc::from_array_interface(0x1000, &[2, 3], Some(&[4]), "<f4", -1),
+        ErrorKind::InvalidArgument,
+        "strides: holds 1 entries for a shape of 2",
+    );
+    assert_error(
+        BufferDesc::from_array_interface(0x1000, &[4], None, "<c8", -1),
+        ErrorKind::InvalidArgument,
+        "typestr",
+    );
+}
+
+/// DLPack's DLTensor (dlpack.h), for building one by hand.
+#[repr(C)]
+struct DlTensor {
+    data: *mut std::ffi::c_void,
+    device_type: i32,
+    device_id: i32,
+    ndim: i32,
+    dtype_code: u8,
+    dtype_bits: u8,
+    dtype_lanes: u16,
+    shape: *const i64,
+    strides: *const i64,
+    byte_offset: u64,
+}
+
+#[test]
+fn dlpack_resolves_in_c() {
+    let mut data = [0i32; 8];
+    let shape = [2i64, 4];
+    let tensor = DlTensor {
+        data: data.as_mut_ptr().cast(),
+        device_type: 1, // kDLCPU
+        device_id: 0,
+        ndim: 2,
+        dtype_code: 0, // kDLInt
+        dtype_bits: 32,
+        dtype_lanes: 1,
+        shape: shape.as_ptr(),
+        strides: std::ptr::null(),
+        byte_offset: 4,
+    };
+    // SAFETY: tensor and its shape live for the call.
+    let desc = unsafe { BufferDesc::from_dlpack((&tensor as *const DlTensor).cast()) }.unwrap();
+    assert_eq!(desc.ptr as usize, data.as_ptr() as usize + 4);
+    assert_eq!((desc.count, desc.dtype), (8, DataType::INT32));
+    assert_eq!((desc.device_type, desc.device_id), (DeviceType::CPU, -1));
+    // SAFETY: NULL is refused by the library before it reads.
+    assert_error(
+        unsafe { BufferDesc::from_dlpack(std::ptr::null()) },
+        ErrorKind::InvalidArgument,
+        "ncore_buffer_resolve_dlpack: tensor: must not be NULL",
+    );
+}
+
+#[test]
+fn check_buffer_wants_the_communicators_device() {
+    let config = Config::new().backend(Backend::Host);
+    let comm = Communicator::init_all(1, None, Some(&config))
+        .unwrap()
+        .remove(0);
+    let data = [0u8; 16];
+    let host =
+        BufferDesc::from_array_interface(data.as_ptr() as usize, &[16], None, "|u1", -1).unwrap();
+    comm.check_buffer(&host, Some("sendbuf")).unwrap();
+    let device = BufferDesc {
+        device_type: DeviceType::CUDA,
+        device_id: 0,
+        ..host
+    };
+    assert_error(
+        comm.check_buffer(&device, Some("sendbuf")),
+        ErrorKind::InvalidArgument,
+        "ncore_comm_check_buffer: sendbuf: buffer is on cuda:0 but the communicator is on cpu",
+    );
 }
 
 #[test]
@@ -99,16 +214,12 @@ fn null_handles_are_rejected_not_undefined() {
     let window = unsafe { Window::from_raw(0) };
     assert_error(window.size(), ErrorKind::InvalidArgument, "");
     assert_error(window.close(), ErrorKind::InvalidArgument, "");
-    assert_error(
-        RegisteredBuffer::from_raw(0).size(),
-        ErrorKind::InvalidArgument,
-        "",
-    );
-    assert_error(
-        CustomRedOp::from_raw(0).op(),
-        ErrorKind::InvalidArgument,
-        "",
-    );
+    // SAFETY: the null handle names no memory.
+    let buffer = unsafe { RegisteredBuffer::from_raw(0) };
+    assert_error(buffer.size(), ErrorKind::InvalidArgument, "");
+    // SAFETY: as above.
+    let op = unsafe { CustomRedOp::from_raw(0) };
+    assert_error(op.op(), ErrorKind::InvalidArgument, "");
     assert_error(DevComm::from_raw(0).info(), ErrorKind::InvalidArgument, "");
     assert_error(
         SymmetricMemory::from_raw(0).size(),
@@ -173,6 +284,24 @@ fn streams_and_devices_on_the_host_backend() {
         "device",
     );
     assert_eq!(Backend::Host.resolve().unwrap(), Backend::Host);
+}
+
+#[test]
+fn synchronize_waits_on_a_stream_and_answers_closed_after_destroy() {
+    let config = Config::new().backend(Backend::Host);
+    let comm = Communicator::init_all(1, None, Some(&config))
+        .unwrap()
+        .remove(0);
+    comm.synchronize(None).unwrap();
+    let stream = Stream::new(Backend::Host).unwrap();
+    comm.synchronize(Some(&stream)).unwrap();
+    stream.destroy().unwrap();
+    comm.destroy().unwrap();
+    assert_error(
+        comm.synchronize(None),
+        ErrorKind::Closed,
+        "ncore_comm_synchronize: ",
+    );
 }
 
 #[test]

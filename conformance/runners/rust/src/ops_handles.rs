@@ -125,9 +125,10 @@ pub fn window_query(r: &mut Runner, step: &Step) -> StepResult {
 
 /// `registered_buffer_query`.
 pub fn registered_buffer_query(r: &mut Runner, step: &Step) -> StepResult {
-    let h = ManuallyDrop::new(RegisteredBuffer::from_raw(
-        r.objects.handle(step.arg("handle")),
-    ));
+    // SAFETY: the runner's buffers outlive every registration.
+    let h = ManuallyDrop::new(unsafe {
+        RegisteredBuffer::from_raw(r.objects.handle(step.arg("handle")))
+    });
     match what(step) {
         "size" => int(h.size()?),
         "pointer_matches" => {
@@ -153,12 +154,15 @@ fn handle_arg(r: &Runner, step: &Step) -> (Kind, u64) {
 pub fn close(r: &mut Runner, step: &Step) -> StepResult {
     let (kind, h) = handle_arg(r, step);
     match kind {
-        Kind::RegisteredBuffer => ManuallyDrop::new(RegisteredBuffer::from_raw(h)).close()?,
-        Kind::CustomRedOp => ManuallyDrop::new(CustomRedOp::from_raw(h)).close()?,
+        // SAFETY (these three): the runner's buffers and scalars outlive
+        // every handle made over them.
+        Kind::RegisteredBuffer => {
+            ManuallyDrop::new(unsafe { RegisteredBuffer::from_raw(h) }).close()?
+        }
+        Kind::CustomRedOp => ManuallyDrop::new(unsafe { CustomRedOp::from_raw(h) }).close()?,
         Kind::DevComm => ManuallyDrop::new(DevComm::from_raw(h)).close()?,
         Kind::Symmetric => ManuallyDrop::new(SymmetricMemory::from_raw(h)).free()?,
         Kind::Comm => ManuallyDrop::new(Communicator::from_raw(h)).destroy()?,
-        // SAFETY: the runner's buffers outlive every window.
         _ => ManuallyDrop::new(unsafe { Window::from_raw(h) }).close()?,
     }
     Ok(Value::None)
@@ -168,12 +172,14 @@ pub fn close(r: &mut Runner, step: &Step) -> StepResult {
 pub fn is_valid(r: &mut Runner, step: &Step) -> StepResult {
     let (kind, h) = handle_arg(r, step);
     let valid = match kind {
-        Kind::RegisteredBuffer => ManuallyDrop::new(RegisteredBuffer::from_raw(h)).is_valid(),
-        Kind::CustomRedOp => ManuallyDrop::new(CustomRedOp::from_raw(h)).is_valid(),
+        // SAFETY (these three): as in close.
+        Kind::RegisteredBuffer => {
+            ManuallyDrop::new(unsafe { RegisteredBuffer::from_raw(h) }).is_valid()
+        }
+        Kind::CustomRedOp => ManuallyDrop::new(unsafe { CustomRedOp::from_raw(h) }).is_valid(),
         Kind::DevComm => ManuallyDrop::new(DevComm::from_raw(h)).is_valid(),
         Kind::Symmetric => ManuallyDrop::new(SymmetricMemory::from_raw(h)).is_valid(),
         Kind::Comm => ManuallyDrop::new(Communicator::from_raw(h)).is_valid(),
-        // SAFETY: as in close.
         _ => ManuallyDrop::new(unsafe { Window::from_raw(h) }).is_valid(),
     };
     int(valid as i64)
@@ -240,7 +246,9 @@ pub fn create_pre_mul_sum(r: &mut Runner, step: &Step) -> StepResult {
 
 /// `custom_redop_query` (what: dtype).
 pub fn custom_redop_query(r: &mut Runner, step: &Step) -> StepResult {
-    let op = ManuallyDrop::new(CustomRedOp::from_raw(r.objects.handle(step.arg("handle"))));
+    // SAFETY: the runner's scalars outlive every operator made over them.
+    let op =
+        ManuallyDrop::new(unsafe { CustomRedOp::from_raw(r.objects.handle(step.arg("handle"))) });
     int(op.dtype()?.raw())
 }
 
