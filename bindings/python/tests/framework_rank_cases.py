@@ -274,10 +274,12 @@ class Calls:
 
 
 def barrier(calls: Calls, fw: Any) -> None:
-    """An allreduce everyone must reach, completed on the device."""
+    """An allreduce everyone must reach, waited for with the communicator's
+    synchronize (which fails, rather than hangs, when a peer is gone)."""
     one = fw.full(1, 1, "int32")
-    calls(calls.comm.allreduce, one, one, ncore.SUM)
     fw.sync()
+    calls(calls.comm.allreduce, one, one, ncore.SUM)
+    calls.comm.synchronize()
     equal("barrier", one, [calls.comm.nranks])
 
 
