@@ -92,7 +92,38 @@ class Torch:
         return x.cpu().numpy().tobytes()
 
 
-class CuPy:
+class _Arrays:
+    """What CuPy and NumPy share: the same array API over self.m, and
+    ncore.interop's module of the same name as self.interop."""
+
+    m: Any
+    interop: Any
+
+    def dtype(self, name: str) -> Any:
+        return self.m.dtype(name)
+
+    def array(self, values: list, dtype: str = "float32") -> Any:
+        return self.m.asarray(values, dtype=self.dtype(dtype))
+
+    def full(self, n: int, value: float, dtype: str = "float32") -> Any:
+        return self.m.full(n, value, dtype=self.dtype(dtype))
+
+    def comm_memory(self, n: int, dtype: str) -> Any:
+        x = self.interop.empty((n,), dtype=self.dtype(dtype))
+        x.fill(0)
+        return x
+
+    def sym(self, shape: tuple, dtype: str) -> Any:
+        return self.interop.array(shape, dtype=dtype)
+
+    def sym_peer(self, x: Any, pe: int) -> Any:
+        return self.interop.get_peer_array(x, pe)
+
+    def sym_free(self, x: Any) -> None:
+        self.interop.free_array(x)
+
+
+class CuPy(_Arrays):
     """CuPy arrays on this rank's device."""
 
     name = "cupy"
@@ -106,37 +137,14 @@ class CuPy:
         self.m, self.np, self.interop = cupy, numpy, interop
         cupy.cuda.Device(device).use()
 
-    def dtype(self, name: str) -> Any:
-        return self.m.dtype(name)
-
-    def array(self, values: list, dtype: str = "float32") -> Any:
-        return self.m.asarray(values, dtype=self.dtype(dtype))
-
-    def full(self, n: int, value: float, dtype: str = "float32") -> Any:
-        return self.m.full(n, value, dtype=self.dtype(dtype))
-
     def unusable(self, n: int) -> Any:
         return self.np.zeros(n, dtype=self.np.float32)
-
-    def comm_memory(self, n: int, dtype: str) -> Any:
-        x = self.interop.empty((n,), dtype=self.dtype(dtype))
-        x.fill(0)
-        return x
 
     def stream(self) -> Any:
         return self.m.cuda.Stream(non_blocking=True)
 
     def sync(self) -> None:
         self.m.cuda.Device().synchronize()
-
-    def sym(self, shape: tuple, dtype: str) -> Any:
-        return self.interop.array(shape, dtype=dtype)
-
-    def sym_peer(self, x: Any, pe: int) -> Any:
-        return self.interop.get_peer_array(x, pe)
-
-    def sym_free(self, x: Any) -> None:
-        self.interop.free_array(x)
 
     def from_bytes(self, data: bytes) -> Any:
         return self.m.asarray(self.np.frombuffer(data, dtype=self.np.uint8))
@@ -145,7 +153,7 @@ class CuPy:
         return self.m.asnumpy(x).tobytes()
 
 
-class NumPy:
+class NumPy(_Arrays):
     """NumPy arrays on the host backend (no device; every call completes
     before it returns)."""
 
@@ -158,37 +166,14 @@ class NumPy:
 
         self.m, self.interop = numpy, interop
 
-    def dtype(self, name: str) -> Any:
-        return self.m.dtype(name)
-
-    def array(self, values: list, dtype: str = "float32") -> Any:
-        return self.m.asarray(values, dtype=self.dtype(dtype))
-
-    def full(self, n: int, value: float, dtype: str = "float32") -> Any:
-        return self.m.full(n, value, dtype=self.dtype(dtype))
-
     def unusable(self, n: int) -> Any:
         return None  # the host backend takes any host memory
-
-    def comm_memory(self, n: int, dtype: str) -> Any:
-        x = self.interop.empty((n,), dtype=self.dtype(dtype))
-        x.fill(0)
-        return x
 
     def stream(self) -> Any:
         return ncore.Stream(Backend.HOST)
 
     def sync(self) -> None:
         pass
-
-    def sym(self, shape: tuple, dtype: str) -> Any:
-        return self.interop.array(shape, dtype=dtype)
-
-    def sym_peer(self, x: Any, pe: int) -> Any:
-        return self.interop.get_peer_array(x, pe)
-
-    def sym_free(self, x: Any) -> None:
-        self.interop.free_array(x)
 
     def from_bytes(self, data: bytes) -> Any:
         return self.m.frombuffer(data, dtype=self.m.uint8).copy()
