@@ -37,7 +37,7 @@ from framework_rank_cases import CASE_NAMES, FRAMEWORKS
 
 RANKS = int(os.environ.get("NCORE_PYTEST_RANKS", "2"))
 #: The launcher stops every rank after this long (s).
-LAUNCH_TIMEOUT = 240
+LAUNCH_TIMEOUT = 150
 SCRIPT = Path(__file__).with_name("framework_rank_cases.py")
 
 
