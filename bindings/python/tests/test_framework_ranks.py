@@ -74,6 +74,8 @@ class _Run:
                                 f"{self.status}; the rank was killed or hung)")
             else:
                 problems.append(f"rank {rank}: {state}: {detail}")
+                if "*" in outcomes:  # what failed before any case
+                    problems.append(f"rank {rank}: before the cases: {outcomes['*'][1]}")
         if problems:
             pytest.fail("\n".join(problems) + "\n" + self.log_tail, pytrace=False)
 
