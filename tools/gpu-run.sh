@@ -2,15 +2,21 @@
 # tools/gpu-run.sh: everything ncore checks on a GPU machine, in one go, from
 # binaries built elsewhere (make lib; carry build/): the C tests on the NCCL
 # backend, the NCCL smoke test, the demo and the conformance suite (C runner;
-# other runners when built). Each part's log goes to $OUT (or /tmp/ncore-gpu),
-# and the last lines summarise them. Usage: tools/gpu-run.sh [RANKS]
-# (RANKS defaults to the number of GPUs). PARTS picks the parts (default:
-# "c-tests demo smoke conformance python rust rust-example go"); C_TESTS_LIMIT bounds
-# the C tests (s). The binding parts need what test.sh built here, carried:
+# other runners when built), the bindings' GPU tests. Each part runs under
+# its own time limit; its output streams to stdout and to $OUT/<part>.log
+# (OUT defaults to /tmp/ncore-gpu), so a part killed at its limit still
+# leaves what it printed; the last lines summarise the parts.
+# Usage: tools/gpu-run.sh [RANKS] (RANKS defaults to the number of GPUs).
+# PARTS picks the parts (default: "c-tests demo smoke conformance python
+# rust rust-example go go-tests"); C_TESTS_LIMIT bounds the C tests (s).
+# The binding tests (python, rust, go-tests) run 2 ranks; with fewer than 2
+# GPUs they share one (NCORE_OVERSUBSCRIBE=1, unless set: each rank its own
+# NCCL host). They need what the bindings' test.sh built here, carried:
 # bindings/python/build (SWIG output, compiled there by build-ext.sh),
 # build/bin/rust-nccl-tests (the ncore crate's tests/nccl.rs binary),
-# build/bin/rust-service (its service example) and
-# build/bin/ncore-go-orchestrator.
+# build/bin/rust-service (its service example), build/bin/ncore-go-tests
+# (the Go package's tests) and build/bin/ncore-go-orchestrator. The ranks'
+# output of the Python tests is kept in $OUT/framework-ranks-*.log.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ncore-gpu}
@@ -32,25 +38,44 @@ fi
   echo "NCORE_NCCL_LIBRARY=${NCORE_NCCL_LIBRARY:-(search)} ranks=$ranks"
 } | tee "$out/machine.txt"
 
+# The binding tests' 2 ranks share a GPU where there are fewer than 2.
+oversubscribe=${NCORE_OVERSUBSCRIBE:-$([ "$gpus" -lt 2 ] && echo 1 || echo 0)}
+root=$PWD
+
 summary=()
-parts=" ${PARTS:-c-tests demo smoke conformance python rust rust-example go} "
+parts=" ${PARTS:-c-tests demo smoke conformance python rust rust-example go go-tests} "
 part() { # name timeout command...
   local name=$1 limit=$2; shift 2
   [[ "$parts" == *" $name "* ]] || return 0
-  echo "######## $name: $*"
-  timeout "$limit" "$@" > "$out/$name.log" 2>&1
-  local rc=$?
-  tail -n 40 "$out/$name.log"
-  summary+=("$(printf '%-14s exit %3d  %s' "$name" "$rc" "$(grep -E '[0-9]+ passed' "$out/$name.log" | tail -1)")")
+  echo "######## $name (limit ${limit} s): $*"
+  # timeout signals the command's whole process group (ranks included),
+  # then KILLs what is left 10 s later, so tee sees the end of its input.
+  timeout -k 10 "$limit" "$@" 2>&1 | tee "$out/$name.log"
+  local rc=${PIPESTATUS[0]} result
+  result=$(grep -E '[0-9]+ passed' "$out/$name.log" | tail -1)
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then result="timed out after $limit s; $result"; fi
+  summary+=("$(printf '%-14s exit %3d  %s' "$name" "$rc" "$result")")
 }
 part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$ranks" PROGRAM_TIMEOUT=60 tests/run.sh build
 part demo 45 build/bin/ncore-run -n "$ranks" --timeout 45 build/bin/ncore-demo
 part smoke 90 tools/gpu-smoke/run.sh
-part python 150 bash -c 'bash bindings/python/build-ext.sh python3 &&
-  env -u NCORE_BACKEND PYTHONPATH=bindings/python python3 -m pytest -q -p no:cacheprovider bindings/python/tests'
-part rust 60 env LD_LIBRARY_PATH=build/lib build/bin/rust-nccl-tests --test-threads=1
+part python 420 env -u NCORE_BACKEND NCORE_OVERSUBSCRIBE="$oversubscribe" \
+  NCORE_TEST_LOG_DIR="$out" PYTHONPATH=bindings/python bash -c \
+  'bash bindings/python/build-ext.sh python3 &&
+   python3 -m pytest -v -rs -p no:cacheprovider bindings/python/tests'
+part rust 240 env NCORE_OVERSUBSCRIBE="$oversubscribe" NCORE_RUN="$root/build/bin/ncore-run" \
+  LD_LIBRARY_PATH="$root/build/lib" build/bin/rust-nccl-tests --test-threads=1
 part rust-example 30 env LD_LIBRARY_PATH=build/lib build/bin/ncore-run -n "$ranks" -- build/bin/rust-service
 part go 60 build/bin/ncore-go-orchestrator -n "$ranks"
+# go test -v prints no total: count the top-level results.
+part go-tests 300 env NCORE_OVERSUBSCRIBE="$oversubscribe" bash -c \
+  'log=$(mktemp); trap "rm -f \"\$log\"" EXIT
+   build/bin/ncore-go-tests -test.run "NCCL|DeviceMemoryRanks" -test.v -test.timeout 280s 2>&1 |
+     tee "$log"
+   rc=${PIPESTATUS[0]}
+   echo "$(grep -c "^--- PASS" "$log") passed, $(grep -c "^--- FAIL" "$log") failed," \
+     "$(grep -c "^--- SKIP" "$log") skipped"
+   exit $rc'
 part conformance 150 python3 conformance/run.py --max-ranks "$ranks" --languages "${LANGUAGES:-c}"
 echo "######## summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

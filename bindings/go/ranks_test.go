@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,11 @@ type rankOptions struct {
 	mayDie map[int]bool
 	// timeout is the communicator timeout (default 20 s).
 	timeout time.Duration
+	// backend runs the ranks (default BackendHost). On NCCL each rank uses
+	// device rank % device count, and with NCORE_OVERSUBSCRIBE=1 each gets
+	// its own NCCL host identity, as the launchers give it, so that ranks
+	// can share a GPU.
+	backend Backend
 }
 
 // hostConfig is the configuration the tests use: the host backend.
@@ -39,6 +45,45 @@ func hostConfig(timeout time.Duration) *Config {
 	return &cfg
 }
 
+// rankConfig is this rank's configuration on backend. On NCCL it pins the
+// calling goroutine to its OS thread (the current device belongs to a
+// thread) and makes the rank's device current there.
+func rankConfig(t *testing.T, backend Backend, timeout time.Duration) *Config {
+	t.Helper()
+	if backend != BackendNCCL {
+		return hostConfig(timeout)
+	}
+	runtime.LockOSThread()
+	rank, err := envInt(EnvRank)
+	must(t, EnvRank, err)
+	count := value[int](t, "DeviceCount")(DeviceCount(BackendNCCL))
+	cfg := DefaultConfig()
+	cfg.Backend, cfg.Timeout, cfg.Device = BackendNCCL, timeout, rank%count
+	must(t, "SetDevice", SetDevice(BackendNCCL, cfg.Device))
+	return &cfg
+}
+
+// oversubscribeRequested reads NCORE_OVERSUBSCRIBE as the launchers do
+// (tools/ncore_launch_env.h): set to anything but "" or "0".
+func oversubscribeRequested() bool {
+	v := os.Getenv("NCORE_OVERSUBSCRIBE")
+	return v != "" && v != "0"
+}
+
+// isolatedHostEnv is what tools/ncore_launch_env.h's
+// ncore_launch_env_isolate_host gives rank r of job: its own NCCL host
+// identity and sockets on loopback, variables the user set kept.
+func isolatedHostEnv(job string, r int) []string {
+	env := []string{"NCORE_OVERSUBSCRIBE=1"}
+	if _, set := os.LookupEnv("NCCL_HOSTID"); !set {
+		env = append(env, fmt.Sprintf("NCCL_HOSTID=ncore-%s-rank%d", job, r))
+	}
+	if _, set := os.LookupEnv("NCCL_SOCKET_IFNAME"); !set {
+		env = append(env, "NCCL_SOCKET_IFNAME=lo")
+	}
+	return env
+}
+
 // runRanks runs body on n ranks. In the parent it spawns the ranks and fails
 // t with their output if any failed; in a rank it builds the communicator
 // with FromEnv and runs body.
@@ -47,8 +92,11 @@ func runRanks(t *testing.T, n int, opts rankOptions, body func(t *testing.T, c *
 	if opts.timeout == 0 {
 		opts.timeout = 20 * time.Second
 	}
+	if opts.backend == BackendAuto {
+		opts.backend = BackendHost
+	}
 	if os.Getenv(childEnv) == t.Name() {
-		c, err := FromEnv(hostConfig(opts.timeout))
+		c, err := FromEnv(rankConfig(t, opts.backend, opts.timeout))
 		if err != nil {
 			t.Fatalf("FromEnv: %v", err)
 		}
@@ -75,11 +123,15 @@ func runRanks(t *testing.T, n int, opts rankOptions, body func(t *testing.T, c *
 // spawnRanks starts n copies of this test and checks how they ended.
 func spawnRanks(t *testing.T, n int, opts rankOptions) {
 	t.Helper()
-	id, err := NewUniqueID(BackendHost)
+	id, err := NewUniqueID(opts.backend)
 	if err != nil {
 		t.Fatalf("NewUniqueID: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	limit := 90 * time.Second
+	if opts.backend == BackendNCCL {
+		limit = 240 * time.Second // NCCL init over sockets takes seconds
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	outputs := make([]bytes.Buffer, n)
 	errs := make([]error, n)
@@ -91,7 +143,10 @@ func spawnRanks(t *testing.T, n int, opts rankOptions) {
 			fmt.Sprintf("%s=%d", EnvRank, r),
 			fmt.Sprintf("%s=%d", EnvNRanks, n),
 			EnvUniqueID+"="+id.String(),
-			"NCORE_BACKEND=host")
+			"NCORE_BACKEND="+opts.backend.String())
+		if opts.backend == BackendNCCL && oversubscribeRequested() {
+			cmd.Env = append(cmd.Env, isolatedHostEnv(fmt.Sprint(os.Getpid()), r)...)
+		}
 		cmd.Stdout = &outputs[r]
 		cmd.Stderr = &outputs[r]
 		if err := cmd.Start(); err != nil {

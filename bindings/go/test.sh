@@ -6,8 +6,10 @@
 #  2. builds into build/bin (next to ncore-run, linking build/lib/libncore.so
 #     through the rpaths $ORIGIN/../lib and this checkout's build/lib):
 #     ncore-conformance-go (what conformance/run.py runs for --languages go)
-#     and ncore-go-orchestrator (the example; carry build/bin and build/lib
-#     together to a GPU machine and run it with NCORE_BACKEND=nccl);
+#     ncore-go-orchestrator (the example; carry build/bin and build/lib
+#     together to a GPU machine and run it with NCORE_BACKEND=nccl) and
+#     ncore-go-tests (this package's tests, `go test -c`; tools/gpu-run.sh
+#     runs its NCCL tests);
 #  3. go test -v of the binding and the example.
 # Needs build/lib/libncore.so (`make lib`). Prints go test's output, then
 # "N passed, N failed" counted from its --- PASS / --- FAIL lines, then go
@@ -42,6 +44,8 @@ rpath='-extldflags "-Wl,-rpath,$ORIGIN/../lib"'
 (cd "$here" &&
   go build -ldflags "$rpath" -o "$root/build/bin/ncore-go-orchestrator" ./examples/orchestrator) ||
   fail "building ncore-go-orchestrator failed"
+(cd "$here" && go test -c -ldflags "$rpath" -o "$root/build/bin/ncore-go-tests" .) ||
+  fail "building ncore-go-tests failed"
 
 log="$(mktemp /tmp/ncore-go-test.XXXXXX)"
 (cd "$here" && go test -count=1 -v -timeout 300s ./...) >"$log" 2>&1

@@ -180,6 +180,19 @@ error_classes = _ncore_c.error_classes
 %typemap(out) ncore_status_t ncore_last_error_status {
   $result = PyLong_FromLong((long)$1);
 }
+/* The calls that make a communicator answer NCORE_IN_PROGRESS when a
+ * non-blocking NCCL communicator is still initialising: the handle is made
+ * and the caller polls ncore_comm_async_error, so it is returned, not lost
+ * in an exception. */
+%typemap(out) ncore_status_t ncore_comm_init_rank, ncore_status_t ncore_comm_split,
+              ncore_status_t ncore_comm_shrink {
+  if ($1 != NCORE_OK && $1 != NCORE_IN_PROGRESS) {
+    ncore_py_raise($1);
+    SWIG_fail;
+  }
+  $result = Py_None;
+  Py_INCREF(Py_None);
+}
 
 /* Appends an out-value to $result (None -> value -> tuple of values). */
 %define NCORE_APPEND_RESULT(value)

@@ -46,6 +46,12 @@ class Communicator(CollectivesMixin, P2PMixin):
         """Creates this rank's communicator (ncclCommInitRankConfig).
         Collective: every rank calls it with the same nranks and unique_id.
 
+        With a non-blocking config (``NCCLConfig(blocking=False)``) on NCCL
+        the communicator may come back still initialising: poll
+        :meth:`get_async_error` until it is not ``NCORE_IN_PROGRESS`` (then
+        ``NCORE_OK``, or the error creation hit) before any other call; until
+        then other calls raise NcclInvalidUsage. split and shrink alike.
+
         Raises:
             NcclInvalid: unique_id of an invalid type, nranks < 1, rank out of
                 range, a config the library rejects.

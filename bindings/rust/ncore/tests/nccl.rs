@@ -1,92 +1,217 @@
-//! The NCCL backend through device memory, on 1 and 2 GPUs: runs only where
-//! NCCL and enough CUDA devices are present, and says why it skips elsewhere.
+//! The NCCL backend through device memory, on 1 and 2 ranks: each rank is a
+//! process started by ncore-run (see common/mod.rs) on device
+//! rank % device_count. Two ranks need two GPUs, or NCORE_OVERSUBSCRIBE=1,
+//! under which ncore-run gives each rank its own NCCL host identity
+//! (ncore_launch_env_isolate_host) so that both share one GPU; each rank's
+//! LSA team is then itself, and calls that need a load/store-reachable peer
+//! must answer exactly NotSupported naming the LSA team. Runs only where
+//! NCCL and a GPU are present, and says why it skips elsewhere.
+//!
+//! The same body runs on the host backend too (every rank an LSA peer), so
+//! that CI, which has no GPU, exercises it.
+//!
+//! On a GPU machine the binary is carried as build/bin/rust-nccl-tests
+//! (bindings/rust/test.sh copies it there); run it with NCORE_RUN naming
+//! ncore-run and libncore on LD_LIBRARY_PATH, as tools/gpu-run.sh does.
 
 mod common;
 
 use std::io::Write;
 
-use common::{is_child, on_ranks_with};
+use common::{assert_error, is_child, on_ranks_with};
 use ncore::{
-    Backend, Communicator, Config, DataType, DeviceMemory, RedOp, Stream, WaitSignalDesc,
-    WindowFlags,
+    Backend, Communicator, Config, DataType, DeviceMemory, ErrorKind, RedOp, Stream,
+    WaitSignalDesc, WindowFlags,
 };
 
-/// Why the NCCL tests cannot run here on `gpus` devices, if they cannot.
-fn skip_reason(gpus: i32) -> Option<String> {
+/// Whether the launcher was asked to share GPUs (NCORE_OVERSUBSCRIBE set
+/// to anything but "" or "0", as tools/ncore_launch_env.h reads it).
+fn oversubscribed() -> bool {
+    std::env::var("NCORE_OVERSUBSCRIBE").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Why `ranks` NCCL ranks cannot run here, if they cannot.
+fn skip_reason(ranks: i32) -> Option<String> {
     if let Err(e) = Backend::Nccl.resolve() {
         return Some(format!("NCCL backend unavailable: {}", e.message()));
     }
     match ncore::device_count(Backend::Nccl) {
-        Ok(n) if n >= gpus => None,
-        Ok(n) => Some(format!("needs {gpus} CUDA devices, found {n}")),
+        Ok(0) => Some("no CUDA device".to_string()),
+        Ok(n) if n >= ranks || oversubscribed() => None,
+        Ok(n) => Some(format!(
+            "{ranks} ranks need {ranks} CUDA devices, or NCORE_OVERSUBSCRIBE=1 to share one; found {n}"
+        )),
         Err(e) => Some(format!("cannot count CUDA devices: {e}")),
     }
 }
 
-/// Runs `body` on `gpus` ranks of the NCCL backend, or says why it cannot.
-fn on_gpus(name: &str, gpus: i32, body: fn(&ncore::LaunchEnv)) {
+/// Runs `body` on `ranks` ranks of the NCCL backend, or says why it cannot.
+fn on_nccl_ranks(name: &str, ranks: i32, body: fn(&ncore::LaunchEnv)) {
     if !is_child() {
-        if let Some(reason) = skip_reason(gpus) {
+        if let Some(reason) = skip_reason(ranks) {
             // Written past libtest's output capture, so the reason shows.
             let _ = writeln!(std::io::stderr(), "skipped {name}: {reason}");
             return;
         }
     }
-    on_ranks_with(name, gpus as usize, "nccl", body);
+    on_ranks_with(name, ranks as usize, "nccl", body);
 }
 
 #[test]
-fn nccl_device_memory_on_one_gpu() {
-    on_gpus("nccl_device_memory_on_one_gpu", 1, device_memory_body);
+fn nccl_device_memory_on_one_rank() {
+    on_nccl_ranks("nccl_device_memory_on_one_rank", 1, |env| {
+        device_memory_body(env, Backend::Nccl)
+    });
 }
 
 #[test]
-fn nccl_device_memory_on_two_gpus() {
-    on_gpus("nccl_device_memory_on_two_gpus", 2, device_memory_body);
+fn nccl_device_memory_on_two_ranks() {
+    on_nccl_ranks("nccl_device_memory_on_two_ranks", 2, |env| {
+        device_memory_body(env, Backend::Nccl)
+    });
 }
 
-/// allreduce on a stream, a window with put_signal / wait_signal (to the
-/// next rank, or itself on one GPU), all in device memory.
-fn device_memory_body(env: &ncore::LaunchEnv) {
-    ncore::set_device(Backend::Nccl, env.rank).unwrap();
-    let config = Config::new().backend(Backend::Nccl).timeout_ms(60_000);
+#[test]
+fn host_device_memory_on_two_ranks() {
+    on_ranks_with("host_device_memory_on_two_ranks", 2, "host", |env| {
+        device_memory_body(env, Backend::Host)
+    });
+}
+
+/// Whether `peer` is in this rank's LSA team (NCCL's team is the block of
+/// lsa_size consecutive ranks around this one).
+fn lsa_reachable(comm: &Communicator, peer: i32) -> bool {
+    let first = comm.rank().unwrap() - comm.lsa_rank().unwrap();
+    peer >= first && peer < first + comm.lsa_size().unwrap()
+}
+
+/// Checks a call that reaches `peer` through its memory: done when peer is
+/// LSA-reachable, else exactly NotSupported naming the LSA team. Returns
+/// whether it was done.
+fn lsa_call(comm: &Communicator, peer: i32, what: &str, result: ncore::Result<()>) -> bool {
+    if lsa_reachable(comm, peer) {
+        result.unwrap_or_else(|e| panic!("{what} to LSA peer {peer}: {e}"));
+        true
+    } else {
+        assert_error(result, ErrorKind::NotSupported, "LSA team");
+        false
+    }
+}
+
+/// Waits for an allreduce every rank takes part in.
+fn barrier(comm: &Communicator, backend: Backend) {
+    let mut one = DeviceMemory::alloc(4, backend).unwrap();
+    one.write(0, &[1i32]).unwrap();
+    let mut view = one.as_slice(DataType::INT32);
+    comm.allreduce_in_place(&mut view, 1, RedOp::SUM, None)
+        .unwrap();
+    comm.synchronize(None).unwrap();
+    assert_eq!(one.to_vec::<i32>().unwrap(), vec![comm.size().unwrap()]);
+}
+
+/// allreduce on a stream, a send/recv ring in a group, and a window with
+/// put_signal / wait_signal to the next rank (LSA-aware) and to itself, all
+/// in memory from ncore's allocator (device memory on NCCL).
+fn device_memory_body(env: &ncore::LaunchEnv, backend: Backend) {
+    let device = if backend == Backend::Nccl {
+        let device = env.rank % ncore::device_count(backend).unwrap();
+        ncore::set_device(backend, device).unwrap();
+        device
+    } else {
+        -1
+    };
+    let config = Config::new().backend(backend).timeout_ms(60_000);
     let comm = Communicator::from_launch_env(Some(&config)).unwrap();
-    assert_eq!(comm.backend().unwrap(), Backend::Nccl);
-    assert_eq!(comm.device().unwrap(), env.rank);
+    assert_eq!(comm.backend().unwrap(), backend);
+    assert_eq!(comm.device().unwrap(), device);
     let n = env.nranks;
+    if backend == Backend::Nccl && oversubscribed() {
+        // Every rank its own NCCL host: nothing is load/store reachable.
+        assert_eq!((comm.lsa_rank().unwrap(), comm.lsa_size().unwrap()), (0, 1));
+    }
     let peer = (env.rank + 1) % n;
     let from = (env.rank + n - 1) % n;
     let total: f32 = (1..=n).map(|r| r as f32).sum();
 
     // allreduce on device memory, on a stream of our own.
-    let stream = Stream::new(Backend::Nccl).unwrap();
-    let mut data = DeviceMemory::alloc(4 * 4, Backend::Nccl).unwrap();
+    let stream = Stream::new(backend).unwrap();
+    let mut data = DeviceMemory::alloc(4 * 4, backend).unwrap();
     data.write(0, &[env.rank as f32 + 1.0; 4]).unwrap();
     let mut view = data.as_slice(DataType::FLOAT32);
     comm.allreduce_in_place(&mut view, 4, RedOp::SUM, Some(&stream))
         .unwrap();
-    stream.synchronize().unwrap();
+    comm.synchronize(Some(&stream)).unwrap();
     assert_eq!(data.to_vec::<f32>().unwrap(), vec![total; 4]);
 
-    // put_signal into the peer's window, from device memory.
-    let inbox = DeviceMemory::alloc(4096, Backend::Nccl).unwrap();
+    // A ring of send/recv in one group.
+    let mut out = DeviceMemory::alloc(3 * 4, backend).unwrap();
+    out.write(0, &[env.rank * 10, env.rank * 10 + 1, env.rank * 10 + 2])
+        .unwrap();
+    let mut back = DeviceMemory::alloc(3 * 4, backend).unwrap();
+    back.write(0, &[-1i32; 3]).unwrap();
+    {
+        let send = out.as_slice(DataType::INT32);
+        let mut recv = back.as_slice(DataType::INT32);
+        ncore::group(|g| {
+            g.send(&comm, &send, 3, peer, None)?;
+            g.recv(&comm, &mut recv, 3, from, None)
+        })
+        .unwrap();
+    }
+    comm.synchronize(None).unwrap();
+    assert_eq!(
+        back.to_vec::<i32>().unwrap(),
+        vec![from * 10, from * 10 + 1, from * 10 + 2]
+    );
+
+    // put_signal into the next rank's window (slot `rank`) and into its
+    // own (slot n + rank), from device memory; 2 u32 per slot.
+    let mut inbox = DeviceMemory::alloc(4096, backend).unwrap();
+    inbox.write(0, &[0u8; 4096]).unwrap();
     let window = comm
         .register_window(&inbox, WindowFlags::COLL_SYMMETRIC)
         .unwrap();
-    let mut staging = DeviceMemory::alloc(8, Backend::Nccl).unwrap();
-    staging
-        .write(0, &[100 + env.rank as u32, 200 + env.rank as u32])
-        .unwrap();
+    let mut staging = DeviceMemory::alloc(8, backend).unwrap();
+    let mine = [100 + env.rank as u32, 200 + env.rank as u32];
+    staging.write(0, &mine).unwrap();
     let src = staging.as_slice(DataType::UINT32);
-    comm.put_signal(&src, 2, peer, &window, 1, None).unwrap();
-    comm.wait_signal(&[WaitSignalDesc::new(from, 1)], None)
+    let slot = |r: i32| 2 * r as usize;
+    lsa_call(
+        &comm,
+        peer,
+        "put_signal",
+        comm.put_signal(&src, 2, peer, &window, slot(env.rank), None),
+    );
+    let arrived = lsa_call(
+        &comm,
+        from,
+        "wait_signal",
+        comm.wait_signal(&[WaitSignalDesc::new(from, 1)], None),
+    );
+    comm.put_signal(&src, 2, env.rank, &window, slot(n + env.rank), None)
         .unwrap();
-    ncore::synchronize(None, Backend::Nccl).unwrap();
-    let mut got = [0u32; 3];
-    inbox.read(0, &mut got).unwrap();
-    assert_eq!(&got[1..], &[100 + from as u32, 200 + from as u32]);
-    assert!(window.peer_device_pointer(peer, 0).is_ok());
+    comm.wait_signal(&[WaitSignalDesc::new(env.rank, 1)], None)
+        .unwrap();
+    comm.synchronize(None).unwrap();
+    let mut got = [0u32; 2];
+    inbox.read(4 * slot(n + env.rank), &mut got).unwrap();
+    assert_eq!(got, mine, "put into its own window");
+    if arrived {
+        inbox.read(4 * slot(from), &mut got).unwrap();
+        assert_eq!(
+            got,
+            [100 + from as u32, 200 + from as u32],
+            "put from rank {from}"
+        );
+    }
+    assert_eq!(
+        window.peer_device_pointer(peer, 0).unwrap().is_some(),
+        lsa_reachable(&comm, peer),
+        "peer pointer of rank {peer}"
+    );
+    assert!(window.peer_device_pointer(env.rank, 0).unwrap().is_some());
 
+    barrier(&comm, backend); // no peer still writes into the window
     window.close().unwrap();
     comm.finalize().unwrap();
     comm.destroy().unwrap();

@@ -10,10 +10,18 @@ use std::process::Command;
 
 use ncore::{Communicator, Config, Error, ErrorKind, LaunchEnv};
 
-/// The launcher: $NCORE_RUN, else the repository's build/bin/ncore-run.
+/// The launcher: $NCORE_RUN; else ncore-run next to this test binary (a
+/// binary carried as build/bin/rust-nccl-tests to a GPU machine, whose
+/// checkout may live elsewhere); else the repository's build/bin/ncore-run.
 fn launcher() -> PathBuf {
     if let Some(path) = std::env::var_os("NCORE_RUN") {
         return PathBuf::from(path);
+    }
+    let sibling = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("ncore-run")));
+    if let Some(path) = sibling.filter(|p| p.is_file()) {
+        return path;
     }
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../build/bin/ncore-run")
 }
