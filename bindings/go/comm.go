@@ -32,7 +32,9 @@ func newCommunicator(h C.ncore_comm_t) (*Communicator, error) {
 
 // InitRank creates this rank's communicator (ncore_comm_init_rank).
 // Collective: every rank calls it with the same nranks and id, and it returns
-// once all joined or the timeout expired. cfg nil means defaults.
+// once all joined or the timeout expired. cfg nil means defaults. With
+// cfg.Blocking false (NCCL) it may return a communicator that is still
+// initialising: poll AsyncError until StatusOK before using it.
 func InitRank(nranks int, id UniqueID, rank int, cfg *Config) (*Communicator, error) {
 	cc, err := cfg.toC()
 	if err != nil {
@@ -41,7 +43,7 @@ func InitRank(nranks int, id UniqueID, rank int, cfg *Config) (*Communicator, er
 	defer cc.free()
 	cid := id.toC()
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_init_rank(&h, C.int(nranks), &cid, C.int(rank), cc.ptr())); err != nil {
+	if err := fromCreation(C.ncgo_comm_init_rank(&h, C.int(nranks), &cid, C.int(rank), cc.ptr())); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)
@@ -107,7 +109,7 @@ func (c *Communicator) Split(color, key int, cfg *Config) (*Communicator, error)
 	}
 	defer cc.free()
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_split(c.ch(), C.int(color), C.int(key), &h, cc.ptr())); err != nil {
+	if err := fromCreation(C.ncgo_comm_split(c.ch(), C.int(color), C.int(key), &h, cc.ptr())); err != nil {
 		return nil, err
 	}
 	if h == 0 {
@@ -134,7 +136,7 @@ func (c *Communicator) Shrink(exclude []int, cfg *Config, flags ShrinkFlags) (*C
 		ex = &cex[0]
 	}
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_shrink(c.ch(), ex, C.int(len(exclude)), &h, cc.ptr(), C.uint32_t(flags))); err != nil {
+	if err := fromCreation(C.ncgo_comm_shrink(c.ch(), ex, C.int(len(exclude)), &h, cc.ptr(), C.uint32_t(flags))); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)

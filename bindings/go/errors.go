@@ -101,6 +101,20 @@ func fromResult(r C.ncgo_result) error {
 	return &Error{Status: Status(r.status), Message: msg}
 }
 
+// fromCreation is fromResult for the calls that make a communicator
+// (InitRank, Split, Shrink): NCORE_IN_PROGRESS there is a success whose
+// communicator, non-blocking, is still initialising (poll AsyncError until
+// StatusOK), and the handle it came with must be kept.
+func fromCreation(r C.ncgo_result) error {
+	if r.status == C.NCORE_IN_PROGRESS {
+		if r.message != nil {
+			C.free(unsafe.Pointer(r.message))
+		}
+		return nil
+	}
+	return fromResult(r)
+}
+
 // newError makes an error for a check the binding does itself, in the
 // library's message form "<function>: <argument>: <what>".
 func newError(status Status, function, argument, format string, args ...any) error {

@@ -4,7 +4,7 @@ use ncore_sys as sys;
 
 use crate::config::Config;
 use crate::devcomm::GinType;
-use crate::error::{check, invalid_argument, ErrorKind, Result};
+use crate::error::{check, check_created, invalid_argument, ErrorKind, Result};
 use crate::handle::{handle_type, query};
 use crate::stream::{raw_stream, Stream};
 use crate::types::Backend;
@@ -45,7 +45,10 @@ handle_type! {
 
 impl Communicator {
     /// Creates this rank's communicator (`ncore_comm_init_rank`). Collective:
-    /// all `nranks` ranks call it with the same `id`.
+    /// all `nranks` ranks call it with the same `id`. With a non-blocking
+    /// config (`blocking(false)`, NCCL) it may return a communicator that is
+    /// still initialising: poll [`async_error`](Communicator::async_error)
+    /// until it reports no error before using it.
     pub fn init_rank(
         nranks: i32,
         id: &UniqueId,
@@ -58,7 +61,7 @@ impl Communicator {
         let raw_id = id.to_raw();
         let mut out = 0;
         // SAFETY: all pointers are valid for the call; strings live in raw_config.
-        check(unsafe {
+        check_created(unsafe {
             sys::ncore_comm_init_rank(
                 &mut out,
                 nranks,
@@ -123,7 +126,7 @@ impl Communicator {
         let raw_config = config.map(|c| c.to_raw("ncore_comm_split")).transpose()?;
         let mut out = 0;
         // SAFETY: out and the config are valid for the call.
-        check(unsafe {
+        check_created(unsafe {
             sys::ncore_comm_split(
                 self.raw,
                 color,
@@ -150,7 +153,7 @@ impl Communicator {
         let raw_config = config.map(|c| c.to_raw("ncore_comm_shrink")).transpose()?;
         let mut out = 0;
         // SAFETY: exclude holds exclude.len() ranks; out and config are valid.
-        check(unsafe {
+        check_created(unsafe {
             sys::ncore_comm_shrink(
                 self.raw,
                 if exclude.is_empty() {

@@ -147,6 +147,17 @@ pub(crate) fn check(status: sys::ncore_status_t) -> Result<()> {
     })
 }
 
+/// `check` for the calls that make a communicator (init_rank, split,
+/// shrink): `NCORE_IN_PROGRESS` there is a success whose communicator,
+/// non-blocking, is still initialising (poll `async_error` until it is
+/// `None`), and the handle that came with it must be kept.
+pub(crate) fn check_created(status: sys::ncore_status_t) -> Result<()> {
+    if status == sys::ncore_status_NCORE_IN_PROGRESS {
+        return Ok(());
+    }
+    check(status)
+}
+
 /// An InvalidArgument error made by the binding itself, formatted like the
 /// library's: "<function>: <argument>: <what is wrong>".
 pub(crate) fn invalid_argument(function: &str, argument: &str, what: String) -> Error {
