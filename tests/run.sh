@@ -19,7 +19,9 @@
 #   to run several NCCL ranks on one GPU (each rank its own NCCL host
 #   identity, tools/ncore_launch_env.h); ONLY="prog ..." to run some
 #   programs only; JOBS=N to run N program invocations at once (output is
-#   still printed in order).
+#   still printed in order); TEST_WRAPPER="cmd args" to run every program
+#   under a tool (e.g. compute-sanitizer, which follows the test's child
+#   processes).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -102,7 +104,7 @@ queue_one() { # label command...
   (
     # ncore-run prefixes each rank's lines with "[r] "; the summary is rank 0's.
     set -o pipefail
-    timeout "$PROGRAM_TIMEOUT" "$@" 2>&1 | sed -u -E 's/^\[0\] //' > "$OUTDIR/$index.out"
+    timeout "$PROGRAM_TIMEOUT" ${TEST_WRAPPER:-} "$@" 2>&1 | sed -u -E 's/^\[0\] //' > "$OUTDIR/$index.out"
     echo $? > "$OUTDIR/$index.rc"
   ) &
 }

@@ -565,9 +565,21 @@ ncore_status_t nccl_comm_shrink(void *comm, const int *exclude, int count,
   ncclConfig_t cfg;
   config_map(config, &cfg);
   ncclComm_t nc = NULL;
-  ncclResult_t r = nccl_fn.ncclCommShrink(c->nccl, (int *)exclude, count, &nc,
-                                          &cfg, (int)flags);
-  return child_created(c, r, nc, config, "ncclCommShrink", out);
+  ncclResult_t r;
+  if (count == 0) {
+    /* ncclCommShrink refuses an empty exclusion list (ncclInvalidArgument);
+     * excluding no one is a copy of the parent: one color, ranks in order. */
+    r = nccl_fn.ncclCommSplit(c->nccl, 0, c->rank, &nc, &cfg);
+  } else {
+    /* NCCL sorts the list in place: give it a copy of the caller's. */
+    int *list = malloc((size_t)count * sizeof *list);
+    if (list == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+    memcpy(list, exclude, (size_t)count * sizeof *list);
+    r = nccl_fn.ncclCommShrink(c->nccl, list, count, &nc, &cfg, (int)flags);
+    free(list);
+  }
+  return child_created(c, r, nc, config,
+                       count == 0 ? "ncclCommSplit" : "ncclCommShrink", out);
 }
 
 ncore_status_t nccl_comm_finalize(void *comm) {

@@ -59,6 +59,18 @@ size_t td_size(ncore_dtype_t dtype) {
 
 int td_is_integer(ncore_dtype_t dtype) { return dtype <= NCORE_UINT64; }
 
+int td_mantissa_bits(ncore_dtype_t dtype) {
+  switch (dtype) {
+    case NCORE_FLOAT16: return 10;
+    case NCORE_BFLOAT16: return 7;
+    case NCORE_FLOAT8E4M3: return 3;
+    case NCORE_FLOAT8E5M2: return 2;
+    case NCORE_FLOAT32: return 23;
+    case NCORE_FLOAT64: return 52;
+    default: return 0;
+  }
+}
+
 /* A small binary float format: exponent and mantissa widths, bias, and
  * whether the all-ones exponent is Inf/NaN (IEEE) or normal (e4m3fn). */
 typedef struct small_float {

@@ -29,6 +29,9 @@ void tb_get(void *host_dst, const void *src, size_t bytes);
 size_t td_size(ncore_dtype_t dtype);
 /* 1 for the integer dtypes. */
 int td_is_integer(ncore_dtype_t dtype);
+/* Explicit mantissa bits of a floating dtype (float16 10, bfloat16 7,
+ * float8 e4m3 3, e5m2 2, float32 23, float64 52); 0 for integers. */
+int td_mantissa_bits(ncore_dtype_t dtype);
 /* Decodes one element to double (exact for every dtype but 64-bit integers
  * beyond 2^53). */
 double td_decode(ncore_dtype_t dtype, const void *element);

@@ -166,9 +166,16 @@ NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
  *   when exclude_count is 0.
  * out: receives the new communicator.
  * flags: NCORE_SHRINK_DEFAULT or NCORE_SHRINK_ABORT.
+ * NCCL: an empty exclusion list makes a copy of the parent (ncclCommSplit;
+ * ncclCommShrink refuses one). NCCL (2.28 to 2.30) refuses to shrink a
+ * parent whose own asynchronous error is set, i.e. once NCCL itself noticed
+ * the failure (a closed connection): the parent's error is returned; abort
+ * the parent and build a new communicator among the survivors instead.
+ * A failure only ncore noticed (its timeout) does not stop a shrink.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, a rank out of range
  * or repeated, this rank excluded, all excluded, unknown flags, bad config);
- * NCORE_ERR_CLOSED; NCORE_ERR_TIMEOUT. */
+ * NCORE_ERR_CLOSED; NCORE_ERR_TIMEOUT; NCORE_ERR_REMOTE (NCCL: the parent's
+ * asynchronous error, see above). */
 NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
                                            const int *exclude_ranks,
                                            int exclude_count, ncore_comm_t *out,
@@ -194,6 +201,13 @@ NCORE_API ncore_status_t ncore_comm_destroy(ncore_comm_t comm);
 /* Aborts the communicator: a call blocked on it in another thread returns
  * NCORE_ERR_CLOSED, peers waiting on this rank get NCORE_ERR_REMOTE, and
  * everything is released as by ncore_comm_destroy (ncclCommAbort).
+ * NCCL: ncore's own waits (ncore_comm_synchronize, a non-blocking or
+ * bounded init, finalize) return at once. A call blocked inside NCCL itself
+ * returns when NCCL gives up: by default NCCL connects to a peer lazily,
+ * inside the first send/recv/collective that needs it (NCCL_RUNTIME_CONNECT
+ * = 1), and a peer that is dead or never takes part blocks that call until
+ * NCCL's own connection timeout. Set NCCL_RUNTIME_CONNECT=0 to connect at
+ * init, so that every later wait is ncore's and bounded by the timeout.
  * Idempotent like ncore_comm_destroy. Safe from any thread.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (not a communicator handle). */
 NCORE_API ncore_status_t ncore_comm_abort(ncore_comm_t comm);
