@@ -7,6 +7,12 @@
 # (OUT defaults to /tmp/ncore-gpu), so a part killed at its limit still
 # leaves what it printed; the last lines summarise the parts.
 # Usage: tools/gpu-run.sh [RANKS] (RANKS defaults to the number of GPUs).
+#        tools/gpu-run.sh oversubscribed 1|2   (issue 12: several NCCL ranks
+#        on one GPU, NCORE_OVERSUBSCRIBE=1; call 1: the C tests with 2, 3 and 4
+#        ranks and compute-sanitizer memcheck over them with 2 ranks; call 2:
+#        the conformance matrix up to 4 ranks in the four languages, the
+#        bindings' 2-rank tests, the demo and the examples. Each fits one
+#        device call of 10 minutes.)
 # PARTS picks the parts (default: "c-tests demo smoke conformance python
 # rust rust-example go go-tests"); C_TESTS_LIMIT bounds the C tests (s).
 # The binding tests (python, rust, go-tests) run 2 ranks; with fewer than 2
@@ -22,7 +28,26 @@ cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ncore-gpu}
 mkdir -p "$out"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-ranks=${1:-$gpus}
+if [ "${1:-}" = oversubscribed ]; then
+  # Several NCCL ranks per GPU (ncore_launch_env_isolate_host): every
+  # launcher and the test harness give each rank its own NCCL host.
+  export NCORE_OVERSUBSCRIBE=1
+  case "${2:-}" in
+    1) PARTS=${PARTS:-"c-tests memcheck"}
+       BACKGROUND=${BACKGROUND:-memcheck} ;;
+    2) PARTS=${PARTS:-"conformance python rust go-tests go rust-example demo"}
+       BACKGROUND=${BACKGROUND:-conformance} ;;
+    *) echo "usage: tools/gpu-run.sh oversubscribed 1|2" >&2; exit 2 ;;
+  esac
+  RANK_COUNTS=${RANK_COUNTS:-"2 3 4"}
+  ranks=4
+  C_TESTS_LIMIT=${C_TESTS_LIMIT:-330}
+  TEST_JOBS=${TEST_JOBS:-5}
+else
+  ranks=${1:-$gpus}
+  RANK_COUNTS=${RANK_COUNTS:-$ranks}
+  TEST_JOBS=${TEST_JOBS:-1}
+fi
 export NCCL_NVLS_ENABLE=0 NCORE_BACKEND=nccl
 if [ -z "${NCORE_NCCL_LIBRARY:-}" ]; then
   for candidate in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2 \
@@ -44,25 +69,50 @@ root=$PWD
 
 summary=()
 parts=" ${PARTS:-c-tests demo smoke conformance python rust rust-example go go-tests} "
+# Parts named in BACKGROUND run alongside the others (their output only in
+# their log until the summary), so one device call can hold more.
+background=" ${BACKGROUND:-} "
+background_names=()
 part() { # name timeout command...
   local name=$1 limit=$2; shift 2
   [[ "$parts" == *" $name "* ]] || return 0
+  if [[ "$background" == *" $name "* ]]; then
+    echo "######## $name (limit ${limit} s, in the background): $*"
+    ( timeout -k 10 "$limit" "$@" > "$out/$name.log" 2>&1; echo $? > "$out/$name.rc" ) &
+    background_names+=("$name")
+    return 0
+  fi
   echo "######## $name (limit ${limit} s): $*"
   # timeout signals the command's whole process group (ranks included),
   # then KILLs what is left 10 s later, so tee sees the end of its input.
   timeout -k 10 "$limit" "$@" 2>&1 | tee "$out/$name.log"
-  local rc=${PIPESTATUS[0]} result
-  result=$(grep -E '[0-9]+ passed' "$out/$name.log" | tail -1)
-  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then result="timed out after $limit s; $result"; fi
-  summary+=("$(printf '%-14s exit %3d  %s' "$name" "$rc" "$result")")
+  summarise "$name" "${PIPESTATUS[0]}" "$limit"
 }
-part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$ranks" PROGRAM_TIMEOUT=60 tests/run.sh build
-part demo 45 build/bin/ncore-run -n "$ranks" --timeout 45 build/bin/ncore-demo
-part smoke 90 tools/gpu-smoke/run.sh
+summarise() { # name exit-status limit
+  local result
+  result=$(grep -E '[0-9]+ passed' "$out/$1.log" | tail -1)
+  if [ "$2" = 124 ] || [ "$2" = 137 ]; then result="timed out after $3 s; $result"; fi
+  summary+=("$(printf '%-14s exit %3d  %s' "$1" "$2" "$result")")
+}
+# Background-capable parts first, so they overlap the ones after them.
+part conformance "${CONFORMANCE_LIMIT:-420}" python3 conformance/run.py --max-ranks "$ranks" \
+  --languages "${LANGUAGES:-c,python,rust,go}" --jobs 4
+# Every C test program with 2 ranks under compute-sanitizer memcheck (it
+# follows the test's rank processes). NCCL's own probing at init hits CUDA
+# API errors on purpose (no kernel image for other GPUs, cuMem features):
+# only memory errors are reported.
+part memcheck "${MEMCHECK_LIMIT:-250}" env SKIP_HOST=1 RANKS=2 JOBS="${MEMCHECK_JOBS:-2}" PROGRAM_TIMEOUT=240 \
+  TEST_WRAPPER="compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 --print-limit 20" \
+  tests/run.sh build
 part python 420 env -u NCORE_BACKEND NCORE_OVERSUBSCRIBE="$oversubscribe" \
   NCORE_TEST_LOG_DIR="$out" PYTHONPATH=bindings/python bash -c \
   'bash bindings/python/build-ext.sh python3 &&
    python3 -m pytest -v -rs -p no:cacheprovider bindings/python/tests'
+part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$RANK_COUNTS" JOBS="$TEST_JOBS" \
+  PROGRAM_TIMEOUT=300 NCORE_TEST_HANG_COMMAND="timeout 30 cuda-gdb -batch -ex 'thread apply all bt 12' -p %d" \
+  tests/run.sh build
+part demo 45 build/bin/ncore-run -n "$ranks" --timeout 45 build/bin/ncore-demo
+part smoke 90 tools/gpu-smoke/run.sh
 part rust 240 env NCORE_OVERSUBSCRIBE="$oversubscribe" NCORE_RUN="$root/build/bin/ncore-run" \
   LD_LIBRARY_PATH="$root/build/lib" build/bin/rust-nccl-tests --test-threads=1
 part rust-example 30 env LD_LIBRARY_PATH=build/lib build/bin/ncore-run -n "$ranks" -- build/bin/rust-service
@@ -76,6 +126,11 @@ part go-tests 300 env NCORE_OVERSUBSCRIBE="$oversubscribe" bash -c \
    echo "$(grep -c "^--- PASS" "$log") passed, $(grep -c "^--- FAIL" "$log") failed," \
      "$(grep -c "^--- SKIP" "$log") skipped"
    exit $rc'
-part conformance 150 python3 conformance/run.py --max-ranks "$ranks" --languages "${LANGUAGES:-c}"
+wait
+for name in "${background_names[@]}"; do
+  echo "######## $name (ran in the background)"
+  tail -n 60 "$out/$name.log"
+  summarise "$name" "$(cat "$out/$name.rc" 2>/dev/null || echo 1)" "?"
+done
 echo "######## summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

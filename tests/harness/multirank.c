@@ -47,6 +47,8 @@ int mr_in_launcher(void) {
          getenv("NCORE_NRANKS");
 }
 
+int mr_timeout_ms(void) { return harness_is_host() ? 5000 : 15000; }
+
 int mr_nonblocking(void) {
   const char *v = getenv("NCORE_TEST_NONBLOCKING");
   return v != NULL && strcmp(v, "1") == 0;

@@ -50,8 +50,12 @@ int mr_child_main(const char *name, int rank, int nranks, mr_test_fn fn,
  * Prints the test's line. Returns 0 passed, 1 failed, 2 skipped. */
 int mr_run(const char *name, int nranks, mr_test_fn fn, unsigned flags);
 
-/* The timeout (ms) mr_comm_init configures: short, so dead peers show fast. */
-#define MR_TIMEOUT_MS 5000
+/* The timeout (ms) mr_comm_init configures: short, so dead peers show fast
+ * (5 s on the host backend), yet long enough for NCCL's init over sockets
+ * on a shared GPU (several ranks per GPU, several tests at once: 15 s).
+ * It bounds init too (ncore_comm_init_rank). */
+int mr_timeout_ms(void);
+#define MR_TIMEOUT_MS mr_timeout_ms()
 
 /* A config with backend AUTO and timeout MR_TIMEOUT_MS; non-blocking
  * (blocking = 0) when NCORE_TEST_NONBLOCKING=1, so the same tests check
