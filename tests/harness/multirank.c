@@ -164,7 +164,24 @@ static void send_report(int died_on_purpose) {
   (void)n;
 }
 
-void mr_connect_at_init(void) { setenv("NCCL_RUNTIME_CONNECT", "0", 0); }
+void mr_connect_peers(ncore_comm_t comm, int rank, int nranks) {
+  int32_t *out = tb_alloc(sizeof(int32_t) * (size_t)nranks);
+  int32_t *in = tb_alloc(sizeof(int32_t) * (size_t)nranks);
+  if (!out || !in) return;
+  ncore_status_t st = ncore_group_start();
+  for (int peer = 0; peer < nranks && st == NCORE_OK; peer++) {
+    if (peer == rank) continue;
+    st = ncore_send(comm, out + peer, 1, NCORE_INT32, peer, NULL);
+    if (st == NCORE_OK) st = ncore_recv(comm, in + peer, 1, NCORE_INT32, peer, NULL);
+  }
+  ncore_status_t ended = ncore_group_end();
+  if (st == NCORE_OK) st = mr_complete(comm, ended, NULL);
+  if (st != NCORE_OK)
+    harness_fail(__FILE__, __LINE__, "connecting the peers: %s (\"%s\")",
+                 ncore_status_string(st), ncore_last_error_message());
+  tb_free(out);
+  tb_free(in);
+}
 
 void mr_die(void) {
   fflush(stdout);

@@ -107,12 +107,13 @@ int mr_lsa_reachable(ncore_comm_t comm, int peer);
   ncore_comm_t comm = mr_comm_init(rank, nranks, id);            \
   if (comm == NCORE_NULL_HANDLE) return
 
-/* For tests where a peer dies or aborts: makes NCCL connect every peer at
- * init (NCCL_RUNTIME_CONNECT=0, unless set). NCCL otherwise connects inside
- * the first send/recv to a peer, and a dead peer blocks that call for
- * NCCL's own connection timeout (minutes), not the communicator's (see
- * ncore_comm_abort). Call before creating the communicator. */
-void mr_connect_at_init(void);
+/* For tests where a peer dies or aborts: every rank exchanges one element
+ * with every other rank (a group of sends and recvs, completed), so that
+ * NCCL's point-to-point connections exist before anyone fails. NCCL makes
+ * them inside the first send/recv to a peer, and a dead peer blocks that
+ * call in NCCL's connection setup for NCCL's own timeout (a minute), not the
+ * communicator's (see ncore_comm_abort). Records a failure if it fails. */
+void mr_connect_peers(ncore_comm_t comm, int rank, int nranks);
 
 /* Declares that this rank is killed on purpose, then SIGKILLs itself. */
 void mr_die(void) __attribute__((noreturn));

@@ -25,8 +25,9 @@
   } while (0)
 
 MR_TEST_EX(recv_from_killed_peer_fails, MR_OWN_PROCESSES, 2) {
-  mr_connect_at_init();
   MR_COMM(comm);
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
   int victim = nranks - 1;
   int32_t *buf = tb_alloc(64);
   CHECK(buf);
@@ -42,8 +43,9 @@ MR_TEST_EX(recv_from_killed_peer_fails, MR_OWN_PROCESSES, 2) {
 }
 
 MR_TEST_EX(collective_with_killed_peer_fails, MR_OWN_PROCESSES, 2) {
-  mr_connect_at_init();
   MR_COMM(comm);
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
   int victim = nranks - 1;
   int32_t *buf = tb_alloc(64 * 1024);
   CHECK(buf);
@@ -57,8 +59,9 @@ MR_TEST_EX(collective_with_killed_peer_fails, MR_OWN_PROCESSES, 2) {
 }
 
 MR_TEST_EX(wait_signal_from_killed_peer_fails, MR_OWN_PROCESSES, 2) {
-  mr_connect_at_init();
   MR_COMM(comm);
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
   int victim = nranks - 1;
   mr_barrier(comm);
   if (rank == victim) {
@@ -78,8 +81,9 @@ MR_TEST_EX(wait_signal_from_killed_peer_fails, MR_OWN_PROCESSES, 2) {
 }
 
 MR_TEST_EX(killed_during_large_send_fails, MR_OWN_PROCESSES, 2) {
-  mr_connect_at_init();
   MR_COMM(comm);
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
   int victim = nranks - 1;
   size_t bytes = 8u << 20;
   char *buf = tb_alloc(bytes);
@@ -101,8 +105,9 @@ MR_TEST_EX(killed_during_large_send_fails, MR_OWN_PROCESSES, 2) {
 }
 
 MR_TEST_EX(shrink_away_killed_rank, MR_OWN_PROCESSES, 2) {
-  mr_connect_at_init();
   MR_COMM(comm);
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
   int victim = nranks - 1;
   int32_t *buf = tb_alloc(64);
   CHECK(buf);
@@ -143,8 +148,9 @@ MR_TEST_EX(shrink_away_killed_rank, MR_OWN_PROCESSES, 2) {
 }
 
 MR_TEST_EX(peers_of_aborted_rank_get_remote, MR_OWN_PROCESSES, 2) {
-  mr_connect_at_init();
   MR_COMM(comm);
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
   int32_t *buf = tb_alloc(64);
   CHECK(buf);
   mr_barrier(comm);
@@ -167,8 +173,9 @@ MR_TEST_EX(peers_of_aborted_rank_get_remote, MR_OWN_PROCESSES, 2) {
 }
 
 MR_TEST_EX(resources_of_aborted_comm_are_closed, MR_OWN_PROCESSES, 2) {
-  mr_connect_at_init();
   MR_COMM(comm);
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
   char *mem = tb_alloc(4096);
   CHECK(mem);
   ncore_window_t win;

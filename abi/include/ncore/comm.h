@@ -203,11 +203,12 @@ NCORE_API ncore_status_t ncore_comm_destroy(ncore_comm_t comm);
  * everything is released as by ncore_comm_destroy (ncclCommAbort).
  * NCCL: ncore's own waits (ncore_comm_synchronize, a non-blocking or
  * bounded init, finalize) return at once. A call blocked inside NCCL itself
- * returns when NCCL gives up: by default NCCL connects to a peer lazily,
- * inside the first send/recv/collective that needs it (NCCL_RUNTIME_CONNECT
- * = 1), and a peer that is dead or never takes part blocks that call until
- * NCCL's own connection timeout. Set NCCL_RUNTIME_CONNECT=0 to connect at
- * init, so that every later wait is ncore's and bounded by the timeout.
+ * returns when NCCL gives up: NCCL connects to a peer inside the first call
+ * that needs the connection (point-to-point always; collectives unless
+ * NCCL_RUNTIME_CONNECT=0), and a peer that is dead or never takes part
+ * blocks that call in NCCL's connection setup for NCCL's own timeout (about
+ * a minute). Where every failure must surface within the communicator's
+ * timeout, exchange a first message with each peer early.
  * Idempotent like ncore_comm_destroy. Safe from any thread.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (not a communicator handle). */
 NCORE_API ncore_status_t ncore_comm_abort(ncore_comm_t comm);
