@@ -164,6 +164,24 @@ static void send_report(int died_on_purpose) {
   (void)n;
 }
 
+/* The body of mr_plain_window_refused, in a void function for the CHECKs. */
+static void check_plain_window_refused(ncore_comm_t comm, void *mem, size_t bytes) {
+  ncore_window_t win;
+  CHECK_STATUS(ncore_register_window(&win, comm, mem, bytes, NCORE_WINDOW_DEFAULT),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("ptr");
+}
+
+int mr_plain_window_refused(ncore_comm_t comm, void *mem, size_t bytes) {
+  if (harness_is_host()) return 0;
+  check_plain_window_refused(comm, mem, bytes);
+  free(mem);
+  ncore_status_t st = ncore_comm_destroy(comm);
+  if (st != NCORE_OK)
+    harness_fail(__FILE__, __LINE__, "ncore_comm_destroy: %s", ncore_status_string(st));
+  return 1;
+}
+
 void mr_connect_peers(ncore_comm_t comm, int rank, int nranks) {
   int32_t *out = tb_alloc(sizeof(int32_t) * (size_t)nranks);
   int32_t *in = tb_alloc(sizeof(int32_t) * (size_t)nranks);

@@ -107,6 +107,12 @@ int mr_lsa_reachable(ncore_comm_t comm, int peer);
   ncore_comm_t comm = mr_comm_init(rank, nranks, id);            \
   if (comm == NCORE_NULL_HANDLE) return
 
+/* On NCCL, where windows need device memory from ncore_mem_alloc, checks
+ * that a window over plain host memory `mem` is refused (INVALID_ARGUMENT
+ * naming ptr), then frees mem, destroys comm and returns 1: the caller's
+ * test is over. On the host backend returns 0 (such windows work there). */
+int mr_plain_window_refused(ncore_comm_t comm, void *mem, size_t bytes);
+
 /* For tests where a peer dies or aborts: every rank exchanges one element
  * with every other rank (a group of sends and recvs, completed), so that
  * NCCL's point-to-point connections exist before anyone fails. NCCL makes

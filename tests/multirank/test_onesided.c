@@ -221,16 +221,7 @@ MR_TEST(put_signal_lands_in_malloc_window) {
   size_t bytes = (size_t)nranks * COUNT * 4;
   char *mem = calloc(1, bytes);
   CHECK(mem);
-  if (!harness_is_host()) {
-    /* NCCL windows need device memory from ncore_mem_alloc. */
-    ncore_window_t win;
-    CHECK_STATUS(ncore_register_window(&win, comm, mem, bytes, NCORE_WINDOW_DEFAULT),
-                 NCORE_ERR_INVALID_ARGUMENT);
-    CHECK_MESSAGE_CONTAINS("ptr");
-    free(mem);
-    CHECK_OK(ncore_comm_destroy(comm));
-    return;
-  }
+  if (mr_plain_window_refused(comm, mem, bytes)) return; /* NCCL: device memory only */
   put_ring(comm, rank, nranks, mem, bytes, 0);
   if (harness_failed()) return;
   free(mem);
