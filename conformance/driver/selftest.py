@@ -7,13 +7,21 @@ run.py runs it first.
   teams of 1 rank, as with oversubscribed NCCL ranks; teams of 2 of 4; the
   host's single team);
 - the header checks, the end-record check and values read from headers;
-- batching (rank counts, sizes, cases where a rank dies run alone).
+- batching (rank counts, sizes, cases where a rank dies run alone);
+- the cases themselves: every call to a peer that the host expects to
+  succeed says what it gives when that peer is outside the caller's LSA team.
 """
 
 from __future__ import annotations
 
-from . import expect, launch, schedule
+import glob
+import json
+import os
 
+from . import expect, launch, schedule
+from .plans import runs_step
+
+CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cases")
 UNREACHABLE = {"status": "NCORE_ERR_NOT_SUPPORTED", "message_contains": "LSA team"}
 
 
@@ -135,11 +143,41 @@ def test_batching(t):
     t.eq("other lines are no records", launch.parse_record("[0] hello"), None)
 
 
+# Calls that address a peer, and what a peer outside the LSA team gives.
+PEER_OPS = ("signal", "wait_signal", "put_signal", "symmetric_put", "symmetric_get")
+POINTER_QUERIES = {("window_query", "peer_pointer_null"), ("symmetric_query", "peer_pointer_null")}
+
+
+def test_cases_say_what_a_split_topology_gives(t):
+    """Every step that the host expects to succeed and that reaches a peer
+    outside a team of 1 rank has an expectation for it, and so has every
+    device communicator made over several ranks."""
+    for path in sorted(glob.glob(os.path.join(CASES, "*.json"))):
+        with open(path) as f:
+            case = json.load(f)
+        if "nccl" not in case.get("backends", ["host", "nccl"]):
+            continue
+        n = case["ranks"]
+        for index, step in enumerate(case["steps"]):
+            ok = step.get("expect", {}).get("status", "NCORE_OK") == "NCORE_OK"
+            op, what = step["op"], step.get("what")
+            for rank in range(n):
+                if not ok or not runs_step(step, rank):
+                    continue
+                peers = [p for p in expect.step_peers(step, rank) if 0 <= p < n and p != rank]
+                where = f"{case['name']} step {index} ({op}) rank {rank}"
+                if peers and (op in PEER_OPS or (op, what) in POINTER_QUERIES):
+                    t.eq(f"{where}: expect_unreachable", "expect_unreachable" in step, True)
+                if n > 1 and (op == "create_dev_comm" or (op, what) == ("comm_query", "lsa_size")):
+                    t.eq(f"{where}: expect_lsa_split", "expect_lsa_split" in step, True)
+
+
 def main(verbose=False):
     """Runs every check; prints failures (and, verbose, a summary line);
     returns 0 when all passed."""
     t = Checks()
-    for test in (test_expectations, test_checks, test_batching):
+    for test in (test_expectations, test_checks, test_batching,
+                 test_cases_say_what_a_split_topology_gives):
         test(t)
     for failure in t.failures:
         print(f"self-test FAIL: {failure}")
