@@ -6,6 +6,12 @@ file (written by hand or added here). This script only saves typing for the
 families that repeat over data types and collectives, and computes their
 expected bytes (float16 through numpy; bfloat16 and the float8 types from
 exact small values). Run: /usr/bin/python3 conformance/tools/make_cases.py
+
+Calls that need a peer in the caller's LSA team (one-sided calls, symmetric
+put/get, peer pointers) and device communicators carry what they give when the
+peer is outside it (`expect_unreachable`, `expect_lsa_split`: README.md), so
+that every case also runs, and asserts, on a topology of several LSA teams
+(NCCL ranks oversubscribed on one GPU: each rank is its own team).
 """
 import json
 import os
@@ -14,8 +20,20 @@ import struct
 import numpy as np
 
 CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cases")
+# Marks the cases this script writes: it replaces only those, and leaves the
+# hand-written ones alone.
+GENERATOR = "conformance/tools/make_cases.py"
 ALL_DTYPES = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float16",
               "float32", "float64", "bfloat16", "float8_e4m3", "float8_e5m2"]
+# What a call to a peer outside the caller's LSA team gives (no GIN).
+UNREACHABLE = {"status": "NCORE_ERR_NOT_SUPPORTED", "message_contains": "LSA team"}
+# A device communicator over several LSA teams needs GIN.
+NEEDS_GIN = {"status": "NCORE_ERR_NOT_SUPPORTED", "message_contains": "GIN"}
+# A step on an object that was never made: the runners pass the null handle
+# for a name no step made.
+NULL_HANDLE = {"status": "NCORE_ERR_INVALID_ARGUMENT", "message_contains": "is NCORE_NULL_HANDLE"}
+# A peer that died or aborted, seen by a call or, on NCCL, while waiting.
+REMOTE = {"status": ["NCORE_ERR_REMOTE", "NCORE_ERR_TIMEOUT"]}
 FMT = {"int8": "b", "uint8": "B", "int32": "i", "uint32": "I", "int64": "q",
        "uint64": "Q", "float32": "f", "float64": "d"}
 
@@ -57,6 +75,7 @@ def rankhex(dtype, per_rank_values):
 
 def write(case):
     case.setdefault("timeout_ms", 10000)
+    case["generator"] = GENERATOR
     with open(os.path.join(CASES, case["name"] + ".json"), "w") as f:
         json.dump(case, f, indent=1)
         f.write("\n")
@@ -76,6 +95,28 @@ def check(name, dtype, values_per_rank, offset=None, count=None):
     if count is not None:
         step["count"] = count
     return step
+
+
+def unreachable(step, alternative=UNREACHABLE):
+    """The step, expecting `alternative` on a rank whose peer (peer, pe or a
+    wait descriptor's peer) is outside its LSA team."""
+    return dict(step, expect_unreachable=alternative)
+
+
+def lsa_split(step, alternative):
+    """The step, expecting `alternative` on a rank whose LSA team is smaller
+    than the world (for steps without a peer: data a put could not bring,
+    a device communicator that needs GIN)."""
+    return dict(step, expect_lsa_split=alternative)
+
+
+def barrier():
+    """Steps after which every rank has taken part: an allreduce, waited for
+    (on NCCL it runs after the call returns)."""
+    return [buffer("barrier", "int32", 1),
+            {"op": "allreduce", "send": "barrier", "recv": "barrier", "count": 1,
+             "dtype": "int32", "redop": "sum"},
+            {"op": "synchronize"}]
 
 
 # ------------------------------------------------------------ collectives
@@ -300,8 +341,9 @@ def collective_error_cases():
                "description": f"{step['op']} rejects a bad {argument}",
                "steps": [buffer("a", "int32", 8), buffer("b", "int32", 8), step]})
     write({"name": "collective_count_mismatch", "ranks": 2, "backends": ["host"],
-           "description": "ranks that disagree on the count get NCORE_ERR_INVALID_USAGE (host "
-                          "backend detects it; NCCL's behaviour is undefined)",
+           "description": "ranks that disagree on the count get NCORE_ERR_INVALID_USAGE "
+                          "(host only: NCCL does not compare counts across ranks; a mismatch "
+                          "is undefined behaviour there)",
            "steps": [buffer("a", "int32", 8), buffer("b", "int32", 8),
                      {"op": "allreduce", "send": "a", "recv": "b", "count": {"per_rank": [4, 8]},
                       "dtype": "int32", "redop": "sum",
@@ -355,7 +397,9 @@ def p2p_cases():
                      {"op": "group_end"},
                      check("r", "uint8", [[5, 6, 7], [15, 16, 17]])]})
     write({"name": "send_recv_size_mismatch", "ranks": 2, "backends": ["host"],
-           "description": "a recv larger than the matching send fails with NCORE_ERR_INVALID_USAGE",
+           "description": "a recv larger than the matching send fails with NCORE_ERR_INVALID_USAGE "
+                          "(host only: NCCL does not compare a recv with the matching send's "
+                          "size)",
            "steps": [buffer("s", "int32", 8), buffer("r", "int32", 8),
                      {"op": "send", "ranks": [0], "buffer": "s", "count": 4, "dtype": "int32", "peer": 1},
                      {"op": "recv", "ranks": [1], "buffer": "r", "count": 8, "dtype": "int32", "peer": 0,
@@ -388,12 +432,17 @@ def comm_cases():
     queries = [("rank", list(range(ranks))), ("size", [ranks] * ranks),
                ("lsa_size", [ranks] * ranks), ("gin_type", [0] * ranks),
                ("railed_gin_type", [0] * ranks), ("async_error", [0] * ranks)]
+    steps = [{"op": "comm_query", "what": what, "expect": {"value_per_rank": values}}
+             for what, values in queries]
+    # Several LSA teams: the size of this rank's, as its header reports it.
+    steps[2] = lsa_split(steps[2], {"value": {"header": "lsa_size"}})
     write({"name": "comm_queries", "ranks": ranks,
            "description": "rank, size, LSA size, GIN types and async error of a fresh communicator",
-           "steps": [{"op": "comm_query", "what": what, "expect": {"value_per_rank": values}}
-                     for what, values in queries]})
+           "steps": steps})
     write({"name": "comm_queries_host", "ranks": 2, "backends": ["host"],
-           "description": "the host backend reports device -1, backend HOST, lsa_rank == rank",
+           "description": "the host backend reports device -1, backend HOST, lsa_rank == rank "
+                          "(host only: these are the host backend's own values; NCCL reports "
+                          "the GPU, NCCL and the rank's place in its LSA team)",
            "steps": [{"op": "comm_query", "what": "device", "expect": {"value": -1}},
                      {"op": "comm_query", "what": "backend", "expect": {"value": 1}},
                      {"op": "comm_query", "what": "lsa_rank", "expect": {"value_per_rank": [0, 1]}}]})
@@ -503,7 +552,8 @@ def resource_cases():
                          {"op": "register_window", "comm": "c", "buffer": "m", "as": "w"},
                          {"op": "create_pre_mul_sum", "comm": "c", "scalar": 1.0, "dtype": "float32",
                           "residence": "host", "as": "o"},
-                         {"op": "create_dev_comm", "comm": "c", "requirements": None, "as": "d"},
+                         lsa_split({"op": "create_dev_comm", "comm": "c", "requirements": None,
+                                    "as": "d"}, NEEDS_GIN),
                          {"op": "symmetric_alloc", "comm": "c", "size": 1024, "as": "s"},
                          {"op": how, "comm": "c"}] +
                         [{"op": "is_valid", "handle": h, "expect": {"value": 0}} for h in "rwods"] +
@@ -527,12 +577,13 @@ def window_cases():
                       "expect": {"value": 1}},
                      {"op": "window_query", "window": "w", "what": "multimem_pointer_null",
                       "expect": {"value": 1}},
-                     {"op": "window_query", "window": "w", "what": "peer_pointer_null", "peer": 1,
-                      "expect": {"value": 0}},
+                     unreachable({"op": "window_query", "window": "w", "what": "peer_pointer_null",
+                                  "peer": 1, "expect": {"value": 0}}, {"value": 1}),
                      {"op": "window_query", "window": "w", "what": "lsa_pointer_null", "peer": 0,
                       "offset": 8192, "expect": {"value": 0}}]})
     write({"name": "window_plain_memory_has_no_peer_pointer", "ranks": 2, "backends": ["host"],
-           "description": "a window over ordinary memory has no peer pointer, but its own part does",
+           "description": "a window over ordinary memory has no peer pointer, but its own part "
+                          "does (host only: NCCL registers windows over device memory only)",
            "steps": [buffer("m", "uint8", 4096, memory="plain"),
                      {"op": "register_window", "buffer": "m", "as": "w"},
                      {"op": "window_query", "window": "w", "what": "peer_pointer_null",
@@ -585,20 +636,25 @@ def window_cases():
 def onesided_cases():
     write({"name": "signal_then_wait", "ranks": 2,
            "description": "rank 0 signals rank 1 twice; rank 1 waits for two",
-           "steps": [{"op": "signal", "ranks": [0], "peer": 1},
-                     {"op": "signal", "ranks": [0], "peer": 1},
-                     {"op": "wait_signal", "ranks": [1], "descs": [{"peer": 0, "op_count": 2}]}]})
+           "steps": [unreachable({"op": "signal", "ranks": [0], "peer": 1}),
+                     unreachable({"op": "signal", "ranks": [0], "peer": 1}),
+                     unreachable({"op": "wait_signal", "ranks": [1],
+                                  "descs": [{"peer": 0, "op_count": 2}]}),
+                     {"op": "synchronize", "ranks": [1]}]})
     write({"name": "wait_signal_many_peers", "ranks": 4,
            "description": "rank 0 waits for one signal from each of ranks 1..3 in one call",
-           "steps": [{"op": "signal", "ranks": [1, 2, 3], "peer": 0},
-                     {"op": "wait_signal", "ranks": [0],
-                      "descs": [{"peer": 1, "op_count": 1}, {"peer": 2, "op_count": 1},
-                                {"peer": 3, "op_count": 1}]}]})
+           "steps": [unreachable({"op": "signal", "ranks": [1, 2, 3], "peer": 0}),
+                     unreachable({"op": "wait_signal", "ranks": [0],
+                                  "descs": [{"peer": 1, "op_count": 1}, {"peer": 2, "op_count": 1},
+                                            {"peer": 3, "op_count": 1}]}),
+                     {"op": "synchronize", "ranks": [0]}]})
     write({"name": "wait_signal_really_waits", "ranks": 2,
-           "description": "a wait issued before the signal completes after it",
+           "description": "a wait issued before the signal completes after it (on NCCL the "
+                          "wait runs on the stream: synchronize waits for it)",
            "steps": [{"op": "sleep", "ranks": [0], "ms": 200},
-                     {"op": "signal", "ranks": [0], "peer": 1},
-                     {"op": "wait_signal", "ranks": [1], "descs": [{"peer": 0}]}]})
+                     unreachable({"op": "signal", "ranks": [0], "peer": 1}),
+                     unreachable({"op": "wait_signal", "ranks": [1], "descs": [{"peer": 0}]}),
+                     {"op": "synchronize", "ranks": [1]}]})
     for name, step, argument in [
         ("signal_peer_out_of_range", {"op": "signal", "peer": 9}, "peer"),
         ("signal_nonzero_index", {"op": "signal", "peer": 0, "signal_index": 1}, "signal_index"),
@@ -618,12 +674,14 @@ def onesided_cases():
            "description": "each rank puts 8 int32 into the next rank's window and signals it",
            "steps": [buffer("src", "int32", 8, "iota:0:1:100"), buffer("win", "int32", 8),
                      {"op": "register_window", "buffer": "win", "as": "w"},
-                     {"op": "put_signal", "buffer": "src", "count": 8, "dtype": "int32",
-                      "peer": {"per_rank": [1, 2, 0]}, "window": "w"},
-                     {"op": "wait_signal", "descs": [{"peer": {"per_rank": [2, 0, 1]}}]},
-                     check("win", "int32", [ring_values[(r - 1) % 3] for r in range(3)])]})
+                     unreachable({"op": "put_signal", "buffer": "src", "count": 8, "dtype": "int32",
+                                  "peer": {"per_rank": [1, 2, 0]}, "window": "w"}),
+                     unreachable({"op": "wait_signal", "descs": [{"peer": {"per_rank": [2, 0, 1]}}]}),
+                     lsa_split(check("win", "int32", [ring_values[(r - 1) % 3] for r in range(3)]),
+                               check("win", "int32", [[0] * 8] * 3)["expect"])]})
     write({"name": "put_signal_plain_window", "ranks": 2, "backends": ["host"],
-           "description": "put_signal into a window over ordinary memory still delivers the data",
+           "description": "put_signal into a window over ordinary memory still delivers the data "
+                          "(host only: NCCL registers windows over device memory only)",
            "steps": [buffer("src", "float32", 4, "iota:1.5:1:10"),
                      buffer("win", "float32", 4, memory="plain"),
                      {"op": "register_window", "buffer": "win", "as": "w"},
@@ -635,19 +693,21 @@ def onesided_cases():
            "description": "the window offset counts elements",
            "steps": [buffer("src", "int64", 2, "iota:5:1:0"), buffer("win", "int64", 6),
                      {"op": "register_window", "buffer": "win", "as": "w"},
-                     {"op": "put_signal", "ranks": [0], "buffer": "src", "count": 2,
-                      "dtype": "int64", "peer": 1, "window": "w", "window_offset": 3},
-                     {"op": "wait_signal", "ranks": [1], "descs": [{"peer": 0}]},
-                     dict(check("win", "int64", [[], [0, 0, 0, 5, 6, 0]]), ranks=[1])]})
+                     unreachable({"op": "put_signal", "ranks": [0], "buffer": "src", "count": 2,
+                                  "dtype": "int64", "peer": 1, "window": "w", "window_offset": 3}),
+                     unreachable({"op": "wait_signal", "ranks": [1], "descs": [{"peer": 0}]}),
+                     lsa_split(dict(check("win", "int64", [[], [0, 0, 0, 5, 6, 0]]), ranks=[1]),
+                               check("win", "int64", [[], [0] * 6])["expect"])]})
     write({"name": "put_signal_float16", "ranks": 2,
            "description": "put_signal moves float16 bits unchanged",
            "steps": [buffer("src", "float16", 3, "hex:" + to_hex("float16", [0.5, -2.0, 65504.0])),
                      buffer("win", "float16", 3),
                      {"op": "register_window", "buffer": "win", "as": "w"},
-                     {"op": "put_signal", "ranks": [1], "buffer": "src", "count": 3,
-                      "dtype": "float16", "peer": 0, "window": "w"},
-                     {"op": "wait_signal", "ranks": [0], "descs": [{"peer": 1}]},
-                     dict(check("win", "float16", [[0.5, -2.0, 65504.0]]), ranks=[0])]})
+                     unreachable({"op": "put_signal", "ranks": [1], "buffer": "src", "count": 3,
+                                  "dtype": "float16", "peer": 0, "window": "w"}),
+                     unreachable({"op": "wait_signal", "ranks": [0], "descs": [{"peer": 1}]}),
+                     lsa_split(dict(check("win", "float16", [[0.5, -2.0, 65504.0]]), ranks=[0]),
+                               check("win", "float16", [[0.0] * 3])["expect"])]})
     write({"name": "put_signal_window_too_small", "ranks": 2,
            "description": "a put that does not fit the peer's window is rejected, naming the sizes",
            "steps": [buffer("src", "int32", 1024), buffer("win", "int32", 256),
@@ -695,22 +755,29 @@ def onesided_cases():
 
 
 def devcomm_cases():
+    # Over several LSA teams (without GIN) no device communicator is made:
+    # the steps that use it get the null handle's answer.
+    never_made = {"status": "NCORE_ERR_INVALID_ARGUMENT", "message_contains": "dev_comm: is NCORE_NULL_HANDLE"}
     write({"name": "dev_comm_default", "ranks": 3,
            "description": "a device communicator with default requirements describes the team",
-           "steps": [{"op": "create_dev_comm", "requirements": None, "as": "d"},
-                     {"op": "dev_comm_info", "handle": "d", "what": "rank", "expect": {"value_per_rank": [0, 1, 2]}},
-                     {"op": "dev_comm_info", "handle": "d", "what": "nranks", "expect": {"value": 3}},
-                     {"op": "dev_comm_info", "handle": "d", "what": "gin_type", "expect": {"value": 0}},
-                     {"op": "dev_comm_info", "handle": "d", "what": "railed_gin_type", "expect": {"value": 0}},
-                     {"op": "close", "handle": "d"}, {"op": "close", "handle": "d"},
-                     {"op": "is_valid", "handle": "d", "expect": {"value": 0}},
-                     {"op": "dev_comm_info", "handle": "d", "what": "rank",
-                      "expect": {"status": "NCORE_ERR_CLOSED"}}]})
-    write({"name": "dev_comm_host_team", "ranks": 2, "backends": ["host"],
-           "description": "on the host backend every rank is in the LSA team",
-           "steps": [{"op": "create_dev_comm", "requirements": {"barrier_count": 1, "lsa_barrier_count": 1}, "as": "d"},
-                     {"op": "dev_comm_info", "handle": "d", "what": "lsa_size", "expect": {"value": 2}},
-                     {"op": "dev_comm_info", "handle": "d", "what": "lsa_rank", "expect": {"value_per_rank": [0, 1]}}]})
+           "steps": [lsa_split({"op": "create_dev_comm", "requirements": None, "as": "d"}, NEEDS_GIN)] +
+                    [lsa_split(step, never_made) for step in [
+                        {"op": "dev_comm_info", "handle": "d", "what": "rank", "expect": {"value_per_rank": [0, 1, 2]}},
+                        {"op": "dev_comm_info", "handle": "d", "what": "nranks", "expect": {"value": 3}},
+                        {"op": "dev_comm_info", "handle": "d", "what": "gin_type", "expect": {"value": 0}},
+                        {"op": "dev_comm_info", "handle": "d", "what": "railed_gin_type", "expect": {"value": 0}}]] +
+                    [lsa_split({"op": "close", "handle": "d"}, NULL_HANDLE)] * 2 +
+                    [{"op": "is_valid", "handle": "d", "expect": {"value": 0}},
+                     lsa_split({"op": "dev_comm_info", "handle": "d", "what": "rank",
+                                "expect": {"status": "NCORE_ERR_CLOSED"}}, never_made)]})
+    write({"name": "dev_comm_lsa_team", "ranks": 2,
+           "description": "a device communicator's LSA team is its communicator's",
+           "steps": [lsa_split({"op": "create_dev_comm", "requirements": {"barrier_count": 1, "lsa_barrier_count": 1},
+                                "as": "d"}, NEEDS_GIN),
+                     lsa_split({"op": "dev_comm_info", "handle": "d", "what": "lsa_size",
+                                "expect": {"value": {"header": "lsa_size"}}}, never_made),
+                     lsa_split({"op": "dev_comm_info", "handle": "d", "what": "lsa_rank",
+                                "expect": {"value": {"header": "lsa_rank"}}}, never_made)]})
     write({"name": "dev_comm_bad_struct_size", "ranks": 2,
            "description": "requirements with a bad struct_size are rejected",
            "steps": [{"op": "create_dev_comm", "requirements": {"struct_size": 3}, "as": "d",
@@ -726,7 +793,9 @@ def devcomm_cases():
                       "expect": {"status": "NCORE_ERR_INVALID_ARGUMENT",
                                  "message_contains": "gin_signal_count"}}]})
     write({"name": "dev_comm_full_gin_unavailable", "ranks": 2, "backends": ["host"],
-           "description": "requiring full GIN connectivity where there is no GIN is NOT_SUPPORTED",
+           "description": "requiring full GIN connectivity where there is no GIN is NOT_SUPPORTED "
+                          "(host only: whether NCCL has GIN depends on the machine's network; "
+                          "the host backend never has it)",
            "steps": [{"op": "create_dev_comm", "requirements": {"gin_connection_type": 1}, "as": "d",
                       "expect": {"status": "NCORE_ERR_NOT_SUPPORTED", "message_contains": "GIN"}}]})
 
@@ -736,16 +805,24 @@ def symmetric_cases():
            "description": "put to the next PE, get from the previous; peer pointers exist",
            "steps": [{"op": "symmetric_alloc", "size": 64, "as": "s"},
                      {"op": "symmetric_query", "sym": "s", "what": "size", "expect": {"value": 64}},
-                     {"op": "symmetric_query", "sym": "s", "what": "peer_pointer_null",
-                      "pe": {"per_rank": [1, 2, 0]}, "expect": {"value": 0}},
+                     unreachable({"op": "symmetric_query", "sym": "s", "what": "peer_pointer_null",
+                                  "pe": {"per_rank": [1, 2, 0]}, "expect": {"value": 0}}, {"value": 1}),
                      buffer("src", "int32", 4, "iota:1:1:10"), buffer("dst", "int32", 4),
-                     {"op": "symmetric_put", "sym": "s", "buffer": "src", "bytes": 16,
-                      "pe": {"per_rank": [1, 2, 0]}},
+                     buffer("mine", "int32", 4, "iota:7:0:0"),
+                     {"op": "symmetric_put", "sym": "s", "buffer": "mine", "bytes": 16,
+                      "pe": {"per_rank": [0, 1, 2]},
+                      "comment": "this rank's part starts known (it stays so where no put comes)"},
+                     {"op": "allreduce", "send": "src", "recv": "dst", "count": 1, "dtype": "int32",
+                      "comment": "a barrier, so that no rank puts before its peer's part is set"},
+                     unreachable({"op": "symmetric_put", "sym": "s", "buffer": "src", "bytes": 16,
+                                  "pe": {"per_rank": [1, 2, 0]}}),
                      {"op": "allreduce", "send": "src", "recv": "dst", "count": 1, "dtype": "int32",
                       "comment": "a barrier, so every put has landed"},
                      {"op": "symmetric_get", "sym": "s", "buffer": "dst", "bytes": 16,
                       "pe": {"per_rank": [0, 1, 2]}},
-                     check("dst", "int32", [[1 + 10 * ((r - 1) % 3) + i for i in range(4)] for r in range(3)])]})
+                     lsa_split(check("dst", "int32", [[1 + 10 * ((r - 1) % 3) + i for i in range(4)]
+                                                      for r in range(3)]),
+                               check("dst", "int32", [[7] * 4] * 3)["expect"])]})
     for name, step, status, argument in [
         ("symmetric_put_out_of_bounds", {"op": "symmetric_put", "sym": "s", "buffer": "src",
                                          "bytes": 16, "sym_offset": 56, "pe": 0},
@@ -793,49 +870,85 @@ def memory_cases():
 
 
 def failure_cases():
-    remote = {"status": ["NCORE_ERR_REMOTE", "NCORE_ERR_TIMEOUT"]}
-    write({"name": "dead_peer_recv", "ranks": 2, "backends": ["host"], "timeout_ms": 3000,
+    # Every rank takes part in a barrier first, so the peers are connected
+    # when one dies. On NCCL the operation that needs the dead peer is only
+    # enqueued (its call may answer NCORE_OK): the failure shows while
+    # waiting for it, in synchronize; on the host backend the call fails and
+    # synchronize reports the error the communicator kept.
+    may_fail = {"status": ["NCORE_OK"] + REMOTE["status"]}
+    timeout = 5000
+    write({"name": "dead_peer_recv", "ranks": 2, "timeout_ms": timeout,
            "description": "a rank that dies makes its peer's recv fail, not hang",
-           "steps": [buffer("r", "int32", 4),
-                     {"op": "die", "ranks": [1]},
-                     {"op": "recv", "ranks": [0], "buffer": "r", "count": 4, "dtype": "int32",
-                      "peer": 1, "expect": remote}]})
-    write({"name": "dead_peer_wait_signal", "ranks": 2, "backends": ["host"], "timeout_ms": 3000,
-           "description": "a rank that dies makes its peer's wait_signal fail, not hang",
-           "steps": [{"op": "die", "ranks": [0]},
-                     {"op": "wait_signal", "ranks": [1], "descs": [{"peer": 0}], "expect": remote}]})
-    write({"name": "dead_peer_allreduce", "ranks": 3, "backends": ["host"], "timeout_ms": 3000,
+           "steps": barrier() + [
+               buffer("r", "int32", 4),
+               {"op": "die", "ranks": [1]},
+               {"op": "recv", "ranks": [0], "buffer": "r", "count": 4, "dtype": "int32",
+                "peer": 1, "expect": may_fail},
+               {"op": "synchronize", "ranks": [0], "expect": REMOTE}]})
+    write({"name": "dead_peer_wait_signal", "ranks": 2, "timeout_ms": timeout,
+           "description": "a rank that dies makes its peer's wait_signal fail, not hang (outside "
+                          "the LSA team no wait is made at all)",
+           "steps": barrier() + [
+               {"op": "die", "ranks": [0]},
+               unreachable({"op": "wait_signal", "ranks": [1], "descs": [{"peer": 0}],
+                            "expect": may_fail}),
+               lsa_split({"op": "synchronize", "ranks": [1], "expect": REMOTE},
+                         {"status": "NCORE_OK"})]})
+    write({"name": "dead_peer_allreduce", "ranks": 3, "timeout_ms": timeout,
            "description": "a rank that dies makes the others' allreduce fail, not hang",
-           "steps": [buffer("a", "int32", 4), buffer("b", "int32", 4),
-                     {"op": "die", "ranks": [2]},
-                     {"op": "allreduce", "ranks": [0, 1], "send": "a", "recv": "b", "count": 4,
-                      "dtype": "int32", "redop": "sum", "expect": remote}]})
-    write({"name": "aborted_peer_recv", "ranks": 2, "backends": ["host"], "timeout_ms": 3000,
+           "steps": barrier() + [
+               buffer("a", "int32", 4), buffer("b", "int32", 4),
+               {"op": "die", "ranks": [2]},
+               {"op": "allreduce", "ranks": [0, 1], "send": "a", "recv": "b", "count": 4,
+                "dtype": "int32", "redop": "sum", "expect": may_fail},
+               {"op": "synchronize", "ranks": [0, 1], "expect": REMOTE}]})
+    write({"name": "aborted_peer_recv", "ranks": 2, "timeout_ms": timeout,
            "description": "a rank that aborts makes its peer's recv fail with NCORE_ERR_REMOTE",
-           "steps": [buffer("r", "int32", 4),
-                     {"op": "abort", "ranks": [1]},
-                     {"op": "recv", "ranks": [0], "buffer": "r", "count": 4, "dtype": "int32",
-                      "peer": 1, "expect": {"status": "NCORE_ERR_REMOTE"}}]})
-    write({"name": "shrink_after_death", "ranks": 3, "backends": ["host"], "timeout_ms": 3000,
-           "description": "after a rank dies, the survivors shrink it away and carry on",
-           "steps": [{"op": "die", "ranks": [1]},
-                     {"op": "shrink", "ranks": [0, 2], "exclude": [1], "as": "c"},
-                     buffer("a", "int32", 1, "iota:1:0:1"), buffer("b", "int32", 1),
-                     {"op": "allreduce", "ranks": [0, 2], "comm": "c", "send": "a", "recv": "b",
-                      "count": 1, "dtype": "int32", "redop": "sum"},
-                     dict(check("b", "int32", [[4], [], [4]]), ranks=[0, 2])]})
+           "steps": barrier() + [
+               buffer("r", "int32", 4),
+               {"op": "abort", "ranks": [1]},
+               {"op": "recv", "ranks": [0], "buffer": "r", "count": 4, "dtype": "int32",
+                "peer": 1, "expect": {"status": ["NCORE_OK", "NCORE_ERR_REMOTE"]}},
+               {"op": "synchronize", "ranks": [0], "expect": {"status": "NCORE_ERR_REMOTE"}}]})
+    write({"name": "shrink_after_death", "ranks": 3, "timeout_ms": timeout,
+           "description": "after a rank dies, the survivors see it fail, shrink it away (aborting "
+                          "what is still queued) and carry on",
+           "steps": barrier() + [
+               {"op": "die", "ranks": [1]},
+               buffer("a", "int32", 1, "iota:1:0:1"), buffer("b", "int32", 1),
+               {"op": "allreduce", "ranks": [0, 2], "send": "a", "recv": "b", "count": 1,
+                "dtype": "int32", "redop": "sum", "expect": may_fail},
+               {"op": "synchronize", "ranks": [0, 2], "expect": REMOTE},
+               {"op": "shrink", "ranks": [0, 2], "exclude": [1], "flags": 1, "as": "c",
+                "comment": "flags 1: NCORE_SHRINK_ABORT"},
+               {"op": "allreduce", "ranks": [0, 2], "comm": "c", "send": "a", "recv": "b",
+                "count": 1, "dtype": "int32", "redop": "sum"},
+               {"op": "synchronize", "ranks": [0, 2], "comm": "c"},
+               dict(check("b", "int32", [[4], [], [4]]), ranks=[0, 2])]})
+
+
+def generated_files():
+    """The case files this script wrote (hand-written ones have no marker)."""
+    out = []
+    for name in sorted(os.listdir(CASES)):
+        if name.endswith(".json"):
+            with open(os.path.join(CASES, name)) as f:
+                if json.load(f).get("generator") == GENERATOR:
+                    out.append(os.path.join(CASES, name))
+    return out
 
 
 def main():
     os.makedirs(CASES, exist_ok=True)
-    for name in os.listdir(CASES):
-        if name.endswith(".json"):
-            os.remove(os.path.join(CASES, name))
+    for path in generated_files():
+        os.remove(path)
     for family in [collective_cases, in_place_cases, custom_op_cases, collective_error_cases,
                    p2p_cases, comm_cases, resource_cases, window_cases, onesided_cases,
                    devcomm_cases, symmetric_cases, memory_cases, failure_cases]:
         family()
-    print(len([n for n in os.listdir(CASES) if n.endswith(".json")]), "cases written")
+    total = len([n for n in os.listdir(CASES) if n.endswith(".json")])
+    written = len(generated_files())
+    print(written, "cases written,", total - written, "hand-written ones kept")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-/* Conformance runner (C): the named objects a plan's steps make and use. */
+/* Conformance runner (C): the named objects a plan's steps make and use,
+ * one table per case. */
 #ifndef NCORE_CONFORMANCE_OBJECTS_H
 #define NCORE_CONFORMANCE_OBJECTS_H
 
@@ -23,13 +24,20 @@ typedef struct object {
   size_t bytes;
   ncore_dtype_t dtype; /* buffers */
   int plain;           /* buffer in ordinary host memory */
+  int freed;           /* memory a mem_free step released */
 } object_t;
 
-/* Adds or replaces the object called name; returns it. */
+/* Adds the object called name (a later one hides an earlier one of the
+ * same name, which the table still releases at the end of the case);
+ * returns it. */
 object_t *objects_put(const char *name, object_kind_t kind);
 /* The object called name, or NULL. */
 object_t *objects_get(const char *name);
 /* The handle an argument names: 0 for "null" or an unknown name. */
 uint64_t objects_handle(const char *name);
+/* Ends a case: destroys every communicator it made (their resources go
+ * with them), then frees its memory, and empties the table. Errors are
+ * ignored: the steps already reported what the case checks. */
+void objects_clear(ncore_backend_t backend);
 
 #endif

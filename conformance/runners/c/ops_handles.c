@@ -183,6 +183,9 @@ static ncore_status_t op_create_pre_mul_sum(runner_t *r, const plan_step_t *step
   void *where = scalar;
   if (device) {
     ncore_status_t st = ncore_mem_alloc(&where, 8, r->backend);
+    /* Read at every use of the operator: freed with the case. A name no
+     * plan can spell (plans have no spaces). */
+    if (st == NCORE_OK) objects_put(" scalar", OBJECT_MEMORY)->ptr = where;
     if (st == NCORE_OK)
       st = ncore_memcpy(where, scalar, 8, NCORE_MEMCPY_HOST_TO_DEVICE, NULL, r->backend);
     if (st == NCORE_OK) st = ncore_stream_synchronize(NULL, r->backend);
@@ -303,6 +306,11 @@ static ncore_status_t op_lifecycle(runner_t *r, const plan_step_t *step, result_
   return ncore_comm_destroy(comm);
 }
 
+static ncore_status_t op_synchronize(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)res;
+  return ncore_comm_synchronize(comm_arg(r, step), NULL);
+}
+
 static ncore_status_t op_group(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)r;
   (void)res;
@@ -318,7 +326,9 @@ static ncore_status_t op_mem(runner_t *r, const plan_step_t *step, result_t *res
     return st;
   }
   object_t *obj = objects_get(plan_arg(step, "ptr"));
-  return ncore_mem_free(obj ? obj->ptr : NULL, r->backend);
+  ncore_status_t st = ncore_mem_free(obj ? obj->ptr : NULL, r->backend);
+  if (st == NCORE_OK && obj) obj->freed = 1;
+  return st;
 }
 
 static ncore_status_t op_dtype_size(runner_t *r, const plan_step_t *step, result_t *res) {
@@ -365,8 +375,8 @@ static const struct {
     {"symmetric_alloc", op_symmetric_alloc}, {"symmetric_put", op_symmetric_put},
     {"symmetric_get", op_symmetric_get}, {"symmetric_query", op_symmetric_query},
     {"split", op_split}, {"shrink", op_shrink}, {"finalize", op_lifecycle},
-    {"destroy", op_lifecycle}, {"abort", op_lifecycle}, {"mem_alloc", op_mem},
-    {"mem_free", op_mem}, {"dtype_size", op_dtype_size}, {"sleep", op_sleep},
+    {"destroy", op_lifecycle}, {"abort", op_lifecycle},
+    {"synchronize", op_synchronize}, {"mem_alloc", op_mem}, {"mem_free", op_mem}, {"dtype_size", op_dtype_size}, {"sleep", op_sleep},
     {"die", op_die},
 };
 

@@ -1,11 +1,14 @@
-/* Conformance runner (C): runs this rank's plan through the public C API and
- * prints one canonical JSON line per step (conformance/README.md). The rank,
- * rank count and unique id come from tools/ncore-run's environment; the plan
- * from $NCORE_CONFORMANCE_PLAN_DIR/plan.<rank>. */
+/* Conformance runner (C): runs this rank's part of a batch of cases through
+ * the public C API (conformance/README.md). For each case of
+ * $NCORE_CONFORMANCE_PLAN_DIR/batch it makes the world communicator from the
+ * case's own unique id (batch.h), prints a header record, one canonical JSON
+ * line per step of plan.<rank>, releases everything the case made and prints
+ * an end record. The rank and rank count come from tools/ncore-run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "ncore_launch_env.h"
 #include "ops.h"
 #include "plan.h"
@@ -34,50 +37,71 @@ static void print_result(const plan_t *plan, int rank, const plan_step_t *step,
   fflush(stdout);
 }
 
-static int init_world(runner_t *r, const plan_t *plan) {
-  ncore_launch_env_t env;
-  if (ncore_launch_env_read(&env) != 0) {
-    fprintf(stderr, "conformance: run me with tools/ncore-run\n");
-    return 0;
-  }
-  r->rank = env.rank;
-  r->nranks = env.nranks;
+/* Makes the case's world communicator and prints the header record: the
+ * world's size and this rank's LSA team, or why there is no world. */
+static ncore_status_t begin_case(runner_t *r, const plan_t *plan, const ncore_unique_id_t *id) {
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
   config.timeout_ms = plan->timeout_ms;
-  if (ncore_comm_init_rank(&r->world, r->nranks, &env.id, r->rank, &config) != NCORE_OK ||
-      ncore_comm_backend(r->world, &r->backend) != NCORE_OK) {
-    fprintf(stderr, "conformance: init failed: %s\n", ncore_last_error_message());
-    return 0;
+  int nranks = 0, lsa_rank = 0, lsa_size = 0;
+  ncore_status_t st = ncore_comm_init_rank(&r->world, r->nranks, id, r->rank, &config);
+  if (st == NCORE_OK) st = ncore_comm_backend(r->world, &r->backend);
+  if (st == NCORE_OK) st = ncore_comm_size(r->world, &nranks);
+  if (st == NCORE_OK) st = ncore_comm_lsa_rank(r->world, &lsa_rank);
+  if (st == NCORE_OK) st = ncore_comm_lsa_size(r->world, &lsa_size);
+  printf("{\"case\":\"%s\",\"rank\":%d,\"begin\":true,\"status\":\"%s\",\"message\":",
+         plan->case_name, r->rank, ncore_status_string(st));
+  print_json_string(st == NCORE_OK ? "" : ncore_last_error_message());
+  if (st == NCORE_OK)
+    printf(",\"nranks\":%d,\"lsa_rank\":%d,\"lsa_size\":%d", nranks, lsa_rank, lsa_size);
+  printf("}\n");
+  fflush(stdout);
+  if (st == NCORE_OK) objects_put("world", OBJECT_COMM)->handle = r->world;
+  else if (r->world != NCORE_NULL_HANDLE) (void)ncore_comm_destroy(r->world);
+  return st;
+}
+
+/* Runs one case; 0, or -1 when the batch cannot go on (no unique id). */
+static int run_case(const plan_t *plan, const char *case_dir, int rank, int nranks) {
+  ncore_unique_id_t id;
+  if (batch_unique_id(case_dir, rank, &id) != 0) return -1;
+  runner_t r = {.rank = rank, .nranks = nranks, .world = NCORE_NULL_HANDLE};
+  if (begin_case(&r, plan, &id) == NCORE_OK) {
+    for (int i = 0; i < plan->nsteps; i++) {
+      const plan_step_t *step = &plan->steps[i];
+      result_t res = {0};
+      ncore_status_t st = ops_find(step->op)(&r, step, &res);
+      print_result(plan, r.rank, step, st, &res);
+      free(res.hex);
+    }
   }
-  objects_put("world", OBJECT_COMM)->handle = r->world;
-  return 1;
+  objects_clear(r.backend);
+  printf("{\"case\":\"%s\",\"rank\":%d,\"end\":true}\n", plan->case_name, rank);
+  fflush(stdout);
+  return 0;
 }
 
 int main(void) {
   const char *dir = getenv("NCORE_CONFORMANCE_PLAN_DIR");
-  const char *rank = getenv("NCORE_RANK");
-  if (!dir || !rank) {
-    fprintf(stderr, "conformance: NCORE_CONFORMANCE_PLAN_DIR and NCORE_RANK must be set\n");
+  int rank = 0, nranks = 0;
+  if (!dir || ncore_env_rank(&rank) != 0 || ncore_env_nranks(&nranks) != 0) {
+    fprintf(stderr, "conformance: run me with tools/ncore-run and NCORE_CONFORMANCE_PLAN_DIR\n");
     return 2;
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/plan.%s", dir, rank);
-  plan_t plan;
-  plan_load(&plan, path);
-  runner_t r = {0};
-  if (!init_world(&r, &plan)) return 2;
-  for (int i = 0; i < plan.nsteps; i++) {
-    const plan_step_t *step = &plan.steps[i];
-    op_fn fn = ops_find(step->op);
-    if (!fn) {
-      fprintf(stderr, "conformance: unknown op %s\n", step->op);
-      return 2;
-    }
-    result_t res = {0};
-    ncore_status_t st = fn(&r, step, &res);
-    print_result(&plan, r.rank, step, st, &res);
-    free(res.hex);
+  char **cases = NULL;
+  int ncases = batch_load(dir, &cases);
+  /* Every plan is read and checked before the first case runs. */
+  plan_t *plans = calloc((size_t)ncases + 1, sizeof *plans);
+  for (int c = 0; c < ncases; c++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plan.%d", cases[c], rank);
+    plan_load(&plans[c], path);
+    for (int i = 0; i < plans[c].nsteps; i++)
+      if (!ops_find(plans[c].steps[i].op)) {
+        fprintf(stderr, "conformance: unknown op %s\n", plans[c].steps[i].op);
+        return 2;
+      }
   }
-  if (ncore_comm_is_valid(r.world)) ncore_comm_destroy(r.world);
+  for (int c = 0; c < ncases; c++)
+    if (run_case(&plans[c], cases[c], rank, nranks) != 0) return 2;
   return 0;
 }

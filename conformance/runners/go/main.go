@@ -1,8 +1,10 @@
-// Command ncore-conformance-go runs one rank's conformance plan through the
-// Go binding's public API (package ncore) and prints one canonical JSON line
-// per step, as conformance/README.md describes. tools/ncore-run gives it
-// NCORE_RANK, NCORE_NRANKS and NCORE_UNIQUE_ID; conformance/run.py gives it
-// NCORE_CONFORMANCE_PLAN_DIR, where plan.<rank> is.
+// Command ncore-conformance-go runs this rank's part of a batch of
+// conformance cases through the Go binding's public API (package ncore), as
+// the C runner does (conformance/README.md): for each case of
+// $NCORE_CONFORMANCE_PLAN_DIR/batch it makes the world communicator from the
+// case's own unique id (batch.go), prints a header record, one canonical
+// JSON line per step of plan.<rank>, releases everything the case made and
+// prints an end record. tools/ncore-run gives it NCORE_RANK and NCORE_NRANKS.
 package main
 
 import (
@@ -10,13 +12,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"ncore.dev/ncore"
 )
 
-// runner is the state every step sees.
+// runner is the state every step of a case sees.
 type runner struct {
 	rank, nranks int
 	world        *ncore.Communicator
@@ -43,70 +47,116 @@ func boolValue(b bool) result {
 var out = bufio.NewWriter(os.Stdout)
 
 func main() {
-	dir, rank := os.Getenv("NCORE_CONFORMANCE_PLAN_DIR"), os.Getenv(ncore.EnvRank)
-	if dir == "" || rank == "" {
-		fmt.Fprintln(os.Stderr, "conformance: NCORE_CONFORMANCE_PLAN_DIR and NCORE_RANK must be set")
-		os.Exit(2)
+	dir := os.Getenv("NCORE_CONFORMANCE_PLAN_DIR")
+	rank, errRank := strconv.Atoi(os.Getenv(ncore.EnvRank))
+	nranks, errNRanks := strconv.Atoi(os.Getenv(ncore.EnvNRanks))
+	if dir == "" || errRank != nil || errNRanks != nil {
+		fail("run me with tools/ncore-run and NCORE_CONFORMANCE_PLAN_DIR")
 	}
-	p, err := loadPlan(dir + "/plan." + rank)
+	cases, err := loadBatch(dir)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "conformance:", err)
-		os.Exit(2)
+		fail(err.Error())
 	}
-	r, err := initWorld(p)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "conformance: init failed:", err)
-		os.Exit(2)
-	}
-	for _, s := range p.steps {
-		fn := ops[s.op]
-		if fn == nil {
-			fmt.Fprintln(os.Stderr, "conformance: unknown op", s.op)
-			os.Exit(2)
+	// Every plan is read and checked before the first case runs.
+	plans := make([]*plan, len(cases))
+	for i, c := range cases {
+		if plans[i], err = loadPlan(filepath.Join(c, "plan."+strconv.Itoa(rank))); err != nil {
+			fail(err.Error())
 		}
-		res, err := fn(r, s)
-		printResult(p, r.rank, s, res, err)
+		for _, s := range plans[i].steps {
+			if ops[s.op] == nil {
+				fail("unknown op " + s.op)
+			}
+		}
 	}
-	if r.world.IsValid() {
-		r.world.Close()
+	for i, c := range cases {
+		id, err := caseUniqueID(c, rank)
+		if err != nil {
+			fail(err.Error())
+		}
+		runCase(plans[i], rank, nranks, id)
 	}
 }
 
-// initWorld creates the communicator "world" with the plan's timeout.
-func initWorld(p *plan) (*runner, error) {
+// fail ends the batch, saying why.
+func fail(why string) {
+	out.Flush()
+	fmt.Fprintln(os.Stderr, "conformance:", why)
+	os.Exit(2)
+}
+
+// runCase runs one case: world, header, steps, release, end record.
+func runCase(p *plan, rank, nranks int, id ncore.UniqueID) {
+	if r := beginCase(p, rank, nranks, id); r != nil {
+		for _, s := range p.steps {
+			res, err := ops[s.op](r, s)
+			printResult(p, r.rank, s, res, err)
+		}
+		clearObjects(r.backend)
+	}
+	fmt.Fprintf(out, `{"case":"%s","rank":%d,"end":true}`+"\n", p.caseName, rank)
+	out.Flush()
+}
+
+// beginCase makes the case's world communicator and prints the header
+// record: the world's size and this rank's LSA team, or why there is no
+// world (then nil).
+func beginCase(p *plan, rank, nranks int, id ncore.UniqueID) *runner {
 	cfg := ncore.DefaultConfig()
 	cfg.Timeout = time.Duration(p.timeoutMs) * time.Millisecond
-	world, err := ncore.FromEnv(&cfg)
+	r := &runner{rank: rank, nranks: nranks}
+	var size, lsaRank, lsaSize int
+	world, err := ncore.InitRank(nranks, id, rank, &cfg)
+	if err == nil {
+		r.world = world
+		r.backend, err = world.Backend()
+	}
+	if err == nil {
+		size, err = world.Size()
+	}
+	if err == nil {
+		lsaRank, err = world.LSARank()
+	}
+	if err == nil {
+		lsaSize, err = world.LSASize()
+	}
+	status, message := statusOf(err)
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"case":"%s","rank":%d,"begin":true,"status":"%s","message":`, p.caseName, rank, status)
+	writeJSONString(&b, message)
+	if err == nil {
+		fmt.Fprintf(&b, `,"nranks":%d,"lsa_rank":%d,"lsa_size":%d`, size, lsaRank, lsaSize)
+	}
+	b.WriteString("}\n")
+	out.WriteString(b.String())
+	out.Flush()
 	if err != nil {
-		return nil, err
+		if world != nil {
+			world.Destroy()
+		}
+		return nil
 	}
-	r := &runner{world: world}
-	if r.rank, err = world.Rank(); err != nil {
-		return nil, err
+	o := put("world", kindComm)
+	o.handle, o.owner = world.Handle(), world
+	return r
+}
+
+// statusOf is an error's status name and message ("NCORE_OK" for nil).
+func statusOf(err error) (ncore.Status, string) {
+	if err == nil {
+		return ncore.StatusOK, ""
 	}
-	if r.nranks, err = world.Size(); err != nil {
-		return nil, err
+	var e *ncore.Error
+	if errors.As(err, &e) {
+		return e.Status, e.Message
 	}
-	if r.backend, err = world.Backend(); err != nil {
-		return nil, err
-	}
-	put("world", kindComm).handle = world.Handle()
-	objects["world"].owner = world
-	return r, nil
+	return ncore.StatusInternal, err.Error()
 }
 
 // printResult writes the step's canonical line:
 // {"case":..,"rank":..,"step":..,"op":..,"status":..,"message":..[,"value":..]}
 func printResult(p *plan, rank int, s step, res result, err error) {
-	status, message := ncore.StatusOK, ""
-	if err != nil {
-		var e *ncore.Error
-		if errors.As(err, &e) {
-			status, message = e.Status, e.Message
-		} else {
-			status, message = ncore.StatusInternal, err.Error()
-		}
-	}
+	status, message := statusOf(err)
 	var b strings.Builder
 	fmt.Fprintf(&b, `{"case":"%s","rank":%d,"step":%d,"op":"%s","status":"%s","message":`,
 		p.caseName, rank, s.index, s.op, status)

@@ -30,15 +30,22 @@ type object struct {
 	plain  []byte         // a plain (Go) buffer's memory, kept alive here
 	redop  ncore.ReduceOp // a custom operator's value, remembered after close
 	owner  any            // the Go object that owns handle, kept alive here
+	freed  bool           // memory a mem_free step released
 }
 
-// objects is the name -> object table.
-var objects = map[string]*object{}
+// objects is the name -> object table of the case that runs; made holds
+// every object the case made, hidden names included, for clearObjects.
+var (
+	objects = map[string]*object{}
+	made    []*object
+)
 
-// put adds or replaces the object called name.
+// put adds the object called name (hiding an earlier one of that name,
+// which clearObjects still releases).
 func put(name string, k kind) *object {
 	o := &object{kind: k}
 	objects[name] = o
+	made = append(made, o)
 	return o
 }
 
@@ -48,4 +55,23 @@ func handleOf(name string) uint64 {
 		return o.handle
 	}
 	return 0
+}
+
+// clearObjects ends a case, as the C runner's objects_clear: destroys every
+// communicator it made (their resources go with them), newest first, then
+// frees its MemAlloc memory. Errors are ignored: the steps already reported
+// what the case checks.
+func clearObjects(backend ncore.Backend) {
+	for i := len(made) - 1; i >= 0; i-- {
+		if o := made[i]; o.kind == kindComm && o.handle != 0 {
+			ncore.CommunicatorFromHandle(o.handle).Destroy()
+		}
+	}
+	for _, o := range made {
+		if (o.kind == kindBuffer || o.kind == kindMemory) && !o.freed && o.plain == nil && o.addr != 0 {
+			ncore.MemFree(backend, o.addr)
+		}
+	}
+	objects = map[string]*object{}
+	made = nil
 }

@@ -192,7 +192,10 @@ func opCreatePreMulSum(r *runner, s step) (result, error) {
 			if err != nil {
 				return result{}, err
 			}
-			addr := mem.Release().Addr // read at every collective: never freed
+			// Read at every use of the operator: freed with the case, under a
+			// name no plan can spell (plans have no spaces).
+			addr := mem.Release().Addr
+			put(" scalar", kindMemory).addr = addr
 			err = ncore.MemcpyBytes(r.backend, ncore.DeviceElements(addr, 8, ncore.Uint8), ncore.Host(b), 8,
 				ncore.MemcpyHostToDevice, nil)
 			if err == nil {
@@ -324,6 +327,10 @@ func opLifecycle(r *runner, s step) (result, error) {
 	return result{}, c.Destroy()
 }
 
+func opSynchronize(r *runner, s step) (result, error) {
+	return result{}, commArg(r, s).Synchronize(nil)
+}
+
 func opGroup(r *runner, s step) (result, error) {
 	if s.op == "group_start" {
 		return result{}, ncore.GroupStart()
@@ -344,7 +351,11 @@ func opMemFree(r *runner, s step) (result, error) {
 	if o := objects[s.str("ptr")]; o != nil {
 		addr = o.addr
 	}
-	return result{}, ncore.MemFree(r.backend, addr)
+	err := ncore.MemFree(r.backend, addr)
+	if o := objects[s.str("ptr")]; o != nil && err == nil {
+		o.freed = true
+	}
+	return result{}, err
 }
 
 func opDtypeSize(r *runner, s step) (result, error) {
@@ -382,7 +393,7 @@ func init() {
 		"symmetric_put": opSymmetricPut, "symmetric_get": opSymmetricGet,
 		"symmetric_query": opSymmetricQuery, "split": opSplit, "shrink": opShrink,
 		"finalize": opLifecycle, "destroy": opLifecycle, "abort": opLifecycle,
-		"mem_alloc": opMemAlloc, "mem_free": opMemFree, "dtype_size": opDtypeSize,
-		"sleep": opSleep, "die": opDie,
+		"synchronize": opSynchronize, "mem_alloc": opMemAlloc, "mem_free": opMemFree,
+		"dtype_size": opDtypeSize, "sleep": opSleep, "die": opDie,
 	}
 }

@@ -182,8 +182,10 @@ def op_create_pre_mul_sum(r: Runner, step: Step) -> None:
     device = step.arg("residence") == "device"
     where = host.ctypes.data
     if device:
-        # Lives as long as the process (the operator reads it at each use).
+        # Read at every use of the operator: freed with the case, under a
+        # name no plan can spell (plans have no spaces).
         where = raw.ncore_mem_alloc(8, r.backend)
+        r.put(" scalar", Obj(MEMORY, ptr=where))
         raw.ncore_memcpy(where, host.ctypes.data, 8, MEMCPY_HOST_TO_DEVICE, None, r.backend)
         raw.ncore_stream_synchronize(None, r.backend)
     residence = raw.NCORE_SCALAR_DEVICE if device else raw.NCORE_SCALAR_HOST_IMMEDIATE
@@ -269,6 +271,14 @@ def op_lifecycle(r: Runner, step: Step) -> None:
         comm.destroy()
 
 
+def op_synchronize(r: Runner, step: Step) -> None:
+    comm = _communicator(r, step)
+    if comm is None:
+        raw.ncore_comm_synchronize(0, None)
+    else:
+        comm.synchronize()
+
+
 def op_group(r: Runner, step: Step) -> None:
     if step.op == "group_start":
         ncore.group_start()
@@ -283,6 +293,8 @@ def op_mem(r: Runner, step: Step) -> None:
         return
     obj = r.get(step.arg("ptr"))
     raw.ncore_mem_free(obj.ptr if obj is not None else 0, r.backend)
+    if obj is not None:
+        obj.freed = True
 
 
 def op_dtype_size(r: Runner, step: Step) -> int:

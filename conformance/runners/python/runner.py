@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""Conformance runner (Python): runs this rank's plan through the Python
-binding and prints one canonical JSON line per step (conformance/README.md).
+"""Conformance runner (Python): runs this rank's part of a batch of cases
+through the Python binding (conformance/README.md), as the C runner does:
+for each case of $NCORE_CONFORMANCE_PLAN_DIR/batch it makes the world
+communicator from the case's own unique id (batch.py) with
+Communicator.init and NCCLConfig(timeout=...), prints a header record, one
+canonical JSON line per step of plan.<rank>, releases everything the case
+made and prints an end record.
 
-The world communicator comes from the `ncore` package
-(Communicator.from_env with NCCLConfig(timeout=...)); queries, lifecycle,
-close / is_valid and groups go through the package's objects; data and
-creation steps through `ncore.raw`, the binding's SWIG layer, because the
-cases pass what only the C signatures can express (NULL and wrong-type
-handles, raw dtype and operator numbers, counts that disagree with the
-buffer, struct_size overrides) and expect C's exact messages (README.md). A
-failing call raises the package's NcclError subclass for its status; its
-.status and .message are what the runner prints.
+Queries, lifecycle, close / is_valid and groups go through the package's
+objects; data and creation steps through `ncore.raw`, the binding's SWIG
+layer, because the cases pass what only the C signatures can express (NULL
+and wrong-type handles, raw dtype and operator numbers, counts that disagree
+with the buffer, struct_size overrides) and expect C's exact messages
+(README.md). A failing call raises the package's NcclError subclass for its
+status; its .status and .message are what the runner prints.
 
-Run by conformance/run.py under tools/ncore-run with
-NCORE_CONFORMANCE_PLAN_DIR set."""
+Run by conformance/run.py under tools/ncore-run."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import sys
 import ncore
 from ncore import raw
 
+import batch
 import ops_data
 import ops_handles
 import plan as plan_module
@@ -52,6 +55,7 @@ OPS = {
     "symmetric_query": ops_handles.op_symmetric_query, "split": ops_handles.op_split,
     "shrink": ops_handles.op_shrink, "finalize": ops_handles.op_lifecycle,
     "destroy": ops_handles.op_lifecycle, "abort": ops_handles.op_lifecycle,
+    "synchronize": ops_handles.op_synchronize,
     "mem_alloc": ops_handles.op_mem, "mem_free": ops_handles.op_mem,
     "dtype_size": ops_handles.op_dtype_size, "sleep": ops_handles.op_sleep,
     "die": ops_handles.op_die,
@@ -67,6 +71,11 @@ def run_step(runner: Runner, step: plan_module.Step) -> tuple[str, str, object]:
     return "NCORE_OK", "", value
 
 
+def emit(record: dict) -> None:
+    """One JSON line, compact, as the other runners print it."""
+    print(json.dumps(record, separators=(",", ":"), ensure_ascii=False), flush=True)
+
+
 def print_result(case: str, rank: int, step: plan_module.Step, status: str, message: str,
                  value: object) -> None:
     """One canonical JSON line; `value` only on success and when produced."""
@@ -74,30 +83,61 @@ def print_result(case: str, rank: int, step: plan_module.Step, status: str, mess
               "status": status, "message": message}
     if status == "NCORE_OK" and value is not None:
         record["value"] = value
-    print(json.dumps(record, separators=(",", ":"), ensure_ascii=False), flush=True)
+    emit(record)
+
+
+def begin_case(plan: plan_module.Plan, rank: int, nranks: int,
+               uid: "ncore.UniqueId") -> "Runner | None":
+    """Makes the case's world communicator and prints the header record: the
+    world's size and this rank's LSA team, or why there is no world."""
+    record = {"case": plan.case_name, "rank": rank, "begin": True}
+    world = None
+    try:
+        world = ncore.Communicator.init(nranks, rank, uid,
+                                        ncore.NCCLConfig(timeout=plan.timeout_ms / 1000))
+        runner = Runner(world)
+        team = {"nranks": world.nranks, "lsa_rank": world.lsa_rank, "lsa_size": world.lsa_size}
+    except ncore.NcclError as error:
+        emit({**record, "status": raw.ncore_status_string(error.status),
+              "message": error.message})
+        if world is not None:
+            world.destroy()
+        return None
+    emit({**record, "status": "NCORE_OK", "message": "", **team})
+    return runner
+
+
+def run_case(plan: plan_module.Plan, case_dir: str, rank: int, nranks: int) -> None:
+    """Runs one case: world, header, steps, release, end record."""
+    runner = begin_case(plan, rank, nranks, batch.unique_id(case_dir, rank))
+    if runner is not None:
+        for step in plan.steps:
+            print_result(plan.case_name, runner.rank, step, *run_step(runner, step))
+        runner.close()
+    emit({"case": plan.case_name, "rank": rank, "end": True})
 
 
 def main() -> int:
-    directory, rank = os.environ.get("NCORE_CONFORMANCE_PLAN_DIR"), os.environ.get("NCORE_RANK")
-    if not directory or not rank:
-        print("conformance: NCORE_CONFORMANCE_PLAN_DIR and NCORE_RANK must be set",
+    directory = os.environ.get("NCORE_CONFORMANCE_PLAN_DIR")
+    rank, nranks = os.environ.get("NCORE_RANK"), os.environ.get("NCORE_NRANKS")
+    if not directory or not rank or not nranks:
+        print("conformance: run me with tools/ncore-run and NCORE_CONFORMANCE_PLAN_DIR",
               file=sys.stderr)
         return 2
-    plan = plan_module.load(os.path.join(directory, f"plan.{rank}"))
-    for step in plan.steps:
-        if step.op not in OPS:
-            print(f"conformance: unknown op {step.op}", file=sys.stderr)
-            return 2
     try:
-        world = ncore.Communicator.from_env(ncore.NCCLConfig(timeout=plan.timeout_ms / 1000))
-    except ncore.NcclError as error:
-        print(f"conformance: init failed: {error.message}", file=sys.stderr)
+        cases = batch.load(directory)
+        # Every plan is read and checked before the first case runs.
+        plans = [plan_module.load(os.path.join(case, f"plan.{rank}")) for case in cases]
+        for plan in plans:
+            for step in plan.steps:
+                if step.op not in OPS:
+                    print(f"conformance: unknown op {step.op}", file=sys.stderr)
+                    return 2
+        for case, plan in zip(cases, plans):
+            run_case(plan, case, int(rank), int(nranks))
+    except batch.BatchError as error:
+        print(f"conformance: {error}", file=sys.stderr)
         return 2
-    runner = Runner(world)
-    for step in plan.steps:
-        print_result(plan.case_name, runner.rank, step, *run_step(runner, step))
-    if raw.ncore_comm_is_valid(runner.world):
-        raw.ncore_comm_destroy(runner.world)
     return 0
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import ncore
+from ncore import raw
 
 # Object kinds, as the C runner's object_kind_t.
 COMM, BUFFER, REGISTERED_BUFFER, WINDOW, CUSTOM_REDOP, DEV_COMM, SYMMETRIC, MEMORY = range(8)
@@ -41,10 +42,12 @@ class Obj:
     plain: bool = False
     # What keeps the memory alive (a NumPy array or a MemoryAllocation).
     owner: Any = None
+    # Memory a mem_free step released.
+    freed: bool = False
 
 
 class Runner:
-    """This rank's state while it runs a plan."""
+    """This rank's state while it runs one case's plan."""
 
     def __init__(self, world: "ncore.Communicator") -> None:
         self.world_comm = world
@@ -52,13 +55,42 @@ class Runner:
         self.rank = world.rank
         self.nranks = world.nranks
         self.backend = int(world.backend)
-        self.objects: dict[str, Obj] = {"world": Obj(COMM, handle=self.world)}
+        self.objects: dict[str, Obj] = {}
+        # Everything the case made, hidden names included: released by close().
+        self.made: list[Obj] = []
+        self.put("world", Obj(COMM, handle=self.world))
 
     def put(self, name: Optional[str], obj: Obj) -> Obj:
-        """Adds or replaces the object called name."""
+        """Adds the object called name (hiding an earlier one of that name,
+        which close() still releases)."""
+        self.made.append(obj)
         if name is not None:
             self.objects[name] = obj
         return obj
+
+    def close(self) -> None:
+        """Ends the case, as the C runner's objects_clear: destroys every
+        communicator it made (their resources go with them), newest first,
+        then frees its memory. Errors are ignored: the steps already
+        reported what the case checks."""
+        for obj in reversed(self.made):
+            if obj.kind == COMM and obj.handle:
+                try:
+                    raw.ncore_comm_destroy(obj.handle)
+                except ncore.NcclError:
+                    pass
+        for obj in self.made:
+            if obj.kind not in (BUFFER, MEMORY) or obj.freed or obj.plain or not obj.ptr:
+                continue
+            try:
+                if isinstance(obj.owner, ncore.MemoryAllocation):
+                    obj.owner.close()
+                else:
+                    raw.ncore_mem_free(obj.ptr, self.backend)
+            except ncore.NcclError:
+                pass
+        self.objects.clear()
+        self.made.clear()
 
     def get(self, name: Optional[str]) -> Optional[Obj]:
         """The object called name, or None ("null" and unknown names)."""

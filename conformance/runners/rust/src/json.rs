@@ -1,4 +1,4 @@
-//! The one JSON line a runner prints per step (README.md, "What a runner
+//! The JSON lines a runner prints (README.md, "What a runner
 //! prints"), written by hand: keys in the canonical order, strings escaped as
 //! the C runner does.
 
@@ -55,4 +55,33 @@ pub fn step_line(
     }
     line.push('}');
     line
+}
+
+/// The header record of a case: the world communicator's `(nranks,
+/// lsa_rank, lsa_size)` when it was made (status NCORE_OK), else why not.
+pub fn begin_line(
+    case: &str,
+    rank: i32,
+    status: &str,
+    message: &str,
+    team: Option<(i32, i32, i32)>,
+) -> String {
+    let mut line = format!(
+        "{{\"case\":{},\"rank\":{rank},\"begin\":true,\"status\":{},\"message\":{}",
+        string(case),
+        string(status),
+        string(message)
+    );
+    if let Some((nranks, lsa_rank, lsa_size)) = team {
+        line.push_str(&format!(
+            ",\"nranks\":{nranks},\"lsa_rank\":{lsa_rank},\"lsa_size\":{lsa_size}"
+        ));
+    }
+    line.push('}');
+    line
+}
+
+/// The end record of a case: this rank released everything the case made.
+pub fn end_line(case: &str, rank: i32) -> String {
+    format!("{{\"case\":{},\"rank\":{rank},\"end\":true}}", string(case))
 }

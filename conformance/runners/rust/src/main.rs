@@ -1,8 +1,12 @@
-//! ncore conformance runner (Rust): runs this rank's plan through the safe
-//! `ncore` crate and prints one canonical JSON line per step
-//! (conformance/README.md). Rank, rank count and unique id come from
-//! ncore-run's environment; the plan from $NCORE_CONFORMANCE_PLAN_DIR/plan.<rank>.
+//! ncore conformance runner (Rust): runs this rank's part of a batch of
+//! cases through the safe `ncore` crate (conformance/README.md), as the C
+//! runner does: for each case of $NCORE_CONFORMANCE_PLAN_DIR/batch it makes
+//! the world communicator from the case's own unique id (`batch.rs`), prints
+//! a header record, one canonical JSON line per step of plan.<rank>,
+//! releases everything the case made and prints an end record. Rank and rank
+//! count come from ncore-run's environment.
 
+mod batch;
 mod json;
 mod objects;
 mod ops_data;
@@ -11,13 +15,13 @@ mod plan;
 
 use std::io::Write;
 
-use ncore::{Backend, Communicator, Config, LaunchEnv};
+use ncore::{Backend, Communicator, Config, UniqueId};
 
 use json::Value;
 use objects::{Kind, Object, Objects};
-use plan::Step;
+use plan::{Plan, Step};
 
-/// State shared by the steps.
+/// State shared by the steps of one case.
 pub struct Runner {
     /// This rank.
     pub rank: i32,
@@ -36,121 +40,181 @@ fn main() {
     std::process::exit(run());
 }
 
+/// A launch environment variable as an integer.
+fn env_int(name: &str) -> Option<i32> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
 fn run() -> i32 {
-    let (Ok(dir), Ok(rank)) = (
+    let (Ok(dir), Some(rank), Some(nranks)) = (
         std::env::var("NCORE_CONFORMANCE_PLAN_DIR"),
-        std::env::var("NCORE_RANK"),
+        env_int("NCORE_RANK"),
+        env_int("NCORE_NRANKS"),
     ) else {
-        eprintln!("conformance: NCORE_CONFORMANCE_PLAN_DIR and NCORE_RANK must be set");
+        eprintln!("conformance: run me with tools/ncore-run and NCORE_CONFORMANCE_PLAN_DIR");
         return 2;
     };
-    let path = format!("{dir}/plan.{rank}");
-    let plan = match std::fs::read_to_string(&path)
-        .map_err(|e| e.to_string())
-        .and_then(|t| plan::parse(&t))
+    let cases = match batch::load(&dir) {
+        Ok(cases) => cases,
+        Err(e) => {
+            eprintln!("conformance: {e}");
+            return 2;
+        }
+    };
+    // Every plan is read and checked before the first case runs.
+    let mut plans = Vec::new();
+    for case in &cases {
+        let path = format!("{case}/plan.{rank}");
+        match std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| plan::parse(&t))
+        {
+            Ok(plan) => plans.push(plan),
+            Err(e) => {
+                eprintln!("conformance: malformed plan {path}: {e}");
+                return 2;
+            }
+        }
+    }
+    if let Some(step) = plans
+        .iter()
+        .flat_map(|p| &p.steps)
+        .find(|s| lookup(&s.op).is_none())
     {
-        Ok(plan) => plan,
-        Err(e) => {
-            eprintln!("conformance: malformed plan {path}: {e}");
-            return 2;
-        }
-    };
-    let mut runner = match init_world(plan.timeout_ms) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("conformance: init failed: {e}");
-            return 2;
-        }
-    };
-    let stdout = std::io::stdout();
-    for step in &plan.steps {
-        let Some(result) = execute(&mut runner, step) else {
-            eprintln!("conformance: unknown op {}", step.op);
-            return 2;
-        };
-        let (status, message, value) = match result {
-            Ok(value) => ("NCORE_OK".to_string(), String::new(), value),
-            Err(e) => (e.kind().status_name(), e.message().to_string(), Value::None),
-        };
-        let line = json::step_line(
-            &plan.case_name,
-            runner.rank,
-            step.index,
-            &step.op,
-            &status,
-            &message,
-            &value,
-        );
-        let mut out = stdout.lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
+        eprintln!("conformance: unknown op {}", step.op);
+        return 2;
     }
-    // As the C runner: destroy the world and leave; other objects go with
-    // the process.
-    let world = Communicator::from_raw(runner.world);
-    if world.is_valid() {
-        let _ = world.destroy();
+    for (case, plan) in cases.iter().zip(&plans) {
+        let id = match batch::unique_id(case, rank) {
+            Ok(id) => id,
+            Err(e) => {
+                eprintln!("conformance: {e}");
+                return 2;
+            }
+        };
+        run_case(plan, rank, nranks, &id);
     }
-    std::mem::forget(world);
     0
 }
 
-fn init_world(timeout_ms: i32) -> ncore::Result<Runner> {
-    let env = LaunchEnv::from_env()?;
-    let config = Config::new().timeout_ms(timeout_ms);
-    let world = Communicator::init_rank(env.nranks, &env.unique_id, env.rank, Some(&config))?;
-    let backend = world.backend()?;
-    let mut objects = Objects::default();
-    let handle = world.into_raw();
-    objects.put(
-        Some("world"),
-        Object {
-            handle,
-            ..Object::new(Kind::Comm)
-        },
-    );
-    Ok(Runner {
-        rank: env.rank,
-        backend,
-        world: handle,
-        objects,
-    })
+/// Prints one line and flushes it.
+fn emit(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
 }
 
-/// Runs one step; `None` for an unknown op.
-fn execute(r: &mut Runner, step: &Step) -> Option<StepResult> {
-    Some(match step.op.as_str() {
-        "buffer" => ops_data::buffer(r, step),
-        "check" => ops_data::check(r, step),
-        "sync" => ops_data::sync(r),
-        "send" | "recv" => ops_data::p2p(r, step),
+/// Runs one case: world, header, steps, release, end record.
+fn run_case(plan: &Plan, rank: i32, nranks: i32, id: &UniqueId) {
+    if let Some(mut runner) = begin_case(plan, rank, nranks, id) {
+        for step in &plan.steps {
+            let op = lookup(&step.op).expect("every op was checked before the batch");
+            let result = op(&mut runner, step);
+            let (status, message, value) = match result {
+                Ok(value) => ("NCORE_OK".to_string(), String::new(), value),
+                Err(e) => (e.kind().status_name(), e.message().to_string(), Value::None),
+            };
+            emit(&json::step_line(
+                &plan.case_name,
+                runner.rank,
+                step.index,
+                &step.op,
+                &status,
+                &message,
+                &value,
+            ));
+        }
+        runner.objects.clear(runner.backend);
+    }
+    emit(&json::end_line(&plan.case_name, rank));
+}
+
+/// Makes the case's world communicator and prints the header record: the
+/// world's size and this rank's LSA team, or why there is no world.
+fn begin_case(plan: &Plan, rank: i32, nranks: i32, id: &UniqueId) -> Option<Runner> {
+    let config = Config::new().timeout_ms(plan.timeout_ms);
+    let made = Communicator::init_rank(nranks, id, rank, Some(&config)).and_then(|world| {
+        let team = (world.size()?, world.lsa_rank()?, world.lsa_size()?);
+        Ok((world.backend()?, team, world))
+    });
+    match made {
+        Ok((backend, team, world)) => {
+            emit(&json::begin_line(
+                &plan.case_name,
+                rank,
+                "NCORE_OK",
+                "",
+                Some(team),
+            ));
+            let handle = world.into_raw();
+            let mut objects = Objects::default();
+            objects.put(
+                Some("world"),
+                Object {
+                    handle,
+                    ..Object::new(Kind::Comm)
+                },
+            );
+            Some(Runner {
+                rank,
+                backend,
+                world: handle,
+                objects,
+            })
+        }
+        Err(e) => {
+            let status = e.kind().status_name();
+            emit(&json::begin_line(
+                &plan.case_name,
+                rank,
+                &status,
+                e.message(),
+                None,
+            ));
+            None
+        }
+    }
+}
+
+/// A step's implementation.
+type Op = fn(&mut Runner, &Step) -> StepResult;
+
+/// The implementation of `op`, or `None` for an op this runner does not know.
+fn lookup(op: &str) -> Option<Op> {
+    let f: Op = match op {
+        "buffer" => ops_data::buffer,
+        "check" => ops_data::check,
+        "sync" => |r, _| ops_data::sync(r),
+        "send" | "recv" => ops_data::p2p,
         "allreduce" | "reduce" | "reduce_scatter" | "broadcast" | "gather" | "scatter"
-        | "allgather" | "alltoall" => ops_data::collective(r, step),
-        "signal" => ops_data::signal(r, step),
-        "wait_signal" => ops_data::wait_signal(r, step),
-        "put_signal" => ops_data::put_signal(r, step),
-        "symmetric_put" | "symmetric_get" => ops_data::symmetric_copy(r, step),
-        "comm_query" => ops_handles::comm_query(r, step),
-        "group_start" | "group_end" => ops_handles::group(step),
-        "register_buffer" => ops_handles::register_buffer(r, step),
-        "register_window" => ops_handles::register_window(r, step),
-        "window_query" => ops_handles::window_query(r, step),
-        "registered_buffer_query" => ops_handles::registered_buffer_query(r, step),
-        "close" => ops_handles::close(r, step),
-        "is_valid" => ops_handles::is_valid(r, step),
-        "create_pre_mul_sum" => ops_handles::create_pre_mul_sum(r, step),
-        "custom_redop_query" => ops_handles::custom_redop_query(r, step),
-        "create_dev_comm" => ops_handles::create_dev_comm(r, step),
-        "dev_comm_info" => ops_handles::dev_comm_info(r, step),
-        "symmetric_alloc" => ops_handles::symmetric_alloc(r, step),
-        "symmetric_query" => ops_handles::symmetric_query(r, step),
-        "split" => ops_handles::split(r, step),
-        "shrink" => ops_handles::shrink(r, step),
-        "finalize" | "destroy" | "abort" => ops_handles::lifecycle(r, step),
-        "mem_alloc" | "mem_free" => ops_handles::mem(r, step),
-        "dtype_size" => ops_handles::dtype_size(step),
-        "sleep" => ops_handles::sleep(step),
-        "die" => ops_handles::die(),
+        | "allgather" | "alltoall" => ops_data::collective,
+        "signal" => ops_data::signal,
+        "wait_signal" => ops_data::wait_signal,
+        "put_signal" => ops_data::put_signal,
+        "symmetric_put" | "symmetric_get" => ops_data::symmetric_copy,
+        "comm_query" => ops_handles::comm_query,
+        "group_start" | "group_end" => |_, s| ops_handles::group(s),
+        "register_buffer" => ops_handles::register_buffer,
+        "register_window" => ops_handles::register_window,
+        "window_query" => ops_handles::window_query,
+        "registered_buffer_query" => ops_handles::registered_buffer_query,
+        "close" => ops_handles::close,
+        "is_valid" => ops_handles::is_valid,
+        "create_pre_mul_sum" => ops_handles::create_pre_mul_sum,
+        "custom_redop_query" => ops_handles::custom_redop_query,
+        "create_dev_comm" => ops_handles::create_dev_comm,
+        "dev_comm_info" => ops_handles::dev_comm_info,
+        "symmetric_alloc" => ops_handles::symmetric_alloc,
+        "symmetric_query" => ops_handles::symmetric_query,
+        "split" => ops_handles::split,
+        "shrink" => ops_handles::shrink,
+        "finalize" | "destroy" | "abort" => ops_handles::lifecycle,
+        "synchronize" => ops_handles::synchronize,
+        "mem_alloc" | "mem_free" => ops_handles::mem,
+        "dtype_size" => |_, s| ops_handles::dtype_size(s),
+        "sleep" => |_, s| ops_handles::sleep(s),
+        "die" => |_, _| ops_handles::die(),
         _ => return None,
-    })
+    };
+    Some(f)
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::ffi::c_void;
 
-use ncore::DataType;
+use ncore::{Backend, Communicator, DataType};
 
 /// What a name refers to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -42,10 +42,13 @@ pub struct Object {
     pub bytes: usize,
     /// Element type (buffers).
     pub dtype: DataType,
-    /// Buffer in ordinary host memory (`memory=plain`).
+    /// Buffer in ordinary host memory (`memory=plain`), leaked from a
+    /// `Box<[u8]>` of `bytes.max(1)` bytes.
     pub plain: bool,
     /// A custom operator's value, remembered so a closed one can be named.
     pub redop: i32,
+    /// Memory a `mem_free` step released.
+    pub freed: bool,
 }
 
 impl Object {
@@ -59,33 +62,75 @@ impl Object {
             dtype: DataType::FLOAT32,
             plain: false,
             redop: -1,
+            freed: false,
         }
     }
 }
 
-/// Name -> object. Replacing a name forgets the old object without
-/// releasing it, as the C runner does.
+/// Name -> object, for one case. A name given again hides the earlier
+/// object, which [`Objects::clear`] still releases.
 #[derive(Default)]
 pub struct Objects {
-    table: HashMap<String, Object>,
+    made: Vec<Object>,
+    names: HashMap<String, usize>,
 }
 
 impl Objects {
-    /// Adds or replaces `name`.
+    /// Adds the object called `name` (`None`: kept for release only).
     pub fn put(&mut self, name: Option<&str>, object: Object) {
+        self.made.push(object);
         if let Some(name) = name {
-            self.table.insert(name.to_string(), object);
+            self.names.insert(name.to_string(), self.made.len() - 1);
         }
     }
 
     /// The object called `name`.
     pub fn get(&self, name: Option<&str>) -> Option<&Object> {
-        name.and_then(|n| self.table.get(n))
+        name.and_then(|n| self.names.get(n)).map(|&i| &self.made[i])
+    }
+
+    /// The object called `name`, to update.
+    pub fn get_mut(&mut self, name: Option<&str>) -> Option<&mut Object> {
+        name.and_then(|n| self.names.get(n))
+            .map(|&i| &mut self.made[i])
     }
 
     /// The raw handle `name` refers to; 0 (the null handle) for "null" or an
     /// unknown name.
     pub fn handle(&self, name: Option<&str>) -> u64 {
         self.get(name).map_or(0, |o| o.handle)
+    }
+
+    /// Ends a case, as the C runner's `objects_clear`: destroys every
+    /// communicator it made (their resources go with them), newest first,
+    /// then frees its memory. Errors are ignored: the steps already
+    /// reported what the case checks.
+    pub fn clear(&mut self, backend: Backend) {
+        for o in self.made.iter().rev() {
+            if o.kind == Kind::Comm && o.handle != 0 {
+                let _ = Communicator::from_raw(o.handle).destroy();
+            }
+        }
+        for o in &self.made {
+            if !matches!(o.kind, Kind::Buffer | Kind::Memory) || o.freed || o.ptr.is_null() {
+                continue;
+            }
+            if o.plain {
+                // SAFETY: made by Box::leak of a boxed slice of this length
+                // (ops_data::buffer), and not freed before.
+                drop(unsafe {
+                    Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                        o.ptr.cast::<u8>(),
+                        o.bytes.max(1),
+                    ))
+                });
+            } else {
+                // SAFETY: memory of ncore_mem_alloc that nothing uses any
+                // more: its communicators are gone.
+                let _ = unsafe { ncore::free_raw(o.ptr, backend) };
+            }
+        }
+        self.made.clear();
+        self.names.clear();
     }
 }

@@ -143,10 +143,12 @@ pub fn buffer(r: &mut Runner, step: &Step) -> StepResult {
     r.objects.put(step.arg("name"), object);
     let mut memory = DeviceMemory::alloc(bytes.max(1), r.backend)?;
     memory.write(0, &host[..bytes])?;
-    // The buffer lives as long as the process: windows and operators may
-    // refer to it after the step.
-    object.ptr = memory.into_raw().0;
-    r.objects.put(step.arg("name"), object);
+    // The buffer lives until the case ends (Objects::clear): windows and
+    // operators may refer to it after the step.
+    let ptr = memory.into_raw().0;
+    if let Some(o) = r.objects.get_mut(step.arg("name")) {
+        o.ptr = ptr;
+    }
     Ok(Value::None)
 }
 

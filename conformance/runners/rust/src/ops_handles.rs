@@ -214,25 +214,35 @@ pub fn create_pre_mul_sum(r: &mut Runner, step: &Step) -> StepResult {
     let bytes = scalar_bytes(step, dtype);
     let comm = comm_arg(r, step);
     let device = step.arg("residence") == Some("device");
-    let op = if step.arg("scalar").is_none() {
+    let (redop, handle) = if step.arg("scalar").is_none() {
         let residence = if device {
             ScalarResidence::Device
         } else {
             ScalarResidence::HostImmediate
         };
         // SAFETY: NULL is rejected by the library before anything is read.
-        unsafe { comm.create_pre_mul_sum_raw(std::ptr::null(), dtype, residence)? }
+        let op = unsafe { comm.create_pre_mul_sum_raw(std::ptr::null(), dtype, residence)? };
+        (op.op().map_or(0, |o| o.raw()), op.into_raw())
     } else if device {
         let mut memory = DeviceMemory::alloc(8, r.backend)?;
         memory.write(0, &bytes)?;
-        // The scalar must outlive the operator: it lives as long as the process.
-        let memory: &'static DeviceMemory = Box::leak(Box::new(memory));
-        comm.create_pre_mul_sum_device(memory, dtype)?
+        let op = comm.create_pre_mul_sum_device(&memory, dtype);
+        let made = op.map(|op| (op.op().map_or(0, |o| o.raw()), op.into_raw()));
+        // The operator reads the scalar at every use: it stays until the
+        // case ends, under a name no plan can spell (plans have no spaces).
+        let ptr = memory.into_raw().0;
+        r.objects.put(
+            Some(" scalar"),
+            Object {
+                ptr,
+                ..Object::new(Kind::Memory)
+            },
+        );
+        made?
     } else {
-        comm.create_pre_mul_sum_bytes(&bytes, dtype)?
+        let op = comm.create_pre_mul_sum_bytes(&bytes, dtype)?;
+        (op.op().map_or(0, |o| o.raw()), op.into_raw())
     };
-    let redop = op.op().map_or(0, |o| o.raw());
-    let handle = op.into_raw();
     r.objects.put(
         step.arg("as"),
         Object {
@@ -388,6 +398,12 @@ pub fn lifecycle(r: &mut Runner, step: &Step) -> StepResult {
     Ok(Value::None)
 }
 
+/// `synchronize`: waits for the default stream, watching the communicator.
+pub fn synchronize(r: &mut Runner, step: &Step) -> StepResult {
+    comm_arg(r, step).synchronize(None)?;
+    Ok(Value::None)
+}
+
 /// `mem_alloc`, `mem_free` (a second free is the library's error).
 pub fn mem(r: &mut Runner, step: &Step) -> StepResult {
     if step.op == "mem_alloc" {
@@ -406,6 +422,9 @@ pub fn mem(r: &mut Runner, step: &Step) -> StepResult {
             .map_or(std::ptr::null_mut(), |o| o.ptr);
         // SAFETY: the runner holds no other use of the memory.
         unsafe { ncore::free_raw(ptr, r.backend)? };
+        if let Some(o) = r.objects.get_mut(step.arg("ptr")) {
+            o.freed = true;
+        }
     }
     Ok(Value::None)
 }
