@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #include "backend.h"
 #include "handles.h"
@@ -29,7 +30,14 @@ typedef struct core_comm_object {
   core_config_t config;   /* resolved; children of split inherit it */
   atomic_int finalized;
   atomic_int aborted;
+  pid_t owner;            /* the process that created it (core/process.h) */
+  /* The failure that ended the communicator (a timeout, a failed or dead
+   * peer, an asynchronous error the backend reports), NCORE_OK while none:
+   * later calls answer it at once instead of waiting for peers that will
+   * not come (NCCL's asynchronous error). Set once. */
+  atomic_int failed;
   pthread_mutex_t lock;   /* guards everything below */
+  char failed_message[400]; /* the failing call's message */
   int tearing_down;       /* set by destroy/abort: no new resources */
   core_resource_t *resources; /* open resources, most recent first */
   int32_t *closed_redops; /* values of custom operators closed explicitly */
@@ -45,7 +53,8 @@ struct core_resource {
   int linked;               /* on comm->resources (guarded by comm->lock) */
   void *impl;               /* the backend's object */
   /* Per-type data, filled by the creating entry point. */
-  void *ptr;                /* buffer / window: the user's memory */
+  void *ptr;                /* buffer / window: the user's memory;
+                               symmetric: this rank's part */
   size_t size;              /* buffer / window / symmetric: bytes */
   uint32_t flags;           /* window */
   uintptr_t native;         /* buffer / window: backend's own handle */
@@ -59,13 +68,34 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
                                  const core_config_t *config,
                                  ncore_comm_t *out);
 
-/* Acquires a communicator for a call: live handle, and, unless
- * allow_finalized, not finalized (INVALID_USAGE). Release with
- * core_comm_release. */
-ncore_status_t core_comm_acquire(ncore_comm_t comm, int allow_finalized,
+/* What a call may do with a communicator that is not fit to communicate
+ * (core_comm_acquire's flags; 0 = a communicating call: none of these). */
+#define CORE_COMM_ALLOW_FINALIZED 1u /* finalized (INVALID_USAGE otherwise) */
+#define CORE_COMM_ALLOW_FAILED 2u    /* failed (its failure otherwise) */
+#define CORE_COMM_ALLOW_FORKED 4u    /* a fork() child's copy (INVALID_USAGE) */
+/* Queries read what was cached at creation: always allowed. */
+#define CORE_COMM_QUERY \
+  (CORE_COMM_ALLOW_FINALIZED | CORE_COMM_ALLOW_FAILED | CORE_COMM_ALLOW_FORKED)
+
+/* Acquires a communicator for a call: a live handle, fit for what flags do
+ * not allow (core_comm_usable). Release with core_comm_release or
+ * core_comm_finish. */
+ncore_status_t core_comm_acquire(ncore_comm_t comm, unsigned flags,
                                  core_comm_object_t **out);
+/* Checks an acquired communicator as core_comm_acquire does: INVALID_USAGE
+ * in a fork() child or when finalized; its recorded failure when failed. */
+ncore_status_t core_comm_usable(core_comm_object_t *comm, unsigned flags);
 /* Drops the reference core_comm_acquire took; NULL is a no-op. */
 void core_comm_release(core_comm_object_t *comm);
+/* Ends a call that dispatched to the backend: records status as the
+ * communicator's failure when it ends the communicator (TIMEOUT, REMOTE,
+ * or any status while the backend reports an asynchronous error), then
+ * releases comm. Returns status. */
+ncore_status_t core_comm_finish(core_comm_object_t *comm, ncore_status_t status);
+/* The communicator's asynchronous error: its recorded failure, else the
+ * backend's answer. */
+ncore_status_t core_comm_async_error(core_comm_object_t *comm,
+                                     ncore_status_t *out);
 
 /* Destroy (aborted = 0) or abort (aborted = 1): idempotent closing of the
  * handle and every resource. Returns as ncore_comm_destroy. */
@@ -98,6 +128,10 @@ ncore_status_t core_resource_close(uint64_t handle, core_handle_type_t type,
 
 /* 1 if handle is a live resource of type, else 0; records nothing. */
 int core_resource_is_valid(uint64_t handle, core_handle_type_t type);
+
+/* 1 if a resource of type not yet released has ptr as its `ptr` field (a
+ * symmetric allocation's local part), else 0. */
+int core_resource_owns_pointer(core_handle_type_t type, const void *ptr);
 
 /* Looks up op for a reduction on comm with dtype: built-ins 0..4 pass with
  * *custom = NULL; a custom operator of comm must be open and made for dtype,

@@ -8,7 +8,7 @@ static ncore_status_t begin_query(ncore_comm_t comm, const void *out,
                                   core_comm_object_t **c) {
   if (out == NULL)
     return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
-  return core_comm_acquire(comm, 1, c);
+  return core_comm_acquire(comm, CORE_COMM_QUERY, c);
 }
 
 /* One cached-info query. */
@@ -46,7 +46,7 @@ NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
   core_comm_object_t *c = NULL;
   ncore_status_t status = begin_query(comm, out, &c);
   if (status != NCORE_OK) return status;
-  status = c->ops->comm_async_error(c->impl, out);
+  status = core_comm_async_error(c, out);
   core_comm_release(c);
   return status;
 }

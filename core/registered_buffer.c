@@ -14,8 +14,8 @@ NCORE_API ncore_status_t ncore_register_buffer(ncore_registered_buffer_t *out,
   status = core_comm_acquire(comm, 0, &c);
   if (status != NCORE_OK) return status;
   status = core_check_not_null(ptr, "ptr");
-  if (status == NCORE_OK && size == 0)
-    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  if (status == NCORE_OK) status = core_check_size(size, "size");
+  if (status == NCORE_OK) status = core_check_span(ptr, size, "size");
   core_resource_t fields = {0};
   if (status == NCORE_OK)
     status = c->ops->buffer_register(c->impl, ptr, size, &fields.impl,

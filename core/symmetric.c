@@ -15,17 +15,17 @@ NCORE_API ncore_status_t ncore_symmetric_alloc(ncore_symmetric_t *out,
   core_comm_object_t *c = NULL;
   status = core_comm_acquire(comm, 0, &c);
   if (status != NCORE_OK) return status;
-  if (size == 0)
-    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  status = core_check_size(size, "size");
   core_resource_t fields = {0};
   if (status == NCORE_OK)
     status = c->ops->symmetric_alloc(c->impl, size, &fields.impl);
   if (status == NCORE_OK) {
     fields.size = size;
+    /* ptr names the local part, so ncore_mem_free can refuse it. */
+    fields.ptr = c->ops->symmetric_local_pointer(fields.impl);
     status = core_resource_publish(c, CORE_HANDLE_SYMMETRIC, &fields, out);
   }
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }
 
 /* Acquires sym for a query with a non-NULL out. */
@@ -72,8 +72,8 @@ NCORE_API ncore_status_t ncore_symmetric_peer_pointer(ncore_symmetric_t sym,
 }
 
 /* Shared checks of put and get: the local buffer, pe, the byte range
- * [offset, offset + bytes) inside the allocation, the communicator not
- * finalized, and the stream. */
+ * [offset, offset + bytes) inside the allocation, the communicator fit to
+ * communicate, and the stream. */
 static ncore_status_t check_transfer(const core_resource_t *res,
                                      const void *local, const char *local_name,
                                      size_t offset, const char *offset_name,
@@ -86,10 +86,7 @@ static ncore_status_t check_transfer(const core_resource_t *res,
     status = core_error(NCORE_ERR_INVALID_ARGUMENT,
                         "%s: %zu bytes at offset %zu are beyond the allocation "
                         "of %zu bytes", offset_name, bytes, offset, res->size);
-  if (status == NCORE_OK && atomic_load(&res->comm->finalized))
-    status = core_error(NCORE_ERR_INVALID_USAGE,
-                        "comm: the communicator was finalized; only queries "
-                        "and ncore_comm_destroy are allowed");
+  if (status == NCORE_OK) status = core_comm_usable(res->comm, 0);
   if (status == NCORE_OK) status = core_check_stream(res->comm->ops, stream);
   return status;
 }
@@ -105,7 +102,8 @@ NCORE_API ncore_status_t ncore_symmetric_put(ncore_symmetric_t dst,
   if (status != NCORE_OK) return status;
   status = check_transfer(res, src, "src", dst_offset, "dst_offset", bytes, pe,
                           stream);
-  if (status == NCORE_OK)
+  /* Nothing to copy (src may be NULL): no backend call. */
+  if (status == NCORE_OK && bytes > 0)
     status = res->comm->ops->symmetric_put(res->comm->impl, res->impl,
                                            dst_offset, src, bytes, pe, stream);
   core_resource_release(res);
@@ -122,7 +120,7 @@ NCORE_API ncore_status_t ncore_symmetric_get(void *dst, ncore_symmetric_t src,
   if (status != NCORE_OK) return status;
   status = check_transfer(res, dst, "dst", src_offset, "src_offset", bytes, pe,
                           stream);
-  if (status == NCORE_OK)
+  if (status == NCORE_OK && bytes > 0)
     status = res->comm->ops->symmetric_get(res->comm->impl, dst, res->impl,
                                            src_offset, bytes, pe, stream);
   core_resource_release(res);

@@ -16,8 +16,8 @@ NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
   status = core_comm_acquire(comm, 0, &c);
   if (status != NCORE_OK) return status;
   status = core_check_not_null(ptr, "ptr");
-  if (status == NCORE_OK && size == 0)
-    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  if (status == NCORE_OK) status = core_check_size(size, "size");
+  if (status == NCORE_OK) status = core_check_span(ptr, size, "size");
   if (status == NCORE_OK && (flags & ~NCORE_WINDOW_COLL_SYMMETRIC) != 0)
     status = core_error(NCORE_ERR_INVALID_ARGUMENT,
                         "flags: 0x%x has unknown bits (expected "
@@ -33,8 +33,7 @@ NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
     fields.flags = flags;
     status = core_resource_publish(c, CORE_HANDLE_WINDOW, &fields, out);
   }
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }
 
 /* Acquires window for a query with a non-NULL out. */

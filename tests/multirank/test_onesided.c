@@ -92,7 +92,21 @@ MR_TEST(wait_times_out_without_signal) {
   } else {
     usleep(TIMEOUT_MS * 1500);
   }
-  mr_barrier(comm);
+  /* The timeout ended the communicator, as an asynchronous error: later
+   * calls fail at once, on the host backend on every rank (the failure is
+   * shared), on NCCL on the rank that timed out. */
+  if (rank == 0 || harness_is_host()) {
+    int32_t *buf = tb_alloc(sizeof(int32_t));
+    CHECK(buf);
+    double t1 = mr_now_ms();
+    CHECK_STATUS(ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL),
+                 NCORE_ERR_TIMEOUT);
+    CHECK(mr_now_ms() - t1 < TIMEOUT_MS / 2);
+    ncore_status_t async = NCORE_OK;
+    CHECK_OK(ncore_comm_async_error(comm, &async));
+    CHECK_EQ(async, NCORE_ERR_TIMEOUT);
+    tb_free(buf);
+  }
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
