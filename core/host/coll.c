@@ -166,10 +166,11 @@ static int commit_step(host_op_t *op) {
   if (atomic_compare_exchange_strong(state, &seen, op->step) || seen == op->step)
     return 0;
   if (seen & HOST_STATE_FAILED) {
+    char why[400];
+    host_comm_peer_failure(c, seen, why, sizeof why);
     op->status = core_error(host_state_status(seen),
-                            "%s: peer %d failed (%s) before every rank could "
-                            "complete it", op->what, host_state_rank(seen),
-                            ncore_status_string(host_state_status(seen)));
+                            "%s: given up before every rank could complete it: "
+                            "%s", op->what, why);
     return -1;
   }
   op->status = core_error(NCORE_ERR_INTERNAL,

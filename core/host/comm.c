@@ -184,10 +184,11 @@ ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
   host_comm_t *c = comm;
   /* Looks without recording an error: the query itself succeeds. */
   uint64_t state = atomic_load(&host_header(c)->failure);
-  if (atomic_load(&c->async_status) == NCORE_OK && (state & HOST_STATE_FAILED))
-    host_comm_fail(c, host_state_status(state), "peer %d failed (%s)",
-                   host_state_rank(state),
-                   ncore_status_string(host_state_status(state)));
+  if (atomic_load(&c->async_status) == NCORE_OK && (state & HOST_STATE_FAILED)) {
+    char why[400];
+    host_comm_peer_failure(c, state, why, sizeof why);
+    host_comm_fail(c, host_state_status(state), "%s", why);
+  }
   for (int r = 0; r < c->nranks && atomic_load(&c->async_status) == NCORE_OK; r++) {
     if (r == c->rank) continue;
     if (atomic_load(&host_rank_slot(c, r)->aborted))

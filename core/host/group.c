@@ -106,7 +106,13 @@ ncore_status_t host_group_end(void) {
   group_open = 0;
   host_op_t *ops = group_head;
   group_head = group_tail = NULL;
-  ncore_status_t s = ops ? host_run_ops(ops) : NCORE_OK;
+  /* What was queued on a communicator aborted (or failed) meanwhile does not
+   * run, as it would not have outside the group. */
+  ncore_status_t s = NCORE_OK;
+  for (host_op_t *op = ops; op && s == NCORE_OK; op = op->next)
+    s = host_comm_health(op->comm, 0);
+  if (s != NCORE_OK) s = give_up(ops, s);
+  else if (ops) s = host_run_ops(ops);
   while (ops) {
     host_op_t *next = ops->next;
     free(ops);

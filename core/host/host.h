@@ -38,6 +38,9 @@ typedef struct host_rank_slot {
   char pad[HOST_CACHE_LINE - 20];
   host_counter_t posted;    /* collective step whose data is staged */
   host_counter_t consumed;  /* collective step whose staging peers finished */
+  /* What this rank's first failure was, written before it is published
+   * in the header's failure word (peers quote it). */
+  char failure_message[256];
 } host_rank_slot_t;
 
 /* Descriptor every rank stages with each collective step, so that ranks can
@@ -175,6 +178,10 @@ void host_comm_fail(host_comm_t *comm, ncore_status_t status, const char *fmt,
 void host_comm_fail_current(host_comm_t *comm, ncore_status_t status);
 /* The message of this rank's recorded failure. */
 const char *host_comm_failure_message(host_comm_t *comm);
+/* Describes a failure word published by a peer, with the reason it wrote
+ * in its slot, into out. */
+void host_comm_peer_failure(host_comm_t *comm, uint64_t failure, char *out,
+                            size_t size);
 host_rank_slot_t *host_rank_slot(host_comm_t *comm, int rank);
 host_ring_t *host_ring_ctl(host_comm_t *comm, int src, int dst);
 char *host_ring_bytes(host_comm_t *comm, int src, int dst);

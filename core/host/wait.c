@@ -28,14 +28,13 @@ ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
                                         memory_order_acquire);
   if (state & HOST_STATE_FAILED) {
     ncore_status_t status = host_state_status(state);
-    int who = host_state_rank(state);
-    if (who == c->rank)
+    if (host_state_rank(state) == c->rank)
       return core_error(status, "the communicator failed earlier: %s",
                         host_comm_failure_message(c));
-    host_comm_fail(c, status, "peer %d failed (%s)", who,
-                   ncore_status_string(status));
-    return core_error(status, "peer %d failed (%s); the communicator cannot "
-                      "be used any more", who, ncore_status_string(status));
+    char why[400];
+    host_comm_peer_failure(c, state, why, sizeof why);
+    host_comm_fail(c, status, "%s", why);
+    return core_error(status, "%s", why);
   }
   for (int r = 0; r < c->nranks; r++) {
     if (r == c->rank) continue;
