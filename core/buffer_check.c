@@ -37,7 +37,7 @@ NCORE_API ncore_status_t ncore_comm_check_buffer(ncore_comm_t comm,
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "%s: dtype %d is not a data type", name, (int)d.dtype);
   core_comm_object_t *c = NULL;
-  status = core_comm_acquire(comm, 1, &c);
+  status = core_comm_acquire(comm, CORE_COMM_QUERY, &c);
   if (status != NCORE_OK) return status;
   int want_type = c->ops->kind == NCORE_BACKEND_HOST ? NCORE_DEVICE_CPU
                                                      : NCORE_DEVICE_CUDA;

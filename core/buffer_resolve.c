@@ -1,6 +1,7 @@
 /* core — resolving framework buffers into (ptr, count, dtype, device):
  * ncore_buffer_resolve_dlpack and ncore_buffer_resolve_array_interface
  * (ncore/buffer.h), as nccl.core's resolve_tensor / resolve_array do. */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "buffer_dtype.h"
@@ -82,6 +83,17 @@ static ncore_status_t count_elements(int ndim, const int64_t *shape,
   return NCORE_OK;
 }
 
+/* A tensor of count elements of dtype must fit in the address space (no
+ * object exceeds PTRDIFF_MAX bytes); this also bounds the strides'
+ * arithmetic of check_contiguous, which multiplies up to count * unit. */
+static ncore_status_t check_bytes(size_t count, ncore_dtype_t dtype,
+                                  const char *argument) {
+  if (count <= (size_t)PTRDIFF_MAX / core_dtype_size(dtype)) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: %zu elements of %zu bytes are more than the largest "
+                    "object", argument, count, core_dtype_size(dtype));
+}
+
 /* C-contiguity: strides (in units of `unit`) row-major compact; dimensions
  * of extent 1 may have any stride; an empty tensor is always fine. */
 static ncore_status_t check_contiguous(int ndim, const int64_t *shape,
@@ -134,6 +146,7 @@ NCORE_API ncore_status_t ncore_buffer_resolve_dlpack(
   size_t count = 0;
   if (status == NCORE_OK)
     status = count_elements(tensor->ndim, tensor->shape, "tensor", &count);
+  if (status == NCORE_OK) status = check_bytes(count, dtype, "tensor");
   if (status == NCORE_OK)
     status = check_contiguous(tensor->ndim, tensor->shape, tensor->strides, 1,
                               count, "tensor");
@@ -175,6 +188,7 @@ NCORE_API ncore_status_t ncore_buffer_resolve_array_interface(
   status = core_dtype_from_typestr(typestr, "typestr", &dtype);
   size_t count = 0;
   if (status == NCORE_OK) status = count_elements(ndim, shape, "shape", &count);
+  if (status == NCORE_OK) status = check_bytes(count, dtype, "shape");
   if (status == NCORE_OK)
     status = check_contiguous(ndim, shape, strides,
                               (int64_t)core_dtype_size(dtype), count,

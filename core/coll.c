@@ -80,11 +80,13 @@ static ncore_status_t run_collective(ncore_comm_t comm, core_coll_args_t *args) 
     if (status == NCORE_OK && custom != NULL) args->custom_op = custom->impl;
   }
   if (status == NCORE_OK) status = core_check_stream(c->ops, args->stream);
-  if (status == NCORE_OK) status = core_group_join(c->ops);
+  if (status == NCORE_OK)
+    status = core_group_join(
+        c->ops, (core_object_t *[]){&c->header, custom ? &custom->header : NULL},
+        2);
   if (status == NCORE_OK) status = c->ops->collective(c->impl, args);
   core_resource_release(custom);
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }
 
 /* Fills the common fields and runs. */

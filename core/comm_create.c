@@ -64,7 +64,7 @@ NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
   const core_backend_ops_t *ops = NULL;
   status = core_config_select_backend(&resolved, &ops);
   if (status != NCORE_OK) return status;
-  status = core_group_join(ops);
+  status = core_group_join(ops, NULL, 0);
   if (status != NCORE_OK) return status;
   void *impl = NULL;
   status = ops->comm_init_rank(&impl, nranks, id, rank, &resolved);
@@ -113,7 +113,7 @@ NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
   if (impls == NULL)
     return core_error(NCORE_ERR_SYSTEM, "out of memory for %d communicators",
                       ndev);
-  status = core_group_join(ops);
+  status = core_group_join(ops, NULL, 0);
   if (status == NCORE_OK)
     status = ops->comm_init_all(impls, ndev, devlist, &resolved);
   if (status != NCORE_OK) {
@@ -181,7 +181,9 @@ NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
   if (status != NCORE_OK) return status;
   core_config_t resolved;
   status = child_config(parent, config, &resolved);
-  if (status == NCORE_OK) status = core_group_join(parent->ops);
+  if (status == NCORE_OK)
+    status = core_group_join(parent->ops,
+                             (core_object_t *[]){&parent->header}, 1);
   void *impl = NULL;
   if (status == NCORE_OK) {
     status = parent->ops->comm_split(parent->impl, color, key, &impl, &resolved);
@@ -238,8 +240,10 @@ NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "flags: 0x%x has unknown bits (expected "
                       "NCORE_SHRINK_DEFAULT or NCORE_SHRINK_ABORT)", flags);
+  /* Shrinking is how a failed communicator's survivors go on. */
   core_comm_object_t *parent = NULL;
-  ncore_status_t status = core_comm_acquire(comm, 0, &parent);
+  ncore_status_t status =
+      core_comm_acquire(comm, CORE_COMM_ALLOW_FAILED, &parent);
   if (status != NCORE_OK) return status;
   status = check_exclude(&parent->info, exclude_ranks, exclude_count);
   core_config_t resolved;

@@ -9,7 +9,8 @@
 NCORE_API ncore_status_t ncore_comm_finalize(ncore_comm_t comm) {
   CORE_ENTER("ncore_comm_finalize");
   core_comm_object_t *c = NULL;
-  ncore_status_t status = core_comm_acquire(comm, 1, &c);
+  ncore_status_t status =
+      core_comm_acquire(comm, CORE_COMM_ALLOW_FINALIZED, &c);
   if (status != NCORE_OK) return status;
   if (atomic_load(&c->finalized)) {
     core_comm_release(c);
@@ -18,8 +19,7 @@ NCORE_API ncore_status_t ncore_comm_finalize(ncore_comm_t comm) {
   }
   status = c->ops->comm_finalize(c->impl);
   if (status == NCORE_OK) atomic_store(&c->finalized, 1);
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }
 
 NCORE_API ncore_status_t ncore_comm_destroy(ncore_comm_t comm) {
@@ -41,8 +41,8 @@ NCORE_API ncore_status_t ncore_comm_synchronize(ncore_comm_t comm,
   status = core_check_stream(c->ops, stream);
   if (status == NCORE_OK)
     status = c->ops->comm_synchronize(c->impl, stream, c->config.timeout_ms);
-  core_comm_release(c);
-  return status;
+  /* A peer failure or a timeout seen here ends the communicator. */
+  return core_comm_finish(c, status);
 }
 
 NCORE_API int ncore_comm_is_valid(ncore_comm_t comm) {

@@ -1,6 +1,7 @@
 /* core — communicator and resource objects: publishing, acquiring for a
  * call, closing (idempotent), and the destructors that hand the backend
  * state back in the right order (core/comm_object.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "error_clear.h"
+#include "process.h"
 
 /* ---- communicators ---- */
 
@@ -39,6 +41,8 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
   atomic_init(&comm->finalized, 0);
   atomic_init(&comm->aborted, 0);
   atomic_init(&comm->pending, pending != 0);
+  atomic_init(&comm->failed, NCORE_OK);
+  comm->owner = core_process_id();
   pthread_mutex_init(&comm->lock, NULL);
   ops->comm_info(impl, &comm->info);
   uint64_t handle = core_handle_insert(&comm->header, CORE_HANDLE_COMM,
@@ -51,16 +55,33 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
   return NCORE_OK;
 }
 
-ncore_status_t core_comm_acquire_pending(ncore_comm_t comm,
-                                         core_comm_object_t **out) {
-  core_object_t *obj = NULL;
-  ncore_status_t status =
-      core_handle_acquire(comm, CORE_HANDLE_COMM, "comm", &obj);
-  if (status == NCORE_OK) *out = (core_comm_object_t *)obj;
-  return status;
+ncore_status_t core_comm_usable(core_comm_object_t *c, unsigned flags) {
+  if (!(flags & CORE_COMM_ALLOW_FORKED) && c->owner != core_process_id())
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: the communicator belongs to process %d; this "
+                      "process inherited it through fork() and may only "
+                      "destroy it", (int)c->owner);
+  if (!(flags & CORE_COMM_ALLOW_FINALIZED) && atomic_load(&c->finalized))
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: the communicator was finalized; only queries and "
+                      "ncore_comm_destroy are allowed");
+  ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
+  if (!(flags & CORE_COMM_ALLOW_FAILED) && failed != NCORE_OK) {
+    pthread_mutex_lock(&c->lock);
+    ncore_status_t status = core_error(
+        failed, "comm: the communicator failed earlier (%s); only queries, "
+        "ncore_comm_shrink, ncore_comm_abort and ncore_comm_destroy remain",
+        c->failed_message);
+    pthread_mutex_unlock(&c->lock);
+    return status;
+  }
+  return NCORE_OK;
 }
 
-void core_comm_note_async_state(core_comm_object_t *comm, ncore_status_t state) {
+/* Records the backend's asynchronous state of a pending communicator:
+ * once ready (NCORE_OK), its cached info is read again and it stops being
+ * pending. */
+static void note_async_state(core_comm_object_t *comm, ncore_status_t state) {
   if (state != NCORE_OK || !atomic_load(&comm->pending)) return;
   pthread_mutex_lock(&comm->lock);
   if (atomic_load(&comm->pending)) {
@@ -76,7 +97,7 @@ static ncore_status_t settle_pending(core_comm_object_t *c) {
   ncore_status_t state = NCORE_IN_PROGRESS;
   ncore_status_t status = c->ops->comm_async_error(c->impl, &state);
   if (status != NCORE_OK) return status;
-  core_comm_note_async_state(c, state);
+  note_async_state(c, state);
   if (state == NCORE_OK) return NCORE_OK;
   if (state == NCORE_IN_PROGRESS)
     return core_error(NCORE_ERR_INVALID_USAGE,
@@ -87,21 +108,19 @@ static ncore_status_t settle_pending(core_comm_object_t *c) {
                     ncore_status_string(state));
 }
 
-ncore_status_t core_comm_acquire(ncore_comm_t comm, int allow_finalized,
+ncore_status_t core_comm_acquire(ncore_comm_t comm, unsigned flags,
                                  core_comm_object_t **out) {
-  core_comm_object_t *c = NULL;
-  ncore_status_t status = core_comm_acquire_pending(comm, &c);
+  core_object_t *obj = NULL;
+  ncore_status_t status =
+      core_handle_acquire(comm, CORE_HANDLE_COMM, "comm", &obj);
   if (status != NCORE_OK) return status;
-  status = settle_pending(c);
+  core_comm_object_t *c = (core_comm_object_t *)obj;
+  if (!(flags & CORE_COMM_ALLOW_PENDING) && c->owner == core_process_id())
+    status = settle_pending(c);
+  if (status == NCORE_OK) status = core_comm_usable(c, flags);
   if (status != NCORE_OK) {
-    core_comm_release(c);
+    core_handle_release(obj);
     return status;
-  }
-  if (!allow_finalized && atomic_load(&c->finalized)) {
-    core_comm_release(c);
-    return core_error(NCORE_ERR_INVALID_USAGE,
-                      "comm: the communicator was finalized; only queries and "
-                      "ncore_comm_destroy are allowed");
   }
   *out = c;
   return NCORE_OK;
@@ -109,6 +128,61 @@ ncore_status_t core_comm_acquire(ncore_comm_t comm, int allow_finalized,
 
 void core_comm_release(core_comm_object_t *comm) {
   if (comm != NULL) core_handle_release(&comm->header);
+}
+
+/* Records failed (first one wins) with the thread's current message. */
+static void record_failure(core_comm_object_t *c, ncore_status_t failed) {
+  pthread_mutex_lock(&c->lock);
+  if (atomic_load(&c->failed) == NCORE_OK) {
+    snprintf(c->failed_message, sizeof c->failed_message, "%s",
+             ncore_last_error_message());
+    atomic_store(&c->failed, failed);
+  }
+  pthread_mutex_unlock(&c->lock);
+}
+
+/* An asynchronous error status: the communicator cannot go on. */
+static int is_async_failure(ncore_status_t status) {
+  return status != NCORE_OK && status != NCORE_IN_PROGRESS;
+}
+
+ncore_status_t core_comm_finish(core_comm_object_t *c, ncore_status_t status) {
+  if (c == NULL) return status;
+  if (status != NCORE_OK && status != NCORE_IN_PROGRESS &&
+      atomic_load(&c->failed) == NCORE_OK) {
+    if (status == NCORE_ERR_TIMEOUT || status == NCORE_ERR_REMOTE) {
+      record_failure(c, status);
+    } else if (status != NCORE_ERR_INVALID_ARGUMENT &&
+               status != NCORE_ERR_CLOSED) {
+      /* Anything else ends the communicator only if the backend says so
+       * (a mismatched collective); asking must not replace the message. */
+      core_error_saved_t saved;
+      core_error_save(&saved);
+      ncore_status_t async = NCORE_OK;
+      if (c->ops->comm_async_error(c->impl, &async) != NCORE_OK) async = NCORE_OK;
+      core_error_restore(&saved);
+      if (is_async_failure(async)) record_failure(c, async);
+    }
+  }
+  core_comm_release(c);
+  return status;
+}
+
+ncore_status_t core_comm_async_error(core_comm_object_t *c,
+                                     ncore_status_t *out) {
+  ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
+  if (failed != NCORE_OK) {
+    *out = failed;
+    return NCORE_OK;
+  }
+  /* A forked child's copy must not ask the parent's backend state. */
+  if (c->owner != core_process_id()) {
+    *out = NCORE_OK;
+    return NCORE_OK;
+  }
+  ncore_status_t status = c->ops->comm_async_error(c->impl, out);
+  if (status == NCORE_OK) note_async_state(c, *out);
+  return status;
 }
 
 ncore_status_t core_comm_close(ncore_comm_t handle, int aborted) {
@@ -125,8 +199,11 @@ ncore_status_t core_comm_close(ncore_comm_t handle, int aborted) {
     if (aborted) {
       atomic_store(&comm->aborted, 1);
       /* Wakes a call blocked on this communicator in another thread; it
-       * still holds its reference, so the impl stays valid meanwhile. */
-      comm->ops->comm_abort_signal(comm->impl);
+       * still holds its reference, so the impl stays valid meanwhile. A
+       * fork() child has no such call, and must not tell the peers its
+       * parent aborted. */
+      if (comm->owner == core_process_id())
+        comm->ops->comm_abort_signal(comm->impl);
     }
     pthread_mutex_lock(&comm->lock);
     comm->tearing_down = 1;
@@ -254,8 +331,7 @@ ncore_status_t core_resource_create_end(core_comm_object_t *c,
                                         const core_resource_t *fields,
                                         uint64_t *out) {
   if (status == NCORE_OK) status = core_resource_publish(c, type, fields, out);
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }
 
 ncore_status_t core_resource_query_begin(uint64_t handle,
@@ -271,8 +347,8 @@ ncore_status_t core_comm_query_begin(ncore_comm_t comm, int allow_pending,
                                      const void *out, core_comm_object_t **c) {
   if (out == NULL)
     return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
-  return allow_pending ? core_comm_acquire_pending(comm, c)
-                       : core_comm_acquire(comm, 1, c);
+  return core_comm_acquire(
+      comm, CORE_COMM_QUERY | (allow_pending ? CORE_COMM_ALLOW_PENDING : 0u), c);
 }
 
 void core_resource_release(core_resource_t *res) {
@@ -318,6 +394,15 @@ ncore_status_t core_resource_close(uint64_t handle, core_handle_type_t type,
   core_handle_close(obj);
   core_handle_release(obj);
   return NCORE_OK;
+}
+
+/* core_handle_any's test for core_resource_owns_pointer. */
+static int has_pointer(const core_object_t *obj, const void *ptr) {
+  return ((const core_resource_t *)obj)->ptr == ptr;
+}
+
+int core_resource_owns_pointer(core_handle_type_t type, const void *ptr) {
+  return ptr != NULL && core_handle_any(type, has_pointer, ptr);
 }
 
 int core_resource_is_valid(uint64_t handle, core_handle_type_t type) {

@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #include "backend.h"
 #include "handles.h"
@@ -30,10 +31,17 @@ typedef struct core_comm_object {
   atomic_int finalized;
   atomic_int aborted;
   /* A non-blocking init, split or shrink still in progress: only
-   * ncore_comm_async_error, the backend query, destroy and abort work until
-   * the backend reports it ready (core_comm_settle_pending). */
+   * ncore_comm_async_error, some queries, destroy and abort work until the
+   * backend reports it ready (CORE_COMM_ALLOW_PENDING). */
   atomic_int pending;
+  pid_t owner;            /* the process that created it (core/process.h) */
+  /* The failure that ended the communicator (a timeout, a failed or dead
+   * peer, an asynchronous error the backend reports), NCORE_OK while none:
+   * later calls answer it at once instead of waiting for peers that will
+   * not come (NCCL's asynchronous error). Set once. */
+  atomic_int failed;
   pthread_mutex_t lock;   /* guards everything below */
+  char failed_message[400]; /* the failing call's message */
   int tearing_down;       /* set by destroy/abort: no new resources */
   core_resource_t *resources; /* open resources, most recent first */
   int32_t *closed_redops; /* values of custom operators closed explicitly */
@@ -49,7 +57,8 @@ struct core_resource {
   int linked;               /* on comm->resources (guarded by comm->lock) */
   void *impl;               /* the backend's object */
   /* Per-type data, filled by the creating entry point. */
-  void *ptr;                /* buffer / window: the user's memory */
+  void *ptr;                /* buffer / window: the user's memory;
+                               symmetric: this rank's part */
   size_t size;              /* buffer / window / symmetric: bytes */
   uint32_t flags;           /* window */
   uintptr_t native;         /* buffer / window: backend's own handle */
@@ -64,24 +73,38 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
                                  const core_config_t *config, int pending,
                                  ncore_comm_t *out);
 
-/* Acquires a communicator for a call: live handle, ready (a pending one is
- * settled first: INVALID_USAGE while it is still in progress, its error if
- * its creation failed), and, unless allow_finalized, not finalized
- * (INVALID_USAGE). Release with core_comm_release. */
-ncore_status_t core_comm_acquire(ncore_comm_t comm, int allow_finalized,
+/* What a call may do with a communicator that is not fit to communicate
+ * (core_comm_acquire's flags; 0 = a communicating call: none of these). */
+#define CORE_COMM_ALLOW_FINALIZED 1u /* finalized (INVALID_USAGE otherwise) */
+#define CORE_COMM_ALLOW_FAILED 2u    /* failed (its failure otherwise) */
+#define CORE_COMM_ALLOW_FORKED 4u    /* a fork() child's copy (INVALID_USAGE) */
+/* still being created by a non-blocking call: acquired as it is (otherwise
+ * it is settled first: INVALID_USAGE while in progress, its error if its
+ * creation failed) */
+#define CORE_COMM_ALLOW_PENDING 8u
+/* Queries read what was cached at creation: always allowed once created. */
+#define CORE_COMM_QUERY \
+  (CORE_COMM_ALLOW_FINALIZED | CORE_COMM_ALLOW_FAILED | CORE_COMM_ALLOW_FORKED)
+
+/* Acquires a communicator for a call: a live handle, fit for what flags do
+ * not allow (core_comm_usable). Release with core_comm_release or
+ * core_comm_finish. */
+ncore_status_t core_comm_acquire(ncore_comm_t comm, unsigned flags,
                                  core_comm_object_t **out);
-
-/* Like core_comm_acquire, but a pending communicator is acquired as it is
- * (for ncore_comm_async_error and the backend query). */
-ncore_status_t core_comm_acquire_pending(ncore_comm_t comm,
-                                         core_comm_object_t **out);
-
-/* Records that the backend reported comm's asynchronous state `state`
- * (from comm_async_error): when a pending communicator became ready
- * (NCORE_OK), its cached info is read again and it stops being pending. */
-void core_comm_note_async_state(core_comm_object_t *comm, ncore_status_t state);
+/* Checks an acquired communicator as core_comm_acquire does: INVALID_USAGE
+ * in a fork() child or when finalized; its recorded failure when failed. */
+ncore_status_t core_comm_usable(core_comm_object_t *comm, unsigned flags);
 /* Drops the reference core_comm_acquire took; NULL is a no-op. */
 void core_comm_release(core_comm_object_t *comm);
+/* Ends a call that dispatched to the backend: records status as the
+ * communicator's failure when it ends the communicator (TIMEOUT, REMOTE,
+ * or any status while the backend reports an asynchronous error), then
+ * releases comm. Returns status. */
+ncore_status_t core_comm_finish(core_comm_object_t *comm, ncore_status_t status);
+/* The communicator's asynchronous error: its recorded failure, else the
+ * backend's answer. */
+ncore_status_t core_comm_async_error(core_comm_object_t *comm,
+                                     ncore_status_t *out);
 
 /* Destroy (aborted = 0) or abort (aborted = 1): idempotent closing of the
  * handle and every resource. Returns as ncore_comm_destroy. */
@@ -117,7 +140,8 @@ ncore_status_t core_resource_create_begin(uint64_t *out, ncore_comm_t comm,
 
 /* The end of every such entry point: when status (the checks' and the
  * backend's) is NCORE_OK, publishes *fields as a new resource of type
- * (core_resource_publish); releases c either way. Returns the status. */
+ * (core_resource_publish); ends the call either way (core_comm_finish:
+ * a failure that ends the communicator is recorded). Returns the status. */
 ncore_status_t core_resource_create_end(core_comm_object_t *c,
                                         ncore_status_t status,
                                         core_handle_type_t type,
@@ -132,10 +156,10 @@ ncore_status_t core_resource_query_begin(uint64_t handle,
                                          const char *argument, const void *out,
                                          core_resource_t **res);
 
-/* The same for a communicator query: out not NULL, comm acquired with
- * finalized allowed (queries stay valid after finalize) and, when
- * allow_pending, while the backend is still creating it
- * (core_comm_acquire_pending) for the queries that answer then too. */
+/* The same for a communicator query: out not NULL, comm acquired as
+ * CORE_COMM_QUERY (queries stay valid after finalize, after a failure and in
+ * a fork() child) and, when allow_pending, while the backend is still
+ * creating it (CORE_COMM_ALLOW_PENDING) for the queries that answer then. */
 ncore_status_t core_comm_query_begin(ncore_comm_t comm, int allow_pending,
                                      const void *out, core_comm_object_t **c);
 
@@ -145,6 +169,10 @@ ncore_status_t core_resource_close(uint64_t handle, core_handle_type_t type,
 
 /* 1 if handle is a live resource of type, else 0; records nothing. */
 int core_resource_is_valid(uint64_t handle, core_handle_type_t type);
+
+/* 1 if a resource of type not yet released has ptr as its `ptr` field (a
+ * symmetric allocation's local part), else 0. */
+int core_resource_owns_pointer(core_handle_type_t type, const void *ptr);
 
 /* Looks up op for a reduction on comm with dtype: built-ins 0..4 pass with
  * *custom = NULL; a custom operator of comm must be open and made for dtype,

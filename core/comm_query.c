@@ -29,8 +29,7 @@ NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
   core_comm_object_t *c = NULL;
   ncore_status_t status = core_comm_query_begin(comm, 1, out, &c);
   if (status != NCORE_OK) return status;
-  status = c->ops->comm_async_error(c->impl, out);
-  if (status == NCORE_OK) core_comm_note_async_state(c, *out);
+  status = core_comm_async_error(c, out);
   core_comm_release(c);
   return status;
 }

@@ -8,6 +8,7 @@
  * float16, bfloat16 and the float8s are widened to float, combined, and
  * rounded to nearest-even on store, as NCCL does. */
 #include <stdint.h>
+#include <string.h>
 
 #include "dtype.h"
 #include "dtype_bf16_inline.h"
@@ -158,11 +159,15 @@ void core_reduce_finish(void *acc, size_t count, ncore_dtype_t dtype,
   }
 }
 
-/* out[i] = in[i] * s, in the arithmetic type WRAP (out may equal in). */
+/* out[i] = in[i] * s, in the arithmetic type WRAP (out may equal in). The
+ * scalar is the caller's (a PreMulSum operator's), at any address: read it
+ * with memcpy, never through a T pointer it may not be aligned for. */
 #define DEFINE_NATIVE_SCALE(NAME, T, WRAP)                                  \
   static void NAME(T *out, const T *in, size_t count,                       \
                    const void *scalar) {                                    \
-    WRAP s = (WRAP)(*(const T *)scalar);                                    \
+    T scalar_value;                                                         \
+    memcpy(&scalar_value, scalar, sizeof scalar_value);                     \
+    WRAP s = (WRAP)scalar_value;                                            \
     for (size_t i = 0; i < count; i++) out[i] = (T)((WRAP)in[i] * s);       \
   }
 
@@ -177,7 +182,9 @@ DEFINE_NATIVE_SCALE(scale_float64, double, double)
 
 #define DEFINE_NARROW_SCALE(NAME, T, TO_FLOAT, FROM_FLOAT)                  \
   static void NAME(T *out, const T *in, size_t count, const void *scalar) { \
-    float s = TO_FLOAT(*(const T *)scalar);                                 \
+    T scalar_value;                                                         \
+    memcpy(&scalar_value, scalar, sizeof scalar_value);                     \
+    float s = TO_FLOAT(scalar_value);                                       \
     for (size_t i = 0; i < count; i++) out[i] = FROM_FLOAT(TO_FLOAT(in[i]) * s); \
   }
 

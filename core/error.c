@@ -49,6 +49,16 @@ void core_error_clear(void) {
   tls_message[0] = '\0';
 }
 
+void core_error_save(core_error_saved_t *saved) {
+  saved->status = tls_status;
+  snprintf(saved->message, sizeof saved->message, "%s", tls_message);
+}
+
+void core_error_restore(const core_error_saved_t *saved) {
+  tls_status = saved->status;
+  snprintf(tls_message, sizeof tls_message, "%s", saved->message);
+}
+
 /* The status recorded for the running call. */
 ncore_status_t core_error_current(void) { return tls_status; }
 

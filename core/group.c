@@ -3,7 +3,11 @@
  * A backend's group is started lazily, when the group's first call for that
  * backend arrives (core_group_join): then a group touches only the backends
  * it uses, and a backend that became usable after ncore_group_start (a
- * communicator created inside the group) still gets its calls queued. */
+ * communicator created inside the group) still gets its calls queued.
+ * Backends queue raw pointers (host ops, NCCL's own queue), so the group
+ * holds a reference on everything a queued call uses until it has run. */
+#include <stdlib.h>
+
 #include "error.h"
 #include "group.h"
 
@@ -13,16 +17,43 @@ static __thread int group_depth;
 /* Backends whose group this thread started, in start order. */
 static __thread const core_backend_ops_t *started[MAX_BACKENDS];
 static __thread int started_count;
+/* References the queued calls need, released after the outermost end. */
+static __thread core_object_t **held;
+static __thread size_t held_count, held_capacity;
 
-ncore_status_t core_group_join(const core_backend_ops_t *ops) {
+/* Makes room for n more held references. */
+static ncore_status_t reserve_held(size_t n) {
+  if (held_capacity - held_count >= n) return NCORE_OK;
+  size_t capacity = held_capacity ? held_capacity : 16;
+  while (capacity - held_count < n) capacity *= 2;
+  core_object_t **grown = realloc(held, capacity * sizeof *grown);
+  if (grown == NULL)
+    return core_error(NCORE_ERR_SYSTEM,
+                      "out of memory queueing a call in the group");
+  held = grown;
+  held_capacity = capacity;
+  return NCORE_OK;
+}
+
+ncore_status_t core_group_join(const core_backend_ops_t *ops,
+                               core_object_t *const *hold, size_t count) {
   if (group_depth == 0) return NCORE_OK;
-  for (int i = 0; i < started_count; i++)
-    if (started[i] == ops) return NCORE_OK;
-  if (started_count == MAX_BACKENDS)
-    return core_error(NCORE_ERR_INTERNAL, "group: too many backends");
-  ncore_status_t status = ops->group_start();
+  ncore_status_t status = reserve_held(count);
   if (status != NCORE_OK) return status;
-  started[started_count++] = ops;
+  int joined = 0;
+  for (int i = 0; i < started_count; i++) joined |= started[i] == ops;
+  if (!joined) {
+    if (started_count == MAX_BACKENDS)
+      return core_error(NCORE_ERR_INTERNAL, "group: too many backends");
+    status = ops->group_start();
+    if (status != NCORE_OK) return status;
+    started[started_count++] = ops;
+  }
+  for (size_t i = 0; i < count; i++) {
+    if (hold[i] == NULL) continue;
+    core_handle_retain(hold[i]);
+    held[held_count++] = hold[i];
+  }
   return NCORE_OK;
 }
 
@@ -50,5 +81,13 @@ NCORE_API ncore_status_t ncore_group_end(void) {
     if (status != NCORE_OK && first == NCORE_OK) first = status;
     started[i] = NULL;
   }
+  /* Now nothing queued points at them: a communicator destroyed or an
+   * operator closed during the group goes here. */
+  size_t n = held_count;
+  held_count = 0;
+  for (size_t i = 0; i < n; i++) core_handle_release(held[i]);
+  free(held);  /* a thread that ends holds nothing */
+  held = NULL;
+  held_capacity = 0;
   return first;
 }

@@ -2,12 +2,22 @@
 #ifndef NCORE_CORE_GROUP_H
 #define NCORE_CORE_GROUP_H
 
+#include <stddef.h>
+
 #include "backend.h"
+#include "handles.h"
 
 /* Called before a backend runs a call that a group defers (p2p, collectives,
- * communicator creation): when this thread is inside a group and has not yet
- * started ops' group, starts it, so the backend queues the call. Returns
- * NCORE_OK or the backend's group_start error (recorded). */
-ncore_status_t core_group_join(const core_backend_ops_t *ops);
+ * one-sided calls, communicator creation): when this thread is inside a
+ * group, starts ops' group if it has not yet, so the backend queues the
+ * call, and takes a reference on each of the `count` objects the call uses
+ * (its communicator, custom operator, window), held until the outermost
+ * ncore_group_end has run the backends' groups: a queued call never outlives
+ * what it points to, whatever another thread (ncore_comm_abort) or the
+ * caller (a close between start and end) does meanwhile. Outside a group it
+ * does nothing. Returns NCORE_OK, the backend's group_start error, or
+ * NCORE_ERR_SYSTEM (out of memory); recorded. */
+ncore_status_t core_group_join(const core_backend_ops_t *ops,
+                               core_object_t *const *hold, size_t count);
 
 #endif

@@ -191,6 +191,25 @@ void core_handle_release(core_object_t *obj) {
   if (destroy_now && obj->destroy != NULL) obj->destroy(obj);
 }
 
+void core_handle_retain(core_object_t *obj) {
+  pthread_mutex_lock(&table_lock);
+  obj->refcount++;
+  pthread_mutex_unlock(&table_lock);
+}
+
+int core_handle_any(core_handle_type_t type,
+                    int (*match)(const core_object_t *obj, const void *arg),
+                    const void *arg) {
+  int found = 0;
+  pthread_mutex_lock(&table_lock);
+  for (size_t i = 0; i < slots_in_use_range && !found; i++) {
+    const core_object_t *obj = slot_at(i)->object;
+    found = obj != NULL && obj->type == type && match(obj, arg);
+  }
+  pthread_mutex_unlock(&table_lock);
+  return found;
+}
+
 int core_handle_close(core_object_t *obj) {
   int closed_now = 0;
   pthread_mutex_lock(&table_lock);

@@ -43,8 +43,19 @@ uint64_t core_handle_insert(core_object_t *obj, core_handle_type_t type,
 ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
                                    const char *argument, core_object_t **out);
 
-/* Drops a reference taken by core_handle_acquire. */
+/* Drops a reference taken by core_handle_acquire or core_handle_retain. */
 void core_handle_release(core_object_t *obj);
+
+/* Takes one more reference on obj, which the caller already holds one on
+ * (a group keeping what its queued calls use). */
+void core_handle_retain(core_object_t *obj);
+
+/* 1 if match(obj, arg) holds for an object of type still in the table
+ * (closed ones too, until their last reference goes), else 0. match runs
+ * under the table lock and must not call into the table. */
+int core_handle_any(core_handle_type_t type,
+                    int (*match)(const core_object_t *obj, const void *arg),
+                    const void *arg);
 
 /* Closes the handle: later lookups answer CLOSED, and the table's reference is
  * dropped. Returns 1 if this call closed it, 0 if it was already closed

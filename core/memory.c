@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "comm_object.h"
 #include "error.h"
 #include "validate.h"
 
@@ -13,8 +14,8 @@ NCORE_API ncore_status_t ncore_mem_alloc(void **out, size_t size,
   ncore_status_t status = core_check_not_null(out, "out");
   if (status != NCORE_OK) return status;
   *out = NULL;
-  if (size == 0)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  status = core_check_size(size, "size");
+  if (status != NCORE_OK) return status;
   const core_backend_ops_t *ops = NULL;
   status = core_backend_select(backend, &ops);
   if (status != NCORE_OK) return status;
@@ -27,6 +28,12 @@ NCORE_API ncore_status_t ncore_mem_free(void *ptr, ncore_backend_t backend) {
   ncore_status_t status = core_backend_select(backend, &ops);
   if (status != NCORE_OK) return status;
   if (ptr == NULL) return NCORE_OK;
+  /* A symmetric allocation's part is the backend's memory too, but peers
+   * map it: only ncore_symmetric_free may let it go. */
+  if (core_resource_owns_pointer(CORE_HANDLE_SYMMETRIC, ptr))
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "ptr: is the local part of a symmetric allocation; "
+                      "release it with ncore_symmetric_free");
   return ops->mem_free(ptr);
 }
 
@@ -108,6 +115,8 @@ NCORE_API ncore_status_t ncore_memcpy(void *dst, const void *src, size_t bytes,
   CORE_ENTER("ncore_memcpy");
   ncore_status_t status = core_check_buffer(dst, bytes, "dst");
   if (status == NCORE_OK) status = core_check_buffer(src, bytes, "src");
+  if (status == NCORE_OK) status = core_check_span(dst, bytes, "dst");
+  if (status == NCORE_OK) status = core_check_span(src, bytes, "src");
   if (status == NCORE_OK &&
       (kind < NCORE_MEMCPY_DEFAULT || kind > NCORE_MEMCPY_HOST_TO_HOST))
     status = core_error(NCORE_ERR_INVALID_ARGUMENT,
@@ -126,6 +135,7 @@ NCORE_API ncore_status_t ncore_memset(void *dst, int value, size_t bytes,
                                       ncore_backend_t backend) {
   CORE_ENTER("ncore_memset");
   ncore_status_t status = core_check_buffer(dst, bytes, "dst");
+  if (status == NCORE_OK) status = core_check_span(dst, bytes, "dst");
   if (status != NCORE_OK) return status;
   const core_backend_ops_t *ops = NULL;
   status = core_backend_select(backend, &ops);

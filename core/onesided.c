@@ -31,10 +31,10 @@ NCORE_API ncore_status_t ncore_signal(ncore_comm_t comm, int peer,
   status = core_check_range(peer, c->info.nranks, "peer");
   if (status == NCORE_OK) status = check_reserved(signal_index, context, flags);
   if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
-  if (status == NCORE_OK) status = core_group_join(c->ops);
+  if (status == NCORE_OK)
+    status = core_group_join(c->ops, (core_object_t *[]){&c->header}, 1);
   if (status == NCORE_OK) status = c->ops->signal(c->impl, peer, stream);
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }
 
 /* Reads and checks descriptor i (stride bytes apart) into *wait. */
@@ -120,12 +120,12 @@ NCORE_API ncore_status_t ncore_wait_signal(ncore_comm_t comm,
   core_wait_t *waits = NULL;
   status = read_wait_descs(descs, ndescs, c->info.nranks, &waits);
   if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
-  if (status == NCORE_OK) status = core_group_join(c->ops);
+  if (status == NCORE_OK)
+    status = core_group_join(c->ops, (core_object_t *[]){&c->header}, 1);
   if (status == NCORE_OK)
     status = c->ops->wait_signal(c->impl, waits, ndescs, stream);
   free(waits);
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }
 
 /* The put [byte_offset, byte_offset + bytes) must fit in peer's part of
@@ -181,11 +181,12 @@ NCORE_API ncore_status_t ncore_put_signal(ncore_comm_t comm,
     status = check_put_bounds(window, peer, count, peer_window_offset, dtype,
                               &bytes, &byte_offset);
   if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
-  if (status == NCORE_OK) status = core_group_join(c->ops);
+  if (status == NCORE_OK)
+    status = core_group_join(c->ops,
+                             (core_object_t *[]){&c->header, &window->header}, 2);
   if (status == NCORE_OK)
     status = c->ops->put_signal(c->impl, local_buf, bytes, peer, window->impl,
                                 byte_offset, stream);
   core_resource_release(window);
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }

@@ -19,12 +19,12 @@ static ncore_status_t point_to_point(int receive, ncore_comm_t comm,
       (status = core_check_buffer(buf, count, "buf")) == NCORE_OK &&
       (status = core_check_range(peer, c->info.nranks, "peer")) == NCORE_OK &&
       (status = core_check_stream(c->ops, stream)) == NCORE_OK &&
-      (status = core_group_join(c->ops)) == NCORE_OK) {
+      (status = core_group_join(c->ops, (core_object_t *[]){&c->header}, 1)) ==
+          NCORE_OK) {
     status = receive ? c->ops->recv(c->impl, buf, count, dtype, peer, stream)
                      : c->ops->send(c->impl, buf, count, dtype, peer, stream);
   }
-  core_comm_release(c);
-  return status;
+  return core_comm_finish(c, status);
 }
 
 NCORE_API ncore_status_t ncore_send(ncore_comm_t comm, const void *buf,

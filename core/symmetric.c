@@ -11,11 +11,13 @@ NCORE_API ncore_status_t ncore_symmetric_alloc(ncore_symmetric_t *out,
   core_comm_object_t *c = NULL;
   ncore_status_t status = core_resource_create_begin(out, comm, &c);
   if (status != NCORE_OK) return status;
-  if (size == 0)
-    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  status = core_check_size(size, "size");
   core_resource_t fields = {.size = size};
   if (status == NCORE_OK)
     status = c->ops->symmetric_alloc(c->impl, size, &fields.impl);
+  /* ptr names the local part, so ncore_mem_free can refuse it. */
+  if (status == NCORE_OK)
+    fields.ptr = c->ops->symmetric_local_pointer(fields.impl);
   return core_resource_create_end(c, status, CORE_HANDLE_SYMMETRIC, &fields,
                                   out);
 }
@@ -41,8 +43,8 @@ NCORE_API ncore_status_t ncore_symmetric_peer_pointer(ncore_symmetric_t sym,
 }
 
 /* Shared checks of put and get: the local buffer, pe, the byte range
- * [offset, offset + bytes) inside the allocation, the communicator not
- * finalized, and the stream. */
+ * [offset, offset + bytes) inside the allocation, the communicator fit to
+ * communicate, and the stream. */
 static ncore_status_t check_transfer(const core_resource_t *res,
                                      const void *local, const char *local_name,
                                      size_t offset, const char *offset_name,
@@ -55,10 +57,7 @@ static ncore_status_t check_transfer(const core_resource_t *res,
     status = core_error(NCORE_ERR_INVALID_ARGUMENT,
                         "%s: %zu bytes at offset %zu are beyond the allocation "
                         "of %zu bytes", offset_name, bytes, offset, res->size);
-  if (status == NCORE_OK && atomic_load(&res->comm->finalized))
-    status = core_error(NCORE_ERR_INVALID_USAGE,
-                        "comm: the communicator was finalized; only queries "
-                        "and ncore_comm_destroy are allowed");
+  if (status == NCORE_OK) status = core_comm_usable(res->comm, 0);
   if (status == NCORE_OK) status = core_check_stream(res->comm->ops, stream);
   return status;
 }
@@ -74,7 +73,8 @@ NCORE_API ncore_status_t ncore_symmetric_put(ncore_symmetric_t dst,
   if (status != NCORE_OK) return status;
   status = check_transfer(res, src, "src", dst_offset, "dst_offset", bytes, pe,
                           stream);
-  if (status == NCORE_OK)
+  /* Nothing to copy (src may be NULL): no backend call. */
+  if (status == NCORE_OK && bytes > 0)
     status = res->comm->ops->symmetric_put(res->comm->impl, res->impl,
                                            dst_offset, src, bytes, pe, stream);
   core_resource_release(res);
@@ -91,7 +91,7 @@ NCORE_API ncore_status_t ncore_symmetric_get(void *dst, ncore_symmetric_t src,
   if (status != NCORE_OK) return status;
   status = check_transfer(res, dst, "dst", src_offset, "src_offset", bytes, pe,
                           stream);
-  if (status == NCORE_OK)
+  if (status == NCORE_OK && bytes > 0)
     status = res->comm->ops->symmetric_get(res->comm->impl, dst, res->impl,
                                            src_offset, bytes, pe, stream);
   core_resource_release(res);

@@ -1,4 +1,5 @@
 /* core — shared argument checks (core/validate.h). */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -33,8 +34,8 @@ ncore_status_t core_check_buffer(const void *buffer, size_t count,
 
 ncore_status_t core_check_registration(const void *ptr, size_t size) {
   ncore_status_t status = core_check_not_null(ptr, "ptr");
-  if (status == NCORE_OK && size == 0)
-    status = core_error(NCORE_ERR_INVALID_ARGUMENT, "size: must be > 0");
+  if (status == NCORE_OK) status = core_check_size(size, "size");
+  if (status == NCORE_OK) status = core_check_span(ptr, size, "size");
   return status;
 }
 
@@ -48,6 +49,24 @@ ncore_status_t core_check_elements(size_t count, size_t factor,
                       argument, count, factor);
   *elements = count * factor;
   return NCORE_OK;
+}
+
+ncore_status_t core_check_size(size_t size, const char *argument) {
+  if (size == 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s: must be > 0", argument);
+  if (size > (size_t)PTRDIFF_MAX)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "%s: %zu bytes is more than the largest object (%zu "
+                      "bytes)", argument, size, (size_t)PTRDIFF_MAX);
+  return NCORE_OK;
+}
+
+ncore_status_t core_check_span(const void *ptr, size_t bytes,
+                               const char *argument) {
+  if ((uintptr_t)ptr <= UINTPTR_MAX - bytes) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: %zu bytes from the pointer run past the end of the "
+                    "address space", argument, bytes);
 }
 
 ncore_status_t core_check_zero(long long value, const char *argument) {

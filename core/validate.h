@@ -23,7 +23,8 @@ ncore_status_t core_check_buffer(const void *buffer, size_t count,
                                  const char *argument);
 
 /* The memory a registration keeps (registered buffer, window): ptr not
- * NULL ("ptr: must not be NULL"), size > 0 ("size: must be > 0"). */
+ * NULL ("ptr: must not be NULL"), size as core_check_size, and the span
+ * inside the address space (core_check_span), all named "size". */
 ncore_status_t core_check_registration(const void *ptr, size_t size);
 
 /* count * factor elements of dtype must fit in size_t bytes; *elements
@@ -31,6 +32,16 @@ ncore_status_t core_check_registration(const void *ptr, size_t size);
 ncore_status_t core_check_elements(size_t count, size_t factor,
                                    ncore_dtype_t dtype, const char *argument,
                                    size_t *elements);
+
+/* A byte count the call allocates or registers: > 0 ("<argument>: must be
+ * > 0") and at most PTRDIFF_MAX, the largest object C allows, so that no
+ * backend's rounding of it can wrap. */
+ncore_status_t core_check_size(size_t size, const char *argument);
+
+/* [ptr, ptr + bytes) must not run past the end of the address space:
+ * "<argument>: ...". */
+ncore_status_t core_check_span(const void *ptr, size_t bytes,
+                               const char *argument);
 
 /* A reserved argument that must be 0: "<argument>: must be 0 (got v)". */
 ncore_status_t core_check_zero(long long value, const char *argument);

@@ -19,11 +19,19 @@ static ncore_status_t size_error(const char *argument, uint32_t size,
                     argument, size, min_size, ours_size, why);
 }
 
+/* Records the message of a struct_size above CORE_VERSIONED_MAX_SIZE. */
+static ncore_status_t too_large(const char *argument, uint32_t size) {
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: struct_size %u is invalid (more than %u bytes)",
+                    argument, size, CORE_VERSIONED_MAX_SIZE);
+}
+
 ncore_status_t core_versioned_read(void *ours, size_t ours_size,
                                    const void *theirs, size_t min_size,
                                    const char *argument) {
   uint32_t size = read_struct_size(theirs);
   if (size < min_size) return size_error(argument, size, min_size, ours_size, "");
+  if (size > CORE_VERSIONED_MAX_SIZE) return too_large(argument, size);
   if (size > ours_size) {
     /* A newer caller: its extra fields must all be at their zero default,
      * or it asks for something this library cannot do. */
@@ -50,6 +58,7 @@ ncore_status_t core_versioned_check_out(const void *theirs, size_t min_size,
   if (*size < min_size)
     return size_error(argument, *size, min_size, ours_size,
                       ", or larger");
+  if (*size > CORE_VERSIONED_MAX_SIZE) return too_large(argument, *size);
   return NCORE_OK;
 }
 

@@ -10,6 +10,12 @@
 #include <stdint.h>
 #include <ncore.h>
 
+/* Largest struct_size accepted: a page, as Linux caps the structs of
+ * sched_setattr and clone3 (copy_struct_from_user callers): a newer
+ * caller's struct grows by fields, never by pages, and a larger value is a
+ * garbage size that must not make the library scan gigabytes. */
+#define CORE_VERSIONED_MAX_SIZE 4096u
+
 /* Smallest struct_size accepted: struct_size itself plus the first field. */
 #define CORE_VERSIONED_MIN_SIZE(type, first_field) \
   (offsetof(type, first_field) + sizeof(((type *)0)->first_field))
@@ -44,13 +50,15 @@ ncore_status_t core_versioned_init(void *theirs, size_t struct_size,
  * bytes come from the caller; ours->struct_size becomes ours_size.
  * argument: the parameter name for messages ("config", "requirements").
  * Returns NCORE_OK or INVALID_ARGUMENT (recorded): struct_size below
- * min_size, or larger than ours_size with non-zero extra bytes. */
+ * min_size or above CORE_VERSIONED_MAX_SIZE, or larger than ours_size with
+ * non-zero extra bytes. */
 ncore_status_t core_versioned_read(void *ours, size_t ours_size,
                                    const void *theirs, size_t min_size,
                                    const char *argument);
 
-/* Checks a caller's versioned output struct's struct_size (>= min_size;
- * larger than ours is fine) and returns it in *size. */
+/* Checks a caller's versioned output struct's struct_size (>= min_size,
+ * <= CORE_VERSIONED_MAX_SIZE; larger than ours is fine) and returns it in
+ * *size. */
 ncore_status_t core_versioned_check_out(const void *theirs, size_t min_size,
                                         size_t ours_size, const char *argument,
                                         uint32_t *size);

@@ -155,6 +155,50 @@ static int check_descs(host_op_t *op) {
   return 0;
 }
 
+/* Completing step `step` once every rank posted it: the first rank to get
+ * here commits it in the state word (step - 1 -> step), so that a rank
+ * giving up meanwhile (host_coll_abandon) cannot, and the others follow.
+ * Returns 0, or -1 when the communicator failed first (error recorded). */
+static int commit_step(host_op_t *op) {
+  host_comm_t *c = op->comm;
+  _Atomic uint64_t *state = &host_header(c)->coll_state;
+  uint64_t seen = op->step - 1;
+  if (atomic_compare_exchange_strong(state, &seen, op->step) || seen == op->step)
+    return 0;
+  if (seen & HOST_STATE_FAILED) {
+    char why[400];
+    host_comm_peer_failure(c, seen, why, sizeof why);
+    op->status = core_error(host_state_status(seen),
+                            "%s: given up before every rank could complete it: "
+                            "%s", op->what, why);
+    return -1;
+  }
+  op->status = core_error(NCORE_ERR_INTERNAL,
+                          "%s: step %llu found the communicator at step %llu",
+                          op->what, (unsigned long long)op->step,
+                          (unsigned long long)seen);
+  return -1;
+}
+
+static int coll_progress(host_op_t *op);
+
+int host_coll_abandon(host_op_t *op, ncore_status_t status) {
+  /* Not a posted step, or our own abort: no decision to take for the
+   * others (they see the abort flag, and may still complete a step we
+   * posted, as a dead rank's). */
+  if (op->progress != coll_progress || op->phase != 1 ||
+      status == NCORE_ERR_CLOSED)
+    return 1;
+  host_comm_t *c = op->comm;
+  uint64_t seen = op->step - 1;
+  /* Every rank completed step - 1 before we could post step: none needs
+   * to see it committed any more. */
+  if (atomic_compare_exchange_strong(&host_header(c)->coll_state, &seen,
+                                     host_state_failure(status, c->rank)))
+    return 1;
+  return seen != op->step;
+}
+
 /* The state machine: phase 0 = waiting to stage, 1 = waiting for peers. */
 static int coll_progress(host_op_t *op) {
   host_comm_t *c = op->comm;
@@ -178,7 +222,9 @@ static int coll_progress(host_op_t *op) {
     if (atomic_load_explicit(&host_rank_slot(c, r)->posted.value,
                              memory_order_acquire) < op->step)
       return posted_now ? 2 : 0;  /* waiting for peers is not progress */
-  if (check_descs(op) != 0) {
+  /* Every rank sees every descriptor, so all detect a mismatch alike and
+   * none commits the step. */
+  if (check_descs(op) != 0 || commit_step(op) != 0) {
     host_op_release(op);
     return -1;
   }

@@ -5,33 +5,28 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 #include "../error.h"
 #include "host.h"
 #include "host_ops.h"
 
-/* Mixes a parent's token with a sequence number and a tag into a child's. */
-static uint64_t derive_token(uint64_t token, uint64_t seq, uint64_t tag) {
-  uint64_t z = token ^ (seq * 0x9e3779b97f4a7c15ull) ^ (tag * 0xbf58476d1ce4e5b9ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+/* A random token for a new unique id or init_all. */
+static ncore_status_t random_token(uint64_t *out) {
+  return host_random_bytes(out, sizeof *out);
 }
 
-/* A random token (getrandom; falls back on time and pid). */
-static uint64_t random_token(void) {
-  uint64_t t = 0;
-  if (getrandom(&t, sizeof t, 0) != (ssize_t)sizeof t)
-    t = derive_token(host_now_ns(), (uint64_t)getpid(), 1);
-  return t;
+/* The token of parent c's child number seq: every rank of the parent
+ * computes the same, and nobody outside can (keyed_hash.c). */
+static uint64_t child_token(host_comm_t *c, uint64_t seq, uint64_t tag) {
+  return host_keyed_hash(host_header(c)->child_key, seq, tag);
 }
 
 ncore_status_t host_get_unique_id(ncore_unique_id_t *out) {
   memset(out, 0, sizeof *out);
   host_unique_id_t id;
   memcpy(id.magic, HOST_MAGIC, 8);
-  id.token = random_token();
+  ncore_status_t s = random_token(&id.token);
+  if (s != NCORE_OK) return s;
   id.creator_pid = getpid();
   memcpy(out->internal, &id, sizeof id);
   return NCORE_OK;
@@ -75,7 +70,13 @@ ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
     free(threads);
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   }
-  uint64_t token = random_token();
+  uint64_t token = 0;
+  ncore_status_t s = random_token(&token);
+  if (s != NCORE_OK) {
+    free(jobs);
+    free(threads);
+    return s;
+  }
   int started = 0;
   for (int r = 0; r < ndev; r++) {
     jobs[r] = (init_job_t){token, ndev, r, config->timeout_ms, NULL, NCORE_OK};
@@ -85,7 +86,6 @@ ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
     }
     started++;
   }
-  ncore_status_t s = NCORE_OK;
   for (int r = 0; r < started; r++) pthread_join(threads[r], NULL);
   for (int r = 0; r < ndev; r++)
     if (jobs[r].status != NCORE_OK && s == NCORE_OK) s = jobs[r].status;
@@ -122,8 +122,9 @@ ncore_status_t host_comm_split(void *comm, int color, int key, void **out,
     if (rk < key || (rk == key && r < c->rank)) newrank++;
   }
   free(all);
+  /* The tag keeps colors apart; NOCOLOR never reaches here. */
   return host_segment_join((host_comm_t **)out,
-                           derive_token(c->token, seq, (uint64_t)(uint32_t)color),
+                           child_token(c, seq, (uint64_t)(uint32_t)color),
                            newsize, newrank, config->timeout_ms);
 }
 
@@ -141,8 +142,9 @@ ncore_status_t host_comm_shrink(void *comm, const int *exclude, int count,
     if (r < c->rank) newrank++;
     newsize++;
   }
+  /* A tag no split color has (colors are >= 0 as int32). */
   return host_segment_join((host_comm_t **)out,
-                           derive_token(c->token, seq, 0x5348524b), newsize,
+                           child_token(c, seq, UINT64_C(1) << 40), newsize,
                            newrank, config->timeout_ms);
 }
 
@@ -156,14 +158,17 @@ ncore_status_t host_comm_finalize(void *comm) {
 void host_comm_abort_signal(void *comm) {
   host_comm_t *c = comm;
   atomic_store(&c->aborted, 1);
-  atomic_store(&host_rank_slot(c, c->rank)->aborted, 1);
+  /* A forked child's copy speaks for nobody: its parent is still the rank. */
+  if (!atomic_load(&c->forked))
+    atomic_store(&host_rank_slot(c, c->rank)->aborted, 1);
 }
 
 void host_comm_destroy(void *comm, int aborted) {
   host_comm_t *c = comm;
   /* An aborted rank already says so through its slot; a destroyed one
    * says it left, so that peers still finishing do not think it died. */
-  if (!aborted) atomic_store(&host_rank_slot(c, c->rank)->left, 1);
+  if (!aborted && !atomic_load(&c->forked))
+    atomic_store(&host_rank_slot(c, c->rank)->left, 1);
   host_segment_leave(c);
 }
 
@@ -178,13 +183,21 @@ void host_comm_info(void *comm, core_comm_info_t *out) {
 
 ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
   host_comm_t *c = comm;
-  /* Looks at peers without recording an error: the query itself succeeds. */
-  for (int r = 0; r < c->nranks && c->async_error == NCORE_OK; r++) {
-    if (r == c->rank) continue;
-    if (atomic_load(&host_rank_slot(c, r)->aborted) || host_peer_died(c, r))
-      c->async_error = NCORE_ERR_REMOTE;
+  /* Looks without recording an error: the query itself succeeds. */
+  uint64_t state = atomic_load(&host_header(c)->failure);
+  if (atomic_load(&c->async_status) == NCORE_OK && (state & HOST_STATE_FAILED)) {
+    char why[400];
+    host_comm_peer_failure(c, state, why, sizeof why);
+    host_comm_fail(c, host_state_status(state), "%s", why);
   }
-  *out = c->async_error;
+  for (int r = 0; r < c->nranks && atomic_load(&c->async_status) == NCORE_OK; r++) {
+    if (r == c->rank) continue;
+    if (atomic_load(&host_rank_slot(c, r)->aborted))
+      host_comm_fail(c, NCORE_ERR_REMOTE, "peer %d aborted", r);
+    else if (host_peer_died(c, r))
+      host_comm_fail(c, NCORE_ERR_REMOTE, "peer %d died", r);
+  }
+  *out = (ncore_status_t)atomic_load(&c->async_status);
   return NCORE_OK;
 }
 
@@ -192,13 +205,11 @@ ncore_status_t host_comm_synchronize(void *comm, ncore_stream_t stream,
                                      int64_t timeout_ms) {
   (void)stream;     /* host operations complete before they return */
   (void)timeout_ms;
-  /* Only what an operation recorded: a peer that died after the last
-   * operation completed has cost this rank nothing yet. */
-  ncore_status_t async = ((host_comm_t *)comm)->async_error;
-  if (async == NCORE_OK) return NCORE_OK;
-  return core_error(async, "comm: the communicator has failed (%s): a peer "
-                    "died, aborted or timed out; abort it",
-                    ncore_status_string(async));
+  /* What an operation recorded as the communicator's failure answers in
+   * the core (core_comm_usable) before this runs; a peer that died after
+   * the last operation completed has cost this rank nothing yet. */
+  (void)comm;
+  return NCORE_OK;
 }
 
 ncore_status_t host_comm_gin_types(void *comm, ncore_gin_type_t *gin,

@@ -5,11 +5,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../error.h"
+#include "../error_clear.h"
 #include "host.h"
 #include "host_ops.h"
 
 static _Thread_local int group_open;
 static _Thread_local host_op_t *group_head, *group_tail;
+
+/* The ops have failed with status: releases what they hold and fails every
+ * communicator with an unfinished op (its peers would otherwise wait for a
+ * step or a message that will not come). */
+static ncore_status_t give_up(host_op_t *ops, ncore_status_t status) {
+  for (host_op_t *op = ops; op; op = op->next) host_op_release(op);
+  for (host_op_t *op = ops; op; op = op->next)
+    if (op->phase >= 0) host_comm_fail_current(op->comm, status);
+  return status;
+}
+
+/* 1 if a pending collective of ops was completed by a peer's commit and so
+ * must be finished rather than abandoned (see host_coll_abandon). */
+static int must_finish(host_op_t *ops, ncore_status_t status) {
+  int finish = 0;
+  for (host_op_t *op = ops; op; op = op->next)
+    if (op->phase >= 0 && !host_coll_abandon(op, status))
+      finish = 1;
+  return finish;
+}
 
 ncore_status_t host_run_ops(host_op_t *ops) {
   host_waiter_t w;
@@ -25,8 +46,8 @@ ncore_status_t host_run_ops(host_op_t *ops) {
       if (op->phase < 0) continue;  /* done */
       int r = op->progress(op);
       if (r < 0) {
-        for (host_op_t *o = ops; o; o = o->next) host_op_release(o);
-        return op->status != NCORE_OK ? op->status : core_error_current();
+        ncore_status_t s = op->status != NCORE_OK ? op->status : core_error_current();
+        return give_up(ops, s);
       }
       if (r == 1) {
         op->phase = -1;
@@ -36,16 +57,26 @@ ncore_status_t host_run_ops(host_op_t *ops) {
         if (!pending) pending = op;
       }
     }
-    if (!pending) return NCORE_OK;
+    if (!pending) {
+      /* A tentative failure that progress overcame is no error. */
+      if (failing != NCORE_OK) core_error_clear();
+      return NCORE_OK;
+    }
     if (progressed) {
       host_waiter_init(&w);  /* the timeout counts time without progress */
+      if (failing != NCORE_OK) core_error_clear();
       failing = NCORE_OK;
       continue;
     }
     if (failing != NCORE_OK) {
-      for (host_op_t *op = ops; op; op = op->next)
-        host_op_release(op);
-      return failing;
+      /* A step every rank posted and one completed cannot be given up:
+       * finish it (the next sweep can) rather than disagree with them. */
+      if (must_finish(ops, failing)) {
+        core_error_clear();
+        failing = NCORE_OK;
+        continue;
+      }
+      return give_up(ops, failing);
     }
     failing = host_waiter_pause(&w, pending->comm, pending->what);
   }
@@ -76,7 +107,13 @@ ncore_status_t host_group_end(void) {
   group_open = 0;
   host_op_t *ops = group_head;
   group_head = group_tail = NULL;
-  ncore_status_t s = ops ? host_run_ops(ops) : NCORE_OK;
+  /* What was queued on a communicator aborted (or failed) meanwhile does not
+   * run, as it would not have outside the group. */
+  ncore_status_t s = NCORE_OK;
+  for (host_op_t *op = ops; op && s == NCORE_OK; op = op->next)
+    s = host_comm_health(op->comm, 0);
+  if (s != NCORE_OK) s = give_up(ops, s);
+  else if (ops) s = host_run_ops(ops);
   while (ops) {
     host_op_t *next = ops->next;
     free(ops);

@@ -3,6 +3,7 @@
 #ifndef NCORE_CORE_HOST_HOST_H
 #define NCORE_CORE_HOST_HOST_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,15 +32,15 @@ typedef struct host_rank_slot {
   _Atomic int64_t pid;
   _Atomic uint32_t joined;
   _Atomic uint32_t aborted;
-  /* Set by a rank that gave up waiting for the others to join: they then
-   * report the same timeout, not a dead peer, when it leaves. */
-  _Atomic uint32_t join_timed_out;
   /* Set by a rank that destroyed its communicator: its lock goes with it,
    * but it did not die (waits on it run into the timeout instead). */
   _Atomic uint32_t left;
-  char pad[HOST_CACHE_LINE - 24];
+  char pad[HOST_CACHE_LINE - 20];
   host_counter_t posted;    /* collective step whose data is staged */
   host_counter_t consumed;  /* collective step whose staging peers finished */
+  /* What this rank's first failure was, written before it is published
+   * in the header's failure word (peers quote it). */
+  char failure_message[256];
 } host_rank_slot_t;
 
 /* Descriptor every rank stages with each collective step, so that ranks can
@@ -49,13 +50,34 @@ typedef struct host_coll_desc {
   uint64_t count;
 } host_coll_desc_t;
 
-/* Head of the shared segment; the rest is laid out by host_segment_layout. */
+/* A failure as the segment records it: bit 63 set, the status in bits
+ * 32..39, the rank that failed in bits 0..31. */
+#define HOST_STATE_FAILED (UINT64_C(1) << 63)
+static inline uint64_t host_state_failure(ncore_status_t status, int rank) {
+  return HOST_STATE_FAILED | ((uint64_t)(status & 0xff) << 32) | (uint32_t)rank;
+}
+static inline ncore_status_t host_state_status(uint64_t state) {
+  return (ncore_status_t)((state >> 32) & 0xff);
+}
+static inline int host_state_rank(uint64_t state) {
+  return (int)(uint32_t)state;
+}
+
+/* Head of the shared segment; the rest is laid out by host_segment_layout.
+ * Written by rank 0 before any other rank can see the segment. */
 typedef struct host_segment_header {
   char magic[8];
-  _Atomic uint32_t ready;  /* set by rank 0 once the segment is sized */
   int32_t nranks;
   _Atomic uint32_t joined_count;
-  char pad[HOST_CACHE_LINE - 20];
+  /* The first failure of any rank (0 while none): every rank's later calls
+   * fail with it (failure.c). */
+  _Atomic uint64_t failure;
+  /* The last collective step every rank may complete, or a failure if a
+   * rank gave up on the step after it: completing a step and giving up on
+   * it are decided by one compare-and-swap on this word (coll.c). */
+  _Atomic uint64_t coll_state;
+  uint64_t child_key[2];      /* secret key of children's tokens (comm.c) */
+  char pad[HOST_CACHE_LINE - 48];
 } host_segment_header_t;
 
 /* SPSC byte ring control words (the bytes follow in the segment). */
@@ -94,29 +116,72 @@ typedef struct host_window {
 /* A communicator of the host backend (one rank's view). */
 typedef struct host_comm {
   int rank, nranks;
-  int fd;                  /* the segment's file, holds our liveness lock */
+  /* Our own open file description of the segment, holding our liveness
+   * lock (liveness.c); -1 in a forked child, which must not keep it. */
+  int lock_fd;
   char *base;              /* mapping of the segment */
   host_layout_t layout;
-  uint64_t token;          /* identifies the segment (children derive names) */
   int64_t timeout_ms;      /* -1 = forever */
   _Atomic int aborted;     /* local abort flag */
+  _Atomic int forked;      /* this is a forked child's copy: hands off */
   uint64_t coll_step;      /* collective steps done (same on every rank) */
   uint64_t child_seq;      /* splits/shrinks done, names children */
   uint64_t *signals_consumed;  /* per peer, local */
   int finalized;
-  ncore_status_t async_error;
+  /* The first failure this rank saw (NCORE_OK while none): what
+   * ncore_comm_async_error reports, with its message. */
+  _Atomic int async_status;
+  _Atomic int async_message_ready;
+  char async_message[320];
   void *coll_owner;        /* the collective op now using the staging */
   void **send_owner, **recv_owner;  /* per peer: the op streaming its ring */
   uint64_t window_seq;     /* windows registered so far (collective order) */
+  /* Guards `windows` and the landing of puts: a window is never freed
+   * while another thread (an abort's teardown, a wait) lands into it. */
+  pthread_mutex_t windows_lock;
   host_window_t *windows;  /* registered windows, for incoming puts */
-  int draining;            /* host_puts_drain is running (no re-entry) */
+  struct host_comm *next_live;  /* liveness.c's list of this process's comms */
 } host_comm_t;
 
 /* ---- segment.c ---- */
-void host_segment_layout(int nranks, host_layout_t *out);
+/* Where each part of a segment for nranks ranks lives; INVALID_ARGUMENT
+ * (recorded) when nranks needs more than the host backend can map. */
+ncore_status_t host_segment_layout(int nranks, host_layout_t *out);
+/* A rank's communicator object without a segment yet (segment.c). */
+ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
+                             int64_t timeout_ms);
+/* Creates (rank 0) or joins the segment of token and waits for all ranks. */
 ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
                                  int rank, int64_t timeout_ms);
 void host_segment_leave(host_comm_t *comm);
+host_segment_header_t *host_header(host_comm_t *comm);
+
+/* ---- rendezvous.c: handing the segment to the other ranks ---- */
+/* Rank 0: listens on the abstract Unix socket named after token. */
+ncore_status_t host_rendezvous_listen(uint64_t token, int *listen_fd);
+/* Rank 0: hands segment_fd to every joiner waiting on listen_fd (non-
+ * blocking); connections from other users are refused. */
+void host_rendezvous_serve(int listen_fd, int segment_fd);
+/* Other ranks: fetches the segment's file from rank 0, checking that rank 0
+ * and the file belong to this user; waits up to timeout_ms (-1 forever). */
+ncore_status_t host_rendezvous_fetch(uint64_t token, int64_t timeout_ms,
+                                     int *segment_fd);
+
+/* ---- failure.c: the communicator's asynchronous error ---- */
+/* Records status as this rank's failure (first one wins, with the message
+ * formatted here) and publishes it to the peers through the state word, so
+ * that their later calls fail the same way. CLOSED (a local abort) is not
+ * published: peers see the abort flag. */
+void host_comm_fail(host_comm_t *comm, ncore_status_t status, const char *fmt,
+                    ...) __attribute__((format(printf, 3, 4)));
+/* host_comm_fail with the thread's current error message. */
+void host_comm_fail_current(host_comm_t *comm, ncore_status_t status);
+/* The message of this rank's recorded failure. */
+const char *host_comm_failure_message(host_comm_t *comm);
+/* Describes a failure word published by a peer, with the reason it wrote
+ * in its slot, into out. */
+void host_comm_peer_failure(host_comm_t *comm, uint64_t failure, char *out,
+                            size_t size);
 host_rank_slot_t *host_rank_slot(host_comm_t *comm, int rank);
 host_ring_t *host_ring_ctl(host_comm_t *comm, int src, int dst);
 char *host_ring_bytes(host_comm_t *comm, int src, int dst);
@@ -137,9 +202,21 @@ host_coll_desc_t *host_coll_desc(host_comm_t *comm, int rank);
 char *host_stage(host_comm_t *comm, int rank);
 
 /* ---- liveness.c ---- */
-ncore_status_t host_liveness_take(host_comm_t *comm);
+/* Opens our own description of the segment file (segment_fd) and locks
+ * byte `rank` of it; registers comm so that a fork() drops the lock in the
+ * child. */
+ncore_status_t host_liveness_take(host_comm_t *comm, int segment_fd);
+/* Unregisters comm and closes its lock (the process no longer holds it). */
+void host_liveness_drop(host_comm_t *comm);
 /* 1 if rank joined, did not leave (destroy) and its process is gone. */
 int host_peer_died(host_comm_t *comm, int rank);
+
+/* ---- keyed_hash.c ---- */
+/* SipHash-2-4 of two words under a 128-bit key: children's tokens cannot be
+ * guessed from anything visible outside the communicator. */
+uint64_t host_keyed_hash(const uint64_t key[2], uint64_t a, uint64_t b);
+/* 16 random bytes (getrandom). */
+ncore_status_t host_random_bytes(void *out, size_t n);
 
 /* ---- wait.c ---- */
 typedef struct host_waiter {
@@ -152,7 +229,8 @@ void host_waiter_init(host_waiter_t *w);
  * names what is awaited ("recv from peer 1"). NCORE_OK to keep waiting. */
 ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *comm,
                                  const char *what);
-/* Checks local abort, aborted/dead peers of comm (no pause, no timeout). */
+/* Checks local abort, the communicator's recorded failure (ours or a
+ * peer's) and aborted/dead peers of comm (no pause, no timeout). */
 ncore_status_t host_comm_health(host_comm_t *comm, int check_locks);
 
 /* ---- operations (p2p.c, coll.c) as non-blocking state machines ---- */
@@ -185,8 +263,14 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
                     const core_coll_args_t *args);
 /* Clears whatever ring or staging ownership op holds (done or failed). */
 void host_op_release(host_op_t *op);
-/* Runs ops (a list) until all are done or one fails (group.c). */
+/* Runs ops (a list) until all are done or one fails (group.c). A failure
+ * fails every communicator with an unfinished op (host_comm_fail). */
 ncore_status_t host_run_ops(host_op_t *ops);
+/* Called for an unfinished op whose rank is giving up: 0 if it is a
+ * collective step that every rank posted and some rank already completed
+ * (it must be finished), else 1 — and a collective step waiting for its
+ * peers is then abandoned, so that no rank can complete it (coll.c). */
+int host_coll_abandon(host_op_t *op, ncore_status_t status);
 /* Runs one op to completion, or queues it when a group is open. */
 ncore_status_t host_submit(host_op_t *op);
 /* Blocking allgather of `bytes` per rank over comm (internal exchanges). */
@@ -204,8 +288,12 @@ ncore_status_t host_put_through_ring(host_comm_t *comm, host_window_t *w,
                                      const void *buf, size_t bytes, int signal);
 /* Lands every put that peers queued for this rank; returns how many pieces
  * it landed. Called from every wait loop, so puts never wait for a rank
- * that is itself waiting. */
+ * that is itself waiting. Returns 0 at once when another thread is landing.
+ * A piece that does not fit its ring or its window fails the communicator
+ * (NCORE_ERR_REMOTE): a peer wrote what ncore never writes. */
 int host_puts_drain(host_comm_t *comm);
+/* host_puts_drain for a caller that holds windows_lock. */
+int host_puts_drain_locked(host_comm_t *comm);
 
 /* ---- custom ops (coll.c) ---- */
 typedef struct host_premul {
@@ -216,11 +304,12 @@ typedef struct host_premul {
 } host_premul_t;
 
 /* ---- memory.c ---- */
-/* Finds the ncore_mem_alloc allocation containing [ptr, ptr+size): its memfd
- * and the offset; 0 if found. */
-int host_memory_lookup(const void *ptr, size_t size, int *fd, size_t *offset,
+/* Finds the ncore_mem_alloc allocation containing ptr: its memfd, the
+ * offset of ptr in it and its mapped size; 0 if found, -1 if not. */
+int host_memory_lookup(const void *ptr, int *fd, size_t *offset,
                        size_t *total);
-/* Maps peer pid's memfd fd (size bytes); NULL on failure. */
+/* Maps peer pid's memfd fd (size bytes); NULL on failure, or when the file
+ * is smaller than size (a peer's claim is checked, never trusted). */
 void *host_memory_map_peer(int64_t pid, int fd, size_t size);
 
 #endif

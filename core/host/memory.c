@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../error.h"
 #include "host.h"
@@ -28,6 +30,10 @@ static allocation_t *registry;
 
 /* mem_alloc: a fresh memfd of `size` bytes, mapped read-write shared. */
 ncore_status_t host_mem_alloc(void **out, size_t size) {
+  /* The core bounds size far below this; rounding up must never wrap. */
+  if (size > SIZE_MAX - 4095)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "size: %zu bytes is too large",
+                      size);
   size_t mapped = (size + 4095) & ~(size_t)4095;
   if (!mapped) mapped = 4096;
   int fd = memfd_create("ncore-mem", MFD_CLOEXEC);
@@ -78,15 +84,16 @@ ncore_status_t host_mem_free(void *ptr) {
   return NCORE_OK;
 }
 
-int host_memory_lookup(const void *ptr, size_t size, int *fd, size_t *offset,
+int host_memory_lookup(const void *ptr, int *fd, size_t *offset,
                        size_t *total) {
   int found = -1;
-  const char *p = ptr;
+  uintptr_t p = (uintptr_t)ptr;
   pthread_mutex_lock(&registry_lock);
   for (allocation_t *a = registry; a; a = a->next) {
-    if (p >= a->ptr && p + size <= a->ptr + a->mapped) {
+    uintptr_t start = (uintptr_t)a->ptr;
+    if (p >= start && p - start < a->mapped) {
       *fd = a->fd;
-      *offset = (size_t)(p - a->ptr);
+      *offset = (size_t)(p - start);
       *total = a->mapped;
       found = 0;
       break;
@@ -99,8 +106,15 @@ int host_memory_lookup(const void *ptr, size_t size, int *fd, size_t *offset,
 void *host_memory_map_peer(int64_t pid, int fd, size_t size) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%lld/fd/%d", (long long)pid, fd);
-  int f = open(path, O_RDWR);
+  int f = open(path, O_RDWR | O_CLOEXEC);
   if (f < 0) return NULL;
+  /* Touching a mapping past the file's end would be SIGBUS. */
+  struct stat st;
+  if (size == 0 || fstat(f, &st) != 0 || st.st_size < 0 ||
+      (uint64_t)st.st_size < size) {
+    close(f);
+    return NULL;
+  }
   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
   close(f);
   return p == MAP_FAILED ? NULL : p;

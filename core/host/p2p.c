@@ -6,7 +6,16 @@
 #include "../error.h"
 #include "host.h"
 
-/* Bytes a message of `bytes` occupies in the ring after its header. */
+/* A ring's counters that no ncore rank can have written (more bytes in
+ * flight than the ring holds): the peer's memory is corrupt. */
+static int corrupt_ring(host_op_t *op, uint64_t head, uint64_t tail) {
+  op->status = core_error(NCORE_ERR_REMOTE,
+                          "%s: the ring's counters are corrupt (head %llu, "
+                          "tail %llu)", op->what, (unsigned long long)head,
+                          (unsigned long long)tail);
+  host_op_release(op);
+  return -1;
+}
 
 /* Sender side: header first, then as much payload as fits. */
 static int send_progress(host_op_t *op) {
@@ -15,6 +24,7 @@ static int send_progress(host_op_t *op) {
   char *ring = host_ring_bytes(c, c->rank, op->peer);
   uint64_t head = atomic_load_explicit(&r->head.value, memory_order_relaxed);
   uint64_t tail = atomic_load_explicit(&r->tail.value, memory_order_acquire);
+  if (head - tail > HOST_RING_BYTES) return corrupt_ring(op, head, tail);
   size_t space = HOST_RING_BYTES - (size_t)(head - tail);
   int moved = 0;
   /* Messages to one peer go through the ring one after another. */
@@ -54,6 +64,7 @@ static int recv_progress(host_op_t *op) {
   const char *ring = host_ring_bytes(c, op->peer, c->rank);
   uint64_t tail = atomic_load_explicit(&r->tail.value, memory_order_relaxed);
   uint64_t head = atomic_load_explicit(&r->head.value, memory_order_acquire);
+  if (head - tail > HOST_RING_BYTES) return corrupt_ring(op, head, tail);
   size_t avail = (size_t)(head - tail);
   int moved = 0;
   if (c->recv_owner[op->peer] && c->recv_owner[op->peer] != op) return 0;

@@ -1,48 +1,68 @@
-/* core/host — the shared segment of a communicator: layout, creation by rank
- * 0, joining by the others, unlinking once everyone is in. */
+/* core/host — the shared segment of a communicator: its layout, creation by
+ * rank 0 as a memfd (no name anywhere: nothing for another user to open or
+ * pre-create, nothing left behind when a rank dies), handing it to the other
+ * ranks (rendezvous.c), and waiting until every rank joined. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "../error.h"
 #include "host.h"
 
-/* Rounds n up to a cache line so that parts never share one. */
-static size_t align_line(size_t n) {
-  return (n + HOST_CACHE_LINE - 1) & ~(size_t)(HOST_CACHE_LINE - 1);
+/* The most a segment may take of the address space: 64 TiB, far beyond any
+ * machine's ranks (64 ranks need 2 GiB), far below the 128 TiB a process
+ * can map. */
+#define HOST_SEGMENT_MAX ((size_t)1 << 46)
+
+/* at += n * each, rounded up to `align` (a power of two); 0 on overflow or
+ * past HOST_SEGMENT_MAX (*at never exceeds it, so the sum cannot wrap). */
+static int grow(size_t *at, size_t n, size_t each, size_t align) {
+  size_t bytes;
+  if (__builtin_mul_overflow(n, each, &bytes) || bytes > HOST_SEGMENT_MAX ||
+      *at + bytes + align > HOST_SEGMENT_MAX)
+    return 0;
+  *at = (*at + bytes + align - 1) & ~(align - 1);
+  return 1;
 }
 
-/* Computes where each part of a segment for nranks ranks lives. */
-void host_segment_layout(int nranks, host_layout_t *out) {
-  size_t n = (size_t)nranks;
-  size_t at = align_line(sizeof(host_segment_header_t));
+ncore_status_t host_segment_layout(int nranks, host_layout_t *out) {
+  size_t n = (size_t)nranks, at = 0;
+  int ok = nranks > 0 && grow(&at, 1, sizeof(host_segment_header_t), HOST_CACHE_LINE);
   out->ranks = at;
-  at += align_line(n * sizeof(host_rank_slot_t));
+  ok = ok && grow(&at, n, sizeof(host_rank_slot_t), HOST_CACHE_LINE);
   out->rings = at;
-  at += align_line(n * n * sizeof(host_ring_t));
+  ok = ok && grow(&at, n * n, sizeof(host_ring_t), HOST_CACHE_LINE);
   out->signals = at;
-  at += n * n * sizeof(host_counter_t);
+  ok = ok && grow(&at, n * n, sizeof(host_counter_t), HOST_CACHE_LINE);
   out->descs = at;
-  at += align_line(n * sizeof(host_coll_desc_t)) * 1;
-  at = (at + 4095) & ~(size_t)4095;
+  ok = ok && grow(&at, n, sizeof(host_coll_desc_t), 4096);
   out->put_rings = at;
-  at += align_line(n * n * sizeof(host_ring_t));
-  at = (at + 4095) & ~(size_t)4095;
+  ok = ok && grow(&at, n * n, sizeof(host_ring_t), 4096);
   out->ring_data = at;
-  at += n * n * HOST_RING_BYTES;
+  ok = ok && grow(&at, n * n, HOST_RING_BYTES, 1);
   out->put_ring_data = at;
-  at += n * n * HOST_RING_BYTES;
+  ok = ok && grow(&at, n * n, HOST_RING_BYTES, 1);
   out->stages = at;
-  at += n * HOST_STAGE_BYTES;
+  ok = ok && grow(&at, n, HOST_STAGE_BYTES, 4096);
   out->total = at;
+  /* n * n cannot overflow first: n < 2^31. */
+  if (!ok)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "nranks: %d ranks are more than the host backend can "
+                      "hold (their shared segment would exceed %zu bytes)",
+                      nranks, HOST_SEGMENT_MAX);
+  return NCORE_OK;
 }
 
+host_segment_header_t *host_header(host_comm_t *c) {
+  return (host_segment_header_t *)c->base;
+}
 host_rank_slot_t *host_rank_slot(host_comm_t *c, int rank) {
   return (host_rank_slot_t *)(c->base + c->layout.ranks) + rank;
 }
@@ -71,143 +91,163 @@ char *host_stage(host_comm_t *c, int rank) {
   return c->base + c->layout.stages + (size_t)rank * HOST_STAGE_BYTES;
 }
 
-/* The /dev/shm name of the segment with this token. */
-static void segment_name(uint64_t token, char *out, size_t n) {
-  snprintf(out, n, "/ncore-%016llx", (unsigned long long)token);
-}
-
-/* Rank 0: creates and sizes the segment. */
-static ncore_status_t create_segment(const char *name, host_comm_t *c) {
-  int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0)
-    return core_error(NCORE_ERR_SYSTEM, "shm_open(%s): %s", name, strerror(errno));
-  if (ftruncate(fd, (off_t)c->layout.total) != 0) {
-    int e = errno;
-    close(fd);
-    shm_unlink(name);
-    return core_error(NCORE_ERR_SYSTEM, "ftruncate(%s, %zu): %s", name,
-                      c->layout.total, strerror(e));
+ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
+                             int64_t timeout_ms) {
+  host_layout_t layout;
+  ncore_status_t s = host_segment_layout(nranks, &layout);
+  if (s != NCORE_OK) return s;
+  host_comm_t *c = calloc(1, sizeof *c);
+  if (c) {
+    c->signals_consumed = calloc((size_t)nranks, sizeof(uint64_t));
+    c->send_owner = calloc((size_t)nranks, sizeof(void *));
+    c->recv_owner = calloc((size_t)nranks, sizeof(void *));
   }
-  c->fd = fd;
+  if (!c || !c->signals_consumed || !c->send_owner || !c->recv_owner) {
+    if (c) {
+      free(c->signals_consumed);
+      free(c->send_owner);
+      free(c->recv_owner);
+    }
+    free(c);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
+  c->rank = rank;
+  c->nranks = nranks;
+  c->timeout_ms = timeout_ms;
+  c->lock_fd = -1;
+  c->layout = layout;
+  pthread_mutex_init(&c->windows_lock, NULL);
+  *out = c;
   return NCORE_OK;
 }
 
-/* Other ranks: opens the segment once rank 0 made it, or times out. */
-static ncore_status_t open_segment(const char *name, host_comm_t *c) {
-  uint64_t start = host_now_ns();
-  for (;;) {
-    int fd = shm_open(name, O_RDWR, 0600);
-    if (fd >= 0) {
-      struct stat st;
-      if (fstat(fd, &st) == 0 && (size_t)st.st_size >= c->layout.total) {
-        c->fd = fd;
-        return NCORE_OK;
-      }
-      if (fstat(fd, &st) == 0 && st.st_size > 0 &&
-          (size_t)st.st_size != c->layout.total) {
-        close(fd);
-        return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                          "nranks: %d differs from the other ranks'", c->nranks);
-      }
-      close(fd);
-    } else if (errno != ENOENT) {
-      return core_error(NCORE_ERR_SYSTEM, "shm_open(%s): %s", name, strerror(errno));
-    }
-    if (c->timeout_ms >= 0 &&
-        host_now_ns() - start > (uint64_t)c->timeout_ms * 1000000u)
-      return core_error(NCORE_ERR_TIMEOUT,
-                        "rank 0 did not create the communicator within %lld ms",
-                        (long long)c->timeout_ms);
-    struct timespec ts = {0, 1000000};
-    nanosleep(&ts, NULL);
+/* Rank 0: a sealed memfd of the segment's size, mode 0600, with the header
+ * written. The seals stop any process (a buggy peer) from shrinking it under
+ * the others' mappings. */
+static ncore_status_t create_segment(host_comm_t *c, int *fd_out) {
+  int fd = memfd_create("ncore-segment", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return core_error(NCORE_ERR_SYSTEM, "memfd_create: %s", strerror(errno));
+  if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)c->layout.total) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    int e = errno;
+    close(fd);
+    return core_error(NCORE_ERR_SYSTEM, "a shared segment of %zu bytes: %s",
+                      c->layout.total, strerror(e));
   }
+  *fd_out = fd;
+  return NCORE_OK;
 }
 
-/* Waits until all nranks registered (or a timeout / a dead joiner). */
-static ncore_status_t wait_all_joined(host_comm_t *c) {
-  host_segment_header_t *h = (host_segment_header_t *)c->base;
+/* Maps the segment file (which the mapping then keeps open). */
+static ncore_status_t map_segment(host_comm_t *c, int fd) {
+  void *p = mmap(NULL, c->layout.total, PROT_READ | PROT_WRITE, MAP_SHARED,
+                 fd, 0);
+  if (p == MAP_FAILED)
+    return core_error(NCORE_ERR_SYSTEM, "mmap of %zu bytes: %s",
+                      c->layout.total, strerror(errno));
+  c->base = p;
+  return NCORE_OK;
+}
+
+/* A joiner's checks of what rank 0 handed over: our own, private file of
+ * exactly this nranks' size, with rank 0's header. */
+static ncore_status_t check_segment(host_comm_t *c, int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return core_error(NCORE_ERR_SYSTEM, "fstat of the segment: %s",
+                      strerror(errno));
+  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+    return core_error(NCORE_ERR_SYSTEM,
+                      "the shared segment rank 0 handed over is not a private "
+                      "file of this user (owner %u, mode %o)",
+                      (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+  if ((size_t)st.st_size != c->layout.total)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "nranks: %d differs from rank 0's (its segment has %lld "
+                      "bytes, %d ranks need %zu)", c->nranks,
+                      (long long)st.st_size, c->nranks, c->layout.total);
+  return NCORE_OK;
+}
+
+/* Waits until all nranks registered (or a timeout / a dead joiner); rank 0
+ * hands the segment to each joiner meanwhile. */
+static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
+                                      int segment_fd) {
+  host_segment_header_t *h = host_header(c);
   host_waiter_t w;
   host_waiter_init(&w);
-  while (atomic_load_explicit(&h->joined_count, memory_order_acquire) <
-         (uint32_t)c->nranks) {
+  uint32_t seen = 0;
+  for (;;) {
+    if (listen_fd >= 0) host_rendezvous_serve(listen_fd, segment_fd);
+    uint32_t joined = atomic_load_explicit(&h->joined_count, memory_order_acquire);
+    if (joined >= (uint32_t)c->nranks) return NCORE_OK;
+    if (joined != seen) {
+      seen = joined;
+      host_waiter_init(&w);  /* a rank joining is progress */
+    }
     ncore_status_t s = host_waiter_pause(&w, c, "all ranks joining");
     if (s != NCORE_OK) return s;
   }
-  return NCORE_OK;
 }
 
 ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
                                  int rank, int64_t timeout_ms) {
-  host_comm_t *c = calloc(1, sizeof *c);
-  if (!c) return core_error(NCORE_ERR_SYSTEM, "out of memory");
-  c->rank = rank;
-  c->nranks = nranks;
-  c->token = token;
-  c->timeout_ms = timeout_ms;
-  c->fd = -1;
-  host_segment_layout(nranks, &c->layout);
-  c->signals_consumed = calloc((size_t)nranks, sizeof(uint64_t));
-  c->send_owner = calloc((size_t)nranks, sizeof(void *));
-  c->recv_owner = calloc((size_t)nranks, sizeof(void *));
-  char name[64];
-  segment_name(token, name, sizeof name);
-  ncore_status_t s = rank == 0 ? create_segment(name, c) : open_segment(name, c);
-  if (s != NCORE_OK) goto fail;
-  c->base = mmap(NULL, c->layout.total, PROT_READ | PROT_WRITE, MAP_SHARED,
-                 c->fd, 0);
-  if (c->base == MAP_FAILED) {
-    c->base = NULL;
-    s = core_error(NCORE_ERR_SYSTEM, "mmap of %zu bytes: %s", c->layout.total,
-                   strerror(errno));
-    goto fail;
-  }
-  host_segment_header_t *h = (host_segment_header_t *)c->base;
+  host_comm_t *c = NULL;
+  ncore_status_t s = host_comm_new(&c, rank, nranks, timeout_ms);
+  if (s != NCORE_OK) return s;
+  int fd = -1, listen_fd = -1;
   if (rank == 0) {
-    memcpy(h->magic, HOST_MAGIC, 8);
-    h->nranks = nranks;
-    atomic_store_explicit(&h->ready, 1, memory_order_release);
+    s = create_segment(c, &fd);
+    if (s == NCORE_OK) s = map_segment(c, fd);
+    if (s == NCORE_OK) {
+      host_segment_header_t *h = host_header(c);
+      memcpy(h->magic, HOST_MAGIC, 8);
+      h->nranks = nranks;
+      s = host_random_bytes(h->child_key, sizeof h->child_key);
+    }
+    /* Listening last: nobody can get the segment before it is ready. */
+    if (s == NCORE_OK) s = host_rendezvous_listen(token, &listen_fd);
   } else {
-    host_waiter_t w;
-    host_waiter_init(&w);
-    while (!atomic_load_explicit(&h->ready, memory_order_acquire)) {
-      if (c->timeout_ms >= 0 &&
-          host_now_ns() - w.start_ns > (uint64_t)c->timeout_ms * 1000000u) {
-        s = core_error(NCORE_ERR_TIMEOUT, "rank 0 did not initialize in time");
-        goto fail;
-      }
-      sched_yield();
-    }
-    if (h->nranks != nranks) {
-      s = core_error(NCORE_ERR_INVALID_ARGUMENT,
-                     "nranks: %d differs from rank 0's %d", nranks, h->nranks);
-      goto fail;
+    s = host_rendezvous_fetch(token, timeout_ms, &fd);
+    if (s == NCORE_OK) s = check_segment(c, fd);
+    if (s == NCORE_OK) s = map_segment(c, fd);
+    if (s == NCORE_OK) {
+      host_segment_header_t *h = host_header(c);
+      if (memcmp(h->magic, HOST_MAGIC, 8) != 0 || h->nranks != nranks)
+        s = core_error(NCORE_ERR_INVALID_ARGUMENT,
+                       "nranks: %d differs from rank 0's %d", nranks, h->nranks);
     }
   }
-  host_rank_slot_t *me = host_rank_slot(c, rank);
-  if (atomic_exchange(&me->joined, 1)) {
-    s = core_error(NCORE_ERR_INVALID_ARGUMENT, "rank: %d joined twice", rank);
-    goto fail;
+  if (s == NCORE_OK) {
+    host_rank_slot_t *me = host_rank_slot(c, rank);
+    if (atomic_exchange(&me->joined, 1))
+      s = core_error(NCORE_ERR_INVALID_ARGUMENT, "rank: %d joined twice", rank);
   }
-  s = host_liveness_take(c);
-  if (s != NCORE_OK) goto fail;
-  atomic_store(&me->pid, (int64_t)getpid());
-  atomic_fetch_add_explicit(&h->joined_count, 1, memory_order_acq_rel);
-  s = wait_all_joined(c);
-  if (s == NCORE_ERR_TIMEOUT) atomic_store(&me->join_timed_out, 1);
-  if (rank == 0) shm_unlink(name);  /* everyone has it open: no leak */
-  if (s != NCORE_OK) goto fail;
+  if (s == NCORE_OK) s = host_liveness_take(c, fd);
+  if (s == NCORE_OK) {
+    atomic_store(&host_rank_slot(c, rank)->pid, (int64_t)getpid());
+    atomic_fetch_add_explicit(&host_header(c)->joined_count, 1,
+                              memory_order_acq_rel);
+    s = wait_all_joined(c, listen_fd, fd);
+    /* The ranks that did join then fail the same way, not by a death. */
+    if (s != NCORE_OK) host_comm_fail_current(c, s);
+  }
+  if (listen_fd >= 0) close(listen_fd);
+  if (fd >= 0) close(fd);  /* the mapping and the lock keep the file */
+  if (s != NCORE_OK) {
+    host_segment_leave(c);
+    return s;
+  }
   *out = c;
   return NCORE_OK;
-fail:
-  if (rank == 0 && c->fd >= 0) shm_unlink(name);
-  host_segment_leave(c);
-  return s;
 }
 
 void host_segment_leave(host_comm_t *c) {
   if (!c) return;
+  host_liveness_drop(c);
   if (c->base) munmap(c->base, c->layout.total);
-  if (c->fd >= 0) close(c->fd);  /* drops the liveness lock */
+  pthread_mutex_destroy(&c->windows_lock);
   free(c->signals_consumed);
   free(c->send_owner);
   free(c->recv_owner);

@@ -3,6 +3,7 @@
  * passes what this rank already consumed. */
 #include <stdio.h>
 #include "../error.h"
+#include "../error_clear.h"
 #include "host.h"
 #include "host_ops.h"
 
@@ -38,7 +39,11 @@ ncore_status_t host_wait_signal(void *comm, const core_wait_t *waits,
       if (s != NCORE_OK) {
         /* The signal may have come just before the peer failed. */
         host_puts_drain(c);
-        if (atomic_load_explicit(word, memory_order_acquire) < want) return s;
+        if (atomic_load_explicit(word, memory_order_acquire) < want) {
+          host_comm_fail_current(c, s);
+          return s;
+        }
+        core_error_clear();  /* that failure did not stop us */
       }
     }
     c->signals_consumed[peer] = want;

@@ -31,7 +31,7 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
   if (s != NCORE_OK) return s;
   sym_part_t info = {size, 0, getpid(), 0, 0};
   size_t off, total;
-  host_memory_lookup(mine, size, &info.fd, &off, &total);
+  host_memory_lookup(mine, &info.fd, &off, &total);
   info.total = total;
   sym_part_t *all = calloc((size_t)c->nranks, sizeof *all);
   host_symmetric_t *m = calloc(1, sizeof *m);
@@ -63,7 +63,9 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
       m->parts[r] = mine;
       continue;
     }
-    m->parts[r] = host_memory_map_peer(all[r].pid, all[r].fd, all[r].total);
+    /* Every part is mapped with our own rounded size (equal sizes round
+     * alike); map_peer refuses a file smaller than that. */
+    m->parts[r] = host_memory_map_peer(all[r].pid, all[r].fd, m->total);
     if (!m->parts[r])
       s = core_error(NCORE_ERR_SYSTEM, "cannot map rank %d's symmetric part", r);
   }

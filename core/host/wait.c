@@ -20,20 +20,29 @@ void host_waiter_init(host_waiter_t *w) {
 ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
   if (atomic_load_explicit(&c->aborted, memory_order_relaxed))
     return core_error(NCORE_ERR_CLOSED, "communicator was aborted");
+  if (atomic_load_explicit(&c->forked, memory_order_relaxed))
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: this process inherited the communicator through "
+                      "fork(); only its creator can use it");
+  uint64_t state = atomic_load_explicit(&host_header(c)->failure,
+                                        memory_order_acquire);
+  if (state & HOST_STATE_FAILED) {
+    ncore_status_t status = host_state_status(state);
+    if (host_state_rank(state) == c->rank)
+      return core_error(status, "the communicator failed earlier: %s",
+                        host_comm_failure_message(c));
+    char why[400];
+    host_comm_peer_failure(c, state, why, sizeof why);
+    host_comm_fail(c, status, "%s", why);
+    return core_error(status, "%s", why);
+  }
   for (int r = 0; r < c->nranks; r++) {
     if (r == c->rank) continue;
     host_rank_slot_t *s = host_rank_slot(c, r);
-    if (atomic_load_explicit(&s->aborted, memory_order_relaxed)) {
-      c->async_error = NCORE_ERR_REMOTE;
+    if (atomic_load_explicit(&s->aborted, memory_order_relaxed))
       return core_error(NCORE_ERR_REMOTE, "peer %d aborted", r);
-    }
-    if (atomic_load_explicit(&s->join_timed_out, memory_order_relaxed))
-      return core_error(NCORE_ERR_TIMEOUT,
-                        "timed out: peer %d gave up waiting for all ranks to join", r);
-    if (check_locks && host_peer_died(c, r)) {
-      c->async_error = NCORE_ERR_REMOTE;
+    if (check_locks && host_peer_died(c, r))
       return core_error(NCORE_ERR_REMOTE, "peer %d died", r);
-    }
   }
   return NCORE_OK;
 }
@@ -69,11 +78,8 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
   if (check_locks) w->last_check_ns = now;
   ncore_status_t s = host_comm_health(c, check_locks);
   if (s != NCORE_OK) return s;
-  if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u) {
-    /* The communicator keeps the error, as NCCL keeps its async error. */
-    if (c->async_error == NCORE_OK) c->async_error = NCORE_ERR_TIMEOUT;
+  if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u)
     return core_error(NCORE_ERR_TIMEOUT, "%s timed out after %lld ms", what,
                       (long long)c->timeout_ms);
-  }
   return NCORE_OK;
 }

@@ -9,22 +9,51 @@
 #include "host.h"
 #include "host_ops.h"
 
+/* This rank's part [ptr, ptr + size): inside one ncore_mem_alloc
+ * allocation (then peers map it), or else memory of this process (peers'
+ * puts land in it through the put rings); never beyond either, or a peer's
+ * put would write past the caller's memory. */
+static ncore_status_t describe_part(void *ptr, size_t size,
+                                    host_window_part_t *mine) {
+  memset(mine, 0, sizeof *mine);
+  mine->size = size;
+  mine->pid = getpid();
+  int fd;
+  size_t offset, total;
+  if (host_memory_lookup(ptr, &fd, &offset, &total) == 0) {
+    if (size > total - offset)
+      return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "size: %zu bytes at ptr run past the end of its "
+                        "ncore_mem_alloc allocation (%zu bytes from ptr)",
+                        size, total - offset);
+    mine->shared = 1;
+    mine->fd = fd;
+    mine->offset = offset;
+    mine->total = total;
+    return NCORE_OK;
+  }
+  /* msync checks that every page of the range is mapped (ENOMEM if not). */
+  uintptr_t first = (uintptr_t)ptr & ~(uintptr_t)4095;
+  uintptr_t end = ((uintptr_t)ptr + size + 4095) & ~(uintptr_t)4095;
+  if (msync((void *)first, end - first, MS_ASYNC) != 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "size: [ptr, ptr + %zu) is not all memory of this "
+                      "process", size);
+  return NCORE_OK;
+}
+
+/* A peer's published part, checked before it is mapped or trusted. */
+static int part_is_sane(const host_window_part_t *p) {
+  return !p->shared || (p->offset <= p->total && p->size <= p->total - p->offset);
+}
+
 ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
                                     uint32_t flags, void **out,
                                     uintptr_t *native) {
   host_comm_t *c = comm;
   host_window_part_t mine;
-  memset(&mine, 0, sizeof mine);
-  mine.size = size;
-  mine.pid = getpid();
-  int fd;
-  size_t offset, total;
-  if (host_memory_lookup(ptr, size, &fd, &offset, &total) == 0) {
-    mine.shared = 1;
-    mine.fd = fd;
-    mine.offset = offset;
-    mine.total = total;
-  }
+  ncore_status_t s = describe_part(ptr, size, &mine);
+  if (s != NCORE_OK) return s;
   host_window_t *w = calloc(1, sizeof *w);
   if (!w) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   w->nranks = c->nranks;
@@ -43,10 +72,20 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
   }
   /* Listed before the exchange: a peer that finishes it first may put at
    * once, and we land its puts while we still wait in the exchange. */
+  pthread_mutex_lock(&c->windows_lock);
   w->next = c->windows;
   c->windows = w;
-  ncore_status_t s = host_allgather_bytes(c, &mine, w->parts, sizeof mine);
+  pthread_mutex_unlock(&c->windows_lock);
+  s = host_allgather_bytes(c, &mine, w->parts, sizeof mine);
   if (s != NCORE_OK) goto fail;
+  for (int r = 0; r < c->nranks; r++)
+    if (!part_is_sane(&w->parts[r])) {
+      s = core_error(NCORE_ERR_REMOTE,
+                     "rank %d published a window part that does not fit its "
+                     "allocation", r);
+      host_comm_fail_current(c, s);
+      goto fail;
+    }
   if (flags & NCORE_WINDOW_COLL_SYMMETRIC) {
     for (int r = 0; r < c->nranks; r++)
       if (w->parts[r].size != size) {
@@ -80,7 +119,13 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
   if (native) *native = (uintptr_t)w;
   return NCORE_OK;
 fail:
-  c->windows = w->next;  /* still first: nothing registers meanwhile */
+  pthread_mutex_lock(&c->windows_lock);
+  for (host_window_t **at = &c->windows; *at; at = &(*at)->next)
+    if (*at == w) {
+      *at = w->next;
+      break;
+    }
+  pthread_mutex_unlock(&c->windows_lock);
   free(w->parts);
   free(w->peer_base);
   free(w->mappings);
@@ -91,15 +136,17 @@ fail:
 void host_window_deregister(void *comm, void *window) {
   host_comm_t *c = comm;
   host_window_t *w = window;
-  /* Puts already queued for this window land before it goes. */
-  if (c) {
-    host_puts_drain(c);
-    for (host_window_t **at = &c->windows; *at; at = &(*at)->next)
-      if (*at == w) {
-        *at = w->next;
-        break;
-      }
-  }
+  /* Puts already queued for this window land before it goes; the lock
+   * waits out a thread landing into it (a wait, while an abort on another
+   * thread tears the communicator down). */
+  pthread_mutex_lock(&c->windows_lock);
+  host_puts_drain_locked(c);
+  for (host_window_t **at = &c->windows; *at; at = &(*at)->next)
+    if (*at == w) {
+      *at = w->next;
+      break;
+    }
+  pthread_mutex_unlock(&c->windows_lock);
   for (int r = 0; r < w->nranks; r++)
     if (w->mappings[r]) munmap(w->mappings[r], w->parts[r].total);
   free(w->parts);
@@ -140,7 +187,8 @@ ncore_status_t host_put_signal(void *comm, const void *buf, size_t bytes,
   if (s != NCORE_OK) return s;
   if (!w->peer_base[peer])
     return host_put_through_ring(c, w, peer, byte_offset, buf, bytes, 1);
-  if (bytes) memcpy(w->peer_base[peer] + byte_offset, buf, bytes);
+  /* A put to this rank's own part may overlap its source. */
+  if (bytes) memmove(w->peer_base[peer] + byte_offset, buf, bytes);
   atomic_fetch_add_explicit(host_signal_word(c, peer, c->rank), 1,
                             memory_order_release);
   return NCORE_OK;

@@ -252,6 +252,55 @@ MR_TEST(finalize_then_destroy) {
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
+/* Every call that communicates or makes a resource answers INVALID_USAGE
+ * on a finalized communicator (the headers say so); resources made before
+ * finalize stay queryable and closable. */
+MR_TEST(finalized_communicator_refuses_communication) {
+  MR_COMM(comm);
+  char *mem = tb_alloc(4096);
+  CHECK(mem);
+  ncore_symmetric_t sym;
+  CHECK_OK(ncore_symmetric_alloc(&sym, comm, 64));
+  ncore_window_t win;
+  CHECK_OK(ncore_register_window(&win, comm, mem, 4096, 0));
+  CHECK_OK(ncore_comm_finalize(comm));
+  ncore_comm_t child = NCORE_NULL_HANDLE;
+  ncore_registered_buffer_t rb;
+  ncore_custom_redop_t op;
+  ncore_window_t win2;
+  ncore_symmetric_t sym2;
+  ncore_dev_comm_t dev;
+  float scalar = 2;
+  ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
+  d.peer = rank;
+  CHECK_STATUS(ncore_register_buffer(&rb, comm, mem, 64), NCORE_ERR_INVALID_USAGE);
+  CHECK_MESSAGE_CONTAINS("finalized");
+  CHECK_STATUS(ncore_create_pre_mul_sum(&op, comm, &scalar, NCORE_FLOAT32,
+                                        NCORE_SCALAR_HOST_IMMEDIATE),
+               NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_register_window(&win2, comm, mem, 64, 0), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_symmetric_alloc(&sym2, comm, 64), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_create_dev_comm(&dev, comm, NULL), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_signal(comm, rank, 0, 0, 0, NULL), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_wait_signal(comm, &d, 1, NULL), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_put_signal(comm, mem, 1, NCORE_UINT8, rank, win, 0, 0, 0, 0, NULL),
+               NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_symmetric_put(sym, 0, mem, 8, rank, NULL), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_symmetric_get(mem, sym, 0, 8, rank, NULL), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_send(comm, mem, 1, NCORE_UINT8, rank, NULL), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_recv(comm, mem, 1, NCORE_UINT8, rank, NULL), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_comm_split(comm, 0, rank, &child, NULL), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_comm_shrink(comm, NULL, 0, &child, NULL, 0), NCORE_ERR_INVALID_USAGE);
+  size_t size = 0;
+  CHECK_OK(ncore_window_size(win, &size));
+  CHECK_EQ(size, 4096);
+  CHECK_OK(ncore_symmetric_size(sym, &size));
+  CHECK_OK(ncore_window_close(win));
+  CHECK_OK(ncore_symmetric_free(sym));
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(mem);
+}
+
 typedef struct blocked_recv {
   ncore_comm_t comm;
   int peer;

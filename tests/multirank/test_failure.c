@@ -1,7 +1,13 @@
-/* Multi-rank tests: failures — a rank SIGKILLed mid-test, a rank that
- * aborts; the others get NCORE_ERR_REMOTE or NCORE_ERR_TIMEOUT within the
- * timeout and never hang; shrinking away a dead rank. Usage: test_failure N.
- * Every test here is fork-only (it kills ranks). */
+/* Multi-rank tests: failures — a rank SIGKILLed mid-test (also while a
+ * child it forked lives on), a rank that aborts, a rank that times out or
+ * disagrees; the others get NCORE_ERR_REMOTE or NCORE_ERR_TIMEOUT within the
+ * timeout and never hang, and a failed communicator fails every later call
+ * at once; shrinking away a dead rank; a fork() child's copy of a
+ * communicator. Usage: test_failure N. Every test here is fork-only. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "multirank.h"
@@ -197,6 +203,170 @@ MR_TEST_EX(resources_of_aborted_comm_are_closed, MR_OWN_PROCESSES, 2) {
   CHECK_OK(ncore_registered_buffer_close(rb));
   CHECK_OK(ncore_comm_destroy(comm));
   tb_free(mem);
+}
+
+/* A communicator of this test with a short timeout. */
+static ncore_comm_t comm_with_timeout(int rank, int nranks, const ncore_unique_id_t *id,
+                                      int timeout_ms) {
+  ncore_comm_config_t config = mr_config();
+  config.timeout_ms = timeout_ms;
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  ncore_status_t st = ncore_comm_init_rank(&comm, nranks, id, rank, &config);
+  if (st != NCORE_OK)
+    harness_fail(__FILE__, __LINE__, "init: %s (%s)", ncore_status_string(st),
+                 ncore_last_error_message());
+  return comm;
+}
+
+/* Issue 14 item 9: when the others gave up on a collective, a rank that
+ * comes late fails like them instead of completing it alone, and every
+ * later call on every rank fails at once with the same status. Host only:
+ * the failure is shared through the host segment (an NCCL peer would wait
+ * in NCCL). */
+MR_TEST_EX(late_rank_fails_like_the_others, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("the failure is shared through the host segment; an "
+                       "NCCL rank learns of it only inside NCCL");
+  enum { TIMEOUT_MS = 400 };
+  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, TIMEOUT_MS);
+  if (!comm) return;
+  int late = nranks - 1;
+  int32_t *buf = tb_alloc(64 * sizeof(int32_t));
+  CHECK(buf);
+  if (rank == late) usleep(TIMEOUT_MS * 3 * 1000);
+  double t0 = mr_now_ms();
+  CHECK_STATUS(ncore_allreduce(comm, buf, buf, 64, NCORE_INT32, NCORE_SUM, NULL),
+               NCORE_ERR_TIMEOUT);
+  if (rank == late) {
+    CHECK(mr_now_ms() - t0 < TIMEOUT_MS / 2);
+    CHECK_MESSAGE_CONTAINS("failed");
+  }
+  double t1 = mr_now_ms();
+  CHECK_STATUS(ncore_allreduce(comm, buf, buf, 64, NCORE_INT32, NCORE_SUM, NULL),
+               NCORE_ERR_TIMEOUT);
+  CHECK_MESSAGE_CONTAINS("failed earlier");
+  CHECK_STATUS(ncore_send(comm, buf, 1, NCORE_INT32, (rank + 1) % nranks, NULL),
+               NCORE_ERR_TIMEOUT);
+  ncore_window_t win;
+  CHECK_STATUS(ncore_register_window(&win, comm, buf, 64, 0), NCORE_ERR_TIMEOUT);
+  CHECK(mr_now_ms() - t1 < TIMEOUT_MS / 2);
+  ncore_status_t async = NCORE_OK;
+  CHECK_OK(ncore_comm_async_error(comm, &async));
+  CHECK_EQ(async, NCORE_ERR_TIMEOUT);
+  int v;
+  CHECK_OK(ncore_comm_rank(comm, &v)); /* queries still answer */
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+/* Issue 14 item 9: after ranks disagreed on a collective, the next one fails
+ * at once on every rank (it used to wait for the whole timeout), and the
+ * survivors can go on through ncore_comm_shrink. */
+MR_TEST_EX(calls_after_a_mismatch_fail_fast, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("NCCL does not detect mismatched collectives "
+                       "(undefined behaviour there)");
+  enum { TIMEOUT_MS = 3000 };
+  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, TIMEOUT_MS);
+  if (!comm) return;
+  int32_t *buf = tb_alloc(8 * sizeof(int32_t));
+  CHECK(buf);
+  CHECK_STATUS(ncore_allreduce(comm, buf, buf, rank == 0 ? 4 : 8, NCORE_INT32, NCORE_SUM, NULL),
+               NCORE_ERR_INVALID_USAGE);
+  CHECK_MESSAGE_CONTAINS("mismatch");
+  double t0 = mr_now_ms();
+  CHECK_STATUS(ncore_allreduce(comm, buf, buf, 4, NCORE_INT32, NCORE_SUM, NULL),
+               NCORE_ERR_INVALID_USAGE);
+  CHECK_MESSAGE_CONTAINS("failed earlier");
+  CHECK(mr_now_ms() - t0 < TIMEOUT_MS / 2);
+  ncore_status_t async = NCORE_OK;
+  CHECK_OK(ncore_comm_async_error(comm, &async));
+  CHECK_EQ(async, NCORE_ERR_INVALID_USAGE);
+  ncore_comm_t fresh = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_comm_shrink(comm, NULL, 0, &fresh, NULL, 0));
+  int32_t one = 1, got = 0;
+  tb_put(buf, &one, sizeof one);
+  CHECK_OK(ncore_allreduce(fresh, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL));
+  tb_get(&got, buf, sizeof got);
+  CHECK_EQ(got, nranks);
+  CHECK_OK(ncore_comm_destroy(fresh));
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+/* Issue 14 item 6: a rank that forked a worker (a data loader) and then
+ * died is seen dead at once, named by its peers; the worker living on must
+ * not keep its liveness. The worker keeps every inherited descriptor, as a
+ * real one does; rank 0 kills it afterwards. */
+MR_TEST_EX(death_seen_despite_a_forked_worker, MR_OWN_PROCESSES, 2) {
+  MR_COMM(comm);
+  int victim = nranks - 1;
+  int64_t *pid_buf = tb_alloc(sizeof(int64_t));
+  CHECK(pid_buf);
+  int64_t worker = 0;
+  if (rank == victim) {
+    pid_t child = fork();
+    if (child == 0) {
+      int devnull = open("/dev/null", O_RDWR);
+      dup2(devnull, 1); /* the test's output pipe must not wait for it */
+      dup2(devnull, 2);
+      sleep(30);
+      _exit(0);
+    }
+    worker = child;
+  }
+  tb_put(pid_buf, &worker, sizeof worker);
+  CHECK_OK(ncore_allreduce(comm, pid_buf, pid_buf, 1, NCORE_INT64, NCORE_MAX, NULL));
+  tb_get(&worker, pid_buf, sizeof worker);
+  CHECK(worker > 0);
+  if (rank == victim) mr_die();
+  double t0 = mr_now_ms();
+  ncore_status_t st = ncore_allreduce(comm, pid_buf, pid_buf, 1, NCORE_INT64, NCORE_MAX, NULL);
+  double took = mr_now_ms() - t0;
+  if (rank == 0) kill((pid_t)worker, SIGKILL);
+  if (harness_is_host()) {
+    CHECK_EQ(st, NCORE_ERR_REMOTE);
+    char named[32];
+    snprintf(named, sizeof named, "peer %d died", victim);
+    CHECK_MESSAGE_CONTAINS(named);
+    CHECK(took < MR_TIMEOUT_MS / 2);
+  } else {
+    CHECK(st == NCORE_ERR_REMOTE || st == NCORE_ERR_TIMEOUT);
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(pid_buf);
+}
+
+/* Issue 14 item 6: a fork() child's copy of a communicator is not a rank:
+ * its calls answer INVALID_USAGE, and its abort and destroy are local (the
+ * peers neither see an abort nor a departure). */
+MR_TEST_EX(forked_child_cannot_use_the_communicator, MR_OWN_PROCESSES, 2) {
+  MR_COMM(comm);
+  int32_t *buf = tb_alloc(sizeof(int32_t));
+  CHECK(buf);
+  pid_t child = fork();
+  if (child == 0) {
+    int bad = 0;
+    bad |= ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL) !=
+           NCORE_ERR_INVALID_USAGE;
+    bad |= strstr(ncore_last_error_message(), "fork()") == NULL;
+    bad |= ncore_send(comm, buf, 1, NCORE_INT32, 0, NULL) != NCORE_ERR_INVALID_USAGE;
+    int v = -1;
+    bad |= ncore_comm_rank(comm, &v) != NCORE_OK || v != rank;
+    bad |= ncore_comm_abort(comm) != NCORE_OK;
+    _exit(bad);
+  }
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  int32_t one = 1, got = 0;
+  tb_put(buf, &one, sizeof one);
+  CHECK_OK(ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL));
+  tb_get(&got, buf, sizeof got);
+  CHECK_EQ(got, nranks);
+  ncore_status_t async = NCORE_ERR_INTERNAL;
+  CHECK_OK(ncore_comm_async_error(comm, &async));
+  CHECK_EQ(async, NCORE_OK);
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
 }
 
 HARNESS_MAIN

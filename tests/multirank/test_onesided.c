@@ -111,9 +111,18 @@ MR_TEST(wait_times_out_without_signal) {
   double waited = mr_now_ms() - t0;
   CHECK(waited >= TIMEOUT_MS * 0.9);
   CHECK(waited < TIMEOUT_MS * 3);
+  /* The timeout ended the communicator, as an asynchronous error: later
+   * calls fail at once with it. */
   ncore_status_t async = NCORE_OK;
   CHECK_OK(ncore_comm_async_error(comm, &async));
   CHECK_EQ(async, NCORE_ERR_TIMEOUT);
+  int32_t *buf = tb_alloc(sizeof(int32_t));
+  CHECK(buf);
+  double t1 = mr_now_ms();
+  CHECK_STATUS(ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL),
+               NCORE_ERR_TIMEOUT);
+  CHECK(mr_now_ms() - t1 < TIMEOUT_MS / 2);
+  tb_free(buf);
   /* Let every rank see its own timeout before this one's abort could tell
    * them it went away. */
   usleep((useconds_t)TIMEOUT_MS * 1000);
@@ -262,6 +271,37 @@ MR_TEST(put_signal_large_and_zero_sized) {
   tb_free(mem);
   tb_free(src);
   CHECK_OK(ncore_comm_destroy(comm));
+}
+
+/* Host: a put into this rank's own part may overlap its source (issue 14:
+ * memcpy of overlapping buffers under ASan); it moves the bytes as
+ * memmove does, both ways. */
+MR_TEST(put_signal_to_self_with_overlapping_source) {
+  REQUIRE_HOST_BACKEND("the window is host memory written with plain "
+                       "stores; on NCCL a put is a device copy, and the "
+                       "test's host-side checks do not apply");
+  MR_COMM(comm);
+  enum { BYTES = 4096, SHIFT = 3, LEN = 1000 };
+  unsigned char *mem = NULL;
+  CHECK_OK(ncore_mem_alloc((void **)&mem, BYTES, NCORE_BACKEND_HOST));
+  ncore_window_t win;
+  CHECK_OK(ncore_register_window(&win, comm, mem, BYTES, 0));
+  unsigned char want[BYTES];
+  for (int i = 0; i < BYTES; i++) mem[i] = want[i] = (unsigned char)(i * 7 + 1);
+  /* Forward: [SHIFT, SHIFT + LEN) onto [0, LEN). */
+  memmove(want, want + SHIFT, LEN);
+  CHECK_OK(ncore_put_signal(comm, mem + SHIFT, LEN, NCORE_UINT8, rank, win, 0, 0, 0, 0, NULL));
+  /* Backward: [0, LEN) onto [SHIFT, SHIFT + LEN). */
+  memmove(want + SHIFT, want, LEN);
+  CHECK_OK(ncore_put_signal(comm, mem, LEN, NCORE_UINT8, rank, win, SHIFT, 0, 0, 0, NULL));
+  ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
+  d.peer = rank;
+  d.op_count = 2;
+  CHECK_OK(ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK(memcmp(mem, want, BYTES) == 0);
+  CHECK_OK(ncore_window_close(win));
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_HOST));
 }
 
 MR_TEST(put_signal_errors) {

@@ -79,6 +79,29 @@ MR_TEST(pre_mul_sum_device_scalar_read_at_each_collective) {
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
+/* Host: a device-resident scalar is any memory, at any address; it is read
+ * without assuming alignment (issue 14: a misaligned float load under
+ * UBSan). Every dtype wider than a byte, at an odd address. */
+MR_TEST(pre_mul_sum_device_scalar_at_an_odd_address) {
+  REQUIRE_HOST_BACKEND("the scalar is host memory at an odd address; on NCCL "
+                       "a device-resident scalar must be device memory");
+  MR_COMM(comm);
+  unsigned char storage[16];
+  for (int d = 0; d < TD_DTYPE_COUNT; d++) {
+    ncore_dtype_t dt = (ncore_dtype_t)d;
+    if (td_size(dt) == 1) continue;
+    td_encode(dt, 3, storage + 1);
+    ncore_custom_redop_t op;
+    CHECK_OK(ncore_create_pre_mul_sum(&op, comm, storage + 1, dt, NCORE_SCALAR_DEVICE));
+    ncore_redop_t value;
+    CHECK_OK(ncore_custom_redop_value(op, &value));
+    check_pre_mul_sum(comm, rank, nranks, dt, value, 3);
+    if (harness_failed()) return;
+    CHECK_OK(ncore_custom_redop_close(op));
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
 MR_TEST(pre_mul_sum_with_reduce_and_reduce_scatter) {
   MR_COMM(comm);
   double scalar = 0.5;

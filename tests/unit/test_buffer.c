@@ -229,4 +229,22 @@ TEST(check_buffer_device_must_match_comm) {
   CHECK_STATUS(ncore_comm_check_buffer(comm, &d, "x"), NCORE_ERR_CLOSED);
 }
 
+/* A shape whose bytes exceed any object is rejected; computing its strides
+ * must not overflow (issue 14: signed overflow under UBSan). */
+TEST(dlpack_shape_beyond_the_address_space_rejected) {
+  int64_t shape[2] = {INT64_C(1) << 62, 2};
+  int64_t strides[2] = {2, 1};
+  DLTensor t = make_tensor(2, shape, strides);
+  ncore_buffer_desc_t d = NCORE_BUFFER_DESC_INIT;
+  CHECK_STATUS(ncore_buffer_resolve_dlpack(&d, AS_DL(&t)), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("tensor: ");
+  CHECK_MESSAGE_CONTAINS("more than the largest object");
+  int64_t ai_shape[2] = {INT64_C(1) << 61, 4};
+  int64_t ai_strides[2] = {16, 4};
+  CHECK_STATUS(ncore_buffer_resolve_array_interface(&d, (uintptr_t)storage, 2, ai_shape,
+                                                    ai_strides, "<f4", -1),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("shape: ");
+}
+
 HARNESS_MAIN

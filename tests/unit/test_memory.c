@@ -1,11 +1,16 @@
 /* Unit tests: memory, streams, devices and backend resolution
  * (ncore/memory.h). */
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "testbuf.h"
+#include "unit_comm.h"
 
 TEST(mem_alloc_and_free) {
   ncore_backend_t b = harness_backend();
@@ -172,6 +177,146 @@ static int resolve_in_child(const char *value, ncore_status_t expected) {
 TEST(backend_env_bogus_rejected) {
   CHECK_EQ(resolve_in_child("bogus", NCORE_ERR_INVALID_ARGUMENT), 0);
   CHECK_EQ(resolve_in_child("host", NCORE_OK), 0);
+}
+
+/* Sizes no allocation can have are rejected, never rounded into a small
+ * mapping (issue 14: ncore_mem_alloc(SIZE_MAX) returned a 4 KiB block). */
+TEST(mem_alloc_rejects_sizes_beyond_any_object) {
+  ncore_backend_t b = harness_backend();
+  void *p = (void *)1;
+  CHECK_STATUS(ncore_mem_alloc(&p, SIZE_MAX, b), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("ncore_mem_alloc: size: ");
+  CHECK(p == NULL);
+  CHECK_STATUS(ncore_mem_alloc(&p, (size_t)PTRDIFF_MAX + 1, b), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_mem_alloc(&p, SIZE_MAX - 4095, b), NCORE_ERR_INVALID_ARGUMENT);
+}
+
+/* Copies over ranges that wrap the address space are refused. */
+TEST(memcpy_rejects_ranges_past_the_address_space) {
+  ncore_backend_t b = harness_backend();
+  char local[8];
+  CHECK_STATUS(ncore_memcpy(local, local, SIZE_MAX, NCORE_MEMCPY_DEFAULT, NULL, b),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("run past the end of the address space");
+  CHECK_STATUS(ncore_memset(local, 0, SIZE_MAX - 2, NULL, b), NCORE_ERR_INVALID_ARGUMENT);
+}
+
+/* The same bound at every entry point that takes a size: symmetric memory,
+ * windows and registered buffers, on both backends (issue 14: SIZE_MAX
+ * symmetric memory was reported as allocated, and a window of SIZE_MAX - 4
+ * bytes over 4 KiB registered). */
+TEST(resources_reject_sizes_beyond_any_object) {
+  UNIT_COMM(comm);
+  ncore_symmetric_t sym = NCORE_NULL_HANDLE;
+  CHECK_STATUS(ncore_symmetric_alloc(&sym, comm, SIZE_MAX), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("ncore_symmetric_alloc: size: ");
+  CHECK_EQ(sym, NCORE_NULL_HANDLE);
+  char *mem = tb_alloc(4096);
+  CHECK(mem);
+  ncore_window_t win = NCORE_NULL_HANDLE;
+  CHECK_STATUS(ncore_register_window(&win, comm, mem, SIZE_MAX - 4, 0),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("ncore_register_window: size: ");
+  CHECK_STATUS(ncore_register_window(&win, comm, mem + 64, SIZE_MAX / 2, 0),
+               NCORE_ERR_INVALID_ARGUMENT);
+  ncore_registered_buffer_t rb = NCORE_NULL_HANDLE;
+  CHECK_STATUS(ncore_register_buffer(&rb, comm, mem, SIZE_MAX), NCORE_ERR_INVALID_ARGUMENT);
+  /* The communicator is unharmed. */
+  CHECK_OK(ncore_register_window(&win, comm, mem, 4096, 0));
+  CHECK_OK(ncore_window_close(win));
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(mem);
+}
+
+/* Host: a window part must lie inside its ncore_mem_alloc allocation, or in
+ * memory of this process: a peer's put must never land past it. */
+TEST(host_window_beyond_its_memory_rejected) {
+  REQUIRE_HOST_BACKEND("checks how the host backend maps window parts; NCCL "
+                       "windows are ncclMemAlloc memory that NCCL checks");
+  UNIT_COMM(comm);
+  char *mem = NULL;
+  CHECK_OK(ncore_mem_alloc((void **)&mem, 4096, NCORE_BACKEND_HOST));
+  ncore_window_t win = NCORE_NULL_HANDLE;
+  CHECK_STATUS(ncore_register_window(&win, comm, mem, 1 << 20, 0),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("past the end of its ncore_mem_alloc allocation");
+  CHECK_STATUS(ncore_register_window(&win, comm, mem + 4000, 200, 0),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_OK(ncore_register_window(&win, comm, mem + 4000, 96, 0));
+  CHECK_OK(ncore_window_close(win));
+  /* Unmapped memory (a page just released) is refused too. */
+  void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(page != MAP_FAILED);
+  munmap(page, 4096);
+  CHECK_STATUS(ncore_register_window(&win, comm, page, 4096, 0), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("not all memory of this process");
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_HOST));
+}
+
+/* Host: a rank count whose segment would not fit the address space is an
+ * argument error at once, not a wait for rank 0 (issue 14: no overflow
+ * check in the segment size). */
+TEST(host_rank_count_beyond_the_address_space_rejected) {
+  /* Names the host backend explicitly: runs whatever AUTO resolves to. */
+  ncore_unique_id_t id;
+  CHECK_OK(ncore_get_unique_id(&id, NCORE_BACKEND_HOST));
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.backend = NCORE_BACKEND_HOST;
+  config.timeout_ms = 20000;
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  int counts[] = {INT_MAX, 1 << 20, 100000};
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    CHECK_STATUS(ncore_comm_init_rank(&comm, counts[i], &id, 1, &config),
+                 NCORE_ERR_INVALID_ARGUMENT);
+    CHECK_MESSAGE_CONTAINS("nranks: ");
+    CHECK_STATUS(ncore_comm_init_rank(&comm, counts[i], &id, 0, &config),
+                 NCORE_ERR_INVALID_ARGUMENT);
+  }
+}
+
+/* A symmetric allocation's local part is not the caller's to free: only
+ * ncore_symmetric_free releases it, so later puts stay valid (issue 14). */
+TEST(mem_free_refuses_a_symmetric_part) {
+  UNIT_COMM(comm);
+  ncore_backend_t b = harness_backend();
+  ncore_symmetric_t sym;
+  CHECK_OK(ncore_symmetric_alloc(&sym, comm, 4096));
+  void *local = NULL;
+  CHECK_OK(ncore_symmetric_local_pointer(sym, &local));
+  CHECK_STATUS(ncore_mem_free(local, b), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("ncore_symmetric_free");
+  char *src = tb_alloc(64);
+  CHECK(src);
+  CHECK_OK(ncore_symmetric_put(sym, 0, src, 64, 0, NULL));
+  CHECK_OK(ncore_stream_synchronize(NULL, b));
+  CHECK_OK(ncore_symmetric_free(sym));
+  /* Released with its allocation: now it is nobody's pointer. */
+  CHECK_STATUS(ncore_mem_free(local, b), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(src);
+}
+
+/* Empty transfers never hand a NULL pointer to memcpy (issue 14: UBSan). */
+TEST(empty_symmetric_transfers_accept_null) {
+  UNIT_COMM(comm);
+  ncore_symmetric_t sym;
+  CHECK_OK(ncore_symmetric_alloc(&sym, comm, 64));
+  CHECK_OK(ncore_symmetric_put(sym, 64, NULL, 0, 0, NULL));
+  CHECK_OK(ncore_symmetric_get(NULL, sym, 0, 0, 0, NULL));
+  CHECK_EQ(ncore_last_error_status(), NCORE_OK);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+/* The NCCL backend's memory calls answer UNAVAILABLE where it is missing
+ * (documented in ncore/memory.h). */
+TEST(mem_calls_on_a_missing_backend_are_unavailable) {
+  ncore_backend_t resolved;
+  if (ncore_backend_resolve(NCORE_BACKEND_NCCL, &resolved) == NCORE_OK)
+    SKIP("the NCCL backend is available here");
+  CHECK_STATUS(ncore_mem_free((void *)16, NCORE_BACKEND_NCCL), NCORE_ERR_UNAVAILABLE);
+  void *p;
+  CHECK_STATUS(ncore_mem_alloc(&p, 64, NCORE_BACKEND_NCCL), NCORE_ERR_UNAVAILABLE);
 }
 
 HARNESS_MAIN

@@ -306,4 +306,24 @@ TEST(check_buffer_struct_size_rules) {
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
+/* A struct_size beyond a page is garbage, not a newer caller: rejected
+ * without reading the bytes it claims (issue 14: 4 GiB were scanned). The
+ * caller's memory here is all zeros, so only the bound can reject it. */
+TEST(struct_size_above_a_page_rejected) {
+  static unsigned char zeros[8192];
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  memcpy(zeros, &config, sizeof config);
+  uint32_t size = sizeof zeros;
+  memcpy(zeros, &size, sizeof size);
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  CHECK_STATUS(unit_comm1(&comm, (const ncore_comm_config_t *)zeros),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("config: struct_size 8192 is invalid");
+  /* A page exactly is still a (much) newer caller's struct. */
+  size = 4096;
+  memcpy(zeros, &size, sizeof size);
+  CHECK_OK(unit_comm1(&comm, (const ncore_comm_config_t *)zeros));
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
 HARNESS_MAIN

@@ -1,0 +1,71 @@
+/* core/host — a communicator's asynchronous error. The first failure a rank
+ * sees (a timeout, a mismatched collective or message, a dead or aborted
+ * peer, a corrupt put) ends the communicator, as an asynchronous error ends
+ * an NCCL communicator: it is recorded here for ncore_comm_async_error and
+ * published in the segment's failure word, so that every rank's later calls
+ * fail at once with the same status — a rank that arrives late at a
+ * collective others gave up on fails too, instead of completing it alone. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "../error.h"
+#include "host.h"
+
+/* Publishes status unless a failure is there already. (A collective step
+ * is given up on in coll_state, by host_coll_abandon; this word leaves
+ * steps alone, so that peers still completing a committed step finish it.) */
+static void publish(host_comm_t *c, ncore_status_t status) {
+  uint64_t none = 0;
+  atomic_compare_exchange_strong(&host_header(c)->failure, &none,
+                                 host_state_failure(status, c->rank));
+}
+
+void host_comm_fail(host_comm_t *c, ncore_status_t status, const char *fmt,
+                    ...) {
+  if (status == NCORE_OK) return;
+  int none = NCORE_OK;
+  /* Whoever claims the status writes the message, then says it is there
+   * (an abort's teardown may land puts while the owner thread waits). */
+  int first = atomic_compare_exchange_strong(&c->async_status, &none, (int)status);
+  if (first) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(c->async_message, sizeof c->async_message, fmt, args);
+    va_end(args);
+    atomic_store_explicit(&c->async_message_ready, 1, memory_order_release);
+  }
+  if (status == NCORE_ERR_CLOSED || atomic_load(&c->forked)) return;
+  /* Our slot says what happened before the failure word points at it. */
+  if (first) {
+    char *slot_message = host_rank_slot(c, c->rank)->failure_message;
+    size_t room = sizeof host_rank_slot(c, c->rank)->failure_message;
+    snprintf(slot_message, room, "%.*s", (int)room - 1, c->async_message);
+  }
+  publish(c, status);
+}
+
+void host_comm_fail_current(host_comm_t *c, ncore_status_t status) {
+  host_comm_fail(c, status, "%s", ncore_last_error_message());
+}
+
+void host_comm_peer_failure(host_comm_t *c, uint64_t failure, char *out,
+                            size_t size) {
+  int who = host_state_rank(failure);
+  ncore_status_t status = host_state_status(failure);
+  if (who < 0 || who >= c->nranks || who == c->rank) {
+    snprintf(out, size, "peer %d failed (%s)", who, ncore_status_string(status));
+    return;
+  }
+  /* The peer's own words, copied out of shared memory and terminated. */
+  char said[sizeof host_rank_slot(c, who)->failure_message];
+  memcpy(said, host_rank_slot(c, who)->failure_message, sizeof said);
+  said[sizeof said - 1] = '\0';
+  snprintf(out, size, "peer %d failed with %s (%s)", who,
+           ncore_status_string(status), said[0] ? said : "no reason given");
+}
+
+const char *host_comm_failure_message(host_comm_t *c) {
+  if (atomic_load_explicit(&c->async_message_ready, memory_order_acquire))
+    return c->async_message;
+  return ncore_status_string((ncore_status_t)atomic_load(&c->async_status));
+}
