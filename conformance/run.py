@@ -125,7 +125,8 @@ def main():
             for language in ran:
                 row[language] = cell(case, language, schedule, failures)
             disagreements = expect.compare_languages(
-                {l: schedule.results[l].get(case["name"]) for l in ran})
+                {l: schedule.results[l].get(case["name"]) for l in ran},
+                expect.racing_steps(case))
             if disagreements:
                 for language in ran:
                     row[language] = "FAIL"
