@@ -73,11 +73,13 @@ ncore_status_t core_versioned_init(void *theirs, size_t struct_size,
                       "struct_size: %zu is too small (expected the caller's "
                       "sizeof of the struct: at least %zu, this library's is "
                       "%zu)", struct_size, min_size, ours_size);
-  if (struct_size > UINT32_MAX)
+  /* Every call that takes the struct refuses more than a page, so an init
+   * must not make one (nor write gigabytes for a mistaken size). */
+  if (struct_size > CORE_VERSIONED_MAX_SIZE)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "struct_size: %zu does not fit the uint32_t field "
-                      "(expected the caller's sizeof of the struct)",
-                      struct_size);
+                      "struct_size: %zu is invalid (more than %u bytes; "
+                      "expected the caller's sizeof of the struct)",
+                      struct_size, CORE_VERSIONED_MAX_SIZE);
   core_versioned_write(theirs, (uint32_t)struct_size, defaults, ours_size);
   return NCORE_OK;
 }

@@ -215,6 +215,9 @@ static void check_writer(const writer_t *w) {
   /* Too small: refused before anything is written. */
   check_refused(w, w->min_size - 1, "struct_size");
   if (harness_failed()) return;
+  /* Too large (more than a page, which every reader refuses): refused. */
+  if (w->is_init) check_refused(w, 4097, "struct_size");
+  if (harness_failed()) return;
   if (w->is_init) check_refused(w, (size_t)UINT32_MAX + 1, "struct_size");
 }
 

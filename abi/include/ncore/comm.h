@@ -97,7 +97,7 @@ typedef struct ncore_comm_config {
  * config: caller-owned, at least struct_size bytes; must not be NULL.
  * struct_size: sizeof(ncore_comm_config_t) as the CALLER was compiled (a
  *   binding passes its own), at least offsetof(backend) + 4 and at most
- *   UINT32_MAX.
+ *   4096 (a page: every call taking the struct refuses more).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (config NULL, struct_size too
  * small or too large; the message names the argument), nothing written. */
 NCORE_API ncore_status_t ncore_comm_config_init(ncore_comm_config_t *config,

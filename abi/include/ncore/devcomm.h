@@ -77,7 +77,7 @@ typedef struct ncore_dev_comm_requirements {
  * requirements: caller-owned, at least struct_size bytes; must not be NULL.
  * struct_size: sizeof(ncore_dev_comm_requirements_t) as the caller was
  *   compiled; at least offsetof(resource_requirements_list) + sizeof(void *),
- *   at most UINT32_MAX.
+ *   at most 4096 (a page: every call taking the struct refuses more).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (requirements NULL,
  * struct_size too small or too large), nothing written. */
 NCORE_API ncore_status_t ncore_dev_comm_requirements_init(

@@ -43,7 +43,7 @@ typedef struct ncore_wait_signal_desc {
  * see ncore_comm_config_init for the rules.
  * desc: caller-owned, at least struct_size bytes; must not be NULL.
  * struct_size: sizeof(ncore_wait_signal_desc_t) as the caller was compiled;
- *   at least offsetof(peer) + 4, at most UINT32_MAX.
+ *   at least offsetof(peer) + 4, at most 4096 (a page).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (desc NULL, struct_size too
  * small or too large), nothing written. */
 NCORE_API ncore_status_t ncore_wait_signal_desc_init(
