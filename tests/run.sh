@@ -23,7 +23,7 @@ WORK=/tmp/ncore-tests
 mkdir -p "$WORK/bin" "$WORK/lib"
 
 UNIT_PROGRAMS="test_errors test_versioned test_handles test_dtypes test_buffer test_memory"
-MULTIRANK_PROGRAMS="test_comm test_p2p test_collectives test_redop test_resources test_onesided test_devcomm test_symmetric test_groups test_failure"
+MULTIRANK_PROGRAMS="test_comm test_p2p test_collectives test_redop test_resources test_onesided test_devcomm test_symmetric test_groups test_isolation test_failure"
 LAUNCHER_PROGRAM=test_p2p
 
 # ---- locate or build the library ----
