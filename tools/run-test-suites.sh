@@ -2,7 +2,9 @@
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
 # order: the C tests (tests/run.sh), the same under ASan and UBSan builds
 # (build/asan, build/ubsan), the Python, Rust and Go bindings' test.sh, the
-# conformance suite, the ABI check and the ABI checker's self-test. Every
+# conformance suite, the check that tests assert only documented statuses
+# (tools/documented-statuses.py), the ABI check and the ABI checker's
+# self-test. Every
 # suite's output is shown (and kept in build/test-logs/); its own summary line
 # is parsed by tools/test-summary.py. Ends with the time per stage and ONE
 # line "N passed, N failed" over all suites; exit 1 if anything failed.
@@ -67,6 +69,7 @@ elif [ -f conformance/run.py ]; then
 else
   skip_suite conformance "not present"
 fi
+run_suite documented-statuses /usr/bin/python3 tools/documented-statuses.py --check-tests
 run_suite abi-check abi_check_as_suite
 run_suite abi-check-selftest tools/abi-check-selftest.sh
 

@@ -38,16 +38,19 @@ NCORE_API ncore_status_t ncore_backend_resolve(ncore_backend_t requested,
  * host: shared memory that every rank can map, so windows over it have real
  * peer pointers. Contents are uninitialised.
  * out: receives the pointer; free it with ncore_mem_free on the same backend.
- * size: > 0.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, size 0, unknown
- * backend); NCORE_ERR_UNAVAILABLE; NCORE_ERR_SYSTEM (out of memory);
- * NCORE_ERR_UNHANDLED_CUDA. */
+ * size: > 0, and at most PTRDIFF_MAX (no object is larger).
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, size 0 or above
+ * PTRDIFF_MAX, unknown backend); NCORE_ERR_UNAVAILABLE; NCORE_ERR_SYSTEM
+ * (out of memory); NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_mem_alloc(void **out, size_t size,
                                          ncore_backend_t backend);
 
 /* Frees memory from ncore_mem_alloc (ncclMemFree). NULL is a no-op.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (ptr was not returned by
- * ncore_mem_alloc of this backend, or was already freed). */
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (unknown backend; ptr was not
+ * returned by ncore_mem_alloc of this backend, was already freed, or is a
+ * symmetric allocation's part, which only ncore_symmetric_free releases);
+ * NCORE_ERR_UNAVAILABLE (the backend is missing);
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_mem_free(void *ptr, ncore_backend_t backend);
 
 /* Number of devices: CUDA devices (NCCL), 1 (host).
@@ -90,7 +93,8 @@ NCORE_API ncore_status_t ncore_stream_synchronize(ncore_stream_t stream,
  * synchronise the stream before reading dst on the host.
  * dst, src: not NULL unless bytes is 0; must not overlap.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NULL pointer with bytes > 0,
- * unknown kind, bad stream); NCORE_ERR_UNAVAILABLE; NCORE_ERR_UNHANDLED_CUDA. */
+ * a range running past the end of the address space, unknown kind or
+ * backend, bad stream); NCORE_ERR_UNAVAILABLE; NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_memcpy(void *dst, const void *src, size_t bytes,
                                       ncore_memcpy_kind_t kind,
                                       ncore_stream_t stream,
