@@ -22,8 +22,8 @@ ncore_status_t core_check_range(int value, int limit, const char *argument);
 ncore_status_t core_check_buffer(const void *buffer, size_t count,
                                  const char *argument);
 
-/* count * factor elements of dtype must fit in size_t bytes; *elements
- * receives count * factor. */
+/* count * factor elements of dtype must fit in PTRDIFF_MAX bytes (the
+ * largest object); *elements receives count * factor. */
 ncore_status_t core_check_elements(size_t count, size_t factor,
                                    ncore_dtype_t dtype, const char *argument,
                                    size_t *elements);
@@ -33,8 +33,8 @@ ncore_status_t core_check_elements(size_t count, size_t factor,
  * backend's rounding of it can wrap. */
 ncore_status_t core_check_size(size_t size, const char *argument);
 
-/* [ptr, ptr + bytes) must not run past the end of the address space:
- * "<argument>: ...". */
+/* [ptr, ptr + bytes) must be no larger than an object can be and not run
+ * past the end of the address space: "<argument>: ...". */
 ncore_status_t core_check_span(const void *ptr, size_t bytes,
                                const char *argument);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
 # order: the C tests (tests/run.sh), the same under ASan and UBSan builds
-# (build/asan, build/ubsan), the Python, Rust and Go bindings' test.sh, the
+# (build/asan, build/ubsan), the fuzzers for a bounded time (tests/fuzz), the
+# Python, Rust and Go bindings' test.sh, the
 # conformance suite, the check that tests assert only documented statuses
 # (tools/documented-statuses.py), the ABI check and the ABI checker's
 # self-test. Every
@@ -54,6 +55,11 @@ if [ -x tests/run.sh ]; then
   run_suite c-tests-ubsan sanitized_c_tests ubsan
 else
   skip_suite c-tests "tests/run.sh not present"
+fi
+# The fuzzers (libFuzzer, ASan + UBSan): committed inputs replayed, then
+# FUZZ_SECONDS (default 40) per target without a finding.
+if [ -x tests/fuzz/run.sh ]; then
+  run_suite fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-40}"
 fi
 for lang in python rust go; do
   if [ -f "bindings/$lang/test.sh" ]; then

@@ -170,6 +170,17 @@ static ncore_status_t check_segment(host_comm_t *c, int fd) {
   return NCORE_OK;
 }
 
+ncore_status_t host_segment_attach(host_comm_t *c, int fd) {
+  ncore_status_t s = check_segment(c, fd);
+  if (s == NCORE_OK) s = map_segment(c, fd);
+  if (s != NCORE_OK) return s;
+  host_segment_header_t *h = host_header(c);
+  if (memcmp(h->magic, HOST_MAGIC, 8) != 0 || h->nranks != c->nranks)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "nranks: %d differs from rank 0's %d", c->nranks, h->nranks);
+  return NCORE_OK;
+}
+
 /* Waits until all nranks registered (or a timeout / a dead joiner); rank 0
  * hands the segment to each joiner meanwhile. */
 static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
@@ -210,14 +221,7 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
     if (s == NCORE_OK) s = host_rendezvous_listen(token, &listen_fd);
   } else {
     s = host_rendezvous_fetch(token, timeout_ms, &fd);
-    if (s == NCORE_OK) s = check_segment(c, fd);
-    if (s == NCORE_OK) s = map_segment(c, fd);
-    if (s == NCORE_OK) {
-      host_segment_header_t *h = host_header(c);
-      if (memcmp(h->magic, HOST_MAGIC, 8) != 0 || h->nranks != nranks)
-        s = core_error(NCORE_ERR_INVALID_ARGUMENT,
-                       "nranks: %d differs from rank 0's %d", nranks, h->nranks);
-    }
+    if (s == NCORE_OK) s = host_segment_attach(c, fd);
   }
   if (s == NCORE_OK) {
     host_rank_slot_t *me = host_rank_slot(c, rank);

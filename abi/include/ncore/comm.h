@@ -129,13 +129,15 @@ NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
 /* Creates ndev communicators in this process, one per rank, in one call
  * (ncclCommInitAll). Use groups to drive them from one thread.
  * comms: array of ndev handles, caller-owned; filled on success.
- * ndev: number of ranks, >= 1.
+ * ndev: number of ranks, 1..4096.
  * devlist: NCCL: CUDA device of each rank (NULL = 0..ndev-1); host: must be
  *   NULL or all -1.
  * config: NULL for defaults (backend AUTO), or a versioned config whose
  *   `device` must be -1.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT; NCORE_ERR_UNAVAILABLE;
- * NCORE_ERR_SYSTEM; NCORE_ERR_UNHANDLED_CUDA. On failure no handle is made. */
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (comms NULL, ndev out of
+ * range, bad devlist or config); NCORE_ERR_UNAVAILABLE; NCORE_ERR_SYSTEM;
+ * NCORE_ERR_TIMEOUT (the ranks did not all join within the timeout);
+ * NCORE_ERR_REMOTE; NCORE_ERR_UNHANDLED_CUDA. On failure no handle is made. */
 NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
                                              const int *devlist,
                                              const ncore_comm_config_t *config);

@@ -77,15 +77,16 @@ NCORE_API ncore_status_t ncore_stream_create(ncore_stream_t *out,
                                              ncore_backend_t backend);
 
 /* Destroys a stream made by ncore_stream_create. NULL is a no-op.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (host: not a live stream of
- * this backend); NCORE_ERR_UNHANDLED_CUDA. */
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (unknown backend; host: not a
+ * live stream of this backend); NCORE_ERR_UNAVAILABLE;
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_stream_destroy(ncore_stream_t stream,
                                               ncore_backend_t backend);
 
 /* Waits until all work enqueued on stream has completed (NULL: the default
- * stream). Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (host: not a live
- * stream); NCORE_ERR_UNHANDLED_CUDA (including an earlier asynchronous
- * failure on the stream). */
+ * stream). Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (unknown backend;
+ * host: not a live stream); NCORE_ERR_UNAVAILABLE; NCORE_ERR_UNHANDLED_CUDA
+ * (including an earlier asynchronous failure on the stream). */
 NCORE_API ncore_status_t ncore_stream_synchronize(ncore_stream_t stream,
                                                   ncore_backend_t backend);
 
