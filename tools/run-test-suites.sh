@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
 # order: the C tests (tests/run.sh), the same under ASan and UBSan builds
-# (build/asan, build/ubsan), the fuzzers for a bounded time (tests/fuzz), the
+# (build/asan, build/ubsan), the ThreadSanitizer tests (tests/race), the
+# fuzzers for a bounded time (tests/fuzz), the
 # Python, Rust and Go bindings' test.sh, the
 # conformance suite, the check that tests assert only documented statuses
 # (tools/documented-statuses.py), the ABI check and the ABI checker's
@@ -55,6 +56,10 @@ if [ -x tests/run.sh ]; then
   run_suite c-tests-ubsan sanitized_c_tests ubsan
 else
   skip_suite c-tests "tests/run.sh not present"
+fi
+# What may run at the same time on one communicator, under ThreadSanitizer.
+if [ -x tests/race/run.sh ]; then
+  run_suite race-tsan tests/race/run.sh
 fi
 # The fuzzers (libFuzzer, ASan + UBSan): committed inputs replayed, then
 # FUZZ_SECONDS (default 40) per target without a finding.
