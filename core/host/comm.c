@@ -202,14 +202,14 @@ ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
   if (atomic_load(&c->async_status) == NCORE_OK && (state & HOST_STATE_FAILED)) {
     char why[400];
     host_comm_peer_failure(c, state, why, sizeof why);
-    host_comm_fail(c, host_state_status(state), "%s", why);
+    host_comm_note(c, host_state_status(state), "%s", why);
   }
   for (int r = 0; r < c->nranks && atomic_load(&c->async_status) == NCORE_OK; r++) {
     if (r == c->rank) continue;
     if (atomic_load(&host_rank_slot(c, r)->aborted))
-      host_comm_fail(c, NCORE_ERR_REMOTE, "peer %d aborted", r);
+      host_comm_note(c, NCORE_ERR_REMOTE, "peer %d aborted", r);
     else if (host_peer_died(c, r))
-      host_comm_fail(c, NCORE_ERR_REMOTE, "peer %d died", r);
+      host_comm_note(c, NCORE_ERR_REMOTE, "peer %d died", r);
   }
   *out = (ncore_status_t)atomic_load(&c->async_status);
   return NCORE_OK;

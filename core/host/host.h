@@ -182,7 +182,12 @@ ncore_status_t host_rendezvous_fetch(uint64_t token, int64_t timeout_ms,
  * published: peers see the abort flag. */
 void host_comm_fail(host_comm_t *comm, ncore_status_t status, const char *fmt,
                     ...) __attribute__((format(printf, 3, 4)));
-/* host_comm_fail with the thread's current error message. */
+/* Records status as host_comm_fail does, without publishing it: for what
+ * every rank sees for itself (a dead or aborted peer, a published failure). */
+void host_comm_note(host_comm_t *comm, ncore_status_t status, const char *fmt,
+                    ...) __attribute__((format(printf, 3, 4)));
+/* Records the thread's current error: host_comm_note for REMOTE (what the
+ * waits saw of a peer), host_comm_fail for anything else. */
 void host_comm_fail_current(host_comm_t *comm, ncore_status_t status);
 /* The message of this rank's recorded failure. */
 const char *host_comm_failure_message(host_comm_t *comm);

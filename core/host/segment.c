@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../error.h"
+#include "../error_clear.h"
 #include "host.h"
 
 /* The most a segment may take of the address space: 64 TiB, far beyond any
@@ -198,6 +199,14 @@ static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
       host_waiter_init(&w);  /* a rank joining is progress */
     }
     ncore_status_t s = host_waiter_pause(&w, c, "all ranks joining");
+    /* Once everyone joined, the communicator exists for the others: a
+     * failure after that (their first call's) is its first call's to see. */
+    if (s != NCORE_OK &&
+        atomic_load_explicit(&h->joined_count, memory_order_acquire) >=
+            (uint32_t)c->nranks) {
+      core_error_clear();
+      return NCORE_OK;
+    }
     if (s != NCORE_OK) return s;
   }
 }
