@@ -7,13 +7,14 @@
 # Prints "N passed, N failed": one test per replayed folder (all its inputs
 # without a finding) and per fuzzing run without a finding. WORKERS (default 1) parallel libFuzzer jobs each.
 #
-# The long run recorded in docs/reliability.md:
-#   nice -n 19 tests/fuzz/run.sh 3600
+# FUZZ_OUT (default build/fuzz) is where it builds and writes. The
+# one-hour run recorded in docs/reliability.md (30 minutes per target):
+#   FUZZ_OUT=build/fuzz-long nice -n 19 tests/fuzz/run.sh 1800
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-40}
 workers=${2:-1}
-out=build/fuzz
+out=${FUZZ_OUT:-build/fuzz}
 tests/fuzz/build.sh "$out" || { echo "0 passed, 1 failed"; exit 1; }
 # allocator_may_return_null: a huge allocation the library asks for is its
 # SYSTEM error, not a crash; leaks are findings (LeakSanitizer per input).
