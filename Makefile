@@ -3,6 +3,7 @@
 #   make lib           build/lib/libncore.so (+ .so.1) and build/bin/ncore-run
 #   make demo          run examples/demo on 4 ranks
 #   make test          every test suite, then one "N passed, N failed" line
+#   make soak          a long multi-rank run checking RSS, fds, maps, /dev/shm
 #   make bench         host benchmarks into bench/results/ (bench/run-host.sh)
 #   make conformance   the conformance matrix on the host backend
 #   make conformance-gpu  the same on NCCL, cases of up to one rank per GPU
@@ -19,12 +20,13 @@ export HOME := /tmp/ncore-home
 endif
 
 DEBIAN_PACKAGES := bazel-bootstrap swig bindgen golang-go python3-dev \
-                   python3-pytest python3-numpy abigail-tools libdlpack-dev
+                   python3-pytest python3-numpy abigail-tools libdlpack-dev \
+                   clang-14 libclang-rt-14-dev
 # The demo's ranks: one per GPU where NCCL will be used, else 4 processes.
 GPU_COUNT := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 DEMO_RANKS ?= $(if $(filter-out 0,$(GPU_COUNT)),$(GPU_COUNT),4)
 
-.PHONY: all deps lib demo test bench conformance conformance-gpu abi-check abi-baseline clean
+.PHONY: all deps lib demo test soak bench conformance conformance-gpu abi-check abi-baseline clean
 
 all: lib
 
@@ -48,6 +50,11 @@ demo: deps lib
 
 test: deps lib
 	tools/run-test-suites.sh
+
+# SOAK_ARGS bounds it (tests/soak/soak.c): ranks, rounds, cycles, seconds.
+SOAK_ARGS ?= --ranks 4 --iterations 100000 --cycles 1000 --seconds 900
+soak: deps lib
+	build/tests/soak $(SOAK_ARGS)
 
 bench: deps lib
 	bench/run-host.sh

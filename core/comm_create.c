@@ -7,6 +7,9 @@
 #include "comm_object.h"
 #include "config.h"
 #include "error.h"
+
+/* The most ranks ncore_comm_init_all makes in one process. */
+#define CORE_MAX_RANKS_IN_PROCESS 4096
 #include "group.h"
 
 #define CHECK_NOT_NULL(pointer, name)                                    \
@@ -93,9 +96,12 @@ NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
                                              const ncore_comm_config_t *config) {
   CORE_ENTER("ncore_comm_init_all");
   CHECK_NOT_NULL(comms, "comms");
-  if (ndev < 1)
+  /* Every rank is a thread or a device of this process: more than a few
+   * thousand is a garbage count, refused before anything is sized by it. */
+  if (ndev < 1 || ndev > CORE_MAX_RANKS_IN_PROCESS)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "ndev: %d is invalid (expected >= 1)", ndev);
+                      "ndev: %d is invalid (expected 1..%d)", ndev,
+                      CORE_MAX_RANKS_IN_PROCESS);
   core_config_t resolved;
   ncore_status_t status = core_config_read(config, &resolved);
   if (status != NCORE_OK) return status;

@@ -43,10 +43,12 @@ ncore_status_t core_check_elements(size_t count, size_t factor,
                                    ncore_dtype_t dtype, const char *argument,
                                    size_t *elements) {
   size_t size = core_dtype_size(dtype);
-  if (factor != 0 && size != 0 && count > SIZE_MAX / factor / size)
+  /* No buffer is larger than PTRDIFF_MAX bytes: a larger count is garbage
+   * the call must not start reading or writing. */
+  if (factor != 0 && size != 0 && count > (size_t)PTRDIFF_MAX / factor / size)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "%s: %zu elements times %zu overflows the address space",
-                      argument, count, factor);
+                      "%s: %zu elements times %zu are more than the largest "
+                      "object", argument, count, factor);
   *elements = count * factor;
   return NCORE_OK;
 }
@@ -63,7 +65,8 @@ ncore_status_t core_check_size(size_t size, const char *argument) {
 
 ncore_status_t core_check_span(const void *ptr, size_t bytes,
                                const char *argument) {
-  if ((uintptr_t)ptr <= UINTPTR_MAX - bytes) return NCORE_OK;
+  if (bytes <= (size_t)PTRDIFF_MAX && (uintptr_t)ptr <= UINTPTR_MAX - bytes)
+    return NCORE_OK;
   return core_error(NCORE_ERR_INVALID_ARGUMENT,
                     "%s: %zu bytes from the pointer run past the end of the "
                     "address space", argument, bytes);

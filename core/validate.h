@@ -27,8 +27,8 @@ ncore_status_t core_check_buffer(const void *buffer, size_t count,
  * inside the address space (core_check_span), all named "size". */
 ncore_status_t core_check_registration(const void *ptr, size_t size);
 
-/* count * factor elements of dtype must fit in size_t bytes; *elements
- * receives count * factor. */
+/* count * factor elements of dtype must fit in PTRDIFF_MAX bytes (the
+ * largest object); *elements receives count * factor. */
 ncore_status_t core_check_elements(size_t count, size_t factor,
                                    ncore_dtype_t dtype, const char *argument,
                                    size_t *elements);
@@ -38,8 +38,8 @@ ncore_status_t core_check_elements(size_t count, size_t factor,
  * backend's rounding of it can wrap. */
 ncore_status_t core_check_size(size_t size, const char *argument);
 
-/* [ptr, ptr + bytes) must not run past the end of the address space:
- * "<argument>: ...". */
+/* [ptr, ptr + bytes) must be no larger than an object can be and not run
+ * past the end of the address space: "<argument>: ...". */
 ncore_status_t core_check_span(const void *ptr, size_t bytes,
                                const char *argument);
 

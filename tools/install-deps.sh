@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it names what is missing and fails.
 set -euo pipefail
 packages=(bazel-bootstrap swig bindgen golang-go python3-dev python3-pytest python3-numpy
-          abigail-tools libdlpack-dev)
+          abigail-tools libdlpack-dev clang-14 libclang-rt-14-dev)
 [ "${1:-}" = "--bench" ] && packages+=(python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
 # order: the C tests (tests/run.sh), the same under ASan and UBSan builds
-# (build/asan, build/ubsan), the Python, Rust and Go bindings' test.sh, the
-# conformance suite, the ABI check, the ABI checker's self-test, the
-# header test (C89 / C11 / C++11 / C++17) and the binding coverage check
-# (tools/api-coverage against bindings/omissions.txt). Every
+# (build/asan, build/ubsan), the ThreadSanitizer tests (tests/race), the
+# fuzzers for a bounded time (tests/fuzz), the
+# Python, Rust and Go bindings' test.sh, the
+# conformance suite, the check that tests assert only documented statuses
+# (tools/documented-statuses.py), the ABI check, the ABI checker's
+# self-test, the header test (C89 / C11 / C++11 / C++17) and the binding
+# coverage check (tools/api-coverage against bindings/omissions.txt). Every
 # suite's output is shown (and kept in build/test-logs/); its own summary line
 # is parsed by tools/test-summary.py. Ends with the time per stage and ONE
 # line "N passed, N failed" over all suites; exit 1 if anything failed.
@@ -50,6 +53,15 @@ if [ -x tests/run.sh ]; then
 else
   skip_suite c-tests "tests/run.sh not present"
 fi
+# What may run at the same time on one communicator, under ThreadSanitizer.
+if [ -x tests/race/run.sh ]; then
+  run_suite race-tsan tests/race/run.sh
+fi
+# The fuzzers (libFuzzer, ASan + UBSan): committed inputs replayed, then
+# FUZZ_SECONDS (default 40) per target without a finding.
+if [ -x tests/fuzz/run.sh ]; then
+  run_suite fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-40}"
+fi
 for lang in python rust go; do
   if [ -f "bindings/$lang/test.sh" ]; then
     run_suite "$lang-binding" bash "bindings/$lang/test.sh"
@@ -64,7 +76,8 @@ elif [ -f conformance/run.py ]; then
 else
   skip_suite conformance "not present"
 fi
-run_suite abi-check tools/abi-check
+run_suite documented-statuses /usr/bin/python3 tools/documented-statuses.py --check-tests
+run_suite abi-check abi_check_as_suite
 run_suite abi-check-selftest tools/abi-check-selftest.sh
 run_suite abi-headers tools/header-test.sh
 run_suite api-coverage tools/api-coverage

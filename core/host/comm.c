@@ -2,6 +2,7 @@
  * ranks as threads of this process), split, shrink, finalize, abort, destroy
  * and queries. */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ typedef struct init_job {
   int64_t timeout_ms;
   host_comm_t *comm;
   ncore_status_t status;
+  char message[256];  /* the thread's error message, when it failed */
 } init_job_t;
 
 /* Thread body of init_all: one rank joins. */
@@ -57,12 +59,20 @@ static void *init_thread(void *arg) {
   init_job_t *j = arg;
   j->status = host_segment_join(&j->comm, j->token, j->nranks, j->rank,
                                 j->timeout_ms);
+  /* Without the "ncore: " this thread's errors start with (no entry). */
+  const char *m = ncore_last_error_message();
+  if (strncmp(m, "ncore: ", 7) == 0) m += 7;
+  snprintf(j->message, sizeof j->message, "%s", m);
   return NULL;
 }
 
 ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
                                   const core_config_t *config) {
   (void)devlist;
+  /* A rank count the host cannot hold fails before any thread is made. */
+  host_layout_t layout;
+  ncore_status_t fits = host_segment_layout(ndev, &layout);
+  if (fits != NCORE_OK) return fits;
   init_job_t *jobs = calloc((size_t)ndev, sizeof *jobs);
   pthread_t *threads = calloc((size_t)ndev, sizeof *threads);
   if (!jobs || !threads) {
@@ -79,7 +89,7 @@ ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
   }
   int started = 0;
   for (int r = 0; r < ndev; r++) {
-    jobs[r] = (init_job_t){token, ndev, r, config->timeout_ms, NULL, NCORE_OK};
+    jobs[r] = (init_job_t){token, ndev, r, config->timeout_ms, NULL, NCORE_OK, ""};
     if (pthread_create(&threads[r], NULL, init_thread, &jobs[r]) != 0) {
       jobs[r].status = NCORE_ERR_SYSTEM;
       break;
@@ -87,12 +97,17 @@ ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
     started++;
   }
   for (int r = 0; r < started; r++) pthread_join(threads[r], NULL);
-  for (int r = 0; r < ndev; r++)
-    if (jobs[r].status != NCORE_OK && s == NCORE_OK) s = jobs[r].status;
-  if (started < ndev && s == NCORE_OK) s = NCORE_ERR_SYSTEM;
-  if (s != NCORE_OK) {
+  int failed = -1;
+  for (int r = 0; r < ndev && failed < 0; r++)
+    if (jobs[r].status != NCORE_OK) failed = r;
+  if (failed >= 0 || started < ndev) {
     for (int r = 0; r < ndev; r++) host_segment_leave(jobs[r].comm);
-    s = core_error(s, "rank initialization failed (%s)", ncore_status_string(s));
+    if (failed >= 0)
+      s = core_error(jobs[failed].status, "rank %d: %s", failed,
+                     jobs[failed].message);
+    else
+      s = core_error(NCORE_ERR_SYSTEM, "could not start a thread for rank %d",
+                     started);
   } else {
     for (int r = 0; r < ndev; r++) out[r] = jobs[r].comm;
   }
@@ -188,14 +203,14 @@ ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
   if (atomic_load(&c->async_status) == NCORE_OK && (state & HOST_STATE_FAILED)) {
     char why[400];
     host_comm_peer_failure(c, state, why, sizeof why);
-    host_comm_fail(c, host_state_status(state), "%s", why);
+    host_comm_note(c, host_state_status(state), "%s", why);
   }
   for (int r = 0; r < c->nranks && atomic_load(&c->async_status) == NCORE_OK; r++) {
     if (r == c->rank) continue;
     if (atomic_load(&host_rank_slot(c, r)->aborted))
-      host_comm_fail(c, NCORE_ERR_REMOTE, "peer %d aborted", r);
+      host_comm_note(c, NCORE_ERR_REMOTE, "peer %d aborted", r);
     else if (host_peer_died(c, r))
-      host_comm_fail(c, NCORE_ERR_REMOTE, "peer %d died", r);
+      host_comm_note(c, NCORE_ERR_REMOTE, "peer %d died", r);
   }
   *out = (ncore_status_t)atomic_load(&c->async_status);
   return NCORE_OK;

@@ -1,10 +1,12 @@
 /* core/host — a communicator's asynchronous error. The first failure a rank
  * sees (a timeout, a mismatched collective or message, a dead or aborted
  * peer, a corrupt put) ends the communicator, as an asynchronous error ends
- * an NCCL communicator: it is recorded here for ncore_comm_async_error and
- * published in the segment's failure word, so that every rank's later calls
- * fail at once with the same status — a rank that arrives late at a
- * collective others gave up on fails too, instead of completing it alone. */
+ * an NCCL communicator: it is recorded here for ncore_comm_async_error and,
+ * unless every rank sees it for itself (a dead or aborted peer: each rank
+ * then reports what it saw), published in the segment's failure word, so
+ * that every rank's later calls fail at once with the same status — a rank
+ * that arrives late at a collective others gave up on fails too, instead
+ * of completing it alone. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,32 +22,53 @@ static void publish(host_comm_t *c, ncore_status_t status) {
                                  host_state_failure(status, c->rank));
 }
 
-void host_comm_fail(host_comm_t *c, ncore_status_t status, const char *fmt,
-                    ...) {
+/* Records status (first one wins), and publishes it when asked. */
+static void record(host_comm_t *c, ncore_status_t status, int publish_it,
+                   const char *fmt, va_list args) {
   if (status == NCORE_OK) return;
   int none = NCORE_OK;
   /* Whoever claims the status writes the message, then says it is there
    * (an abort's teardown may land puts while the owner thread waits). */
   int first = atomic_compare_exchange_strong(&c->async_status, &none, (int)status);
   if (first) {
-    va_list args;
-    va_start(args, fmt);
     vsnprintf(c->async_message, sizeof c->async_message, fmt, args);
-    va_end(args);
     atomic_store_explicit(&c->async_message_ready, 1, memory_order_release);
   }
   if (status == NCORE_ERR_CLOSED || atomic_load(&c->forked)) return;
-  /* Our slot says what happened before the failure word points at it. */
+  /* Our slot says what happened, before a failure word (or a given-up
+   * collective step, coll.c) points peers at it. */
   if (first) {
     char *slot_message = host_rank_slot(c, c->rank)->failure_message;
     size_t room = sizeof host_rank_slot(c, c->rank)->failure_message;
     snprintf(slot_message, room, "%.*s", (int)room - 1, c->async_message);
   }
-  publish(c, status);
+  if (publish_it) publish(c, status);
+}
+
+void host_comm_fail(host_comm_t *c, ncore_status_t status, const char *fmt,
+                    ...) {
+  va_list args;
+  va_start(args, fmt);
+  record(c, status, 1, fmt, args);
+  va_end(args);
+}
+
+void host_comm_note(host_comm_t *c, ncore_status_t status, const char *fmt,
+                    ...) {
+  va_list args;
+  va_start(args, fmt);
+  record(c, status, 0, fmt, args);
+  va_end(args);
 }
 
 void host_comm_fail_current(host_comm_t *c, ncore_status_t status) {
-  host_comm_fail(c, status, "%s", ncore_last_error_message());
+  /* A REMOTE the waits saw is a dead, aborted or failed peer: every rank
+   * sees that for itself (what a rank alone sees, a corrupt structure,
+   * is published where it is found). */
+  if (status == NCORE_ERR_REMOTE)
+    host_comm_note(c, status, "%s", ncore_last_error_message());
+  else
+    host_comm_fail(c, status, "%s", ncore_last_error_message());
 }
 
 void host_comm_peer_failure(host_comm_t *c, uint64_t failure, char *out,

@@ -99,6 +99,10 @@ typedef struct host_window_part {
   int32_t fd, shared;
 } host_window_part_t;
 
+/* 1 if a peer's published part fits the allocation it claims (checked
+ * before it is mapped or trusted). */
+int host_window_part_is_sane(const host_window_part_t *part);
+
 /* A window as one rank sees it. Parts in ncore_mem_alloc memory are mapped
  * (peer pointers are real, a put is a memcpy); the others are reached
  * through the put rings (puts.c). */
@@ -150,6 +154,10 @@ ncore_status_t host_segment_layout(int nranks, host_layout_t *out);
 /* A rank's communicator object without a segment yet (segment.c). */
 ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
                              int64_t timeout_ms);
+/* A joiner's side of what rank 0 handed over: checks that fd is a private
+ * file of this user of exactly comm's size, maps it and checks rank 0's
+ * header (magic, nranks). */
+ncore_status_t host_segment_attach(host_comm_t *comm, int fd);
 /* Creates (rank 0) or joins the segment of token and waits for all ranks. */
 ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
                                  int rank, int64_t timeout_ms);
@@ -174,7 +182,12 @@ ncore_status_t host_rendezvous_fetch(uint64_t token, int64_t timeout_ms,
  * published: peers see the abort flag. */
 void host_comm_fail(host_comm_t *comm, ncore_status_t status, const char *fmt,
                     ...) __attribute__((format(printf, 3, 4)));
-/* host_comm_fail with the thread's current error message. */
+/* Records status as host_comm_fail does, without publishing it: for what
+ * every rank sees for itself (a dead or aborted peer, a published failure). */
+void host_comm_note(host_comm_t *comm, ncore_status_t status, const char *fmt,
+                    ...) __attribute__((format(printf, 3, 4)));
+/* Records the thread's current error: host_comm_note for REMOTE (what the
+ * waits saw of a peer), host_comm_fail for anything else. */
 void host_comm_fail_current(host_comm_t *comm, ncore_status_t status);
 /* The message of this rank's recorded failure. */
 const char *host_comm_failure_message(host_comm_t *comm);

@@ -13,6 +13,8 @@ static int corrupt_ring(host_op_t *op, uint64_t head, uint64_t tail) {
                           "%s: the ring's counters are corrupt (head %llu, "
                           "tail %llu)", op->what, (unsigned long long)head,
                           (unsigned long long)tail);
+  /* Only this rank can see it: the others must hear of it. */
+  host_comm_fail(op->comm, NCORE_ERR_REMOTE, "%s", ncore_last_error_message());
   host_op_release(op);
   return -1;
 }

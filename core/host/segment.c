@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../error.h"
+#include "../error_clear.h"
 #include "host.h"
 
 /* The most a segment may take of the address space: 64 TiB, far beyond any
@@ -170,6 +171,17 @@ static ncore_status_t check_segment(host_comm_t *c, int fd) {
   return NCORE_OK;
 }
 
+ncore_status_t host_segment_attach(host_comm_t *c, int fd) {
+  ncore_status_t s = check_segment(c, fd);
+  if (s == NCORE_OK) s = map_segment(c, fd);
+  if (s != NCORE_OK) return s;
+  host_segment_header_t *h = host_header(c);
+  if (memcmp(h->magic, HOST_MAGIC, 8) != 0 || h->nranks != c->nranks)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "nranks: %d differs from rank 0's %d", c->nranks, h->nranks);
+  return NCORE_OK;
+}
+
 /* Waits until all nranks registered (or a timeout / a dead joiner); rank 0
  * hands the segment to each joiner meanwhile. */
 static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
@@ -187,6 +199,14 @@ static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
       host_waiter_init(&w);  /* a rank joining is progress */
     }
     ncore_status_t s = host_waiter_pause(&w, c, "all ranks joining");
+    /* Once everyone joined, the communicator exists for the others: a
+     * failure after that (their first call's) is its first call's to see. */
+    if (s != NCORE_OK &&
+        atomic_load_explicit(&h->joined_count, memory_order_acquire) >=
+            (uint32_t)c->nranks) {
+      core_error_clear();
+      return NCORE_OK;
+    }
     if (s != NCORE_OK) return s;
   }
 }
@@ -210,14 +230,7 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
     if (s == NCORE_OK) s = host_rendezvous_listen(token, &listen_fd);
   } else {
     s = host_rendezvous_fetch(token, timeout_ms, &fd);
-    if (s == NCORE_OK) s = check_segment(c, fd);
-    if (s == NCORE_OK) s = map_segment(c, fd);
-    if (s == NCORE_OK) {
-      host_segment_header_t *h = host_header(c);
-      if (memcmp(h->magic, HOST_MAGIC, 8) != 0 || h->nranks != nranks)
-        s = core_error(NCORE_ERR_INVALID_ARGUMENT,
-                       "nranks: %d differs from rank 0's %d", nranks, h->nranks);
-    }
+    if (s == NCORE_OK) s = host_segment_attach(c, fd);
   }
   if (s == NCORE_OK) {
     host_rank_slot_t *me = host_rank_slot(c, rank);

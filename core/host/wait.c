@@ -33,7 +33,7 @@ ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
                         host_comm_failure_message(c));
     char why[400];
     host_comm_peer_failure(c, state, why, sizeof why);
-    host_comm_fail(c, status, "%s", why);
+    host_comm_note(c, status, "%s", why);
     return core_error(status, "%s", why);
   }
   for (int r = 0; r < c->nranks; r++) {

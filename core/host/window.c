@@ -42,8 +42,7 @@ static ncore_status_t describe_part(void *ptr, size_t size,
   return NCORE_OK;
 }
 
-/* A peer's published part, checked before it is mapped or trusted. */
-static int part_is_sane(const host_window_part_t *p) {
+int host_window_part_is_sane(const host_window_part_t *p) {
   return !p->shared || (p->offset <= p->total && p->size <= p->total - p->offset);
 }
 
@@ -79,7 +78,7 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
   s = host_allgather_bytes(c, &mine, w->parts, sizeof mine);
   if (s != NCORE_OK) goto fail;
   for (int r = 0; r < c->nranks; r++)
-    if (!part_is_sane(&w->parts[r])) {
+    if (!host_window_part_is_sane(&w->parts[r])) {
       s = core_error(NCORE_ERR_REMOTE,
                      "rank %d published a window part that does not fit its "
                      "allocation", r);

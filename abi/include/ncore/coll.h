@@ -21,8 +21,9 @@
  * non-zero count, unknown dtype or op, root out of range, bad stream, custom
  * op made for another dtype or communicator); NCORE_ERR_CLOSED (comm closed,
  * or a custom op that was closed); NCORE_ERR_INVALID_USAGE (ranks disagree on
- * the collective, count, dtype or root); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
- * NCORE_ERR_UNHANDLED_CUDA. */
+ * the collective, count, dtype or root; or comm not fit for a communicating
+ * call: ncore/comm.h); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT; NCORE_ERR_SYSTEM
+ * (out of memory queueing the call in a group); NCORE_ERR_UNHANDLED_CUDA. */
 #ifndef NCORE_COLL_H
 #define NCORE_COLL_H
 

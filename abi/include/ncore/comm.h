@@ -3,7 +3,20 @@
  * Thread safety: calls on different communicators may run concurrently;
  * calls on one communicator must be serialised by the caller, as in NCCL —
  * except ncore_comm_abort, which may be called from another thread to unblock
- * a call that waits on that communicator. */
+ * a call that waits on that communicator.
+ *
+ * Calls that communicate or make a resource ("communicating calls" below)
+ * need a communicator that is fit for it. They answer
+ * NCORE_ERR_INVALID_USAGE on a finalized communicator, and on the copy a
+ * child made by fork() inherited (the communicator belongs to the process
+ * that created it; the child may only destroy its copy, which touches
+ * nothing of its parent's). And once a communicator failed — a timeout, a
+ * dead or aborted peer, ranks that disagreed on a collective or a message —
+ * it has an asynchronous error (ncore_comm_async_error), and every later
+ * communicating call, on every rank, answers that error at once:
+ * NCORE_ERR_TIMEOUT, NCORE_ERR_REMOTE or NCORE_ERR_INVALID_USAGE. Only
+ * queries, ncore_comm_shrink, ncore_comm_abort and ncore_comm_destroy
+ * remain (as in NCCL after an asynchronous error). */
 #ifndef NCORE_COMM_H
 #define NCORE_COMM_H
 
@@ -124,8 +137,12 @@ NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
  * config: NULL for defaults, or a versioned config (borrowed).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or id NULL, nranks < 1,
  * rank out of range, bad struct_size, unknown backend, id made for another
- * backend); NCORE_ERR_UNAVAILABLE (backend missing); NCORE_ERR_TIMEOUT (not
- * all ranks joined in time); NCORE_ERR_REMOTE; NCORE_ERR_SYSTEM;
+ * backend, nranks beyond what the host backend can hold, nranks differing
+ * from rank 0's); NCORE_ERR_UNAVAILABLE (backend missing); NCORE_ERR_TIMEOUT
+ * (not all ranks joined in time); NCORE_ERR_REMOTE (a rank died while
+ * joining, or rank 0 ended the rendezvous); NCORE_ERR_SYSTEM (out of
+ * memory, shared memory, or the host rendezvous of this id is held by
+ * another communicator or another user's process);
  * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
                                               const ncore_unique_id_t *id,
@@ -135,13 +152,15 @@ NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
 /* Creates ndev communicators in this process, one per rank, in one call
  * (ncclCommInitAll). Use groups to drive them from one thread.
  * comms: array of ndev handles, caller-owned; filled on success.
- * ndev: number of ranks, >= 1.
+ * ndev: number of ranks, 1..4096.
  * devlist: NCCL: CUDA device of each rank (NULL = 0..ndev-1); host: must be
  *   NULL or all -1.
  * config: NULL for defaults (backend AUTO), or a versioned config whose
  *   `device` must be -1.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT; NCORE_ERR_UNAVAILABLE;
- * NCORE_ERR_SYSTEM; NCORE_ERR_UNHANDLED_CUDA. On failure no handle is made. */
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (comms NULL, ndev out of
+ * range, bad devlist or config); NCORE_ERR_UNAVAILABLE; NCORE_ERR_SYSTEM;
+ * NCORE_ERR_TIMEOUT (the ranks did not all join within the timeout);
+ * NCORE_ERR_REMOTE; NCORE_ERR_UNHANDLED_CUDA. On failure no handle is made. */
 NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
                                              const int *devlist,
                                              const ncore_comm_config_t *config);
@@ -154,7 +173,10 @@ NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
  * config: NULL to inherit the parent's, or a versioned config; its backend
  *   must be AUTO or the parent's.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, color < -1, bad
- * config); NCORE_ERR_CLOSED; NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT. */
+ * config); NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (comm not fit for a
+ * communicating call, see above); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
+ * NCORE_ERR_SYSTEM (out of memory or shared memory for the new
+ * communicator); NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
                                           ncore_comm_t *out,
                                           const ncore_comm_config_t *config);
@@ -172,10 +194,14 @@ NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
  * the failure (a closed connection): the parent's error is returned; abort
  * the parent and build a new communicator among the survivors instead.
  * A failure only ncore noticed (its timeout) does not stop a shrink.
+ * Allowed on a communicator that failed: it is how the survivors go on.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, a rank out of range
  * or repeated, this rank excluded, all excluded, unknown flags, bad config);
- * NCORE_ERR_CLOSED; NCORE_ERR_TIMEOUT; NCORE_ERR_REMOTE (NCCL: the parent's
- * asynchronous error, see above). */
+ * NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (comm finalized, or a fork()
+ * child's copy); NCORE_ERR_TIMEOUT; NCORE_ERR_REMOTE (a rank died while
+ * joining the new communicator; NCCL: the parent's asynchronous error, see
+ * above); NCORE_ERR_SYSTEM (out of memory or shared memory);
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
                                            const int *exclude_ranks,
                                            int exclude_count, ncore_comm_t *out,
@@ -185,8 +211,10 @@ NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
 /* Flushes this rank's outstanding operations and synchronises with the other
  * ranks so the communicator can be destroyed without leaving a peer waiting
  * (ncclCommFinalize). Collective. After it, only queries and destroy are valid.
- * Returns NCORE_OK; NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (already
- * finalized); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT. */
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (not a communicator handle);
+ * NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (already finalized, a fork()
+ * child's copy, or the communicator's failure); NCORE_ERR_REMOTE;
+ * NCORE_ERR_TIMEOUT. */
 NCORE_API ncore_status_t ncore_comm_finalize(ncore_comm_t comm);
 
 /* Releases the communicator and every resource it owns (registered buffers,
@@ -209,7 +237,8 @@ NCORE_API ncore_status_t ncore_comm_destroy(ncore_comm_t comm);
  * blocks that call in NCCL's connection setup for NCCL's own timeout (about
  * a minute). Where every failure must surface within the communicator's
  * timeout, exchange a first message with each peer early.
- * Idempotent like ncore_comm_destroy. Safe from any thread.
+ * Idempotent like ncore_comm_destroy. Safe from any thread. In a fork()
+ * child it only releases the child's copy: the parent's peers see nothing.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (not a communicator handle). */
 NCORE_API ncore_status_t ncore_comm_abort(ncore_comm_t comm);
 
@@ -234,9 +263,12 @@ NCORE_API ncore_status_t ncore_comm_lsa_rank(ncore_comm_t comm, int *out);
 /* Size of the LSA team: ranks whose memory this rank can map (all ranks on
  * the host backend; the NVLink domain's ranks on NCCL). */
 NCORE_API ncore_status_t ncore_comm_lsa_size(ncore_comm_t comm, int *out);
-/* The communicator's asynchronous error (ncclCommGetAsyncError): NCORE_OK,
- * NCORE_IN_PROGRESS, or the error a background operation hit (e.g.
- * NCORE_ERR_REMOTE after a peer died). */
+/* Writes the communicator's asynchronous error (ncclCommGetAsyncError) into
+ * *out: NCORE_OK, NCORE_IN_PROGRESS, or the failure that ended the
+ * communicator (see the top of this header) — NCORE_ERR_TIMEOUT, a peer's
+ * NCORE_ERR_REMOTE (it died or aborted), NCORE_ERR_INVALID_USAGE (ranks
+ * disagreed on a collective or a message), or an error NCCL reported.
+ * Returns as ncore_comm_rank. */
 NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
                                                 ncore_status_t *out);
 
@@ -274,9 +306,15 @@ NCORE_API ncore_status_t ncore_group_start(void);
 /* Ends a group (ncclGroupEnd); at the outermost end, runs the queued calls.
  * On the host backend it returns once they completed; on NCCL once they were
  * enqueued on their streams. If a queued call fails, the first failure is
- * returned and the rest of the group is abandoned.
- * Returns NCORE_OK; NCORE_ERR_INVALID_USAGE (no group started); any status a
- * queued call can return. */
+ * returned and the rest of the group is abandoned (and, on the host backend,
+ * the communicators it left unfinished fail). A communicator destroyed, or
+ * a custom operator or window closed, after a call using it was queued
+ * stays alive until this returns; one aborted fails its calls with
+ * NCORE_ERR_CLOSED.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_USAGE (no group started, or a queued
+ * call's); NCORE_ERR_CLOSED; NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
+ * NCORE_ERR_SYSTEM; NCORE_ERR_INTERNAL; NCORE_ERR_UNHANDLED_CUDA;
+ * NCORE_IN_PROGRESS (a non-blocking NCCL communicator). */
 NCORE_API ncore_status_t ncore_group_end(void);
 
 NCORE_END_DECLS

@@ -122,8 +122,10 @@ typedef struct ncore_dev_comm_info {
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, bad struct_size,
  * negative counts, unknown gin_connection_type, NCCL lists on the host
  * backend); NCORE_ERR_NOT_SUPPORTED (GIN or multimem required but not
- * available; the message says which); NCORE_ERR_CLOSED; NCORE_ERR_REMOTE;
- * NCORE_ERR_TIMEOUT; NCORE_ERR_UNHANDLED_CUDA. */
+ * available; the message says which); NCORE_ERR_CLOSED;
+ * NCORE_ERR_INVALID_USAGE (comm not fit for a communicating call:
+ * ncore/comm.h); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT; NCORE_ERR_SYSTEM;
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_create_dev_comm(
     ncore_dev_comm_t *out, ncore_comm_t comm,
     const ncore_dev_comm_requirements_t *requirements);

@@ -38,18 +38,20 @@ NCORE_API ncore_status_t ncore_backend_resolve(ncore_backend_t requested,
  * host: shared memory that every rank can map, so windows over it have real
  * peer pointers. Contents are uninitialised.
  * out: receives the pointer; free it with ncore_mem_free on the same backend.
- * size: > 0.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, size 0, unknown
- * backend); NCORE_ERR_UNAVAILABLE; NCORE_ERR_SYSTEM (out of memory);
- * NCORE_ERR_UNHANDLED_CUDA. */
+ * size: > 0, and at most PTRDIFF_MAX (no object is larger).
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, size 0 or above
+ * PTRDIFF_MAX, unknown backend); NCORE_ERR_UNAVAILABLE; NCORE_ERR_SYSTEM
+ * (out of memory); NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_mem_alloc(void **out, size_t size,
                                          ncore_backend_t backend);
 
 /* Frees memory from ncore_mem_alloc (ncclMemFree). NULL is a no-op.
  * Like cudaFree, on NCCL it first waits for the device's outstanding work
  * (an operation still reading or writing the memory would otherwise fault).
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (ptr was not returned by
- * ncore_mem_alloc of this backend, or was already freed);
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (unknown backend; ptr was not
+ * returned by ncore_mem_alloc of this backend, was already freed, or is a
+ * symmetric allocation's part, which only ncore_symmetric_free releases);
+ * NCORE_ERR_UNAVAILABLE (the backend is missing);
  * NCORE_ERR_UNHANDLED_CUDA (NCCL: the device reported an error while
  * waiting; the memory is freed all the same). */
 NCORE_API ncore_status_t ncore_mem_free(void *ptr, ncore_backend_t backend);
@@ -78,15 +80,16 @@ NCORE_API ncore_status_t ncore_stream_create(ncore_stream_t *out,
                                              ncore_backend_t backend);
 
 /* Destroys a stream made by ncore_stream_create. NULL is a no-op.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (host: not a live stream of
- * this backend); NCORE_ERR_UNHANDLED_CUDA. */
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (unknown backend; host: not a
+ * live stream of this backend); NCORE_ERR_UNAVAILABLE;
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_stream_destroy(ncore_stream_t stream,
                                               ncore_backend_t backend);
 
 /* Waits until all work enqueued on stream has completed (NULL: the default
- * stream). Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (host: not a live
- * stream); NCORE_ERR_UNHANDLED_CUDA (including an earlier asynchronous
- * failure on the stream). */
+ * stream). Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (unknown backend;
+ * host: not a live stream); NCORE_ERR_UNAVAILABLE; NCORE_ERR_UNHANDLED_CUDA
+ * (including an earlier asynchronous failure on the stream). */
 NCORE_API ncore_status_t ncore_stream_synchronize(ncore_stream_t stream,
                                                   ncore_backend_t backend);
 
@@ -94,7 +97,8 @@ NCORE_API ncore_status_t ncore_stream_synchronize(ncore_stream_t stream,
  * synchronise the stream before reading dst on the host.
  * dst, src: not NULL unless bytes is 0; must not overlap.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NULL pointer with bytes > 0,
- * unknown kind, bad stream); NCORE_ERR_UNAVAILABLE; NCORE_ERR_UNHANDLED_CUDA. */
+ * a range running past the end of the address space, unknown kind or
+ * backend, bad stream); NCORE_ERR_UNAVAILABLE; NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_memcpy(void *dst, const void *src, size_t bytes,
                                       ncore_memcpy_kind_t kind,
                                       ncore_stream_t stream,

@@ -53,8 +53,10 @@ NCORE_API ncore_status_t ncore_wait_signal_desc_init(
  * signal_index, context, flags: must be 0 (reserved, as in nccl.core).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (peer out of range, non-zero
  * signal_index / context / flags, bad stream); NCORE_ERR_CLOSED;
- * NCORE_ERR_NOT_SUPPORTED (NCCL: peer neither LSA-reachable nor reachable
- * through GIN; the message says why); NCORE_ERR_REMOTE. */
+ * NCORE_ERR_INVALID_USAGE, NCORE_ERR_TIMEOUT (comm not fit for a
+ * communicating call: ncore/comm.h); NCORE_ERR_NOT_SUPPORTED (NCCL: peer
+ * neither LSA-reachable nor reachable through GIN; the message says why);
+ * NCORE_ERR_REMOTE; NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_signal(ncore_comm_t comm, int peer,
                                       int signal_index, int context,
                                       uint32_t flags, ncore_stream_t stream);
@@ -67,8 +69,9 @@ NCORE_API ncore_status_t ncore_signal(ncore_comm_t comm, int peer,
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (descs NULL, ndescs 0, bad
  * struct_size, peer out of range, op_count 0, non-zero signal_index or
  * context); NCORE_ERR_CLOSED (also when the communicator is aborted while
- * waiting); NCORE_ERR_REMOTE (the peer died or aborted before signalling);
- * NCORE_ERR_TIMEOUT. */
+ * waiting); NCORE_ERR_INVALID_USAGE (comm not fit for a communicating call:
+ * ncore/comm.h); NCORE_ERR_REMOTE (the peer died or aborted before
+ * signalling); NCORE_ERR_TIMEOUT; NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_wait_signal(ncore_comm_t comm,
                                            const ncore_wait_signal_desc_t *descs,
                                            size_t ndescs,
@@ -84,8 +87,10 @@ NCORE_API ncore_status_t ncore_wait_signal(ncore_comm_t comm,
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NULL buffer, unknown dtype,
  * peer out of range, the put does not fit in the peer's part of the window,
  * window of another communicator, non-zero reserved arguments);
- * NCORE_ERR_CLOSED (comm or window closed); NCORE_ERR_NOT_SUPPORTED (as
- * ncore_signal); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT. */
+ * NCORE_ERR_CLOSED (comm or window closed); NCORE_ERR_INVALID_USAGE (comm
+ * not fit for a communicating call: ncore/comm.h); NCORE_ERR_NOT_SUPPORTED
+ * (as ncore_signal); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_put_signal(ncore_comm_t comm,
                                           const void *local_buf, size_t count,
                                           ncore_dtype_t dtype, int peer,

@@ -21,8 +21,10 @@ NCORE_BEGIN_DECLS
  * unknown dtype, peer out of range, bad stream); NCORE_ERR_CLOSED;
  * NCORE_ERR_INVALID_USAGE (host backend: the size differs from the
  * matching recv; NCCL does not compare them, and a mismatch is undefined
- * there);
- * NCORE_ERR_REMOTE (peer died or aborted); NCORE_ERR_TIMEOUT. */
+ * there; or comm not fit for a communicating call: ncore/comm.h);
+ * NCORE_ERR_REMOTE (peer died or aborted); NCORE_ERR_TIMEOUT;
+ * NCORE_ERR_SYSTEM (out of memory queueing the call in a group);
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_send(ncore_comm_t comm, const void *buf,
                                     size_t count, ncore_dtype_t dtype, int peer,
                                     ncore_stream_t stream);

@@ -18,9 +18,12 @@ NCORE_BEGIN_DECLS
 /* Registers [ptr, ptr + size) with the communicator for zero-copy transfers.
  * Local. The memory stays owned by the caller and must outlive the
  * registration.
- * out: receives the handle. ptr: not NULL. size: > 0.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or ptr NULL, size 0);
- * NCORE_ERR_CLOSED; NCORE_ERR_UNHANDLED_CUDA. */
+ * out: receives the handle. ptr: not NULL. size: > 0, at most PTRDIFF_MAX.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or ptr NULL, size 0 or
+ * too large, a range past the end of the address space); NCORE_ERR_CLOSED;
+ * NCORE_ERR_INVALID_USAGE, NCORE_ERR_TIMEOUT, NCORE_ERR_REMOTE (comm not
+ * fit for a communicating call: ncore/comm.h); NCORE_ERR_SYSTEM;
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_register_buffer(ncore_registered_buffer_t *out,
                                                ncore_comm_t comm, void *ptr,
                                                size_t size);
@@ -68,7 +71,9 @@ typedef enum ncore_scalar_residence {
  * this communicator and dtype only.
  * out: receives the operator. scalar: one element of dtype, not NULL.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or scalar NULL, unknown
- * dtype or residence); NCORE_ERR_CLOSED; NCORE_ERR_UNHANDLED_CUDA. */
+ * dtype or residence); NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE,
+ * NCORE_ERR_TIMEOUT, NCORE_ERR_REMOTE (comm not fit for a communicating
+ * call: ncore/comm.h); NCORE_ERR_SYSTEM; NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_create_pre_mul_sum(
     ncore_custom_redop_t *out, ncore_comm_t comm, const void *scalar,
     ncore_dtype_t dtype, ncore_scalar_residence_t residence);

@@ -18,9 +18,11 @@ NCORE_BEGIN_DECLS
 /* Allocates size bytes on every rank. Collective over comm; all ranks pass the
  * same size. Contents are zeroed.
  * out: receives the handle; free it with ncore_symmetric_free.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, size 0, sizes that
- * differ between ranks); NCORE_ERR_CLOSED; NCORE_ERR_SYSTEM;
- * NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT; NCORE_ERR_UNHANDLED_CUDA. */
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, size 0 or above
+ * PTRDIFF_MAX, sizes that differ between ranks); NCORE_ERR_CLOSED;
+ * NCORE_ERR_INVALID_USAGE (comm not fit for a communicating call:
+ * ncore/comm.h); NCORE_ERR_SYSTEM; NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_symmetric_alloc(ncore_symmetric_t *out,
                                                ncore_comm_t comm, size_t size);
 
@@ -46,8 +48,11 @@ NCORE_API ncore_status_t ncore_symmetric_peer_pointer(ncore_symmetric_t sym,
  * ordered on stream (nvshmem put). Complete for the target after a
  * synchronisation such as a barrier collective or a signal.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (src NULL with bytes > 0, pe out
- * of range, dst_offset + bytes beyond the allocation); NCORE_ERR_CLOSED;
- * NCORE_ERR_NOT_SUPPORTED (pe not reachable); NCORE_ERR_UNHANDLED_CUDA. */
+ * of range, dst_offset + bytes beyond the allocation, bad stream);
+ * NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE, NCORE_ERR_TIMEOUT,
+ * NCORE_ERR_REMOTE (the communicator is not fit for a communicating call:
+ * ncore/comm.h); NCORE_ERR_NOT_SUPPORTED (pe not reachable);
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_symmetric_put(ncore_symmetric_t dst,
                                              size_t dst_offset, const void *src,
                                              size_t bytes, int pe,

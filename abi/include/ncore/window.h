@@ -25,11 +25,16 @@ NCORE_BEGIN_DECLS
  * and be 4096-byte aligned. On the host backend memory from ncore_mem_alloc is
  * load/store reachable by every rank (real peer pointers); other memory is
  * reachable through ncore_put_signal only.
- * out: receives the window. ptr: not NULL. size: > 0. flags: NCORE_WINDOW_*.
- * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or ptr NULL, size 0,
- * unknown flags, COLL_SYMMETRIC with sizes that differ between ranks);
- * NCORE_ERR_CLOSED; NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
- * NCORE_ERR_UNHANDLED_CUDA. */
+ * [ptr, ptr + size) must be memory of this process (host backend: when ptr
+ * is in an ncore_mem_alloc allocation, inside that allocation).
+ * out: receives the window. ptr: not NULL. size: > 0, at most PTRDIFF_MAX.
+ * flags: NCORE_WINDOW_*.
+ * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or ptr NULL, size 0 or
+ * too large, a range past the end of the address space or of its
+ * allocation, unknown flags, COLL_SYMMETRIC with sizes that differ between
+ * ranks); NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (comm not fit for a
+ * communicating call: ncore/comm.h); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
+ * NCORE_ERR_SYSTEM; NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
                                                ncore_comm_t comm, void *ptr,
                                                size_t size, uint32_t flags);
