@@ -111,7 +111,7 @@ static int check_private_segments(void) {
 /* Every rank of a communicator and of its split child maps private,
  * nameless segments (e6e904a mapped /dev/shm/ncore-<token>). */
 MR_TEST(segments_are_private_and_nameless) {
-  REQUIRE_HOST_BACKEND();
+  REQUIRE_HOST_BACKEND("checks the host backend's shared memory; NCCL shares device memory through NCCL, not through ncore");
   MR_COMM(comm);
   ncore_comm_t child;
   CHECK_OK(ncore_comm_split(comm, rank % 2, rank, &child, NULL));
@@ -175,7 +175,7 @@ static void *watch_names(void *arg) {
  * what is public (the parent's id): each differs from the rule e6e904a
  * used, and all differ from each other. Any user can run this. */
 MR_TEST(children_names_cannot_be_guessed) {
-  REQUIRE_HOST_BACKEND();
+  REQUIRE_HOST_BACKEND("checks the host backend's shared memory; NCCL shares device memory through NCCL, not through ncore");
   MR_COMM(comm);
   watcher_t w;
   memset(&w, 0, sizeof w);
@@ -212,7 +212,7 @@ MR_TEST(children_names_cannot_be_guessed) {
  * comes: nothing named after its id may remain (e6e904a left
  * /dev/shm/ncore-<token> behind). */
 TEST(rank_0_killed_during_init_leaves_nothing) {
-  REQUIRE_HOST_BACKEND();
+  REQUIRE_HOST_BACKEND("checks the host backend's shared memory; NCCL shares device memory through NCCL, not through ncore");
   ncore_unique_id_t id;
   CHECK_OK(ncore_get_unique_id(&id, NCORE_BACKEND_HOST));
   uint64_t token = id_token(&id);
@@ -446,8 +446,8 @@ static void victim_calls(ncore_comm_t comm, int rank) {
  * and keeps trying every ncore rendezvous and file it can see during the
  * victim's init, split and shrink. The victim's calls must all succeed with
  * correct results, and the attacker must get nothing. */
-MR_TEST_EX(second_user_cannot_take_over_a_communicator, MR_FORK_ONLY, 2) {
-  REQUIRE_HOST_BACKEND();
+MR_TEST_EX(second_user_cannot_take_over_a_communicator, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("checks the host backend's shared memory; NCCL shares device memory through NCCL, not through ncore");
   uid_t uid = 0;
   gid_t gid = 0;
   char why[200] = "";
@@ -525,8 +525,8 @@ static void squat(uid_t uid, gid_t gid, uint64_t token, int go) {
  * id from a command line) gets nothing either: rank 0 cannot listen and
  * fails, and the other ranks refuse a segment from another user's process;
  * nobody waits for the timeout. */
-MR_TEST_EX(squatted_rendezvous_fails_at_once, MR_FORK_ONLY, 2) {
-  REQUIRE_HOST_BACKEND();
+MR_TEST_EX(squatted_rendezvous_fails_at_once, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("checks the host backend's shared memory; NCCL shares device memory through NCCL, not through ncore");
   char ready[96], skip[96], done[96];
   flag_path(ready, sizeof ready, id, "ready");
   flag_path(skip, sizeof skip, id, "skip");
