@@ -77,9 +77,11 @@ typedef struct core_backend_ops {
 
   /* ---- communicators ---- */
   ncore_status_t (*get_unique_id)(ncore_unique_id_t *out);
+  /* ids: nids >= 1 ids, the same on every rank (ncclCommInitRankScalable
+   * when nids > 1). */
   ncore_status_t (*comm_init_rank)(void **out, int nranks,
-                                   const ncore_unique_id_t *id, int rank,
-                                   const core_config_t *config);
+                                   const ncore_unique_id_t *ids, int nids,
+                                   int rank, const core_config_t *config);
   /* out: ndev impl pointers. devlist may be NULL. */
   ncore_status_t (*comm_init_all)(void **out, int ndev, const int *devlist,
                                   const core_config_t *config);
@@ -104,8 +106,25 @@ typedef struct core_backend_ops {
    * stream checked by the core. See ncore_comm_synchronize. */
   ncore_status_t (*comm_synchronize)(void *comm, ncore_stream_t stream,
                                      int64_t timeout_ms);
-  ncore_status_t (*comm_gin_types)(void *comm, ncore_gin_type_t *gin,
-                                   ncore_gin_type_t *railed);
+  /* Fills what only the backend knows of *out (a full-size struct whose
+   * rank, nranks and cuda_device the core set from core_comm_info_t). */
+  ncore_status_t (*comm_properties)(void *comm, ncore_comm_properties_t *out);
+
+  /* ---- communicator control (ncore/comm_control.h). The core checked the
+   * arguments and the state (not revoked twice, suspended only once, ...);
+   * a backend that cannot do the call (an older NCCL) answers
+   * NOT_SUPPORTED naming it and the version needed. ---- */
+  ncore_status_t (*comm_revoke)(void *comm, uint32_t flags);
+  ncore_status_t (*comm_get_unique_id)(void *comm, ncore_unique_id_t *out);
+  /* comm: NULL on a new rank (then rank >= 0 and id set); an existing rank
+   * passes rank -1, and id only at the root. */
+  ncore_status_t (*comm_grow)(void *comm, int nranks,
+                              const ncore_unique_id_t *id, int rank,
+                              void **out, const core_config_t *config);
+  ncore_status_t (*comm_suspend)(void *comm, uint32_t flags);
+  ncore_status_t (*comm_resume)(void *comm);
+  ncore_status_t (*comm_mem_stat)(void *comm, ncore_comm_mem_stat_t stat,
+                                  uint64_t *out);
 
   /* ---- groups (thread-wide, nesting handled by the core: called at the
    * outermost start and end only) ---- */

@@ -1,5 +1,6 @@
-/* core — making communicators: ncore_get_unique_id, ncore_comm_init_rank,
- * ncore_comm_init_all, ncore_comm_split, ncore_comm_shrink. Every argument is
+/* core — making communicators: ncore_get_unique_id, ncore_comm_init_rank
+ * (and _scalable), ncore_comm_init_all, ncore_comm_split, ncore_comm_shrink,
+ * ncore_comm_grow. Every argument is
  * checked here, before the backend sees the call. */
 #include <stdlib.h>
 #include <string.h>
@@ -47,17 +48,14 @@ NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
   return ops->get_unique_id(out);
 }
 
-NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
-                                              const ncore_unique_id_t *id,
-                                              int rank,
-                                              const ncore_comm_config_t *config) {
-  CORE_ENTER("ncore_comm_init_rank");
-  CHECK_NOT_NULL(out, "out");
+/* ncore_comm_init_rank and _scalable: nids ids (checked non-NULL). */
+static ncore_status_t init_rank(ncore_comm_t *out, int nranks,
+                                const ncore_unique_id_t *ids, int nids,
+                                int rank, const ncore_comm_config_t *config) {
   *out = NCORE_NULL_HANDLE;
   if (nranks < 1)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "nranks: %d is invalid (expected >= 1)", nranks);
-  CHECK_NOT_NULL(id, "id");
   if (rank < 0 || rank >= nranks)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "rank: %d is out of range [0, %d)", rank, nranks);
@@ -70,8 +68,38 @@ NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
   status = core_group_join(ops, NULL, 0);
   if (status != NCORE_OK) return status;
   void *impl = NULL;
-  status = ops->comm_init_rank(&impl, nranks, id, rank, &resolved);
+  status = ops->comm_init_rank(&impl, nranks, ids, nids, rank, &resolved);
   return publish_created(ops, status, impl, &resolved, out);
+}
+
+NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
+                                              const ncore_unique_id_t *id,
+                                              int rank,
+                                              const ncore_comm_config_t *config) {
+  CORE_ENTER("ncore_comm_init_rank");
+  CHECK_NOT_NULL(out, "out");
+  *out = NCORE_NULL_HANDLE;
+  CHECK_NOT_NULL(id, "id");
+  return init_rank(out, nranks, id, 1, rank, config);
+}
+
+/* The most bootstrap roots one scalable init takes: NCCL spreads its
+ * bootstrap over them; more than one per rank is a garbage count. */
+#define CORE_MAX_SCALABLE_IDS 65536
+
+NCORE_API ncore_status_t ncore_comm_init_rank_scalable(
+    ncore_comm_t *out, int nranks, int rank, int id_count,
+    const ncore_unique_id_t *ids, const ncore_comm_config_t *config) {
+  CORE_ENTER("ncore_comm_init_rank_scalable");
+  CHECK_NOT_NULL(out, "out");
+  *out = NCORE_NULL_HANDLE;
+  if (id_count < 1 || id_count > CORE_MAX_SCALABLE_IDS ||
+      (nranks >= 1 && id_count > nranks))
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "id_count: %d is invalid (expected 1..nranks)",
+                      id_count);
+  CHECK_NOT_NULL(ids, "ids");
+  return init_rank(out, nranks, ids, id_count, rank, config);
 }
 
 /* Checks devlist for ncore_comm_init_all on ops (NULL is always fine). */
@@ -183,7 +211,9 @@ NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
                       "color: %d is invalid (expected >= 0 or "
                       "NCORE_SPLIT_NOCOLOR)", color);
   core_comm_object_t *parent = NULL;
-  ncore_status_t status = core_comm_acquire(comm, 0, &parent);
+  /* A revoked communicator may still be split (as in NCCL). */
+  ncore_status_t status =
+      core_comm_acquire(comm, CORE_COMM_ALLOW_REVOKED, &parent);
   if (status != NCORE_OK) return status;
   core_config_t resolved;
   status = child_config(parent, config, &resolved);
@@ -246,10 +276,10 @@ NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "flags: 0x%x has unknown bits (expected "
                       "NCORE_SHRINK_DEFAULT or NCORE_SHRINK_ABORT)", flags);
-  /* Shrinking is how a failed communicator's survivors go on. */
+  /* Shrinking is how a failed or revoked communicator's survivors go on. */
   core_comm_object_t *parent = NULL;
-  ncore_status_t status =
-      core_comm_acquire(comm, CORE_COMM_ALLOW_FAILED, &parent);
+  ncore_status_t status = core_comm_acquire(
+      comm, CORE_COMM_ALLOW_FAILED | CORE_COMM_ALLOW_REVOKED, &parent);
   if (status != NCORE_OK) return status;
   status = check_exclude(&parent->info, exclude_ranks, exclude_count);
   core_config_t resolved;
@@ -258,6 +288,73 @@ NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
   if (status == NCORE_OK) {
     status = parent->ops->comm_shrink(parent->impl, exclude_ranks,
                                       exclude_count, &impl, &resolved, flags);
+    status = publish_created(parent->ops, status, impl, &resolved, out);
+  }
+  core_comm_release(parent);
+  return status;
+}
+
+/* ncore_comm_grow's rules for an existing rank (comm given). */
+static ncore_status_t check_grow_existing(const core_comm_object_t *parent,
+                                          int nranks, int rank) {
+  if (rank != -1)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "rank: %d is invalid for an existing rank (expected -1: "
+                      "existing ranks keep theirs)", rank);
+  if (nranks <= parent->info.nranks)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "nranks: %d is invalid (expected more than comm's %d "
+                      "ranks)", nranks, parent->info.nranks);
+  return NCORE_OK;
+}
+
+/* A new rank joining through ncore_comm_grow (comm is NCORE_NULL_HANDLE). */
+static ncore_status_t grow_new_rank(int nranks, const ncore_unique_id_t *id,
+                                    int rank, ncore_comm_t *out,
+                                    const ncore_comm_config_t *config) {
+  CHECK_NOT_NULL(id, "id");
+  if (nranks < 2)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "nranks: %d is invalid (expected >= 2: the existing "
+                      "ranks and this one)", nranks);
+  if (rank < 1 || rank >= nranks)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "rank: %d is out of range [1, %d) (a new rank takes "
+                      "one after the existing ranks)", rank, nranks);
+  core_config_t resolved;
+  ncore_status_t status = core_config_read(config, &resolved);
+  if (status != NCORE_OK) return status;
+  const core_backend_ops_t *ops = NULL;
+  status = core_config_select_backend(&resolved, &ops);
+  if (status == NCORE_OK) status = core_group_join(ops, NULL, 0);
+  if (status != NCORE_OK) return status;
+  void *impl = NULL;
+  status = ops->comm_grow(NULL, nranks, id, rank, &impl, &resolved);
+  return publish_created(ops, status, impl, &resolved, out);
+}
+
+NCORE_API ncore_status_t ncore_comm_grow(ncore_comm_t comm, int nranks,
+                                         const ncore_unique_id_t *id, int rank,
+                                         ncore_comm_t *out,
+                                         const ncore_comm_config_t *config) {
+  CORE_ENTER("ncore_comm_grow");
+  CHECK_NOT_NULL(out, "out");
+  *out = NCORE_NULL_HANDLE;
+  if (comm == NCORE_NULL_HANDLE)
+    return grow_new_rank(nranks, id, rank, out, config);
+  core_comm_object_t *parent = NULL;
+  ncore_status_t status = core_comm_acquire(comm, 0, &parent);
+  if (status != NCORE_OK) return status;
+  status = check_grow_existing(parent, nranks, rank);
+  core_config_t resolved;
+  if (status == NCORE_OK) status = child_config(parent, config, &resolved);
+  if (status == NCORE_OK)
+    status = core_group_join(parent->ops,
+                             (core_object_t *[]){&parent->header}, 1);
+  void *impl = NULL;
+  if (status == NCORE_OK) {
+    status = parent->ops->comm_grow(parent->impl, nranks, id, -1, &impl,
+                                    &resolved);
     status = publish_created(parent->ops, status, impl, &resolved, out);
   }
   core_comm_release(parent);

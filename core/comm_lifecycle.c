@@ -36,7 +36,8 @@ NCORE_API ncore_status_t ncore_comm_synchronize(ncore_comm_t comm,
                                                 ncore_stream_t stream) {
   CORE_ENTER("ncore_comm_synchronize");
   core_comm_object_t *c = NULL;
-  ncore_status_t status = core_comm_acquire(comm, CORE_COMM_ALLOW_FINALIZED, &c);
+  ncore_status_t status = core_comm_acquire(
+      comm, CORE_COMM_ALLOW_FINALIZED | CORE_COMM_ALLOW_REVOKED, &c);
   if (status != NCORE_OK) return status;
   status = core_check_stream(c->ops, stream);
   if (status == NCORE_OK)

@@ -65,6 +65,16 @@ ncore_status_t core_comm_usable(core_comm_object_t *c, unsigned flags) {
     return core_error(NCORE_ERR_INVALID_USAGE,
                       "comm: the communicator was finalized; only queries and "
                       "ncore_comm_destroy are allowed");
+  if (!(flags & CORE_COMM_ALLOW_REVOKED) && atomic_load(&c->revoked))
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: the communicator was revoked (ncore_comm_revoke); "
+                      "only queries, ncore_comm_split, ncore_comm_shrink, "
+                      "ncore_comm_synchronize, ncore_comm_abort and "
+                      "ncore_comm_destroy remain");
+  if (!(flags & CORE_COMM_ALLOW_SUSPENDED) && atomic_load(&c->suspended))
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: the communicator is suspended "
+                      "(ncore_comm_suspend); call ncore_comm_resume first");
   ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
   if (!(flags & CORE_COMM_ALLOW_FAILED) && failed != NCORE_OK) {
     pthread_mutex_lock(&c->lock);
@@ -124,6 +134,18 @@ ncore_status_t core_comm_acquire(ncore_comm_t comm, unsigned flags,
   }
   *out = c;
   return NCORE_OK;
+}
+
+ncore_status_t core_comm_properties(core_comm_object_t *comm,
+                                    ncore_comm_properties_t *out) {
+  ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;
+  props.rank = comm->info.rank;
+  props.nranks = comm->info.nranks;
+  props.cuda_device = comm->info.device;
+  props.n_lsa_teams = 1;
+  ncore_status_t status = comm->ops->comm_properties(comm->impl, &props);
+  if (status == NCORE_OK) *out = props;
+  return status;
 }
 
 void core_comm_release(core_comm_object_t *comm) {

@@ -34,6 +34,10 @@ typedef struct core_comm_object {
    * ncore_comm_async_error, some queries, destroy and abort work until the
    * backend reports it ready (CORE_COMM_ALLOW_PENDING). */
   atomic_int pending;
+  /* ncore_comm_revoke / ncore_comm_suspend (ncore/comm_control.h): refused
+   * to communicating calls unless they allow it (CORE_COMM_ALLOW_*). */
+  atomic_int revoked;
+  atomic_int suspended;
   pid_t owner;            /* the process that created it (core/process.h) */
   /* The failure that ended the communicator (a timeout, a failed or dead
    * peer, an asynchronous error the backend reports), NCORE_OK while none:
@@ -82,9 +86,13 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
  * it is settled first: INVALID_USAGE while in progress, its error if its
  * creation failed) */
 #define CORE_COMM_ALLOW_PENDING 8u
+#define CORE_COMM_ALLOW_REVOKED 16u   /* revoked (INVALID_USAGE otherwise) */
+#define CORE_COMM_ALLOW_SUSPENDED 32u /* suspended (INVALID_USAGE otherwise) */
 /* Queries read what was cached at creation: always allowed once created. */
-#define CORE_COMM_QUERY \
-  (CORE_COMM_ALLOW_FINALIZED | CORE_COMM_ALLOW_FAILED | CORE_COMM_ALLOW_FORKED)
+#define CORE_COMM_QUERY                                                 \
+  (CORE_COMM_ALLOW_FINALIZED | CORE_COMM_ALLOW_FAILED |                 \
+   CORE_COMM_ALLOW_FORKED | CORE_COMM_ALLOW_REVOKED |                   \
+   CORE_COMM_ALLOW_SUSPENDED)
 
 /* Acquires a communicator for a call: a live handle, fit for what flags do
  * not allow (core_comm_usable). Release with core_comm_release or
@@ -105,6 +113,12 @@ ncore_status_t core_comm_finish(core_comm_object_t *comm, ncore_status_t status)
  * backend's answer. */
 ncore_status_t core_comm_async_error(core_comm_object_t *comm,
                                      ncore_status_t *out);
+
+/* The communicator's properties in *out (a full-size struct): what the
+ * core knows (rank, nranks, device; one LSA team) completed by the
+ * backend's comm_properties. */
+ncore_status_t core_comm_properties(core_comm_object_t *comm,
+                                    ncore_comm_properties_t *out);
 
 /* Destroy (aborted = 0) or abort (aborted = 1): idempotent closing of the
  * handle and every resource. Returns as ncore_comm_destroy. */

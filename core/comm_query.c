@@ -34,15 +34,16 @@ NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
   return status;
 }
 
-/* Both GIN queries ask the backend for the pair and keep one. */
+/* Both GIN queries read the communicator's properties and keep one. */
 static ncore_status_t gin_query(ncore_comm_t comm, ncore_gin_type_t *out,
                                 int railed) {
   core_comm_object_t *c = NULL;
   ncore_status_t status = core_comm_query_begin(comm, 0, out, &c);
   if (status != NCORE_OK) return status;
-  ncore_gin_type_t gin = NCORE_GIN_TYPE_NONE, rail = NCORE_GIN_TYPE_NONE;
-  status = c->ops->comm_gin_types(c->impl, &gin, &rail);
-  if (status == NCORE_OK) *out = railed ? rail : gin;
+  ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;
+  status = core_comm_properties(c, &props);
+  if (status == NCORE_OK)
+    *out = (ncore_gin_type_t)(railed ? props.railed_gin_type : props.gin_type);
   core_comm_release(c);
   return status;
 }

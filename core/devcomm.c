@@ -3,28 +3,44 @@
 #include "validate.h"
 #include "versioned.h"
 
-/* Checks the fields the core understands: counts not negative, a known
- * gin_connection_type, and no NCCL requirement lists on the host backend. */
+/* Checks the fields the core understands: counts not negative (UNDEF, for
+ * NCCL's default, where allowed), flags 0/1, a known gin_connection_type,
+ * and no NCCL requirement lists on the host backend. */
 static ncore_status_t check_requirements(const core_comm_object_t *c,
                                          const ncore_dev_comm_requirements_t *r) {
   const struct {
     const char *name;
     int32_t value;
-  } counts[] = {
-      {"barrier_count", r->barrier_count},
-      {"lsa_barrier_count", r->lsa_barrier_count},
-      {"rail_gin_barrier_count", r->rail_gin_barrier_count},
-      {"lsa_ll_a2a_block_count", r->lsa_ll_a2a_block_count},
-      {"lsa_ll_a2a_slot_count", r->lsa_ll_a2a_slot_count},
-      {"gin_context_count", r->gin_context_count},
-      {"gin_signal_count", r->gin_signal_count},
-      {"gin_counter_count", r->gin_counter_count},
+    int undef_ok; /* NCORE_CONFIG_UNDEF_INT means NCCL's default */
+    int flag;     /* 0 or 1 */
+  } fields[] = {
+      {"barrier_count", r->barrier_count, 0, 0},
+      {"lsa_barrier_count", r->lsa_barrier_count, 0, 0},
+      {"rail_gin_barrier_count", r->rail_gin_barrier_count, 0, 0},
+      {"lsa_ll_a2a_block_count", r->lsa_ll_a2a_block_count, 0, 0},
+      {"lsa_ll_a2a_slot_count", r->lsa_ll_a2a_slot_count, 0, 0},
+      {"gin_context_count", r->gin_context_count, 1, 0},
+      {"gin_signal_count", r->gin_signal_count, 0, 0},
+      {"gin_counter_count", r->gin_counter_count, 0, 0},
+      {"gin_exclusive_contexts", r->gin_exclusive_contexts, 1, 1},
+      {"gin_queue_depth", r->gin_queue_depth, 1, 0},
+      {"gin_traffic_class", r->gin_traffic_class, 1, 0},
+      {"world_gin_barrier_count", r->world_gin_barrier_count, 1, 0},
+      {"gin_strong_signals_required", r->gin_strong_signals_required, 1, 1},
+      {"gin_va_signals_required", r->gin_va_signals_required, 1, 1},
   };
-  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-    if (counts[i].value < 0)
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    int32_t v = fields[i].value;
+    if (fields[i].undef_ok && v == NCORE_CONFIG_UNDEF_INT) continue;
+    if (v < 0)
       return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                        "requirements: %s: %d is negative", counts[i].name,
-                        (int)counts[i].value);
+                        "requirements: %s: %d is negative", fields[i].name,
+                        (int)v);
+    if (fields[i].flag && v > 1)
+      return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "requirements: %s: %d is not 0 or 1", fields[i].name,
+                        (int)v);
+  }
   if (r->gin_connection_type != NCORE_GIN_CONNECTION_NONE &&
       r->gin_connection_type != NCORE_GIN_CONNECTION_FULL &&
       r->gin_connection_type != NCORE_GIN_CONNECTION_RAIL)

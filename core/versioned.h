@@ -33,6 +33,8 @@
   CORE_VERSIONED_MIN_SIZE(ncore_dev_comm_info_t, rank)
 #define CORE_MIN_SIZE_BUFFER_DESC \
   CORE_VERSIONED_MIN_SIZE(ncore_buffer_desc_t, ptr)
+#define CORE_MIN_SIZE_COMM_PROPERTIES \
+  CORE_VERSIONED_MIN_SIZE(ncore_comm_properties_t, rank)
 
 /* The body of a public *_init(struct, struct_size): checks that theirs is
  * not NULL (argument names it) and that struct_size is at least min_size

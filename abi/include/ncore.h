@@ -8,6 +8,7 @@
 #include "ncore/errors.h"
 #include "ncore/types.h"
 #include "ncore/comm.h"
+#include "ncore/comm_control.h"
 #include "ncore/p2p.h"
 #include "ncore/coll.h"
 #include "ncore/resources.h"

@@ -63,6 +63,32 @@ static inline ncgo_result ncgo_comm_synchronize(ncore_comm_t comm, uintptr_t str
   return ncgo_result_of(ncore_comm_synchronize(comm, NCGO_STREAM(stream)));
 }
 
+/* ---- comm_control.h ---- */
+static inline ncgo_result ncgo_comm_properties(ncore_comm_t comm, ncore_comm_properties_t *out) {
+  return ncgo_result_of(ncore_comm_properties(comm, out));
+}
+static inline ncgo_result ncgo_comm_revoke(ncore_comm_t comm, uint32_t flags) {
+  return ncgo_result_of(ncore_comm_revoke(comm, flags));
+}
+static inline ncgo_result ncgo_comm_get_unique_id(ncore_comm_t comm, ncore_unique_id_t *out) {
+  return ncgo_result_of(ncore_comm_get_unique_id(comm, out));
+}
+static inline ncgo_result ncgo_comm_grow(ncore_comm_t comm, int nranks, const ncore_unique_id_t *id, int rank, ncore_comm_t *out, const ncore_comm_config_t *config) {
+  return ncgo_result_of(ncore_comm_grow(comm, nranks, id, rank, out, config));
+}
+static inline ncgo_result ncgo_comm_suspend(ncore_comm_t comm, uint32_t flags) {
+  return ncgo_result_of(ncore_comm_suspend(comm, flags));
+}
+static inline ncgo_result ncgo_comm_resume(ncore_comm_t comm) {
+  return ncgo_result_of(ncore_comm_resume(comm));
+}
+static inline ncgo_result ncgo_comm_mem_stat(ncore_comm_t comm, int stat, uint64_t *out) {
+  return ncgo_result_of(ncore_comm_mem_stat(comm, (ncore_comm_mem_stat_t)stat, out));
+}
+static inline ncgo_result ncgo_comm_init_rank_scalable(ncore_comm_t *out, int nranks, int rank, int id_count, const ncore_unique_id_t *ids, const ncore_comm_config_t *config) {
+  return ncgo_result_of(ncore_comm_init_rank_scalable(out, nranks, rank, id_count, ids, config));
+}
+
 /* ---- p2p.h ---- */
 static inline ncgo_result ncgo_send(ncore_comm_t comm, void *buf_hp, uintptr_t buf_dp, size_t count, int dtype, int peer, uintptr_t stream) {
   return ncgo_result_of(ncore_send(comm, NCGO_PTR(buf_hp, buf_dp), count, (ncore_dtype_t)dtype, peer, NCGO_STREAM(stream)));

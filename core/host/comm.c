@@ -33,15 +33,30 @@ ncore_status_t host_get_unique_id(ncore_unique_id_t *out) {
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_init_rank(void **out, int nranks,
-                                   const ncore_unique_id_t *id, int rank,
-                                   const core_config_t *config) {
+ncore_status_t host_unique_id_token(const ncore_unique_id_t *id,
+                                    const char *argument, uint64_t *token) {
   host_unique_id_t hid;
   memcpy(&hid, id->internal, sizeof hid);
   if (memcmp(hid.magic, HOST_MAGIC, 8) != 0)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "id: not a unique id of the host backend");
-  return host_segment_join((host_comm_t **)out, hid.token, nranks, rank,
+                      "%s: not a unique id of the host backend", argument);
+  *token = hid.token;
+  return NCORE_OK;
+}
+
+/* Several ids (a scalable init) spread NCCL's bootstrap; the host's
+ * rendezvous is one socket, so the first id serves every rank, and the
+ * others must still be host ids. */
+ncore_status_t host_comm_init_rank(void **out, int nranks,
+                                   const ncore_unique_id_t *ids, int nids,
+                                   int rank, const core_config_t *config) {
+  uint64_t token = 0, ignored = 0;
+  ncore_status_t s = host_unique_id_token(&ids[0], nids > 1 ? "ids" : "id",
+                                          &token);
+  for (int i = 1; i < nids && s == NCORE_OK; i++)
+    s = host_unique_id_token(&ids[i], "ids", &ignored);
+  if (s != NCORE_OK) return s;
+  return host_segment_join((host_comm_t **)out, token, nranks, rank,
                            config->timeout_ms);
 }
 
@@ -227,10 +242,3 @@ ncore_status_t host_comm_synchronize(void *comm, ncore_stream_t stream,
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_gin_types(void *comm, ncore_gin_type_t *gin,
-                                   ncore_gin_type_t *railed) {
-  (void)comm;
-  *gin = NCORE_GIN_TYPE_NONE;
-  *railed = NCORE_GIN_TYPE_NONE;
-  return NCORE_OK;
-}

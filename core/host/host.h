@@ -130,6 +130,9 @@ typedef struct host_comm {
   _Atomic int forked;      /* this is a forked child's copy: hands off */
   uint64_t coll_step;      /* collective steps done (same on every rank) */
   uint64_t child_seq;      /* splits/shrinks done, names children */
+  /* The token of the id ncore_comm_get_unique_id made here for a grow, 0
+   * while none is outstanding (one at a time, consumed by the grow). */
+  uint64_t grow_token;
   uint64_t *signals_consumed;  /* per peer, local */
   int finalized;
   /* The first failure this rank saw (NCORE_OK while none): what
@@ -146,6 +149,12 @@ typedef struct host_comm {
   host_window_t *windows;  /* registered windows, for incoming puts */
   struct host_comm *next_live;  /* liveness.c's list of this process's comms */
 } host_comm_t;
+
+/* ---- comm.c ---- */
+/* The rendezvous token inside a host unique id; INVALID_ARGUMENT naming
+ * argument when id is not a host id. */
+ncore_status_t host_unique_id_token(const ncore_unique_id_t *id,
+                                    const char *argument, uint64_t *token);
 
 /* ---- segment.c ---- */
 /* Where each part of a segment for nranks ranks lives; INVALID_ARGUMENT

@@ -8,7 +8,7 @@
 /* comm.c */
 ncore_status_t host_get_unique_id(ncore_unique_id_t *out);
 ncore_status_t host_comm_init_rank(void **, int, const ncore_unique_id_t *, int,
-                                   const core_config_t *);
+                                   int, const core_config_t *);
 ncore_status_t host_comm_init_all(void **, int, const int *, const core_config_t *);
 ncore_status_t host_comm_split(void *, int, int, void **, const core_config_t *);
 ncore_status_t host_comm_shrink(void *, const int *, int, void **,
@@ -19,7 +19,15 @@ void host_comm_destroy(void *, int);
 void host_comm_info(void *, core_comm_info_t *);
 ncore_status_t host_comm_async_error(void *, ncore_status_t *);
 ncore_status_t host_comm_synchronize(void *, ncore_stream_t, int64_t);
-ncore_status_t host_comm_gin_types(void *, ncore_gin_type_t *, ncore_gin_type_t *);
+/* comm_control.c */
+ncore_status_t host_comm_properties(void *, ncore_comm_properties_t *);
+ncore_status_t host_comm_revoke(void *, uint32_t);
+ncore_status_t host_comm_get_unique_id(void *, ncore_unique_id_t *);
+ncore_status_t host_comm_grow(void *, int, const ncore_unique_id_t *, int,
+                              void **, const core_config_t *);
+ncore_status_t host_comm_suspend(void *, uint32_t);
+ncore_status_t host_comm_resume(void *);
+ncore_status_t host_comm_mem_stat(void *, ncore_comm_mem_stat_t, uint64_t *);
 /* group.c */
 ncore_status_t host_group_start(void);
 ncore_status_t host_group_end(void);

@@ -20,6 +20,7 @@
  * then advances the setup one step without ever blocking (advance_setup), so
  * one thread can bring up several communicators that need each other. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,52 @@
 #include "nccl_internal.h"
 #include "nccl_ops.h"
 
-/* Maps the validated ncore config to ncclConfig_t (field for field). */
-static void config_map(const core_config_t *config, ncclConfig_t *out) {
-  ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+/* The config fields newer than NCCL 2.28, with the version that added
+ * each: set on an older NCCL, they are refused rather than dropped. */
+static const struct {
+  size_t offset;
+  const char *what;
+  int since;
+} newer_config_fields[] = {
+    {offsetof(ncore_comm_config_t, graph_usage_mode),
+     "config: graph_usage_mode", NCORE_NCCL_VERSION(2, 29, 0)},
+    {offsetof(ncore_comm_config_t, num_rma_ctx), "config: num_rma_ctx",
+     NCORE_NCCL_VERSION(2, 29, 0)},
+    {offsetof(ncore_comm_config_t, max_p2p_peers), "config: max_p2p_peers",
+     NCORE_NCCL_VERSION(2, 30, 0)},
+    {offsetof(ncore_comm_config_t, graph_stream_ordering),
+     "config: graph_stream_ordering", NCORE_NCCL_VERSION(2, 30, 5)},
+};
+
+/* Maps the validated ncore config to NCCL's (field for field) in the
+ * 2.30.7 layout, `version` saying which fields the loaded NCCL reads. */
+static ncore_status_t config_map(const core_config_t *config,
+                                 nccl_config_t *out) {
+  nccl_config_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.size = sizeof cfg;
+  cfg.magic = NCORE_NCCL_API_MAGIC;
+  cfg.version = (unsigned)nccl_struct_version();
+  int *ints[] = {&cfg.blocking, &cfg.cgaClusterSize, &cfg.minCTAs,
+                 &cfg.maxCTAs, &cfg.splitShare, &cfg.trafficClass,
+                 &cfg.collnetEnable, &cfg.CTAPolicy, &cfg.shrinkShare,
+                 &cfg.nvlsCTAs, &cfg.nChannelsPerNetPeer,
+                 &cfg.nvlinkCentricSched, &cfg.graphUsageMode,
+                 &cfg.numRmaCtx, &cfg.maxP2pPeers, &cfg.graphStreamOrdering};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    *ints[i] = NCORE_NCCL_UNDEF_INT;
   if (config != NULL) {
     const ncore_comm_config_t *u = &config->user;
+    for (size_t i = 0;
+         i < sizeof newer_config_fields / sizeof newer_config_fields[0]; i++) {
+      int32_t value;
+      memcpy(&value, (const char *)u + newer_config_fields[i].offset,
+             sizeof value);
+      if (value == NCORE_CONFIG_UNDEF_INT) continue;
+      ncore_status_t status = nccl_require_version(
+          newer_config_fields[i].since, newer_config_fields[i].what);
+      if (status != NCORE_OK) return status;
+    }
 #define COPY_INT(dst, src) \
   if (u->src != NCORE_CONFIG_UNDEF_INT) cfg.dst = u->src
     COPY_INT(blocking, blocking);
@@ -48,11 +90,16 @@ static void config_map(const core_config_t *config, ncclConfig_t *out) {
     COPY_INT(nvlsCTAs, nvls_ctas);
     COPY_INT(nChannelsPerNetPeer, n_channels_per_net_peer);
     COPY_INT(nvlinkCentricSched, nvlink_centric_sched);
+    COPY_INT(graphUsageMode, graph_usage_mode);
+    COPY_INT(numRmaCtx, num_rma_ctx);
+    COPY_INT(maxP2pPeers, max_p2p_peers);
+    COPY_INT(graphStreamOrdering, graph_stream_ordering);
 #undef COPY_INT
-    if (u->net_name != NULL) cfg.netName = u->net_name;
-    if (u->comm_name != NULL) cfg.commName = u->comm_name;
+    cfg.netName = u->net_name;
+    cfg.commName = u->comm_name;
   }
   *out = cfg;
+  return NCORE_OK;
 }
 
 /* 1 when the config asks for a non-blocking communicator (blocking = 0). */
@@ -285,22 +332,41 @@ typedef struct init_job {
   pthread_cond_t changed;
   int done, abandoned;
   CUcontext ctx;
-  int nranks, rank;
-  ncclUniqueId id;
-  ncclConfig_t cfg;
+  int nranks, rank, nids;
+  ncclUniqueId *ids; /* nids ids: a scalable init when nids > 1 */
+  nccl_config_t cfg;
   char net_name[256], comm_name[256];
   ncclComm_t comm;
   ncclResult_t result;
   char last_error[512]; /* ncclGetLastError is per thread: read it there */
 } init_job_t;
 
+static void init_job_free(init_job_t *job) {
+  pthread_cond_destroy(&job->changed);
+  pthread_mutex_destroy(&job->lock);
+  free(job->ids);
+  free(job);
+}
+
+static const char *init_call_name(int nids) {
+  return nids > 1 ? "ncclCommInitRankScalable" : "ncclCommInitRankConfig";
+}
+
+/* One id: ncclCommInitRankConfig; several: ncclCommInitRankScalable. */
+static ncclResult_t init_call(ncclComm_t *nc, int nranks, ncclUniqueId *ids,
+                              int nids, int rank, nccl_config_t *cfg) {
+  if (nids > 1)
+    return nccl_fn.ncclCommInitRankScalable(nc, nranks, rank, nids, ids, cfg);
+  return nccl_fn.ncclCommInitRankConfig(nc, nranks, ids[0], rank, cfg);
+}
+
 static void *init_thread(void *arg) {
   init_job_t *job = arg;
   ncclComm_t nc = NULL;
   ncclResult_t r = ncclSystemError;
   if (cu_fn.CtxSetCurrent(job->ctx) == CUDA_SUCCESS)
-    r = nccl_fn.ncclCommInitRankConfig(&nc, job->nranks, job->id, job->rank,
-                                       &job->cfg);
+    r = init_call(&nc, job->nranks, job->ids, job->nids, job->rank,
+                  &job->cfg);
   const char *last = nccl_fn.ncclGetLastError(NULL);
   pthread_mutex_lock(&job->lock);
   job->comm = nc;
@@ -312,19 +378,24 @@ static void *init_thread(void *arg) {
   pthread_mutex_unlock(&job->lock);
   if (abandoned) { /* the caller gave up: nobody else will free these */
     if (nc != NULL) nccl_fn.ncclCommAbort(nc);
-    pthread_cond_destroy(&job->changed);
-    pthread_mutex_destroy(&job->lock);
-    free(job);
+    init_job_free(job);
   }
   return NULL;
 }
 
 /* Runs ncclCommInitRankConfig on a helper thread within timeout_ms. */
 static ncore_status_t init_bounded(ncclComm_t *out, CUcontext ctx, int nranks,
-                                   const ncclUniqueId *id, int rank,
-                                   const ncclConfig_t *cfg, int64_t timeout_ms) {
+                                   const ncclUniqueId *ids, int nids, int rank,
+                                   const nccl_config_t *cfg,
+                                   int64_t timeout_ms) {
   init_job_t *job = calloc(1, sizeof *job);
-  if (job == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  if (job != NULL) job->ids = malloc((size_t)nids * sizeof *ids);
+  if (job == NULL || job->ids == NULL) {
+    free(job);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
+  memcpy(job->ids, ids, (size_t)nids * sizeof *ids);
+  job->nids = nids;
   pthread_mutex_init(&job->lock, NULL);
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
@@ -334,7 +405,6 @@ static ncore_status_t init_bounded(ncclComm_t *out, CUcontext ctx, int nranks,
   job->ctx = ctx;
   job->nranks = nranks;
   job->rank = rank;
-  job->id = *id;
   job->cfg = *cfg;
   if (cfg->netName != NULL) {
     snprintf(job->net_name, sizeof job->net_name, "%s", cfg->netName);
@@ -351,9 +421,7 @@ static ncore_status_t init_bounded(ncclComm_t *out, CUcontext ctx, int nranks,
   int rc = pthread_create(&thread, &tattr, init_thread, job);
   pthread_attr_destroy(&tattr);
   if (rc != 0) {
-    pthread_cond_destroy(&job->changed);
-    pthread_mutex_destroy(&job->lock);
-    free(job);
+    init_job_free(job);
     return core_error(NCORE_ERR_SYSTEM, "pthread_create: %s", strerror(rc));
   }
   struct timespec deadline;
@@ -379,53 +447,57 @@ static ncore_status_t init_bounded(ncclComm_t *out, CUcontext ctx, int nranks,
     job->abandoned = 1; /* the thread frees the job when NCCL returns */
     pthread_mutex_unlock(&job->lock);
     return core_error(NCORE_ERR_TIMEOUT,
-                      "ncclCommInitRankConfig did not complete within %lld ms "
-                      "(did every rank call ncore_comm_init_rank with the same "
-                      "id and nranks?)", (long long)timeout_ms);
+                      "%s did not complete within %lld ms (did every rank "
+                      "call it with the same id and nranks?)",
+                      init_call_name(nids), (long long)timeout_ms);
   }
   pthread_mutex_unlock(&job->lock);
   ncore_status_t status = NCORE_OK;
   if (job->result != ncclSuccess) {
     const char *text = nccl_fn.ncclGetErrorString(job->result);
-    status = (job->result >= ncclUnhandledCudaError &&
-              job->result <= ncclInProgress)
-                 ? (ncore_status_t)job->result
-                 : NCORE_ERR_INTERNAL;
-    status = core_error(status, "ncclCommInitRankConfig failed: %s%s%s%s",
+    status = nccl_status_of(job->result);
+    status = core_error(status, "%s failed: %s%s%s%s", init_call_name(nids),
                         text ? text : "?", job->last_error[0] ? " (" : "",
                         job->last_error, job->last_error[0] ? ")" : "");
     if (job->comm != NULL) nccl_fn.ncclCommAbort(job->comm);
   } else {
     *out = job->comm;
   }
-  pthread_cond_destroy(&job->changed);
-  pthread_mutex_destroy(&job->lock);
-  free(job);
+  init_job_free(job);
   return status;
 }
 
 ncore_status_t nccl_comm_init_rank(void **out, int nranks,
-                                   const ncore_unique_id_t *id, int rank,
-                                   const core_config_t *config) {
+                                   const ncore_unique_id_t *ids, int nids,
+                                   int rank, const core_config_t *config) {
   CUcontext ctx = NULL;
   ncore_status_t status = nccl_device_enter(config->user.device, NULL, &ctx);
+  if (status == NCORE_OK && nids > 1)
+    status = nccl_require(nccl_fn.ncclCommInitRankScalable,
+                          NCORE_NCCL_VERSION(2, 23, 0),
+                          "ncore_comm_init_rank_scalable "
+                          "(ncclCommInitRankScalable)");
+  nccl_config_t cfg;
+  if (status == NCORE_OK) status = config_map(config, &cfg);
   if (status != NCORE_OK) return status;
-  ncclConfig_t cfg;
-  config_map(config, &cfg);
-  ncclUniqueId nid;
-  memcpy(&nid, id, sizeof nid);
+  _Static_assert(sizeof(ncclUniqueId) == sizeof(ncore_unique_id_t),
+                 "ncclUniqueId is 128 bytes");
+  ncclUniqueId *nids_copy = malloc((size_t)nids * sizeof *nids_copy);
+  if (nids_copy == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  memcpy(nids_copy, ids, (size_t)nids * sizeof *nids_copy);
   ncclComm_t nc = NULL;
   if (config_nonblocking(config)) {
-    ncclResult_t r = nccl_fn.ncclCommInitRankConfig(&nc, nranks, nid, rank, &cfg);
+    ncclResult_t r = init_call(&nc, nranks, nids_copy, nids, rank, &cfg);
     if (r != ncclSuccess && r != ncclInProgress) {
-      status = nccl_check(r, "ncclCommInitRankConfig", nc);
+      status = nccl_check(r, init_call_name(nids), nc);
       if (nc != NULL) nccl_fn.ncclCommAbort(nc);
-      return status;
     }
   } else {
-    status = init_bounded(&nc, ctx, nranks, &nid, rank, &cfg, config->timeout_ms);
-    if (status != NCORE_OK) return status;
+    status = init_bounded(&nc, ctx, nranks, nids_copy, nids, rank, &cfg,
+                          config->timeout_ms);
   }
+  free(nids_copy);
+  if (status != NCORE_OK) return status;
   status = wrap(nc, ctx, config, out);
   if (status == NCORE_IN_PROGRESS) {
     nccl_comm_t *c = *out;
@@ -542,8 +614,9 @@ ncore_status_t nccl_comm_split(void *comm, int color, int key, void **out,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
-  ncclConfig_t cfg;
-  config_map(config, &cfg);
+  nccl_config_t cfg;
+  status = config_map(config, &cfg);
+  if (status != NCORE_OK) return status;
   ncclComm_t nc = NULL;
   ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, color, key, &nc, &cfg);
   return child_created(c, r, nc, config, "ncclCommSplit", out);
@@ -562,8 +635,9 @@ ncore_status_t nccl_comm_shrink(void *comm, const int *exclude, int count,
   ncore_status_t status = cu_check(cu_fn.CtxSetCurrent(c->ctx),
                                    "cuCtxSetCurrent");
   if (status != NCORE_OK) return status;
-  ncclConfig_t cfg;
-  config_map(config, &cfg);
+  nccl_config_t cfg;
+  status = config_map(config, &cfg);
+  if (status != NCORE_OK) return status;
   ncclComm_t nc = NULL;
   ncclResult_t r;
   if (count == 0) {
@@ -580,6 +654,32 @@ ncore_status_t nccl_comm_shrink(void *comm, const int *exclude, int count,
   }
   return child_created(c, r, nc, config,
                        count == 0 ? "ncclCommSplit" : "ncclCommShrink", out);
+}
+
+ncore_status_t nccl_comm_grow(void *comm, int nranks,
+                              const ncore_unique_id_t *id, int rank,
+                              void **out, const core_config_t *config) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_load();
+  if (status == NCORE_OK)
+    status = nccl_require(nccl_fn.ncclCommGrow, NCORE_NCCL_VERSION(2, 29, 2),
+                          "ncore_comm_grow (ncclCommGrow)");
+  CUcontext ctx = NULL;
+  if (status == NCORE_OK)
+    status = c != NULL ? nccl_comm_enter(c)
+                       : nccl_device_enter(config->user.device, NULL, &ctx);
+  nccl_config_t cfg;
+  if (status == NCORE_OK) status = config_map(config, &cfg);
+  if (status != NCORE_OK) return status;
+  ncclUniqueId nid;
+  if (id != NULL) memcpy(&nid, id, sizeof nid);
+  ncclComm_t nc = NULL;
+  ncclResult_t r = nccl_fn.ncclCommGrow(c ? c->nccl : NULL, nranks,
+                                        id ? &nid : NULL, rank, &nc, &cfg);
+  if (c != NULL) return child_created(c, r, nc, config, "ncclCommGrow", out);
+  /* A new rank has no parent: wait for NCCL as a child would. */
+  nccl_comm_t orphan = {.nccl = NULL, .ctx = ctx};
+  return child_created(&orphan, r, nc, config, "ncclCommGrow", out);
 }
 
 ncore_status_t nccl_comm_finalize(void *comm) {
@@ -670,13 +770,6 @@ void nccl_comm_info(void *comm, core_comm_info_t *out) {
   out->lsa_size = c->lsa_size;
 }
 
-/* Maps an ncclResult_t asynchronous state to a status (no message). */
-static ncore_status_t async_status(ncclResult_t state) {
-  return (state >= ncclSuccess && state <= ncclInProgress)
-             ? (ncore_status_t)state
-             : NCORE_ERR_INTERNAL;
-}
-
 ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out) {
   nccl_comm_t *c = comm;
   ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
@@ -690,7 +783,7 @@ ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out) {
       nccl_fn.ncclCommGetAsyncError(c->nccl, &state), "ncclCommGetAsyncError",
       c->nccl);
   if (status != NCORE_OK) return status;
-  *out = async_status(state);
+  *out = nccl_status_of(state);
   return NCORE_OK;
 }
 
@@ -726,17 +819,6 @@ ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
     }
     backoff(round);
   }
-  return NCORE_OK;
-}
-
-ncore_status_t nccl_comm_gin_types(void *comm, ncore_gin_type_t *gin,
-                                   ncore_gin_type_t *railed) {
-  nccl_comm_t *c = comm;
-  /* 2.28.9 has no host GIN query: the types are what ncclDevCommCreate
-   * reported in ncclDevComm.ginTypes[] for this communicator's latest
-   * device communicator (NONE before any). */
-  *gin = c->gin_type;
-  *railed = c->railed_gin_type;
   return NCORE_OK;
 }
 

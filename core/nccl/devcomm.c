@@ -1,7 +1,10 @@
 /* core/nccl — device communicators (ncclDevCommCreate / ncclDevCommDestroy).
  * The ncclDevComm lives in host memory owned here (DevCommResource.ptr is
- * its address, as nccl.core passes it by value to kernels); its layout is
- * devcomm_layout.h's, checked against nccl_device.h by the kernel build. */
+ * its address, as nccl.core passes it by value to kernels). Both the
+ * requirements ncore passes and the ncclDevComm it reads change layout
+ * between NCCL releases: the loaded version's are nccl_layout()'s
+ * (nccl_layouts.h). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,24 +19,78 @@ static int read_int(const nccl_devcomm_t *d, size_t offset) {
   return v;
 }
 
-/* GIN type of context 0 (ginTypes[0]), NONE without GIN contexts. */
-static ncore_gin_type_t gin_type_of(const nccl_devcomm_t *d) {
-  if (d->storage[NCORE_DEVCOMM_OFFSET_GIN_CONTEXT_COUNT] == 0)
-    return NCORE_GIN_TYPE_NONE;
-  return (ncore_gin_type_t)d->storage[NCORE_DEVCOMM_OFFSET_GIN_TYPES];
+/* GIN contexts (2.28-2.29.4: a byte; 2.29.5+: a uint32 of its own, the
+ * byte then counting connections). */
+static int gin_context_count_of(const nccl_devcomm_t *d) {
+  const nccl_layout_t *l = nccl_layout();
+  if (l->devcomm_gin_context_count != 0)
+    return read_int(d, l->devcomm_gin_context_count);
+  return d->storage[l->devcomm_gin_count];
 }
 
-ncore_status_t nccl_dev_comm_create(void *comm,
-                                    const ncore_dev_comm_requirements_t *r,
-                                    void **out) {
-  nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_comm_enter(c);
-  if (status != NCORE_OK) return status;
-  nccl_devcomm_t *d = calloc(1, sizeof *d);
-  if (d == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
-  d->comm = c;
-  d->lsa_multimem = r->lsa_multimem != 0;
+/* GIN type of context 0 (ginTypes[0]), NONE without GIN. */
+static ncore_gin_type_t gin_type_of(const nccl_devcomm_t *d) {
+  const nccl_layout_t *l = nccl_layout();
+  if (d->storage[l->devcomm_gin_count] == 0) return NCORE_GIN_TYPE_NONE;
+  return (ncore_gin_type_t)d->storage[l->devcomm_gin_types];
+}
+
+/* NCCL's default for a requirement left UNDEF by the caller. */
+static int or_default(int32_t value, int nccl_default) {
+  return value == NCORE_CONFIG_UNDEF_INT ? nccl_default : value;
+}
+
+/* The requirements fields newer than 2.28, with the version that added
+ * each: set on an older NCCL they are refused, not dropped. */
+static ncore_status_t check_newer_requirements(
+    const ncore_dev_comm_requirements_t *r) {
+  const struct {
+    int32_t value;
+    const char *what;
+    int since;
+  } newer[] = {
+      {r->gin_exclusive_contexts, "requirements: gin_exclusive_contexts",
+       NCORE_NCCL_VERSION(2, 29, 5)},
+      {r->gin_queue_depth, "requirements: gin_queue_depth",
+       NCORE_NCCL_VERSION(2, 29, 5)},
+      {r->gin_traffic_class, "requirements: gin_traffic_class",
+       NCORE_NCCL_VERSION(2, 30, 0)},
+      {r->world_gin_barrier_count, "requirements: world_gin_barrier_count",
+       NCORE_NCCL_VERSION(2, 30, 0)},
+      {r->gin_strong_signals_required,
+       "requirements: gin_strong_signals_required",
+       NCORE_NCCL_VERSION(2, 30, 7)},
+      {r->gin_va_signals_required, "requirements: gin_va_signals_required",
+       NCORE_NCCL_VERSION(2, 30, 7)},
+  };
+  for (size_t i = 0; i < sizeof newer / sizeof newer[0]; i++) {
+    if (newer[i].value == NCORE_CONFIG_UNDEF_INT) continue;
+    ncore_status_t status =
+        nccl_require_version(newer[i].since, newer[i].what);
+    if (status != NCORE_OK) return status;
+  }
+  return NCORE_OK;
+}
+
+/* Whether NCCL takes gin_connection_type itself (2.29.5+). */
+static int native_connection_type(void) {
+  return nccl_layout()->requirements_size >=
+         offsetof(nccl_devcomm_requirements_t, ginExclusiveContexts);
+}
+
+/* The requirements in the loaded version's layout, into storage (at least
+ * sizeof(nccl_devcomm_requirements_t) bytes). */
+static void requirements_map(const ncore_dev_comm_requirements_t *r,
+                             void *storage) {
+  /* Before 2.29.5 a required connection type can only force GIN on; the
+   * result is checked after creation. */
+  int force = r->gin_force_enable != 0 ||
+              (!native_connection_type() &&
+               r->gin_connection_type != NCORE_GIN_CONNECTION_NONE);
   nccl_devcomm_requirements_t req = {
+      .size = nccl_layout()->requirements_size,
+      .magic = NCORE_NCCL_API_MAGIC,
+      .version = (unsigned)nccl_struct_version(),
       .resourceRequirementsList = r->resource_requirements_list,
       .teamRequirementsList = r->team_requirements_list,
       .lsaMultimem = r->lsa_multimem != 0,
@@ -42,15 +99,56 @@ ncore_status_t nccl_dev_comm_create(void *comm,
       .railGinBarrierCount = r->rail_gin_barrier_count,
       .lsaLLA2ABlockCount = r->lsa_ll_a2a_block_count,
       .lsaLLA2ASlotCount = r->lsa_ll_a2a_slot_count,
-      /* NCCL 2.28 has no connection-type requirement: asking for FULL or
-       * RAIL forces GIN on, and the result is checked below. */
-      .ginForceEnable = r->gin_force_enable != 0 ||
-                        r->gin_connection_type != NCORE_GIN_CONNECTION_NONE,
-      .ginContextCount = r->gin_context_count,
+      .ginForceEnable = force,
+      .ginContextCount = or_default(r->gin_context_count, 4),
       .ginSignalCount = r->gin_signal_count,
       .ginCounterCount = r->gin_counter_count,
+      .ginConnectionType = r->gin_connection_type,
+      .ginExclusiveContexts = or_default(r->gin_exclusive_contexts, 0) != 0,
+      .ginQueueDepth = or_default(r->gin_queue_depth, 0),
+      .ginTrafficClass =
+          or_default(r->gin_traffic_class, NCORE_NCCL_UNDEF_INT),
+      .worldGinBarrierCount = or_default(r->world_gin_barrier_count, 0),
+      .ginStrongSignalsRequired =
+          or_default(r->gin_strong_signals_required, 1) != 0,
+      .ginVaSignalsRequired = or_default(r->gin_va_signals_required, 1) != 0,
   };
-  status = nccl_settle(nccl_fn.ncclDevCommCreate(c->nccl, &req, d->storage), c,
+  if (req.size != 0) {
+    memcpy(storage, &req, sizeof req);
+    return;
+  }
+  /* 2.28: no size/magic/version header, fields otherwise the same. */
+  nccl_devcomm_requirements_v2_28_t old = {
+      .resourceRequirementsList = req.resourceRequirementsList,
+      .teamRequirementsList = req.teamRequirementsList,
+      .lsaMultimem = req.lsaMultimem,
+      .barrierCount = req.barrierCount,
+      .lsaBarrierCount = req.lsaBarrierCount,
+      .railGinBarrierCount = req.railGinBarrierCount,
+      .lsaLLA2ABlockCount = req.lsaLLA2ABlockCount,
+      .lsaLLA2ASlotCount = req.lsaLLA2ASlotCount,
+      .ginForceEnable = req.ginForceEnable,
+      .ginContextCount = req.ginContextCount,
+      .ginSignalCount = req.ginSignalCount,
+      .ginCounterCount = req.ginCounterCount,
+  };
+  memcpy(storage, &old, sizeof old);
+}
+
+ncore_status_t nccl_dev_comm_create(void *comm,
+                                    const ncore_dev_comm_requirements_t *r,
+                                    void **out) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = check_newer_requirements(r);
+  if (status == NCORE_OK) status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  nccl_devcomm_t *d = calloc(1, sizeof *d);
+  if (d == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  d->comm = c;
+  d->lsa_multimem = r->lsa_multimem != 0;
+  _Alignas(16) unsigned char req[sizeof(nccl_devcomm_requirements_t)];
+  requirements_map(r, req);
+  status = nccl_settle(nccl_fn.ncclDevCommCreate(c->nccl, req, d->storage), c,
                        "ncclDevCommCreate");
   if (status == NCORE_ERR_INVALID_USAGE && c->lsa_size < c->nranks)
     /* Ranks outside this rank's LSA team are reached only through GIN, and
@@ -101,16 +199,17 @@ void *nccl_dev_comm_pointer(void *dev_comm) {
 
 void nccl_dev_comm_info(void *dev_comm, ncore_dev_comm_info_t *out) {
   nccl_devcomm_t *d = dev_comm;
-  out->rank = read_int(d, NCORE_DEVCOMM_OFFSET_RANK);
-  out->nranks = read_int(d, NCORE_DEVCOMM_OFFSET_NRANKS);
-  out->lsa_rank = read_int(d, NCORE_DEVCOMM_OFFSET_LSA_RANK);
-  out->lsa_size = read_int(d, NCORE_DEVCOMM_OFFSET_LSA_SIZE);
+  const nccl_layout_t *l = nccl_layout();
+  out->rank = read_int(d, l->devcomm_rank);
+  out->nranks = read_int(d, l->devcomm_nranks);
+  out->lsa_rank = read_int(d, l->devcomm_lsa_rank);
+  out->lsa_size = read_int(d, l->devcomm_lsa_size);
   out->gin_type = gin_type_of(d);
   out->railed_gin_type = gin_type_of(d);
-  out->gin_context_count = d->storage[NCORE_DEVCOMM_OFFSET_GIN_CONTEXT_COUNT];
-  out->gin_signal_count = read_int(d, NCORE_DEVCOMM_OFFSET_GIN_SIGNAL_COUNT);
-  out->gin_counter_count = read_int(d, NCORE_DEVCOMM_OFFSET_GIN_COUNTER_COUNT);
+  out->gin_context_count = gin_context_count_of(d);
+  out->gin_signal_count = read_int(d, l->devcomm_gin_signal_count);
+  out->gin_counter_count = read_int(d, l->devcomm_gin_counter_count);
   void *mc = NULL;
-  memcpy(&mc, d->storage + NCORE_DEVCOMM_OFFSET_LSA_MULTIMEM, sizeof mc);
+  memcpy(&mc, d->storage + l->devcomm_lsa_multimem, sizeof mc);
   out->lsa_multimem = d->lsa_multimem && mc != NULL;
 }

@@ -124,8 +124,37 @@ static int resolve_nccl(void *lib) {
          NCCL_REQ(ncclAllGather) && NCCL_REQ(ncclReduceScatter) &&
          NCCL_REQ(ncclAlltoAll) && NCCL_REQ(ncclGather) &&
          NCCL_REQ(ncclScatter) && NCCL_REQ(ncclDevCommCreate) &&
-         NCCL_REQ(ncclDevCommDestroy) && NCCL_REQ(ncclTeamLsa) && NCCL_OPT(ncclPutSignal) &&
-         NCCL_OPT(ncclSignal) && NCCL_OPT(ncclCommRevoke) && NCCL_OPT(ncclWaitSignal);
+         NCCL_REQ(ncclDevCommDestroy) && NCCL_REQ(ncclTeamLsa) &&
+         NCCL_OPT(ncclCommInitRankScalable) && NCCL_OPT(ncclPutSignal) &&
+         NCCL_OPT(ncclSignal) && NCCL_OPT(ncclWaitSignal) &&
+         NCCL_OPT(ncclCommRevoke) && NCCL_OPT(ncclCommGetUniqueId) &&
+         NCCL_OPT(ncclCommGrow) && NCCL_OPT(ncclWinGetUserPtr) &&
+         NCCL_OPT(ncclCommQueryProperties) &&
+         NCCL_OPT(ncclGetLsaDevicePointer) &&
+         NCCL_OPT(ncclGetPeerDevicePointer) &&
+         NCCL_OPT(ncclGetLsaMultimemDevicePointer) &&
+         NCCL_OPT(ncclCommSuspend) && NCCL_OPT(ncclCommResume) &&
+         NCCL_OPT(ncclCommMemStats);
+}
+
+/* Reads the library's version and picks its layouts; 0 (message set) for
+ * a version ncore cannot drive. */
+static int check_version(void) {
+  int code = 0;
+  if (nccl_fn.ncclGetVersion(&code) != ncclSuccess || code <= 0) {
+    snprintf(load_message, sizeof load_message,
+             "libnccl.so.2 (%s): ncclGetVersion failed", loaded_nccl_path);
+    return 0;
+  }
+  if (code < NCORE_NCCL_OLDEST) {
+    snprintf(load_message, sizeof load_message,
+             "libnccl.so.2 (%s) is NCCL %s; ncore needs NCCL %s or newer",
+             loaded_nccl_path, nccl_version_text(code),
+             nccl_version_text(NCORE_NCCL_OLDEST));
+    return 0;
+  }
+  nccl_layouts_select(code);
+  return 1;
 }
 
 /* Resolves every driver entry point by its exported, versioned name. */
@@ -169,7 +198,7 @@ static void load_once_body(void) {
              env && *env ? "; dlopen said: " : "", env && *env ? dlerror() : "");
     return;
   }
-  if (!resolve_nccl(lib)) {
+  if (!resolve_nccl(lib) || !check_version()) {
     load_status = NCORE_ERR_UNAVAILABLE;
     return;
   }

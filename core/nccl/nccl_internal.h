@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "../backend.h"
-#include "devcomm_layout.h"
 #include "nccl_lib.h"
 
 /* How a signal lands in the peer's slot (NCORE_NCCL_SIGNAL_MODE). */
@@ -84,12 +83,24 @@ typedef struct nccl_window {
   pthread_mutex_t lock; /* guards the caches */
 } nccl_window_t;
 
+/* Host storage reserved for one ncclDevComm: 240 bytes in 2.30.7 (every
+ * layout's devcomm_size fits; nccl_layouts.h), with room for a newer NCCL
+ * that grows it at its end. */
+#define NCORE_DEVCOMM_STORAGE 1024
+
 /* One device communicator. */
 typedef struct nccl_devcomm {
   nccl_comm_t *comm;
   int lsa_multimem;
   _Alignas(16) unsigned char storage[NCORE_DEVCOMM_STORAGE];
 } nccl_devcomm_t;
+
+/* ---- comm_control.c ---- */
+/* ncclCommQueryProperties (2.29.2+; the caller checked) into the fields of
+ * *out only NCCL knows: nvml device, device API, multimem, GIN types, LSA
+ * teams, host RMA (which also needs ncore's native one-sided path). */
+ncore_status_t nccl_query_properties(nccl_comm_t *c,
+                                     ncore_comm_properties_t *out);
 
 /* ---- device.c ---- */
 /* Loads the libraries (nccl_load) and makes device's primary context current

@@ -12,6 +12,7 @@
 #include <cuda.h>
 #include <nccl.h>
 #include <ncore.h>
+#include "nccl_layouts.h"
 
 /* NCCL 2.29+ one-sided wait descriptor (nccl.h of 2.29: opCnt, peer, sigIdx,
  * ctx, all int). Only used when the loaded NCCL exports ncclWaitSignal. */
@@ -28,10 +29,14 @@ typedef struct nccl_functions {
   NCCL_FN(ncclGetErrorString);
   NCCL_FN(ncclGetLastError);
   NCCL_FN(ncclGetUniqueId);
-  NCCL_FN(ncclCommInitRankConfig);
+  /* ncclConfig_t grew: ncore passes its 2.30.7 mirror (nccl_layouts.h). */
+  ncclResult_t (*ncclCommInitRankConfig)(ncclComm_t *, int, ncclUniqueId, int,
+                                         nccl_config_t *);
   NCCL_FN(ncclCommInitAll);
-  NCCL_FN(ncclCommSplit);
-  NCCL_FN(ncclCommShrink);
+  ncclResult_t (*ncclCommSplit)(ncclComm_t, int, int, ncclComm_t *,
+                                nccl_config_t *);
+  ncclResult_t (*ncclCommShrink)(ncclComm_t, int *, int, ncclComm_t *,
+                                 nccl_config_t *, int);
   NCCL_FN(ncclCommFinalize);
   NCCL_FN(ncclCommDestroy);
   NCCL_FN(ncclCommAbort);
@@ -65,16 +70,35 @@ typedef struct nccl_functions {
   ncclResult_t (*ncclDevCommDestroy)(ncclComm_t, const void *devcomm);
   /* Host team query (nccl_device/core.h: ncclTeam_t ncclTeamLsa(ncclComm_t)). */
   struct nccl_team { int nRanks, rank, stride; } (*ncclTeamLsa)(ncclComm_t);
-  /* Optional (NCCL 2.29+): NULL when the loaded library lacks them. */
+  /* Optional: NULL when the loaded library lacks them; each is used only
+   * where nccl_layout() says its version has it (nccl_has). The structs
+   * whose layout changed between versions are ncore's mirrors
+   * (nccl_layouts.h), so these are declared here, not taken from nccl.h. */
+  ncclResult_t (*ncclCommInitRankScalable)(ncclComm_t *, int, int, int,
+                                           ncclUniqueId *, nccl_config_t *);
   ncclResult_t (*ncclPutSignal)(const void *, size_t, ncclDataType_t, int,
                                 ncclWindow_t, size_t, int, int, unsigned int,
                                 ncclComm_t, cudaStream_t);
   ncclResult_t (*ncclSignal)(int, int, int, unsigned int, ncclComm_t,
                              cudaStream_t);
-  /* NCCL 2.28: stops in-flight work without freeing (used by abort). */
-  NCCL_FN(ncclCommRevoke);
   ncclResult_t (*ncclWaitSignal)(int, nccl_wait_signal_desc_t *, ncclComm_t,
                                  cudaStream_t);
+  /* 2.28.7+: stops in-flight work without freeing (revoke, abort). */
+  ncclResult_t (*ncclCommRevoke)(ncclComm_t, int);
+  /* 2.29.2+ */
+  ncclResult_t (*ncclCommGetUniqueId)(ncclComm_t, ncclUniqueId *);
+  ncclResult_t (*ncclCommGrow)(ncclComm_t, int, const ncclUniqueId *, int,
+                               ncclComm_t *, nccl_config_t *);
+  ncclResult_t (*ncclWinGetUserPtr)(ncclComm_t, ncclWindow_t, void **);
+  ncclResult_t (*ncclCommQueryProperties)(ncclComm_t, void *props);
+  ncclResult_t (*ncclGetLsaDevicePointer)(ncclWindow_t, size_t, int, void **);
+  ncclResult_t (*ncclGetPeerDevicePointer)(ncclWindow_t, size_t, int, void **);
+  ncclResult_t (*ncclGetLsaMultimemDevicePointer)(ncclWindow_t, size_t,
+                                                  void **);
+  /* 2.29.7+ */
+  ncclResult_t (*ncclCommSuspend)(ncclComm_t, int);
+  ncclResult_t (*ncclCommResume)(ncclComm_t);
+  ncclResult_t (*ncclCommMemStats)(ncclComm_t, int, uint64_t *);
 } nccl_functions_t;
 #undef NCCL_FN
 
@@ -124,9 +148,32 @@ extern cuda_functions_t cu_fn;
 ncore_status_t nccl_load(void);
 /* Path of the libnccl.so.2 that was loaded (for messages). */
 const char *nccl_loaded_path(void);
+/* The loaded libnccl's version code (ncclGetVersion: 22809 for 2.28.9), 0
+ * before a successful nccl_load. */
+int nccl_runtime_version(void);
+/* The layouts of the loaded version (nccl_layouts.c); valid after
+ * nccl_load. */
+const nccl_layout_t *nccl_layout(void);
+/* NCORE_OK when the loaded NCCL is at least `since` (a version code) and
+ * exports fn; else NOT_SUPPORTED recorded, naming what (e.g.
+ * "ncore_comm_grow (ncclCommGrow)") and the version needed. */
+ncore_status_t nccl_require(const void *fn, int since, const char *what);
+/* The same for something that is not a call (a struct field, a flag). */
+ncore_status_t nccl_require_version(int since, const char *what);
+/* "2.30.7" for 23007 (a buffer per thread, valid until its next call). */
+const char *nccl_version_text(int code);
+/* Records the loaded version and picks its layouts (loader.c, once). */
+void nccl_layouts_select(int version_code);
+/* The `version` ncore writes into NCCL's versioned structs: the loaded
+ * version, capped at the newest layout ncore knows (NCCL reads an older
+ * caller's struct through its compatibility layer). */
+int nccl_struct_version(void);
 
 /* ---- result checks (status.c): record "<fn> failed: <text>" and return the
  * mapped status; NCORE_OK for success. ---- */
+/* The status of an ncclResult_t: values 0..7 are equal, ncclTimeout (8,
+ * 2.30.3+) is NCORE_ERR_TIMEOUT, anything else NCORE_ERR_INTERNAL. */
+ncore_status_t nccl_status_of(ncclResult_t result);
 /* ncclResult_t values equal ncore_status_t values 0..7. */
 ncore_status_t nccl_check(ncclResult_t result, const char *function,
                           ncclComm_t comm);

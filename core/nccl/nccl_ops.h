@@ -8,8 +8,8 @@
 /* comm.c */
 ncore_status_t nccl_get_unique_id(ncore_unique_id_t *out);
 ncore_status_t nccl_comm_init_rank(void **out, int nranks,
-                                   const ncore_unique_id_t *id, int rank,
-                                   const core_config_t *config);
+                                   const ncore_unique_id_t *ids, int nids,
+                                   int rank, const core_config_t *config);
 ncore_status_t nccl_comm_init_all(void **out, int ndev, const int *devlist,
                                   const core_config_t *config);
 ncore_status_t nccl_comm_split(void *comm, int color, int key, void **out,
@@ -24,8 +24,17 @@ void nccl_comm_info(void *comm, core_comm_info_t *out);
 ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out);
 ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
                                      int64_t timeout_ms);
-ncore_status_t nccl_comm_gin_types(void *comm, ncore_gin_type_t *gin,
-                                   ncore_gin_type_t *railed);
+ncore_status_t nccl_comm_grow(void *comm, int nranks,
+                              const ncore_unique_id_t *id, int rank,
+                              void **out, const core_config_t *config);
+/* comm_control.c */
+ncore_status_t nccl_comm_properties(void *comm, ncore_comm_properties_t *out);
+ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags);
+ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out);
+ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags);
+ncore_status_t nccl_comm_resume(void *comm);
+ncore_status_t nccl_comm_mem_stat(void *comm, ncore_comm_mem_stat_t stat,
+                                  uint64_t *out);
 ncore_status_t nccl_group_start(void);
 ncore_status_t nccl_group_end(void);
 /* ops.c */

@@ -1,8 +1,14 @@
 /* core/nccl — signal / wait_signal / put_signal (ncore/onesided.h).
  *
- * NCCL 2.29+ exports ncclSignal / ncclWaitSignal / ncclPutSignal; when the
- * loaded library has all three they are used as they are. NCCL 2.28.9 has
- * none, so ncore builds them (README.md, "signal protocol"):
+ * Two paths, chosen per peer (the same on both sides of a pair):
+ * - NCCL 2.29.2+ has ncclSignal / ncclWaitSignal / ncclPutSignal, which also
+ *   reach peers outside the LSA team through NCCL's RMA proxy (where the
+ *   communicator has host RMA support). They serve peers outside this
+ *   rank's LSA team, and every peer when ncore's own signal window could
+ *   not be made. ncclPutSignal's source must lie in a window registered
+ *   with NCORE_WINDOW_COLL_SYMMETRIC (NCCL's rule; NCCL refuses others).
+ * - For LSA peers ncore keeps its own path, which NCCL 2.28 needs anyway
+ *   and which takes any source buffer (README.md, "signal protocol"):
  * - each communicator owns a signal window: nranks 64-bit slots in its
  *   rank's memory (ncclMemAlloc + ncclCommWindowRegister at init, where every
  *   rank is, since registration is collective); slot s counts the signals
@@ -29,7 +35,20 @@
 ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   c->native_onesided = nccl_fn.ncclPutSignal && nccl_fn.ncclSignal &&
                        nccl_fn.ncclWaitSignal &&
+                       nccl_runtime_version() >= NCORE_NCCL_VERSION(2, 29, 2) &&
                        nccl_env_long("NCORE_NCCL_NATIVE_ONESIDED", 1) != 0;
+  /* From 2.29.5 NCCL says whether its host one-sided calls can reach peers
+   * outside the LSA team at all (hostRmaSupport); where not, ncore's own
+   * path is the only one. */
+  if (c->native_onesided &&
+      nccl_layout()->properties_size != 0 &&
+      !nccl_layout()->properties_gin_type_byte &&
+      nccl_fn.ncclCommQueryProperties != NULL) {
+    ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;
+    ncore_status_t status = nccl_query_properties(c, &props);
+    if (status != NCORE_OK) return status;
+    c->native_onesided = props.host_rma_support;
+  }
   const char *mode = getenv("NCORE_NCCL_SIGNAL_MODE");
   c->signal_mode = (mode && strcmp(mode, "write") == 0) ? NCCL_SIGNAL_WRITE_VALUE
                                                         : NCCL_SIGNAL_ADD_KERNEL;
@@ -60,7 +79,6 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   if (!c->signals_sent || !c->signals_consumed)
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   c->signals_status = NCORE_OK;
-  if (c->native_onesided) return NCORE_OK;
   size_t bytes = 8 * (size_t)c->nranks;
   /* Windows are registered in 4 KiB granules; ask for at least one. */
   size_t alloc = bytes < 4096 ? 4096 : (bytes + 4095) & ~(size_t)4095;
@@ -80,7 +98,6 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
 }
 
 ncore_status_t nccl_signals_finish(nccl_comm_t *c) {
-  if (c->native_onesided) return NCORE_OK;
   ncore_status_t status = nccl_window_finish(c->signal_window);
   if (status == NCORE_ERR_NOT_SUPPORTED) {
     /* No window on this topology: the communicator works, signals do not. */
@@ -102,16 +119,22 @@ static ncore_status_t signals_unusable(nccl_comm_t *c) {
   return core_error(c->signals_status, "%s", c->signals_reason);
 }
 
+/* 1 when the calls for peer go to NCCL's own one-sided calls. */
+static int native_peer(const nccl_comm_t *c, int peer) {
+  return c->native_onesided &&
+         (!nccl_peer_in_lsa(c, peer) || c->signals_status != NCORE_OK);
+}
+
 /* NOT_SUPPORTED unless peer is load/store reachable (inside this rank's LSA
- * team): the emulated protocol reaches peers only through LSA pointers. */
+ * team): ncore's own protocol reaches peers only through LSA pointers. */
 static ncore_status_t require_lsa_peer(nccl_comm_t *c, int peer) {
   if (nccl_peer_in_lsa(c, peer)) return NCORE_OK;
   return core_error(
       NCORE_ERR_NOT_SUPPORTED,
       "peer: rank %d is not load/store reachable from rank %d (outside its "
-      "LSA team of %d ranks); reaching it needs GIN (device communicator GIN "
-      "type %d), and NCCL %d.%d's host API has no one-sided calls over GIN",
-      peer, c->rank, c->lsa_size, (int)c->gin_type, NCCL_MAJOR, NCCL_MINOR);
+      "LSA team of %d ranks); reaching it needs NCCL 2.29.2 or newer (its "
+      "one-sided calls over the RMA proxy), and the loaded NCCL is %s",
+      peer, c->rank, c->lsa_size, nccl_version_text(nccl_runtime_version()));
 }
 
 void nccl_signals_release(nccl_comm_t *c) {
@@ -156,7 +179,7 @@ ncore_status_t nccl_signal(void *comm, int peer, ncore_stream_t stream) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
-  if (c->native_onesided)
+  if (native_peer(c, peer))
     return nccl_check(nccl_fn.ncclSignal(peer, 0, 0, 0, c->nccl,
                                          (cudaStream_t)stream),
                       "ncclSignal", c->nccl);
@@ -174,26 +197,39 @@ ncore_status_t nccl_wait_signal(void *comm, const core_wait_t *waits,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
-  if (c->native_onesided) {
-    nccl_wait_signal_desc_t *d = calloc(count, sizeof *d);
-    if (d == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
-    for (size_t i = 0; i < count; i++) {
-      d[i].opCnt = (int)waits[i].op_count;
-      d[i].peer = waits[i].peer;
+  /* Waits for native peers go to ncclWaitSignal in one call, the others
+   * to ncore's slots, all on the same stream. A peer that can never signal
+   * this rank is refused before anything is enqueued (a wait that never
+   * ends otherwise). */
+  size_t native = 0;
+  for (size_t i = 0; i < count && status == NCORE_OK; i++) {
+    if (native_peer(c, waits[i].peer)) {
+      native++;
+      continue;
     }
-    status = nccl_check(nccl_fn.ncclWaitSignal((int)count, d, c->nccl,
+    status = c->signals_status != NCORE_OK ? signals_unusable(c)
+                                           : require_lsa_peer(c, waits[i].peer);
+  }
+  if (status != NCORE_OK) return status;
+  if (native > 0) {
+    nccl_wait_signal_desc_t *d = calloc(native, sizeof *d);
+    if (d == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+      if (!native_peer(c, waits[i].peer)) continue;
+      d[n].opCnt = (int)waits[i].op_count;
+      d[n].peer = waits[i].peer;
+      n++;
+    }
+    status = nccl_check(nccl_fn.ncclWaitSignal((int)n, d, c->nccl,
                                                (cudaStream_t)stream),
                         "ncclWaitSignal", c->nccl);
     free(d);
-    return status;
+    if (status != NCORE_OK || native == count) return status;
   }
-  if (c->signals_status != NCORE_OK) return signals_unusable(c);
-  /* A peer outside the LSA team can never signal this rank: say so now
-   * rather than enqueue a wait that never ends. */
-  for (size_t i = 0; i < count && status == NCORE_OK; i++)
-    status = require_lsa_peer(c, waits[i].peer);
   for (size_t i = 0; i < count && status == NCORE_OK; i++) {
     int peer = waits[i].peer;
+    if (native_peer(c, peer)) continue;
     uint64_t expected = c->signals_consumed[peer] + waits[i].op_count;
     uint64_t *slot = (uint64_t *)c->signal_slots + peer;
     if (c->wait_spin) {
@@ -220,7 +256,7 @@ ncore_status_t nccl_put_signal(void *comm, const void *buf, size_t bytes,
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   CUstream s = (CUstream)stream;
-  if (c->native_onesided)
+  if (native_peer(c, peer))
     return nccl_check(nccl_fn.ncclPutSignal(buf, bytes, ncclUint8, peer, w->win,
                                             byte_offset, 0, 0, 0, c->nccl,
                                             (cudaStream_t)stream),

@@ -5,15 +5,23 @@
 #include "../error.h"
 #include "nccl_lib.h"
 
+/* ncclTimeout (NCCL 2.30.3+; not in the 2.28.9 header ncore builds
+ * against). */
+#define NCCL_RESULT_TIMEOUT 8
+
+ncore_status_t nccl_status_of(ncclResult_t result) {
+  /* ncclResult_t 1..7 have the same values as the ncore statuses
+   * (errors.h says so); anything newer ncore does not know is internal. */
+  if (result >= ncclSuccess && result <= ncclInProgress)
+    return (ncore_status_t)result;
+  if ((int)result == NCCL_RESULT_TIMEOUT) return NCORE_ERR_TIMEOUT;
+  return NCORE_ERR_INTERNAL;
+}
+
 ncore_status_t nccl_check(ncclResult_t result, const char *function,
                           ncclComm_t comm) {
   if (result == ncclSuccess) return NCORE_OK;
-  /* ncclResult_t 1..7 have the same values as the ncore statuses
-   * (errors.h says so); anything newer is reported as internal. */
-  ncore_status_t status = (result >= ncclUnhandledCudaError &&
-                           result <= ncclInProgress)
-                              ? (ncore_status_t)result
-                              : NCORE_ERR_INTERNAL;
+  ncore_status_t status = nccl_status_of(result);
   if (result == ncclInProgress) return NCORE_IN_PROGRESS;
   const char *text = nccl_fn.ncclGetErrorString(result);
   const char *last = nccl_fn.ncclGetLastError(comm);

@@ -1,11 +1,14 @@
 /* core/nccl — windows (ncclCommWindowRegister) and their device pointers.
  *
- * NCCL 2.28.9 has no host-side window pointer getters, so the pointers come
- * from one-thread kernels (kernels/ncore_kernels.cu) that call the device
- * API's ncclGetLsaPointer / ncclGetPeerPointer / ncclGetLsaMultimemPointer
- * on the window and store the result; the backend copies it back and caches
- * the base address per (window, rank), so later queries are host arithmetic
- * (a window's mapping never moves while it is registered). */
+ * NCCL 2.29.2+ answers pointer queries on the host
+ * (ncclGet{Peer,Lsa,LsaMultimem}DevicePointer). NCCL 2.28 has no host-side
+ * getters, so there the pointers come from one-thread kernels
+ * (kernels/ncore_kernels.cu, built against 2.28.9's device API, whose
+ * window layout only 2.28 has) that call ncclGetLsaPointer /
+ * ncclGetPeerPointer / ncclGetLsaMultimemPointer and store the result; the
+ * backend copies it back. Either way the base address is cached per
+ * (window, rank), so later queries are host arithmetic (a window's mapping
+ * never moves while it is registered). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +167,22 @@ void nccl_window_release(nccl_window_t *w, int deregister) {
   free(w);
 }
 
+/* 1 when the loaded NCCL answers pointer queries on the host. */
+static int host_getters(void) {
+  return nccl_runtime_version() >= NCORE_NCCL_VERSION(2, 29, 2);
+}
+
+/* A host getter's answer: NULL (no pointer: not reachable) unless NCCL
+ * succeeded with one. */
+static ncore_status_t host_pointer(ncclResult_t r, const char *what,
+                                   nccl_comm_t *c, void **out) {
+  if (r != ncclSuccess) *out = NULL;
+  return r == ncclSuccess || r == ncclInvalidArgument ||
+                 r == ncclInvalidUsage
+             ? NCORE_OK
+             : nccl_check(r, what, c->nccl);
+}
+
 /* Runs a pointer kernel that stores one void* into scratch[0]; reads it. */
 static ncore_status_t query_pointer(nccl_comm_t *c, nccl_kernel_t kernel,
                                     void **params, void **out) {
@@ -188,11 +207,22 @@ ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
   pthread_mutex_lock(&w->lock);
   ncore_status_t status = NCORE_OK;
   if (!w->peer_known[peer]) {
-    size_t zero = 0;
-    void *slot = c->scratch;
-    void *params[] = {&w->win, &zero, &peer, &slot};
-    status = query_pointer(c, NCCL_KERNEL_PEER_POINTER, params,
-                           &w->peer_base[peer]);
+    if (host_getters()) {
+      status = nccl_require(nccl_fn.ncclGetPeerDevicePointer,
+                            NCORE_NCCL_VERSION(2, 29, 2),
+                            "ncclGetPeerDevicePointer");
+      if (status == NCORE_OK)
+        status = host_pointer(nccl_fn.ncclGetPeerDevicePointer(
+                                  w->win, 0, peer, &w->peer_base[peer]),
+                              "ncclGetPeerDevicePointer", c,
+                              &w->peer_base[peer]);
+    } else {
+      size_t zero = 0;
+      void *slot = c->scratch;
+      void *params[] = {&w->win, &zero, &peer, &slot};
+      status = query_pointer(c, NCCL_KERNEL_PEER_POINTER, params,
+                             &w->peer_base[peer]);
+    }
     if (status == NCORE_OK) w->peer_known[peer] = 1;
   }
   if (status == NCORE_OK) *out = w->peer_base[peer];
@@ -207,6 +237,9 @@ ncore_status_t nccl_window_register(void *comm, void *ptr, size_t size,
                                     uintptr_t *native) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
+  if (status == NCORE_OK && (flags & NCORE_WINDOW_STRICT_ORDERING))
+    status = nccl_require_version(NCORE_NCCL_VERSION(2, 29, 7),
+                                  "flags: NCORE_WINDOW_STRICT_ORDERING");
   if (status != NCORE_OK) return status;
   /* ncclCommWindowRegister needs cuMem (VMM) memory; plain cudaMalloc
    * memory fails inside NCCL with a vaguer message, so say it first. */
@@ -244,11 +277,22 @@ ncore_status_t nccl_window_lsa_pointer(void *comm, void *window, int lsa_rank,
   pthread_mutex_lock(&w->lock);
   ncore_status_t status = NCORE_OK;
   if (!w->lsa_known[lsa_rank]) {
-    size_t zero = 0;
-    void *slot = c->scratch;
-    void *params[] = {&w->win, &zero, &lsa_rank, &slot};
-    status = query_pointer(c, NCCL_KERNEL_LSA_POINTER, params,
-                           &w->lsa_base[lsa_rank]);
+    if (host_getters()) {
+      status = nccl_require(nccl_fn.ncclGetLsaDevicePointer,
+                            NCORE_NCCL_VERSION(2, 29, 2),
+                            "ncclGetLsaDevicePointer");
+      if (status == NCORE_OK)
+        status = host_pointer(nccl_fn.ncclGetLsaDevicePointer(
+                                  w->win, 0, lsa_rank, &w->lsa_base[lsa_rank]),
+                              "ncclGetLsaDevicePointer", c,
+                              &w->lsa_base[lsa_rank]);
+    } else {
+      size_t zero = 0;
+      void *slot = c->scratch;
+      void *params[] = {&w->win, &zero, &lsa_rank, &slot};
+      status = query_pointer(c, NCCL_KERNEL_LSA_POINTER, params,
+                             &w->lsa_base[lsa_rank]);
+    }
     if (status == NCORE_OK) w->lsa_known[lsa_rank] = 1;
   }
   if (status == NCORE_OK && w->lsa_base[lsa_rank] != NULL)
@@ -275,10 +319,20 @@ ncore_status_t nccl_window_multimem_pointer(void *comm, void *window,
    * lsaMultimem; without one, or when NCCL gave it no multicast object
    * (NVLS off or unsupported), there is no multimem address: NULL. Never
    * faked, and ncore never calls cuMulticastCreate itself. */
+  if (host_getters()) {
+    /* 2.29.2+: the window itself knows its multicast mapping, if any. */
+    ncore_status_t status = nccl_require(
+        nccl_fn.ncclGetLsaMultimemDevicePointer, NCORE_NCCL_VERSION(2, 29, 2),
+        "ncclGetLsaMultimemDevicePointer");
+    if (status != NCORE_OK) return status;
+    return host_pointer(
+        nccl_fn.ncclGetLsaMultimemDevicePointer(w->win, offset, out),
+        "ncclGetLsaMultimemDevicePointer", c, out);
+  }
   nccl_devcomm_t *d = c->multimem_devcomm;
   if (d == NULL) return NCORE_OK;
   void *mc = NULL;
-  memcpy(&mc, d->storage + NCORE_DEVCOMM_OFFSET_LSA_MULTIMEM, sizeof mc);
+  memcpy(&mc, d->storage + nccl_layout()->devcomm_lsa_multimem, sizeof mc);
   if (mc == NULL) return NCORE_OK;
   void *slot = c->scratch;
   void *params[] = {&w->win, &offset, d->storage, &slot};

@@ -113,6 +113,13 @@ int mr_lsa_reachable(ncore_comm_t comm, int peer) {
   return peer >= first && peer < first + lsa_size;
 }
 
+int mr_onesided_reachable(ncore_comm_t comm, int peer) {
+  if (mr_lsa_reachable(comm, peer)) return 1;
+  ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;
+  return ncore_comm_properties(comm, &props) == NCORE_OK &&
+         props.host_rma_support;
+}
+
 /* Selects this rank's GPU on the NCCL backend (one GPU per rank, wrapping). */
 static void select_device(int rank) {
   if (harness_is_host()) return;

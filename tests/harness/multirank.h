@@ -88,9 +88,27 @@ ncore_status_t mr_complete(ncore_comm_t comm, ncore_status_t enqueued,
  * lsa_size consecutive ranks around this one; every rank on the host). */
 int mr_lsa_reachable(ncore_comm_t comm, int peer);
 
-/* Checks a call that reaches `peer` through its memory: NCORE_OK when peer
- * is LSA-reachable, else exactly NCORE_ERR_NOT_SUPPORTED with a message
- * naming the LSA team. */
+/* 1 if signal, wait_signal and put_signal reach peer: inside the LSA team,
+ * or anywhere when the communicator has host RMA support (NCCL 2.29+'s own
+ * one-sided calls; ncore_comm_properties). */
+int mr_onesided_reachable(ncore_comm_t comm, int peer);
+
+/* Checks a one-sided call to `peer`: NCORE_OK when peer is reachable
+ * (mr_onesided_reachable), else exactly NCORE_ERR_NOT_SUPPORTED with a
+ * message naming the LSA team. */
+#define CHECK_ONESIDED_CALL(comm, peer, call)                    \
+  do {                                                           \
+    if (mr_onesided_reachable((comm), (peer))) {                 \
+      CHECK_OK(call);                                            \
+    } else {                                                     \
+      CHECK_STATUS(call, NCORE_ERR_NOT_SUPPORTED);               \
+      CHECK_MESSAGE_CONTAINS("LSA team");                        \
+    }                                                            \
+  } while (0)
+
+/* Checks a call that reaches `peer` through its memory (symmetric put and
+ * get): NCORE_OK when peer is LSA-reachable, else exactly
+ * NCORE_ERR_NOT_SUPPORTED with a message naming the LSA team. */
 #define CHECK_LSA_CALL(comm, peer, call)                         \
   do {                                                           \
     if (mr_lsa_reachable((comm), (peer))) {                      \

@@ -76,9 +76,9 @@ MR_TEST_EX(wait_signal_from_killed_peer_fails, MR_OWN_PROCESSES, 2) {
   }
   ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
   d.peer = victim;
-  if (!mr_lsa_reachable(comm, victim)) {
+  if (!mr_onesided_reachable(comm, victim)) {
     /* No signal can come from outside the LSA team: no wait is made. */
-    CHECK_LSA_CALL(comm, victim, ncore_wait_signal(comm, &d, 1, NULL));
+    CHECK_ONESIDED_CALL(comm, victim, ncore_wait_signal(comm, &d, 1, NULL));
     CHECK_OK(ncore_comm_destroy(comm));
     return;
   }

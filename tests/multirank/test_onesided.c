@@ -17,11 +17,11 @@ static ncore_wait_signal_desc_t desc_for(int peer, uint32_t op_count) {
 MR_TEST(signal_counts_are_consumed_by_waits) {
   MR_COMM(comm);
   int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
-  for (int i = 0; i < 3; i++) CHECK_LSA_CALL(comm, right, ncore_signal(comm, right, 0, 0, 0, NULL));
+  for (int i = 0; i < 3; i++) CHECK_ONESIDED_CALL(comm, right, ncore_signal(comm, right, 0, 0, 0, NULL));
   ncore_wait_signal_desc_t d = desc_for(left, 2);
-  CHECK_LSA_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_ONESIDED_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
   d.op_count = 1;
-  CHECK_LSA_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_ONESIDED_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
   CHECK_OK(ncore_comm_synchronize(comm, NULL));
   mr_barrier(comm);
   CHECK_OK(ncore_comm_destroy(comm));
@@ -35,12 +35,12 @@ MR_TEST(wait_on_every_peer_with_multiple_descs) {
     if (peer == rank) continue;
     /* peer p sends p + 1 signals to everyone */
     descs[k++] = desc_for(peer, (uint32_t)peer + 1);
-    all_reachable = all_reachable && mr_lsa_reachable(comm, peer);
+    all_reachable = all_reachable && mr_onesided_reachable(comm, peer);
   }
   for (int peer = 0; peer < nranks; peer++)
     if (peer != rank)
       for (int i = 0; i <= rank; i++)
-        CHECK_LSA_CALL(comm, peer, ncore_signal(comm, peer, 0, 0, 0, NULL));
+        CHECK_ONESIDED_CALL(comm, peer, ncore_signal(comm, peer, 0, 0, 0, NULL));
   /* One unreachable peer among the descriptors fails the whole wait. */
   if (all_reachable) {
     CHECK_OK(ncore_wait_signal(comm, descs, (size_t)k, NULL));
@@ -66,11 +66,11 @@ MR_TEST(self_signal) {
 MR_TEST(wait_really_waits_for_a_late_signal) {
   MR_COMM(comm);
   mr_barrier(comm);
-  if (!mr_lsa_reachable(comm, rank == 0 ? 1 : 0)) {
+  if (!mr_onesided_reachable(comm, rank == 0 ? 1 : 0)) {
     /* Neither can reach the other: both calls say so, nothing waits. */
     ncore_wait_signal_desc_t d = desc_for(1, 1);
-    if (rank == 0) CHECK_LSA_CALL(comm, 1, ncore_wait_signal(comm, &d, 1, NULL));
-    if (rank == 1) CHECK_LSA_CALL(comm, 0, ncore_signal(comm, 0, 0, 0, 0, NULL));
+    if (rank == 0) CHECK_ONESIDED_CALL(comm, 1, ncore_wait_signal(comm, &d, 1, NULL));
+    if (rank == 1) CHECK_ONESIDED_CALL(comm, 0, ncore_signal(comm, 0, 0, 0, 0, NULL));
   } else if (rank == 0) {
     /* On NCCL the wait is stream-ordered: the stream, not the call, waits. */
     double t0 = mr_now_ms();
@@ -194,16 +194,16 @@ static void put_ring(ncore_comm_t comm, int rank, int nranks, char *win_mem,
   int32_t *src = tb_alloc(sizeof host);
   CHECK(src);
   tb_put(src, host, sizeof host);
-  CHECK_LSA_CALL(comm, right, ncore_put_signal(comm, src, COUNT, NCORE_INT32, right, win,
+  CHECK_ONESIDED_CALL(comm, right, ncore_put_signal(comm, src, COUNT, NCORE_INT32, right, win,
                                                (size_t)rank * COUNT, 0, 0, 0, NULL));
   ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
   d.peer = left;
-  CHECK_LSA_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_ONESIDED_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
   CHECK_OK(ncore_comm_synchronize(comm, NULL));
   int32_t got[COUNT];
   if (mapped) tb_get(got, win_mem + (size_t)left * COUNT * 4, sizeof got);
   else memcpy(got, win_mem + (size_t)left * COUNT * 4, sizeof got);
-  for (int i = 0; mr_lsa_reachable(comm, left) && i < COUNT; i++)
+  for (int i = 0; mr_onesided_reachable(comm, left) && i < COUNT; i++)
     if (got[i] != left * 100000 + i) {
       harness_fail(__FILE__, __LINE__, "%s window: element %d is %d, expected %d",
                    mapped ? "shared" : "malloc", i, got[i], left * 100000 + i);
@@ -249,18 +249,18 @@ MR_TEST(put_signal_large_and_zero_sized) {
   ncore_window_t win;
   CHECK_OK(ncore_register_window(&win, comm, mem, bytes, 0));
   int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
-  CHECK_LSA_CALL(comm, right,
+  CHECK_ONESIDED_CALL(comm, right,
                  ncore_put_signal(comm, src, bytes, NCORE_UINT8, right, win, 0, 0, 0, 0, NULL));
   /* A zero-element put still signals. */
-  CHECK_LSA_CALL(comm, right,
+  CHECK_ONESIDED_CALL(comm, right,
                  ncore_put_signal(comm, NULL, 0, NCORE_UINT8, right, win, 0, 0, 0, 0, NULL));
   ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
   d.peer = left;
   d.op_count = 2;
-  CHECK_LSA_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
+  CHECK_ONESIDED_CALL(comm, left, ncore_wait_signal(comm, &d, 1, NULL));
   CHECK_OK(ncore_comm_synchronize(comm, NULL));
   tb_get(host, mem, bytes);
-  for (size_t i = 0; mr_lsa_reachable(comm, left) && i < bytes; i++)
+  for (size_t i = 0; mr_onesided_reachable(comm, left) && i < bytes; i++)
     if (host[i] != (char)(i * 31 + left)) {
       harness_fail(__FILE__, __LINE__, "byte %zu differs", i);
       return;

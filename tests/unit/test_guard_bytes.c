@@ -39,6 +39,7 @@ typedef struct writer {
 
 /* State some writers need, set up by their test before check_writer. */
 static ncore_dev_comm_t the_dev_comm;
+static ncore_comm_t the_comm;
 static float the_data[4];
 
 static ncore_status_t call_comm_config_init(void *p, size_t size) {
@@ -54,6 +55,10 @@ static ncore_status_t call_dev_comm_requirements_init(void *p, size_t size) {
 static ncore_status_t call_dev_comm_info(void *p, size_t size) {
   (void)size;
   return ncore_dev_comm_info(the_dev_comm, (ncore_dev_comm_info_t *)p);
+}
+static ncore_status_t call_comm_properties(void *p, size_t size) {
+  (void)size;
+  return ncore_comm_properties(the_comm, (ncore_comm_properties_t *)p);
 }
 static ncore_status_t call_buffer_resolve_dlpack(void *p, size_t size) {
   (void)size;
@@ -92,6 +97,8 @@ static const writer_t dev_comm_requirements_init =
            resource_requirements_list, 1);
 static const writer_t dev_comm_info =
     WRITER(dev_comm_info, ncore_dev_comm_info_t, rank, 0);
+static const writer_t comm_properties =
+    WRITER(comm_properties, ncore_comm_properties_t, rank, 0);
 static const writer_t buffer_resolve_dlpack =
     WRITER(buffer_resolve_dlpack, ncore_buffer_desc_t, ptr, 0);
 static const writer_t buffer_resolve_array_interface =
@@ -261,6 +268,13 @@ TEST(dev_comm_info_writes_only_the_callers_size) {
   UNIT_COMM(comm);
   CHECK_OK(ncore_create_dev_comm(&the_dev_comm, comm, NULL));
   check_writer(&dev_comm_info);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(comm_properties_writes_only_the_callers_size) {
+  UNIT_COMM(comm);
+  the_comm = comm;
+  check_writer(&comm_properties);
   CHECK_OK(ncore_comm_destroy(comm));
 }
 

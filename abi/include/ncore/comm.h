@@ -75,6 +75,20 @@ typedef struct ncore_comm_config {
   int32_t nvls_ctas;
   int32_t n_channels_per_net_peer;
   int32_t nvlink_centric_sched;
+  /* Appended in ABI 1.1: ncclConfig_t's newer fields. Each is passed only to
+   * an NCCL that knows it; set (not NCORE_CONFIG_UNDEF_INT) on an older NCCL,
+   * init answers NCORE_ERR_NOT_SUPPORTED naming the field and the version
+   * needed. The host backend accepts and ignores them. */
+  /* NCCL 2.29+: how the communicator may be used inside CUDA graphs
+   * (ncclConfig_t.graphUsageMode). */
+  int32_t graph_usage_mode;
+  /* NCCL 2.29+: number of RMA contexts for one-sided calls (numRmaCtx). */
+  int32_t num_rma_ctx;
+  /* NCCL 2.30+: most peers one rank keeps P2P connections to (maxP2pPeers). */
+  int32_t max_p2p_peers;
+  /* NCCL 2.30.5+: order graph launches with the stream's other work
+   * (graphStreamOrdering). */
+  int32_t graph_stream_ordering;
 } ncore_comm_config_t;
 
 /* The defaults, field by field (one line per field, in declaration order;
@@ -98,7 +112,11 @@ typedef struct ncore_comm_config {
     NCORE_CONFIG_UNDEF_INT,                /* shrink_share */               \
     NCORE_CONFIG_UNDEF_INT,                /* nvls_ctas */                  \
     NCORE_CONFIG_UNDEF_INT,                /* n_channels_per_net_peer */    \
-    NCORE_CONFIG_UNDEF_INT                 /* nvlink_centric_sched */       \
+    NCORE_CONFIG_UNDEF_INT,                /* nvlink_centric_sched */       \
+    NCORE_CONFIG_UNDEF_INT,                /* graph_usage_mode */           \
+    NCORE_CONFIG_UNDEF_INT,                /* num_rma_ctx */                \
+    NCORE_CONFIG_UNDEF_INT,                /* max_p2p_peers */              \
+    NCORE_CONFIG_UNDEF_INT                 /* graph_stream_ordering */      \
   }
 
 /* Fills *config with the defaults of NCORE_COMM_CONFIG_INIT, as a caller
@@ -143,6 +161,8 @@ NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
  * joining, or rank 0 ended the rendezvous); NCORE_ERR_SYSTEM (out of
  * memory, shared memory, or the host rendezvous of this id is held by
  * another communicator or another user's process);
+ * NCORE_ERR_NOT_SUPPORTED (NCCL: a config field set that the loaded NCCL
+ * does not know; the message names it and the version needed);
  * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
                                               const ncore_unique_id_t *id,
@@ -176,7 +196,8 @@ NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
  * config); NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (comm not fit for a
  * communicating call, see above); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
  * NCORE_ERR_SYSTEM (out of memory or shared memory for the new
- * communicator); NCORE_ERR_UNHANDLED_CUDA. */
+ * communicator); NCORE_ERR_NOT_SUPPORTED (as ncore_comm_init_rank);
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
                                           ncore_comm_t *out,
                                           const ncore_comm_config_t *config);
@@ -201,6 +222,7 @@ NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
  * child's copy); NCORE_ERR_TIMEOUT; NCORE_ERR_REMOTE (a rank died while
  * joining the new communicator; NCCL: the parent's asynchronous error, see
  * above); NCORE_ERR_SYSTEM (out of memory or shared memory);
+ * NCORE_ERR_NOT_SUPPORTED (as ncore_comm_init_rank);
  * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
                                            const int *exclude_ranks,
@@ -212,8 +234,8 @@ NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
  * ranks so the communicator can be destroyed without leaving a peer waiting
  * (ncclCommFinalize). Collective. After it, only queries and destroy are valid.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (not a communicator handle);
- * NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (already finalized, a fork()
- * child's copy, or the communicator's failure); NCORE_ERR_REMOTE;
+ * NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (already finalized, revoked, a
+ * fork() child's copy, or the communicator's failure); NCORE_ERR_REMOTE;
  * NCORE_ERR_TIMEOUT. */
 NCORE_API ncore_status_t ncore_comm_finalize(ncore_comm_t comm);
 

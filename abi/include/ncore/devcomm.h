@@ -8,6 +8,7 @@
 #ifndef NCORE_DEVCOMM_H
 #define NCORE_DEVCOMM_H
 
+#include "comm.h"
 #include "errors.h"
 #include "types.h"
 
@@ -29,8 +30,12 @@ typedef enum ncore_gin_connection_type {
 } ncore_gin_connection_type_t;
 
 /* Requirements for a device communicator; mirrors ncclDevCommRequirements
- * plus gin_connection_type. Versioned (struct_size first; INIT macro and init
- * function give the defaults: everything 0 / NULL). */
+ * (NCCL 2.30.7). Versioned (struct_size first; INIT macro and init function
+ * give the defaults: 0 / NULL, and NCORE_CONFIG_UNDEF_INT — "NCCL's
+ * default" — for gin_context_count and every field appended in ABI 1.1).
+ * A field the loaded NCCL does not know, when set (not UNDEF), makes
+ * ncore_create_dev_comm answer NCORE_ERR_NOT_SUPPORTED naming it and the
+ * NCCL version needed; the host backend accepts and ignores them. */
 typedef struct ncore_dev_comm_requirements {
   uint32_t struct_size;
   /* NCCL's ncclDevResourceRequirements_t* / ncclTeamRequirements_t* lists,
@@ -49,8 +54,21 @@ typedef struct ncore_dev_comm_requirements {
   int32_t gin_context_count;
   int32_t gin_signal_count;
   int32_t gin_counter_count;
-  /* ncore_gin_connection_type_t the user requires. */
+  /* ncore_gin_connection_type_t the user requires (NCCL 2.29.5+ natively;
+   * older NCCL: FULL/RAIL force GIN on and GIN must result). */
   int32_t gin_connection_type;
+  /* Appended in ABI 1.1. NCCL 2.29.5+: GIN contexts not shared with other
+   * device communicators (0/1), and the GIN queue depth. */
+  int32_t gin_exclusive_contexts;
+  int32_t gin_queue_depth;
+  /* NCCL 2.30+: GIN traffic class, and barriers across the whole world
+   * over GIN. */
+  int32_t gin_traffic_class;
+  int32_t world_gin_barrier_count;
+  /* NCCL 2.30.7+: require strong (ordered) GIN signals, and signals at
+   * virtual addresses (0/1; NCCL's default is 1 for both). */
+  int32_t gin_strong_signals_required;
+  int32_t gin_va_signals_required;
 } ncore_dev_comm_requirements_t;
 
 #define NCORE_DEV_COMM_REQUIREMENTS_INIT                                   \
@@ -65,10 +83,16 @@ typedef struct ncore_dev_comm_requirements {
     0,                         /* lsa_ll_a2a_block_count */                \
     0,                         /* lsa_ll_a2a_slot_count */                 \
     0,                         /* gin_force_enable */                      \
-    0,                         /* gin_context_count */                     \
+    NCORE_CONFIG_UNDEF_INT,    /* gin_context_count (NCCL: 4) */           \
     0,                         /* gin_signal_count */                      \
     0,                         /* gin_counter_count */                     \
-    NCORE_GIN_CONNECTION_NONE  /* gin_connection_type */                   \
+    NCORE_GIN_CONNECTION_NONE, /* gin_connection_type */                   \
+    NCORE_CONFIG_UNDEF_INT,    /* gin_exclusive_contexts */                \
+    NCORE_CONFIG_UNDEF_INT,    /* gin_queue_depth */                       \
+    NCORE_CONFIG_UNDEF_INT,    /* gin_traffic_class */                     \
+    NCORE_CONFIG_UNDEF_INT,    /* world_gin_barrier_count */               \
+    NCORE_CONFIG_UNDEF_INT,    /* gin_strong_signals_required */           \
+    NCORE_CONFIG_UNDEF_INT     /* gin_va_signals_required */               \
   }
 
 /* Fills *requirements with the defaults of NCORE_DEV_COMM_REQUIREMENTS_INIT,
@@ -121,8 +145,9 @@ typedef struct ncore_dev_comm_info {
  * requirements: NULL for defaults, or a versioned struct (borrowed).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, bad struct_size,
  * negative counts, unknown gin_connection_type, NCCL lists on the host
- * backend); NCORE_ERR_NOT_SUPPORTED (GIN or multimem required but not
- * available; the message says which); NCORE_ERR_CLOSED;
+ * backend, a 0/1 field outside 0/1); NCORE_ERR_NOT_SUPPORTED (GIN or
+ * multimem required but not available, or a requirement the loaded NCCL
+ * does not know; the message says which); NCORE_ERR_CLOSED;
  * NCORE_ERR_INVALID_USAGE (comm not fit for a communicating call:
  * ncore/comm.h); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT; NCORE_ERR_SYSTEM;
  * NCORE_ERR_UNHANDLED_CUDA. */

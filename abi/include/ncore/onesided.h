@@ -70,8 +70,11 @@ NCORE_API ncore_status_t ncore_signal(ncore_comm_t comm, int peer,
  * struct_size, peer out of range, op_count 0, non-zero signal_index or
  * context); NCORE_ERR_CLOSED (also when the communicator is aborted while
  * waiting); NCORE_ERR_INVALID_USAGE (comm not fit for a communicating call:
- * ncore/comm.h); NCORE_ERR_REMOTE (the peer died or aborted before
- * signalling); NCORE_ERR_TIMEOUT; NCORE_ERR_UNHANDLED_CUDA. */
+ * ncore/comm.h); NCORE_ERR_NOT_SUPPORTED (NCCL: a peer this rank's
+ * signals cannot come from — outside the LSA team without host RMA
+ * support, see ncore_signal — nothing is enqueued then);
+ * NCORE_ERR_REMOTE (the peer died or aborted before signalling);
+ * NCORE_ERR_TIMEOUT; NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_wait_signal(ncore_comm_t comm,
                                            const ncore_wait_signal_desc_t *descs,
                                            size_t ndescs,

@@ -18,6 +18,11 @@ NCORE_BEGIN_DECLS
 #define NCORE_WINDOW_DEFAULT 0u
 /* Every rank registers the same size; enables symmetric collectives. */
 #define NCORE_WINDOW_COLL_SYMMETRIC 1u
+/* ABI 1.1, NCCL 2.29.7+: one-sided operations into the window land in the
+ * order they were issued (NCCL_WIN_STRICT_ORDERING). On an older NCCL,
+ * registration answers NCORE_ERR_NOT_SUPPORTED; the host backend lands
+ * every put in order and accepts it. */
+#define NCORE_WINDOW_STRICT_ORDERING 2u
 
 /* Registers [ptr, ptr + size) of this rank as its part of a new window.
  * Collective over comm. The memory stays the caller's and must outlive the
@@ -33,8 +38,10 @@ NCORE_BEGIN_DECLS
  * too large, a range past the end of the address space or of its
  * allocation, unknown flags, COLL_SYMMETRIC with sizes that differ between
  * ranks); NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (comm not fit for a
- * communicating call: ncore/comm.h); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
- * NCORE_ERR_SYSTEM; NCORE_ERR_UNHANDLED_CUDA. */
+ * communicating call: ncore/comm.h); NCORE_ERR_NOT_SUPPORTED (NCCL: no
+ * window on this topology, or STRICT_ORDERING on NCCL older than 2.29.7);
+ * NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT; NCORE_ERR_SYSTEM;
+ * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
                                                ncore_comm_t comm, void *ptr,
                                                size_t size, uint32_t flags);

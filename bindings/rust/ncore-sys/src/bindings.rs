@@ -4,16 +4,19 @@
 // Do not edit: change the header and run regenerate.sh.
 
 pub const NCORE_VERSION_MAJOR: u32 = 1;
-pub const NCORE_VERSION_MINOR: u32 = 0;
+pub const NCORE_VERSION_MINOR: u32 = 1;
 pub const NCORE_VERSION_PATCH: u32 = 0;
-pub const NCORE_ABI_VERSION: u32 = 10000;
+pub const NCORE_ABI_VERSION: u32 = 10100;
 pub const NCORE_UNIQUE_ID_BYTES: u32 = 128;
 pub const NCORE_CONFIG_UNDEF_INT: i32 = -2147483648;
 pub const NCORE_SPLIT_NOCOLOR: i32 = -1;
 pub const NCORE_SHRINK_DEFAULT: u32 = 0;
 pub const NCORE_SHRINK_ABORT: u32 = 1;
+pub const NCORE_REVOKE_DEFAULT: u32 = 0;
+pub const NCORE_SUSPEND_MEM: u32 = 1;
 pub const NCORE_WINDOW_DEFAULT: u32 = 0;
 pub const NCORE_WINDOW_COLL_SYMMETRIC: u32 = 1;
+pub const NCORE_WINDOW_STRICT_ORDERING: u32 = 2;
 pub type __uint8_t = ::std::os::raw::c_uchar;
 pub type __uint16_t = ::std::os::raw::c_ushort;
 pub type __int32_t = ::std::os::raw::c_int;
@@ -137,12 +140,16 @@ pub struct ncore_comm_config {
     pub nvls_ctas: i32,
     pub n_channels_per_net_peer: i32,
     pub nvlink_centric_sched: i32,
+    pub graph_usage_mode: i32,
+    pub num_rma_ctx: i32,
+    pub max_p2p_peers: i32,
+    pub graph_stream_ordering: i32,
 }
 #[test]
 fn bindgen_test_layout_ncore_comm_config() {
     assert_eq!(
         ::std::mem::size_of::<ncore_comm_config>(),
-        80usize,
+        96usize,
         concat!("Size of: ", stringify!(ncore_comm_config))
     );
     assert_eq!(
@@ -456,6 +463,74 @@ fn bindgen_test_layout_ncore_comm_config() {
         );
     }
     test_field_nvlink_centric_sched();
+    fn test_field_graph_usage_mode() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).graph_usage_mode) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(graph_usage_mode)
+            )
+        );
+    }
+    test_field_graph_usage_mode();
+    fn test_field_num_rma_ctx() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_rma_ctx) as usize - ptr as usize
+            },
+            84usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(num_rma_ctx)
+            )
+        );
+    }
+    test_field_num_rma_ctx();
+    fn test_field_max_p2p_peers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_p2p_peers) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(max_p2p_peers)
+            )
+        );
+    }
+    test_field_max_p2p_peers();
+    fn test_field_graph_stream_ordering() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).graph_stream_ordering) as usize - ptr as usize
+            },
+            92usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(graph_stream_ordering)
+            )
+        );
+    }
+    test_field_graph_stream_ordering();
 }
 pub type ncore_comm_config_t = ncore_comm_config;
 extern "C" {
@@ -554,6 +629,276 @@ extern "C" {
 }
 extern "C" {
     pub fn ncore_group_end() -> ncore_status_t;
+}
+pub const ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_SUSPEND: ncore_comm_mem_stat = 0;
+pub const ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED: ncore_comm_mem_stat = 1;
+pub const ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_PERSIST: ncore_comm_mem_stat = 2;
+pub const ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL: ncore_comm_mem_stat = 3;
+pub type ncore_comm_mem_stat = ::std::os::raw::c_uint;
+pub use self::ncore_comm_mem_stat as ncore_comm_mem_stat_t;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_comm_properties {
+    pub struct_size: u32,
+    pub rank: i32,
+    pub nranks: i32,
+    pub cuda_device: i32,
+    pub nvml_device: i32,
+    pub device_api_support: i32,
+    pub multimem_support: i32,
+    pub gin_type: i32,
+    pub railed_gin_type: i32,
+    pub n_lsa_teams: i32,
+    pub host_rma_support: i32,
+}
+#[test]
+fn bindgen_test_layout_ncore_comm_properties() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_comm_properties>(),
+        44usize,
+        concat!("Size of: ", stringify!(ncore_comm_properties))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_comm_properties>(),
+        4usize,
+        concat!("Alignment of ", stringify!(ncore_comm_properties))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_rank() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(rank)
+            )
+        );
+    }
+    test_field_rank();
+    fn test_field_nranks() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nranks) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(nranks)
+            )
+        );
+    }
+    test_field_nranks();
+    fn test_field_cuda_device() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cuda_device) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(cuda_device)
+            )
+        );
+    }
+    test_field_cuda_device();
+    fn test_field_nvml_device() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nvml_device) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(nvml_device)
+            )
+        );
+    }
+    test_field_nvml_device();
+    fn test_field_device_api_support() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).device_api_support) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(device_api_support)
+            )
+        );
+    }
+    test_field_device_api_support();
+    fn test_field_multimem_support() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).multimem_support) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(multimem_support)
+            )
+        );
+    }
+    test_field_multimem_support();
+    fn test_field_gin_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_type) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(gin_type)
+            )
+        );
+    }
+    test_field_gin_type();
+    fn test_field_railed_gin_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).railed_gin_type) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(railed_gin_type)
+            )
+        );
+    }
+    test_field_railed_gin_type();
+    fn test_field_n_lsa_teams() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_lsa_teams) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(n_lsa_teams)
+            )
+        );
+    }
+    test_field_n_lsa_teams();
+    fn test_field_host_rma_support() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).host_rma_support) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(host_rma_support)
+            )
+        );
+    }
+    test_field_host_rma_support();
+}
+pub type ncore_comm_properties_t = ncore_comm_properties;
+extern "C" {
+    pub fn ncore_comm_properties(
+        comm: ncore_comm_t,
+        out: *mut ncore_comm_properties_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_revoke(comm: ncore_comm_t, flags: u32) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_get_unique_id(
+        comm: ncore_comm_t,
+        out: *mut ncore_unique_id_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_grow(
+        comm: ncore_comm_t,
+        nranks: ::std::os::raw::c_int,
+        id: *const ncore_unique_id_t,
+        rank: ::std::os::raw::c_int,
+        out: *mut ncore_comm_t,
+        config: *const ncore_comm_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_suspend(comm: ncore_comm_t, flags: u32) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_resume(comm: ncore_comm_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_mem_stat(
+        comm: ncore_comm_t,
+        stat: ncore_comm_mem_stat_t,
+        out: *mut u64,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_init_rank_scalable(
+        out: *mut ncore_comm_t,
+        nranks: ::std::os::raw::c_int,
+        rank: ::std::os::raw::c_int,
+        id_count: ::std::os::raw::c_int,
+        ids: *const ncore_unique_id_t,
+        config: *const ncore_comm_config_t,
+    ) -> ncore_status_t;
 }
 extern "C" {
     pub fn ncore_send(
@@ -962,12 +1307,18 @@ pub struct ncore_dev_comm_requirements {
     pub gin_signal_count: i32,
     pub gin_counter_count: i32,
     pub gin_connection_type: i32,
+    pub gin_exclusive_contexts: i32,
+    pub gin_queue_depth: i32,
+    pub gin_traffic_class: i32,
+    pub world_gin_barrier_count: i32,
+    pub gin_strong_signals_required: i32,
+    pub gin_va_signals_required: i32,
 }
 #[test]
 fn bindgen_test_layout_ncore_dev_comm_requirements() {
     assert_eq!(
         ::std::mem::size_of::<ncore_dev_comm_requirements>(),
-        72usize,
+        96usize,
         concat!("Size of: ", stringify!(ncore_dev_comm_requirements))
     );
     assert_eq!(
@@ -1213,6 +1564,108 @@ fn bindgen_test_layout_ncore_dev_comm_requirements() {
         );
     }
     test_field_gin_connection_type();
+    fn test_field_gin_exclusive_contexts() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_exclusive_contexts) as usize - ptr as usize
+            },
+            68usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(gin_exclusive_contexts)
+            )
+        );
+    }
+    test_field_gin_exclusive_contexts();
+    fn test_field_gin_queue_depth() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_queue_depth) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(gin_queue_depth)
+            )
+        );
+    }
+    test_field_gin_queue_depth();
+    fn test_field_gin_traffic_class() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_traffic_class) as usize - ptr as usize
+            },
+            76usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(gin_traffic_class)
+            )
+        );
+    }
+    test_field_gin_traffic_class();
+    fn test_field_world_gin_barrier_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).world_gin_barrier_count) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(world_gin_barrier_count)
+            )
+        );
+    }
+    test_field_world_gin_barrier_count();
+    fn test_field_gin_strong_signals_required() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_strong_signals_required) as usize - ptr as usize
+            },
+            84usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(gin_strong_signals_required)
+            )
+        );
+    }
+    test_field_gin_strong_signals_required();
+    fn test_field_gin_va_signals_required() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_va_signals_required) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(gin_va_signals_required)
+            )
+        );
+    }
+    test_field_gin_va_signals_required();
 }
 pub type ncore_dev_comm_requirements_t = ncore_dev_comm_requirements;
 extern "C" {

@@ -1,0 +1,133 @@
+/* core/nccl — communicator control (ncore/comm_control.h): properties,
+ * revoke, the grow's unique id, suspend and resume, memory statistics.
+ * Each call needs the NCCL release that introduced it (nccl_require); the
+ * grow itself makes a communicator and lives in comm.c. */
+#include <string.h>
+
+#include "../error.h"
+#include "nccl_internal.h"
+#include "nccl_ops.h"
+
+/* ncclCommQueryProperties (2.29.2+) into *out, in the loaded version's
+ * layout (nccl_layout_t.properties_*). */
+ncore_status_t nccl_query_properties(nccl_comm_t *c,
+                                     ncore_comm_properties_t *out) {
+  const nccl_layout_t *layout = nccl_layout();
+  nccl_comm_properties_t props;
+  memset(&props, 0, sizeof props);
+  props.size = layout->properties_size;
+  props.magic = NCORE_NCCL_API_MAGIC;
+  props.version = (unsigned)nccl_struct_version();
+  ncore_status_t status = nccl_check(
+      nccl_fn.ncclCommQueryProperties(c->nccl, &props),
+      "ncclCommQueryProperties", c->nccl);
+  if (status != NCORE_OK) return status;
+  out->nvml_device = props.nvmlDev;
+  out->device_api_support = props.deviceApiSupport;
+  out->multimem_support = props.multimemSupport;
+  if (layout->properties_gin_type_byte) {
+    /* 2.29.2-2.29.4: a one-byte ginType right after multimemSupport, and
+     * nothing after it. */
+    unsigned char gin = 0;
+    memcpy(&gin, (const char *)&props + 34, 1);
+    out->gin_type = gin;
+    out->railed_gin_type = NCORE_GIN_TYPE_NONE;
+    /* No hostRmaSupport yet: the one-sided calls exist (2.29.2). */
+    out->host_rma_support = c->native_onesided;
+    return NCORE_OK;
+  }
+  out->gin_type = props.ginType;
+  out->railed_gin_type = props.railedGinType;
+  out->n_lsa_teams = props.nLsaTeams;
+  out->host_rma_support = props.hostRmaSupport && c->native_onesided;
+  return NCORE_OK;
+}
+
+ncore_status_t nccl_comm_properties(void *comm, ncore_comm_properties_t *out) {
+  nccl_comm_t *c = comm;
+  out->n_lsa_teams = c->lsa_size > 0 ? c->nranks / c->lsa_size : 1;
+  if (nccl_fn.ncclCommQueryProperties != NULL &&
+      nccl_layout()->properties_size != 0 && c->stage == NCCL_STAGE_READY) {
+    ncore_status_t status = cu_check(cu_fn.CtxSetCurrent(c->ctx),
+                                     "cuCtxSetCurrent");
+    if (status == NCORE_OK) status = nccl_query_properties(c, out);
+    return status;
+  }
+  /* 2.28 has no query: the device API exists; GIN types are what the
+   * latest device communicator reported (NONE before any); multimem only
+   * where a device communicator got it; no host RMA beyond the LSA team. */
+  out->nvml_device = -1;
+  out->device_api_support = 1;
+  out->multimem_support = c->multimem_devcomm != NULL;
+  out->gin_type = c->gin_type;
+  out->railed_gin_type = c->railed_gin_type;
+  out->host_rma_support = 0;
+  return NCORE_OK;
+}
+
+ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_require(
+      nccl_fn.ncclCommRevoke, NCORE_NCCL_VERSION(2, 28, 7),
+      "ncore_comm_revoke (ncclCommRevoke)");
+  if (status == NCORE_OK) status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  pthread_mutex_lock(&c->abort_lock);
+  ncclResult_t r = nccl_fn.ncclCommRevoke(c->nccl, (int)flags);
+  /* An abort after this must not revoke a second time (NCCL refuses it). */
+  if (r == ncclSuccess || r == ncclInProgress) c->nccl_aborted = 1;
+  pthread_mutex_unlock(&c->abort_lock);
+  if (r == ncclInProgress) return NCORE_IN_PROGRESS;
+  return nccl_check(r, "ncclCommRevoke", c->nccl);
+}
+
+ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_require(
+      nccl_fn.ncclCommGetUniqueId, NCORE_NCCL_VERSION(2, 29, 2),
+      "ncore_comm_get_unique_id (ncclCommGetUniqueId)");
+  if (status == NCORE_OK) status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  ncclUniqueId id;
+  ncclResult_t r = nccl_fn.ncclCommGetUniqueId(c->nccl, &id);
+  if (r == ncclInvalidUsage)
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "comm: ncclCommGetUniqueId refused: an id made earlier "
+                      "was not consumed by ncore_comm_grow yet");
+  status = nccl_check(r, "ncclCommGetUniqueId", c->nccl);
+  if (status == NCORE_OK) memcpy(out, &id, sizeof id);
+  return status;
+}
+
+ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_require(
+      nccl_fn.ncclCommSuspend, NCORE_NCCL_VERSION(2, 29, 7),
+      "ncore_comm_suspend (ncclCommSuspend)");
+  if (status == NCORE_OK) status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  return nccl_settle(nccl_fn.ncclCommSuspend(c->nccl, (int)flags), c,
+                     "ncclCommSuspend");
+}
+
+ncore_status_t nccl_comm_resume(void *comm) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_require(
+      nccl_fn.ncclCommResume, NCORE_NCCL_VERSION(2, 29, 7),
+      "ncore_comm_resume (ncclCommResume)");
+  if (status == NCORE_OK) status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  return nccl_settle(nccl_fn.ncclCommResume(c->nccl), c, "ncclCommResume");
+}
+
+ncore_status_t nccl_comm_mem_stat(void *comm, ncore_comm_mem_stat_t stat,
+                                  uint64_t *out) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_require(
+      nccl_fn.ncclCommMemStats, NCORE_NCCL_VERSION(2, 29, 7),
+      "ncore_comm_mem_stat (ncclCommMemStats)");
+  if (status != NCORE_OK) return status;
+  /* ncore_comm_mem_stat_t's values are ncclCommMemStat_t's. */
+  return nccl_check(nccl_fn.ncclCommMemStats(c->nccl, (int)stat, out),
+                    "ncclCommMemStats", c->nccl);
+}

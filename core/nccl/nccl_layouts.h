@@ -1,0 +1,163 @@
+/* core/nccl — every NCCL struct layout ncore writes or reads, per NCCL
+ * version, in one place.
+ *
+ * ncore loads whatever libnccl.so.2 the user has (2.28.0 and newer), but is
+ * compiled against one nccl.h. The structs whose layout changed between
+ * releases are therefore not taken from that header: this file mirrors
+ * them (nccl_config_t, nccl_devcomm_requirements_t, nccl_comm_properties_t)
+ * and lists, per range of versions, their sizes and the offsets of the
+ * ncclDevComm fields ncore reads (nccl_layout_t). nccl_layouts.c picks the
+ * row of the loaded version.
+ *
+ * Where the numbers come from, and what holds them true:
+ * - tools/nccl-layouts/derive.sh prints them from the headers of each NCCL
+ *   release tag (2.28.9, 2.29.2, 2.29.3, 2.29.7, 2.30.3, 2.30.4, 2.30.7);
+ * - tools/nccl-layouts/check.cu static_asserts every row against a real
+ *   header, and `make test` compiles it against 2.28.9 (the CUDA toolkit's
+ *   nccl.h) and against third_party/nccl-headers/{2.29.7,2.30.7}.
+ *
+ * Plain C, also included by C++ (check.cu, the test double of libnccl). */
+#ifndef NCORE_CORE_NCCL_LAYOUTS_H
+#define NCORE_CORE_NCCL_LAYOUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define NCORE_NCCL_VERSION(major, minor, patch) \
+  ((major) * 10000 + (minor) * 100 + (patch))
+/* The oldest NCCL ncore runs on: the device API and ncclCommShrink. */
+#define NCORE_NCCL_OLDEST NCORE_NCCL_VERSION(2, 28, 0)
+/* The newest layouts ncore knows. A newer NCCL is asked for these (its
+ * compatibility layer, src/devcomm/ in NCCL, answers in them). */
+#define NCORE_NCCL_NEWEST_KNOWN NCORE_NCCL_VERSION(2, 30, 7)
+/* ncclConfig_t.magic, ncclDevCommRequirements.magic,
+ * ncclCommProperties.magic (NCCL_API_MAGIC). */
+#define NCORE_NCCL_API_MAGIC 0xcafebeefu
+/* NCCL_CONFIG_UNDEF_INT. */
+#define NCORE_NCCL_UNDEF_INT (-2147483647 - 1)
+
+/* ncclConfig_t as of 2.30.7. Every release only appended fields, and NCCL
+ * reads min(size, its own sizeof) bytes and resets the fields newer than
+ * `version`, so this one struct serves every version (with `version` the
+ * loaded one). */
+typedef struct nccl_config {
+  size_t size;
+  unsigned int magic;
+  unsigned int version;
+  int blocking;
+  int cgaClusterSize;
+  int minCTAs;
+  int maxCTAs;
+  const char *netName;
+  int splitShare;
+  int trafficClass;
+  const char *commName;
+  int collnetEnable;
+  int CTAPolicy;
+  int shrinkShare;
+  int nvlsCTAs;
+  int nChannelsPerNetPeer;
+  int nvlinkCentricSched;
+  int graphUsageMode;      /* 2.29.0 */
+  int numRmaCtx;           /* 2.29.0 */
+  int maxP2pPeers;         /* 2.30.0 */
+  int graphStreamOrdering; /* 2.30.5 */
+} nccl_config_t;
+
+/* struct ncclDevCommRequirements before 2.29.2: no size/magic/version. */
+typedef struct nccl_devcomm_requirements_v2_28 {
+  void *resourceRequirementsList;
+  void *teamRequirementsList;
+  bool lsaMultimem;
+  int barrierCount;
+  int lsaBarrierCount;
+  int railGinBarrierCount;
+  int lsaLLA2ABlockCount, lsaLLA2ASlotCount;
+  bool ginForceEnable;
+  int ginContextCount;
+  int ginSignalCount;
+  int ginCounterCount;
+} nccl_devcomm_requirements_v2_28_t;
+
+/* struct ncclDevCommRequirements from 2.29.2 on, as of 2.30.7. NCCL copies
+ * `size` bytes of it (onto its defaults), so `size` must never exceed the
+ * loaded version's struct: nccl_layout_t.requirements_size. */
+typedef struct nccl_devcomm_requirements {
+  size_t size;
+  unsigned int magic;
+  unsigned int version;
+  void *resourceRequirementsList;
+  void *teamRequirementsList;
+  bool lsaMultimem;
+  int barrierCount;
+  int lsaBarrierCount;
+  int railGinBarrierCount;
+  int lsaLLA2ABlockCount, lsaLLA2ASlotCount;
+  bool ginForceEnable;
+  int ginContextCount;
+  int ginSignalCount;
+  int ginCounterCount;
+  int ginConnectionType;         /* 2.29.5: ncclGinConnectionType_t */
+  bool ginExclusiveContexts;     /* 2.29.5 */
+  int ginQueueDepth;             /* 2.29.5 */
+  int ginTrafficClass;           /* 2.30.0 */
+  int worldGinBarrierCount;      /* 2.30.0 */
+  bool ginStrongSignalsRequired; /* 2.30.7 */
+  bool ginVaSignalsRequired;     /* 2.30.7 */
+} nccl_devcomm_requirements_t;
+
+/* struct ncclCommProperties (ncclCommQueryProperties, 2.29.2+) as of
+ * 2.29.5. 2.29.2 to 2.29.4 end after multimemSupport with a one-byte
+ * ginType (nccl_layout_t.properties_gin_type_byte). */
+typedef struct nccl_comm_properties {
+  size_t size;
+  unsigned int magic;
+  unsigned int version;
+  int rank;
+  int nRanks;
+  int cudaDev;
+  int nvmlDev;
+  bool deviceApiSupport;
+  bool multimemSupport;
+  int ginType;        /* ncclGinType_t */
+  int nLsaTeams;      /* 2.29.5 */
+  bool hostRmaSupport;/* 2.29.5 */
+  int railedGinType;  /* 2.29.5 */
+} nccl_comm_properties_t;
+
+/* What changes with the version, for one range of versions. */
+typedef struct nccl_layout {
+  int since;                 /* first NCCL version code of the range */
+  const char *name;          /* the release whose headers it was taken from */
+  /* ncclDevCommRequirements: 0 = the 2.28 struct; else the bytes of
+   * nccl_devcomm_requirements_t this version has (its `size`). */
+  size_t requirements_size;
+  /* ncclCommProperties: 0 = no ncclCommQueryProperties; else its size. */
+  size_t properties_size;
+  int properties_gin_type_byte; /* ginType is one byte at offset 34 */
+  /* struct ncclDevComm: size and the offsets of the fields ncore reads. */
+  size_t devcomm_size;
+  size_t devcomm_rank, devcomm_nranks, devcomm_lsa_rank, devcomm_lsa_size;
+  size_t devcomm_lsa_multimem;   /* ncclMultimemHandle {void *mcBasePtr} */
+  size_t devcomm_gin_count;      /* uint8_t: GIN contexts (2.28) or
+                                    connections (2.29.5+) */
+  size_t devcomm_gin_types;      /* uint8_t[4]: ginTypes / ginNetDeviceTypes */
+  size_t devcomm_gin_signal_count, devcomm_gin_counter_count;
+  size_t devcomm_gin_context_count; /* uint32_t, 0 = devcomm_gin_count is it */
+} nccl_layout_t;
+
+/* One row per range, newest first (nccl_layouts.c searches in order). */
+#define NCORE_NCCL_LAYOUT_2_30                                              \
+  {NCORE_NCCL_VERSION(2, 30, 0), "2.30.7", 96, 56, 0,                       \
+   240, 8, 12, 20, 24, 120, 144, 145, 184, 188, 200}
+#define NCORE_NCCL_LAYOUT_2_29_5                                            \
+  {NCORE_NCCL_VERSION(2, 29, 5), "2.29.7", 88, 56, 0,                       \
+   224, 0, 4, 12, 16, 112, 136, 137, 180, 188, 200}
+#define NCORE_NCCL_LAYOUT_2_29_2                                            \
+  {NCORE_NCCL_VERSION(2, 29, 2), "2.29.3", 72, 40, 1,                       \
+   200, 0, 4, 12, 16, 112, 136, 137, 180, 188, 0}
+#define NCORE_NCCL_LAYOUT_2_28                                              \
+  {NCORE_NCCL_VERSION(2, 28, 0), "2.28.9", 0, 0, 0,                         \
+   200, 0, 4, 12, 16, 112, 136, 137, 180, 188, 0}
+
+#endif
