@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Compiles check.cu against every NCCL header set ncore knows: the CUDA
+# toolkit's (2.28.9) and third_party/nccl-headers/{2.29.7,2.30.7}. Each
+# compile is one check; ends with "N passed, N failed".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+passed=0 failed=0
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for inc in /usr/local/cuda/include "$root"/third_party/nccl-headers/*/include; do
+  version=$(sed -n 's/^#define NCCL_VERSION_CODE \([0-9]*\).*/\1/p' "$inc/nccl.h")
+  # GIN backends off: the layouts must not depend on them (NCCL's own
+  # public build defaults).
+  if "$nvcc" -std=c++17 -DNCCL_GIN_GDAKI_ENABLE=0 -DNCCL_GIN_PROXY_ENABLE=1 \
+      -DNCCL_GIN_GPI_ENABLE=0 -I"$inc" -I/usr/local/cuda/include \
+      -c "$here/check.cu" -o "$out/check.o" 2>"$out/err"; then
+    echo "ok layouts match NCCL $version ($inc)"
+    passed=$((passed + 1))
+  else
+    echo "FAIL layouts differ from NCCL $version ($inc):"
+    grep -m5 "error" "$out/err"
+    failed=$((failed + 1))
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
