@@ -6,7 +6,9 @@
 # Python, Rust and Go bindings' test.sh, the
 # conformance suite, the check that tests assert only documented statuses
 # (tools/documented-statuses.py), the NCCL struct layouts against every
-# NCCL header set (tools/nccl-layouts/check.sh), the ABI check, the ABI checker's
+# NCCL header set (tools/nccl-layouts/check.sh), the NCCL backend against
+# test doubles of NCCL 2.28.9, 2.29.7 and 2.30.7 (tests/fake_nccl/run.sh),
+# the ABI check, the ABI checker's
 # self-test, the header test (C89 / C11 / C++11 / C++17) and the binding
 # coverage check (tools/api-coverage against bindings/omissions.txt). Every
 # suite's output is shown (and kept in build/test-logs/); its own summary line
@@ -79,6 +81,7 @@ else
 fi
 run_suite documented-statuses /usr/bin/python3 tools/documented-statuses.py --check-tests
 run_suite nccl-layouts tools/nccl-layouts/check.sh
+run_suite nccl-versions tests/fake_nccl/run.sh
 run_suite abi-check abi_check_as_suite
 run_suite abi-check-selftest tools/abi-check-selftest.sh
 run_suite abi-headers tools/header-test.sh

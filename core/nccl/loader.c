@@ -5,7 +5,9 @@
  * (a file path), the dynamic loader's own search ("libnccl.so.2"),
  * /usr/local/cuda/lib64, then the pip package nvidia-nccl-cu* inside the
  * site-packages / dist-packages of Python installs. libcuda.so.1 comes from
- * the loader path only (the driver installs it there). Loading happens once
+ * the loader path only (the driver installs it there), unless
+ * NCORE_CUDA_LIBRARY names a file: a test hook, with which the tests load
+ * a stand-in driver beside a stand-in libnccl (tests/fake_nccl). Loading happens once
  * (pthread_once); the outcome, including the failure message, is cached so
  * probe() stays cheap and every later call reports the same reason. */
 #include "nccl_lib.h"
@@ -202,7 +204,8 @@ static void load_once_body(void) {
     load_status = NCORE_ERR_UNAVAILABLE;
     return;
   }
-  void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const char *cuda = getenv("NCORE_CUDA_LIBRARY");
+  void *cu = dlopen(cuda && *cuda ? cuda : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (cu == NULL) {
     load_status = NCORE_ERR_UNAVAILABLE;
     snprintf(load_message, sizeof load_message,

@@ -1,0 +1,121 @@
+/* tests/fake_nccl — a stand-in CUDA driver (libcuda.so.1) on host memory,
+ * loaded through NCORE_CUDA_LIBRARY beside the stand-in libnccl, so the
+ * NCCL backend's version dispatch runs on a machine without a GPU. One
+ * device; streams are host objects and complete at once; copies are
+ * memcpy; kernels cannot run (cuLaunchKernel answers NOT_SUPPORTED, so a
+ * path that needs one shows up as an error, not as a silent success). */
+#include <cuda.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAKE_API __attribute__((visibility("default")))
+
+static _Thread_local CUcontext current;
+static int fake_context; /* its address is the one primary context */
+
+FAKE_API CUresult cuInit(unsigned int flags) { (void)flags; return CUDA_SUCCESS; }
+FAKE_API CUresult cuGetErrorString(CUresult r, const char **s) {
+  *s = r == CUDA_SUCCESS ? "no error" : "fake driver error";
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuGetErrorName(CUresult r, const char **s) {
+  *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE";
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
+FAKE_API CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
+  (void)d;
+  /* Stream memory operations: signals by cuStreamWriteValue64, waits by
+   * cuStreamWaitValue64 (no kernel). */
+  *v = a == CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS;
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
+  (void)d;
+  *c = (CUcontext)&fake_context;
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuCtxSetCurrent(CUcontext c) { current = c; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxGetCurrent(CUcontext *c) { *c = current; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxGetDevice(CUdevice *d) { *d = 0; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned int flags) {
+  (void)flags;
+  *s = (CUstream)malloc(16);
+  return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+FAKE_API CUresult cuStreamDestroy_v2(CUstream s) { free(s); return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamQuery(CUstream s) { (void)s; return CUDA_SUCCESS; }
+static CUresult copy(CUdeviceptr dst, const void *src, size_t n) {
+  memmove((void *)(uintptr_t)dst, src, n);
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
+  (void)st;
+  return copy(d, (const void *)(uintptr_t)s, n);
+}
+FAKE_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) {
+  (void)st;
+  return copy(d, s, n);
+}
+FAKE_API CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) {
+  (void)st;
+  return copy((CUdeviceptr)(uintptr_t)d, (const void *)(uintptr_t)s, n);
+}
+FAKE_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
+  (void)st;
+  return copy(d, (const void *)(uintptr_t)s, n);
+}
+FAKE_API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream st) {
+  (void)st;
+  memset((void *)(uintptr_t)d, v, n);
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuStreamWriteValue64_v2(CUstream s, CUdeviceptr a, cuuint64_t v, unsigned f) {
+  (void)s;
+  (void)f;
+  *(cuuint64_t *)(uintptr_t)a = v;
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuStreamWaitValue64_v2(CUstream s, CUdeviceptr a, cuuint64_t v, unsigned f) {
+  (void)s;
+  (void)f;
+  /* Streams complete at once: a wait that is not yet satisfied would hang
+   * a real stream; here it is an error the test sees. */
+  return *(cuuint64_t *)(uintptr_t)a >= v ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+FAKE_API CUresult cuPointerGetAttribute(void *out, CUpointer_attribute a, CUdeviceptr p) {
+  (void)p;
+  if (a == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+    *(CUmemorytype *)out = CU_MEMORYTYPE_DEVICE;
+    return CUDA_SUCCESS;
+  }
+  if (a == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
+    *(int *)out = 0;
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+FAKE_API CUresult cuModuleLoadData(CUmodule *m, const void *image) {
+  (void)image;
+  *m = (CUmodule)&fake_context;
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  (void)m;
+  *f = (CUfunction)(uintptr_t)name;
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                 unsigned bx, unsigned by, unsigned bz, unsigned shm,
+                                 CUstream s, void **params, void **extra) {
+  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz;
+  (void)shm; (void)s; (void)params; (void)extra;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}

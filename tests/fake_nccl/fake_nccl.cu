@@ -1,0 +1,454 @@
+// tests/fake_nccl — a test double of libnccl.so.2 for NCCL versions the
+// machines cannot run. Built once per header set (tools: build.sh) against
+// the REAL headers of the version it pretends to be (the CUDA toolkit's
+// 2.28.9, third_party/nccl-headers/{2.29.7,2.30.7}), so what it reads from
+// ncore is interpreted with NCCL's own struct definitions, not ncore's
+// mirrors. It exports that version's symbols only, reports its version,
+// validates what NCCL validates (size / magic / version of the versioned
+// structs), records what it received (fake_nccl_record), and behaves as a
+// one-rank communicator on host memory. With the stand-in driver
+// (fake_cuda.c) it lets the dispatch of every version run in CI.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <nccl.h>
+#include <nccl_device.h>
+
+#define FAKE_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+std::mutex lock;
+std::map<std::string, long long> &records() {
+  static std::map<std::string, long long> r;
+  return r;
+}
+void record(const std::string &key, long long value) {
+  std::lock_guard<std::mutex> g(lock);
+  records()[key] = value;
+}
+void count(const char *call) {
+  std::lock_guard<std::mutex> g(lock);
+  records()[std::string("calls.") + call]++;
+}
+thread_local char last_error[256];
+ncclResult_t fail(ncclResult_t r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(last_error, sizeof last_error, fmt, ap);
+  va_end(ap);
+  return r;
+}
+struct FakeComm {
+  int revoked = 0, suspended = 0, id_outstanding = 0;
+};
+struct FakeWindow {
+  char *base;
+  size_t size;
+};
+}  // namespace
+
+// What the fake saw: the value recorded under key, or -1 if none.
+FAKE_API long long fake_nccl_record(const char *key) {
+  std::lock_guard<std::mutex> g(lock);
+  auto it = records().find(key);
+  return it == records().end() ? -1 : it->second;
+}
+
+FAKE_API ncclResult_t ncclGetVersion(int *v) {
+  *v = NCCL_VERSION_CODE;
+  return ncclSuccess;
+}
+FAKE_API const char *ncclGetErrorString(ncclResult_t r) {
+  return r == ncclSuccess ? "no error" : "fake NCCL error";
+}
+FAKE_API const char *ncclGetLastError(ncclComm_t) { return last_error; }
+FAKE_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
+  std::memset(id, 0x11, sizeof *id);
+  return ncclSuccess;
+}
+
+static ncclResult_t check_config(const ncclConfig_t *config) {
+  if (config == nullptr) return ncclSuccess;
+  record("config.size", (long long)config->size);
+  record("config.magic", config->magic);
+  record("config.version", config->version);
+  // NCCL copies min(size, sizeof) bytes: a size below its own is a caller
+  // built against an older NCCL; ncore always passes at least NCCL's.
+  if (config->magic != 0xcafebeef)
+    return fail(ncclInvalidArgument, "config magic 0x%x", config->magic);
+  if (config->size < sizeof(ncclConfig_t))
+    return fail(ncclInvalidArgument, "config size %zu < %zu", config->size,
+                sizeof(ncclConfig_t));
+  if (config->version > NCCL_VERSION_CODE)
+    return fail(ncclInvalidArgument, "config version %u newer than %d",
+                config->version, NCCL_VERSION_CODE);
+  record("config.blocking", config->blocking);
+  record("config.CTAPolicy", config->CTAPolicy);
+#if NCCL_VERSION_CODE >= 22900
+  record("config.graphUsageMode", config->graphUsageMode);
+  record("config.numRmaCtx", config->numRmaCtx);
+#endif
+#if NCCL_VERSION_CODE >= 23000
+  record("config.maxP2pPeers", config->maxP2pPeers);
+#endif
+#if NCCL_VERSION_CODE >= 23005
+  record("config.graphStreamOrdering", config->graphStreamOrdering);
+#endif
+  return ncclSuccess;
+}
+
+static ncclResult_t make_comm(ncclComm_t *comm, int nranks, int rank) {
+  if (nranks != 1 || rank != 0)
+    return fail(ncclInvalidArgument, "the fake runs one rank (%d of %d)", rank,
+                nranks);
+  *comm = reinterpret_cast<ncclComm_t>(new FakeComm);
+  return ncclSuccess;
+}
+static FakeComm *fake(ncclComm_t comm) {
+  return reinterpret_cast<FakeComm *>(comm);
+}
+
+FAKE_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
+                                             ncclUniqueId, int rank,
+                                             ncclConfig_t *config) {
+  count("ncclCommInitRankConfig");
+  ncclResult_t r = check_config(config);
+  return r != ncclSuccess ? r : make_comm(comm, nranks, rank);
+}
+FAKE_API ncclResult_t ncclCommInitRankScalable(ncclComm_t *comm, int nranks,
+                                               int rank, int nIds,
+                                               ncclUniqueId *, ncclConfig_t *config) {
+  count("ncclCommInitRankScalable");
+  record("scalable.nIds", nIds);
+  ncclResult_t r = check_config(config);
+  return r != ncclSuccess ? r : make_comm(comm, nranks, rank);
+}
+FAKE_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int n, const int *) {
+  return make_comm(comms, n, 0);
+}
+FAKE_API ncclResult_t ncclCommSplit(ncclComm_t, int color, int, ncclComm_t *out,
+                                    ncclConfig_t *config) {
+  count("ncclCommSplit");
+  ncclResult_t r = check_config(config);
+  if (r != ncclSuccess) return r;
+  if (color == NCCL_SPLIT_NOCOLOR) {
+    *out = nullptr;
+    return ncclSuccess;
+  }
+  return make_comm(out, 1, 0);
+}
+FAKE_API ncclResult_t ncclCommShrink(ncclComm_t, int *, int, ncclComm_t *,
+                                     ncclConfig_t *, int) {
+  return fail(ncclInvalidArgument, "a one-rank fake excludes nobody");
+}
+// FAKE_NCCL_FINALIZE_RESULT: the ncclResult_t finalize answers (a result
+// code of a newer NCCL, such as ncclTimeout = 8, reaches ncore this way).
+FAKE_API ncclResult_t ncclCommFinalize(ncclComm_t) {
+  const char *result = std::getenv("FAKE_NCCL_FINALIZE_RESULT");
+  if (result == nullptr) return ncclSuccess;
+  return fail((ncclResult_t)std::atoi(result), "finalize answers %s", result);
+}
+FAKE_API ncclResult_t ncclCommDestroy(ncclComm_t c) {
+  delete fake(c);
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommAbort(ncclComm_t c) {
+  delete fake(c);
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommGetAsyncError(ncclComm_t, ncclResult_t *e) {
+  *e = ncclSuccess;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommCount(const ncclComm_t, int *n) {
+  *n = 1;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommCuDevice(const ncclComm_t, int *d) {
+  *d = 0;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommUserRank(const ncclComm_t, int *r) {
+  *r = 0;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommRegister(const ncclComm_t, void *, size_t,
+                                       void **handle) {
+  *handle = std::malloc(1);
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommDeregister(const ncclComm_t, void *handle) {
+  std::free(handle);
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommWindowRegister(ncclComm_t, void *buff, size_t size,
+                                             ncclWindow_t *win, int flags) {
+  count("ncclCommWindowRegister");
+  record("window.flags", flags);
+  *win = reinterpret_cast<ncclWindow_t>(new FakeWindow{(char *)buff, size});
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommWindowDeregister(ncclComm_t, ncclWindow_t win) {
+  delete reinterpret_cast<FakeWindow *>(win);
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *,
+                                               ncclDataType_t,
+                                               ncclScalarResidence_t, ncclComm_t) {
+  *op = (ncclRedOp_t)ncclNumOps;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t, ncclComm_t) { return ncclSuccess; }
+FAKE_API ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
+  *ptr = std::calloc(1, size ? size : 1);
+  return *ptr ? ncclSuccess : ncclSystemError;
+}
+FAKE_API ncclResult_t ncclMemFree(void *ptr) {
+  std::free(ptr);
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclGroupStart() { return ncclSuccess; }
+FAKE_API ncclResult_t ncclGroupEnd() { return ncclSuccess; }
+
+static size_t type_size(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    default: return 8;
+  }
+}
+// One rank: every collective copies send to receive.
+static ncclResult_t copy(const void *s, void *r, size_t n, ncclDataType_t t,
+                         const char *call) {
+  count(call);
+  if (s != r) std::memmove(r, s, n * type_size(t));
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclSend(const void *, size_t, ncclDataType_t, int,
+                               ncclComm_t, cudaStream_t) {
+  count("ncclSend");
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclRecv(void *, size_t, ncclDataType_t, int, ncclComm_t,
+                               cudaStream_t) {
+  count("ncclRecv");
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclAllReduce(const void *s, void *r, size_t n,
+                                    ncclDataType_t t, ncclRedOp_t, ncclComm_t,
+                                    cudaStream_t) {
+  return copy(s, r, n, t, "ncclAllReduce");
+}
+FAKE_API ncclResult_t ncclBroadcast(const void *s, void *r, size_t n,
+                                    ncclDataType_t t, int, ncclComm_t,
+                                    cudaStream_t) {
+  return copy(s, r, n, t, "ncclBroadcast");
+}
+FAKE_API ncclResult_t ncclReduce(const void *s, void *r, size_t n,
+                                 ncclDataType_t t, ncclRedOp_t, int, ncclComm_t,
+                                 cudaStream_t) {
+  return copy(s, r, n, t, "ncclReduce");
+}
+FAKE_API ncclResult_t ncclAllGather(const void *s, void *r, size_t n,
+                                    ncclDataType_t t, ncclComm_t, cudaStream_t) {
+  return copy(s, r, n, t, "ncclAllGather");
+}
+FAKE_API ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n,
+                                        ncclDataType_t t, ncclRedOp_t,
+                                        ncclComm_t, cudaStream_t) {
+  return copy(s, r, n, t, "ncclReduceScatter");
+}
+FAKE_API ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n,
+                                   ncclDataType_t t, ncclComm_t, cudaStream_t) {
+  return copy(s, r, n, t, "ncclAlltoAll");
+}
+FAKE_API ncclResult_t ncclGather(const void *s, void *r, size_t n,
+                                 ncclDataType_t t, int, ncclComm_t, cudaStream_t) {
+  return copy(s, r, n, t, "ncclGather");
+}
+FAKE_API ncclResult_t ncclScatter(const void *s, void *r, size_t n,
+                                  ncclDataType_t t, int, ncclComm_t,
+                                  cudaStream_t) {
+  return copy(s, r, n, t, "ncclScatter");
+}
+
+// ---- device API host calls ----
+FAKE_API ncclResult_t ncclDevCommCreate(ncclComm_t,
+                                        ncclDevCommRequirements_t const *reqs,
+                                        ncclDevComm_t *out) {
+  count("ncclDevCommCreate");
+#if NCCL_VERSION_CODE >= 22902
+  record("reqs.size", (long long)reqs->size);
+  record("reqs.magic", reqs->magic);
+  record("reqs.version", reqs->version);
+  // src/dev_runtime.cc: the magic is required, and NCCL copies `size`
+  // bytes into its own struct.
+  if (reqs->magic != 0xcafebeef)
+    return fail(ncclInvalidUsage, "ncclDevCommRequirements_t argument must be "
+                "initialized via NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER");
+  if (reqs->size > sizeof(ncclDevCommRequirements_t))
+    return fail(ncclInvalidUsage, "requirements size %zu > %zu", reqs->size,
+                sizeof(ncclDevCommRequirements_t));
+  if (reqs->version > NCCL_VERSION_CODE)
+    return fail(ncclInvalidUsage, "requirements version %u", reqs->version);
+#endif
+  record("reqs.ginContextCount", reqs->ginContextCount);
+  record("reqs.ginSignalCount", reqs->ginSignalCount);
+  record("reqs.ginForceEnable", reqs->ginForceEnable);
+#if NCCL_VERSION_CODE >= 22905
+  record("reqs.ginConnectionType", reqs->ginConnectionType);
+  record("reqs.ginQueueDepth", reqs->ginQueueDepth);
+#endif
+#if NCCL_VERSION_CODE >= 23000
+  record("reqs.worldGinBarrierCount", reqs->worldGinBarrierCount);
+#endif
+#if NCCL_VERSION_CODE >= 23007
+  record("reqs.ginStrongSignalsRequired", reqs->ginStrongSignalsRequired);
+#endif
+  // Distinct values where ncore reads them, written through NCCL's own
+  // struct so that a wrong offset in ncore shows.
+  std::memset((void *)out, 0, sizeof *out);
+  out->rank = 0;
+  out->nRanks = 1;
+  out->lsaRank = 0;
+  out->lsaSize = 1;
+  out->ginSignalCount = reqs->ginSignalCount + 100;
+  out->ginCounterCount = 13;
+#if NCCL_VERSION_CODE >= 22905
+  out->ginConnectionCount = 0;
+  out->ginContextCount = reqs->ginContextCount + 200;
+#else
+  out->ginContextCount = 0;
+#endif
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclDevCommDestroy(ncclComm_t, ncclDevComm_t const *) {
+  return ncclSuccess;
+}
+FAKE_API ncclTeam_t ncclTeamLsa(ncclComm_t) {
+  ncclTeam_t team;
+  team.nRanks = 1;
+  team.rank = 0;
+  team.stride = 1;
+  return team;
+}
+
+#if NCCL_VERSION_CODE >= 22807
+FAKE_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int flags) {
+  count("ncclCommRevoke");
+  if (flags != 0) return fail(ncclInvalidArgument, "revoke flags %d", flags);
+  if (fake(comm)->revoked++) return fail(ncclInvalidArgument, "revoked twice");
+  return ncclSuccess;
+}
+#endif
+
+#if NCCL_VERSION_CODE >= 22902
+FAKE_API ncclResult_t ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId *id) {
+  count("ncclCommGetUniqueId");
+  if (fake(comm)->id_outstanding)
+    return fail(ncclInvalidUsage, "an id is outstanding");
+  fake(comm)->id_outstanding = 1;
+  std::memset(id, 0x5a, sizeof *id);
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommGrow(ncclComm_t, int, const ncclUniqueId *, int,
+                                   ncclComm_t *, ncclConfig_t *) {
+  count("ncclCommGrow");
+  return fail(ncclInvalidUsage, "the fake cannot grow");
+}
+FAKE_API ncclResult_t ncclWinGetUserPtr(ncclComm_t, ncclWindow_t win,
+                                        void **out) {
+  *out = reinterpret_cast<FakeWindow *>(win)->base;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t,
+                                              ncclCommProperties_t *props) {
+  count("ncclCommQueryProperties");
+  record("props.size", (long long)props->size);
+  record("props.magic", props->magic);
+  record("props.version", props->version);
+  if (props->magic != 0xcafebeef || props->size > sizeof *props)
+    return fail(ncclInvalidArgument, "properties size %zu magic 0x%x",
+                props->size, props->magic);
+  props->rank = 0;
+  props->nRanks = 1;
+  props->cudaDev = 0;
+  props->nvmlDev = 5;
+  props->deviceApiSupport = true;
+  props->multimemSupport = false;
+  props->ginType = NCCL_GIN_TYPE_NONE;
+#if NCCL_VERSION_CODE >= 22905
+  props->nLsaTeams = 1;
+  props->hostRmaSupport = true;
+  props->railedGinType = NCCL_GIN_TYPE_NONE;
+#endif
+  return ncclSuccess;
+}
+static ncclResult_t window_pointer(ncclWindow_t win, size_t offset, int rank,
+                                   void **out, const char *call) {
+  count(call);
+  *out = rank == 0 ? reinterpret_cast<FakeWindow *>(win)->base + offset
+                   : nullptr;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclGetLsaDevicePointer(ncclWindow_t w, size_t o,
+                                              int lsaRank, void **out) {
+  return window_pointer(w, o, lsaRank, out, "ncclGetLsaDevicePointer");
+}
+FAKE_API ncclResult_t ncclGetPeerDevicePointer(ncclWindow_t w, size_t o,
+                                               int peer, void **out) {
+  return window_pointer(w, o, peer, out, "ncclGetPeerDevicePointer");
+}
+FAKE_API ncclResult_t ncclGetLsaMultimemDevicePointer(ncclWindow_t, size_t,
+                                                      void **out) {
+  count("ncclGetLsaMultimemDevicePointer");
+  *out = nullptr;
+  return ncclInvalidUsage;  // no NVLink multicast
+}
+FAKE_API ncclResult_t ncclPutSignal(const void *, size_t, ncclDataType_t, int,
+                                    ncclWindow_t, size_t, int, int,
+                                    unsigned int, ncclComm_t, cudaStream_t) {
+  count("ncclPutSignal");
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclSignal(int, int, int, unsigned int, ncclComm_t,
+                                 cudaStream_t) {
+  count("ncclSignal");
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclWaitSignal(int, ncclWaitSignalDesc_t *, ncclComm_t,
+                                     cudaStream_t) {
+  count("ncclWaitSignal");
+  return ncclSuccess;
+}
+#endif
+
+#if NCCL_VERSION_CODE >= 22907
+FAKE_API ncclResult_t ncclCommSuspend(ncclComm_t comm, int flags) {
+  count("ncclCommSuspend");
+  record("suspend.flags", flags);
+  fake(comm)->suspended = 1;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommResume(ncclComm_t comm) {
+  count("ncclCommResume");
+  fake(comm)->suspended = 0;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat,
+                                       uint64_t *value) {
+  switch (stat) {
+    case ncclStatGpuMemSuspend: *value = 12000; break;
+    case ncclStatGpuMemSuspended: *value = (uint64_t)fake(comm)->suspended; break;
+    case ncclStatGpuMemPersist: *value = 345; break;
+    case ncclStatGpuMemTotal: *value = 12345; break;
+    default: return fail(ncclInvalidArgument, "stat %d", (int)stat);
+  }
+  return ncclSuccess;
+}
+#endif

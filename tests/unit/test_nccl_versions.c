@@ -1,0 +1,246 @@
+/* The NCCL backend's version dispatch, against the test double of libnccl
+ * (tests/fake_nccl) pretending to be NCCL FAKE_NCCL_VERSION (2.28.9, 2.29.7
+ * or 2.30.7), compiled against that version's real headers: what ncore
+ * passes (struct size, magic, version, field values), what it reads back
+ * (ncclDevComm fields, properties), which calls it makes, and what it
+ * refuses with the version needed. tests/fake_nccl/run.sh runs it once per
+ * version; run any other way it skips, saying why. */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit_comm.h"
+
+static int version;                 /* e.g. 22907 */
+static long long (*record)(const char *key);
+
+/* Skips unless running against the test double. */
+#define REQUIRE_FAKE()                                                     \
+  do {                                                                     \
+    if (!fake_ready())                                                     \
+      SKIP("needs tests/fake_nccl/run.sh (FAKE_NCCL_VERSION and the test " \
+           "double of libnccl)");                                          \
+  } while (0)
+
+static int fake_ready(void) {
+  if (record != NULL) return 1;
+  const char *v = getenv("FAKE_NCCL_VERSION");
+  const char *lib = getenv("NCORE_NCCL_LIBRARY");
+  if (v == NULL || lib == NULL || harness_backend() != NCORE_BACKEND_NCCL)
+    return 0;
+  int major = 0, minor = 0, patch = 0;
+  if (sscanf(v, "%d.%d.%d", &major, &minor, &patch) != 3) return 0;
+  version = major * 10000 + minor * 100 + patch;
+  void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+  if (h != NULL) record = (long long (*)(const char *))dlsym(h, "fake_nccl_record");
+  return record != NULL;
+}
+
+/* Expects NOT_SUPPORTED naming `needed` when the fake is older than
+ * `since`, else `ok_status`; returns 1 when the call was supported. */
+static int supported(ncore_status_t status, int since, const char *needed) {
+  if (version < since) {
+    if (status != NCORE_ERR_NOT_SUPPORTED ||
+        strstr(ncore_last_error_message(), needed) == NULL)
+      harness_fail(__FILE__, __LINE__,
+                   "NCCL %d: expected NOT_SUPPORTED naming %s, got %s (%s)",
+                   version, needed, ncore_status_string(status),
+                   ncore_last_error_message());
+    return 0;
+  }
+  if (status != NCORE_OK)
+    harness_fail(__FILE__, __LINE__, "NCCL %d: expected OK, got %s (%s)",
+                 version, ncore_status_string(status),
+                 ncore_last_error_message());
+  return 1;
+}
+
+TEST(config_goes_in_the_loaded_versions_layout) {
+  REQUIRE_FAKE();
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.cta_policy = 1;
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  CHECK_OK(unit_comm1(&comm, &config));
+  CHECK_EQ(record("config.magic"), 0xcafebeefLL);
+  CHECK_EQ(record("config.version"), (long long)version);
+  CHECK_EQ(record("config.size"), 96LL); /* ncclConfig_t of 2.30.7 */
+  CHECK_EQ(record("config.CTAPolicy"), 1LL);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(newer_config_fields_only_where_known) {
+  REQUIRE_FAKE();
+  const struct {
+    size_t offset;
+    const char *key, *needed;
+    int since, value;
+  } fields[] = {
+      {offsetof(ncore_comm_config_t, num_rma_ctx), "config.numRmaCtx",
+       "2.29.0", 22900, 3},
+      {offsetof(ncore_comm_config_t, graph_usage_mode),
+       "config.graphUsageMode", "2.29.0", 22900, 1},
+      {offsetof(ncore_comm_config_t, max_p2p_peers), "config.maxP2pPeers",
+       "2.30.0", 23000, 5},
+      {offsetof(ncore_comm_config_t, graph_stream_ordering),
+       "config.graphStreamOrdering", "2.30.5", 23005, 1},
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+    memcpy((char *)&config + fields[i].offset, &fields[i].value,
+           sizeof(int32_t));
+    ncore_comm_t comm = NCORE_NULL_HANDLE;
+    if (supported(unit_comm1(&comm, &config), fields[i].since,
+                  fields[i].needed)) {
+      CHECK_EQ(record(fields[i].key), (long long)fields[i].value);
+      CHECK_OK(ncore_comm_destroy(comm));
+    } else {
+      CHECK_EQ(comm, NCORE_NULL_HANDLE);
+    }
+  }
+}
+
+TEST(dev_comm_requirements_and_info_per_version) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  ncore_dev_comm_requirements_t req = NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.gin_signal_count = 7;
+  ncore_dev_comm_t dc = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_create_dev_comm(&dc, comm, &req));
+  CHECK_EQ(record("reqs.ginContextCount"), 4LL); /* UNDEF: NCCL's default */
+  CHECK_EQ(record("reqs.ginSignalCount"), 7LL);
+  if (version >= 22902) {
+    CHECK_EQ(record("reqs.magic"), 0xcafebeefLL);
+    CHECK_EQ(record("reqs.version"), (long long)version);
+    CHECK_EQ(record("reqs.size"), version >= 23000 ? 96LL
+                                  : version >= 22905 ? 88LL : 72LL);
+  }
+  ncore_dev_comm_info_t info = NCORE_DEV_COMM_INFO_INIT;
+  CHECK_OK(ncore_dev_comm_info(dc, &info));
+  CHECK_EQ(info.rank, 0);
+  CHECK_EQ(info.nranks, 1);
+  CHECK_EQ(info.lsa_rank, 0);
+  CHECK_EQ(info.lsa_size, 1);
+  CHECK_EQ(info.gin_signal_count, 107); /* the fake wrote requested + 100 */
+  CHECK_EQ(info.gin_counter_count, 13);
+  CHECK_EQ(info.gin_context_count, version >= 22905 ? 204 : 0);
+  CHECK_OK(ncore_dev_comm_close(dc));
+  /* Fields of newer NCCLs: passed where known, refused by name otherwise. */
+  req = (ncore_dev_comm_requirements_t)NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.gin_queue_depth = 2;
+  if (supported(ncore_create_dev_comm(&dc, comm, &req), 22905, "2.29.5")) {
+    CHECK_EQ(record("reqs.ginQueueDepth"), 2LL);
+    CHECK_OK(ncore_dev_comm_close(dc));
+  } else {
+    CHECK_MESSAGE_CONTAINS("gin_queue_depth");
+  }
+  req = (ncore_dev_comm_requirements_t)NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.world_gin_barrier_count = 3;
+  if (supported(ncore_create_dev_comm(&dc, comm, &req), 23000, "2.30.0")) {
+    CHECK_EQ(record("reqs.worldGinBarrierCount"), 3LL);
+    CHECK_OK(ncore_dev_comm_close(dc));
+  }
+  req = (ncore_dev_comm_requirements_t)NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.gin_strong_signals_required = 0;
+  if (supported(ncore_create_dev_comm(&dc, comm, &req), 23007, "2.30.7")) {
+    CHECK_EQ(record("reqs.ginStrongSignalsRequired"), 0LL);
+    CHECK_OK(ncore_dev_comm_close(dc));
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(properties_from_ncclCommQueryProperties) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;
+  CHECK_OK(ncore_comm_properties(comm, &props));
+  CHECK_EQ(props.rank, 0);
+  CHECK_EQ(props.nranks, 1);
+  CHECK_EQ(props.cuda_device, 0);
+  CHECK_EQ(props.nvml_device, version >= 22902 ? 5 : -1);
+  CHECK_EQ(props.device_api_support, 1);
+  CHECK_EQ(props.host_rma_support, version >= 22902 ? 1 : 0);
+  if (version >= 22902) {
+    CHECK_EQ(record("props.magic"), 0xcafebeefLL);
+    CHECK_EQ(record("props.size"), version >= 22905 ? 56LL : 40LL);
+    CHECK_EQ(record("props.version"), (long long)version);
+  } else {
+    CHECK_EQ(record("calls.ncclCommQueryProperties"), -1LL);
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(communicator_control_per_version) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  ncore_unique_id_t id;
+  if (supported(ncore_comm_get_unique_id(comm, &id), 22902, "2.29.2")) {
+    CHECK_EQ((unsigned char)id.internal[0], 0x5a);
+    CHECK_STATUS(ncore_comm_get_unique_id(comm, &id), NCORE_ERR_INVALID_USAGE);
+  }
+  if (supported(ncore_comm_suspend(comm, NCORE_SUSPEND_MEM), 22907,
+                "2.29.7")) {
+    CHECK_EQ(record("suspend.flags"), 1LL);
+    uint64_t v = 0;
+    CHECK_OK(ncore_comm_mem_stat(comm, NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED,
+                                 &v));
+    CHECK_EQ(v, 1u);
+    CHECK_OK(ncore_comm_resume(comm));
+    CHECK_OK(ncore_comm_mem_stat(comm, NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL, &v));
+    CHECK_EQ(v, 12345u);
+  } else {
+    uint64_t v = 0;
+    supported(ncore_comm_mem_stat(comm, NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL, &v),
+              22907, "2.29.7");
+  }
+  /* Every version ncore runs on has ncclCommRevoke (2.28.7+). */
+  CHECK_OK(ncore_comm_revoke(comm, NCORE_REVOKE_DEFAULT));
+  CHECK_EQ(record("calls.ncclCommRevoke"), 1LL);
+  CHECK_STATUS(ncore_comm_revoke(comm, NCORE_REVOKE_DEFAULT),
+               NCORE_ERR_INVALID_USAGE);
+  CHECK_EQ(record("calls.ncclCommRevoke"), 1LL);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(windows_flags_and_host_pointer_getters) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  size_t bytes = 1 << 16;
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, bytes, NCORE_BACKEND_NCCL));
+  ncore_window_t w = NCORE_NULL_HANDLE;
+  if (supported(ncore_register_window(&w, comm, mem, bytes,
+                                      NCORE_WINDOW_STRICT_ORDERING),
+                22907, "2.29.7")) {
+    CHECK_EQ(record("window.flags"), 2LL);
+    CHECK_OK(ncore_window_close(w));
+  }
+  if (version >= 22902) { /* 2.28's getters are kernels: need a GPU */
+    CHECK_OK(ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_DEFAULT));
+    void *p = NULL;
+    CHECK_OK(ncore_window_peer_device_pointer(w, 0, 64, &p));
+    CHECK_PTR_EQ(p, (char *)mem + 64);
+    CHECK(record("calls.ncclGetPeerDevicePointer") >= 1);
+    /* A peer inside the LSA team (here: itself) takes ncore's own signal
+     * path, not ncclSignal (NCORE_NCCL_SIGNAL_MODE=write: no kernel). */
+    CHECK_OK(ncore_signal(comm, 0, 0, 0, 0, NULL));
+    ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
+    d.peer = 0;
+    CHECK_OK(ncore_wait_signal(comm, &d, 1, NULL));
+    CHECK_EQ(record("calls.ncclSignal"), -1LL);
+    CHECK_EQ(record("calls.ncclWaitSignal"), -1LL);
+    CHECK_OK(ncore_window_close(w));
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
+TEST(result_codes_of_newer_versions_map) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  setenv("FAKE_NCCL_FINALIZE_RESULT", "8", 1); /* ncclTimeout, 2.30.3+ */
+  CHECK_STATUS(ncore_comm_finalize(comm), NCORE_ERR_TIMEOUT);
+  unsetenv("FAKE_NCCL_FINALIZE_RESULT");
+  CHECK_OK(ncore_comm_abort(comm));
+}
+
+HARNESS_MAIN
