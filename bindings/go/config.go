@@ -43,6 +43,13 @@ type Config struct {
 	NVLSCTAs            int32
 	NChannelsPerNetPeer int32
 	NVLinkCentricSched  int32
+	// NCCL 2.29+ (GraphUsageMode, NumRMACtx), 2.30+ (MaxP2PPeers), 2.30.5+
+	// (GraphStreamOrdering): set on an older NCCL, init fails with
+	// StatusNotSupported naming the field.
+	GraphUsageMode      int32
+	NumRMACtx           int32
+	MaxP2PPeers         int32
+	GraphStreamOrdering int32
 }
 
 // DefaultConfig is NCORE_COMM_CONFIG_INIT: backend Auto, default timeout,
@@ -54,6 +61,8 @@ func DefaultConfig() Config {
 		MaxCTAs: ConfigUndef, SplitShare: ConfigUndef, TrafficClass: ConfigUndef,
 		CollNetEnable: ConfigUndef, CTAPolicy: ConfigUndef, ShrinkShare: ConfigUndef,
 		NVLSCTAs: ConfigUndef, NChannelsPerNetPeer: ConfigUndef, NVLinkCentricSched: ConfigUndef,
+		GraphUsageMode: ConfigUndef, NumRMACtx: ConfigUndef, MaxP2PPeers: ConfigUndef,
+		GraphStreamOrdering: ConfigUndef,
 	}
 }
 
@@ -88,6 +97,10 @@ func (cfg *Config) toC() (*cConfig, error) {
 	out.c.nvls_ctas = C.int32_t(cfg.NVLSCTAs)
 	out.c.n_channels_per_net_peer = C.int32_t(cfg.NChannelsPerNetPeer)
 	out.c.nvlink_centric_sched = C.int32_t(cfg.NVLinkCentricSched)
+	out.c.graph_usage_mode = C.int32_t(cfg.GraphUsageMode)
+	out.c.num_rma_ctx = C.int32_t(cfg.NumRMACtx)
+	out.c.max_p2p_peers = C.int32_t(cfg.MaxP2PPeers)
+	out.c.graph_stream_ordering = C.int32_t(cfg.GraphStreamOrdering)
 	if cfg.NetName != "" {
 		out.c.net_name = out.cstring(cfg.NetName)
 	}

@@ -9,7 +9,10 @@ import "runtime"
 
 // DevCommRequirements ask for device-communicator resources
 // (ncore_dev_comm_requirements_t, nccl.core NCCLDevCommRequirements). The
-// zero value is the default.
+// zero value is the default: GinContextCount 0 and nil optional fields mean
+// NCCL's default (4 contexts; the others as NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER).
+// An optional field the loaded NCCL does not know, when set, fails with
+// StatusNotSupported naming it.
 type DevCommRequirements struct {
 	// StructSize overrides struct_size; 0 means this binding's
 	// sizeof(ncore_dev_comm_requirements_t). For exercising the ABI's
@@ -30,6 +33,28 @@ type DevCommRequirements struct {
 	GinSignalCount           int32
 	GinCounterCount          int32
 	GinConnectionType        GinConnectionType
+	GinExclusiveContexts     *bool  // NCCL 2.29.5+
+	GinQueueDepth            *int32 // NCCL 2.29.5+
+	GinTrafficClass          *int32 // NCCL 2.30+
+	WorldGinBarrierCount     *int32 // NCCL 2.30+
+	GinStrongSignalsRequired *bool  // NCCL 2.30.7+
+	GinVASignalsRequired     *bool  // NCCL 2.30.7+
+}
+
+// optInt is *v, or ConfigUndef for nil (NCCL's default).
+func optInt(v *int32) C.int32_t {
+	if v == nil {
+		return C.int32_t(ConfigUndef)
+	}
+	return C.int32_t(*v)
+}
+
+// optBool is 0/1, or ConfigUndef for nil.
+func optBool(v *bool) C.int32_t {
+	if v == nil {
+		return C.int32_t(ConfigUndef)
+	}
+	return boolInt(*v)
 }
 
 // DevCommInfo is what a device communicator provides (ncore_dev_comm_info_t).
@@ -76,10 +101,18 @@ func (c *Communicator) CreateDevComm(req *DevCommRequirements) (*DevComm, error)
 		creq.lsa_ll_a2a_block_count = C.int32_t(req.LSALLA2ABlockCount)
 		creq.lsa_ll_a2a_slot_count = C.int32_t(req.LSALLA2ASlotCount)
 		creq.gin_force_enable = boolInt(req.GinForceEnable)
-		creq.gin_context_count = C.int32_t(req.GinContextCount)
+		if req.GinContextCount != 0 {
+			creq.gin_context_count = C.int32_t(req.GinContextCount)
+		}
 		creq.gin_signal_count = C.int32_t(req.GinSignalCount)
 		creq.gin_counter_count = C.int32_t(req.GinCounterCount)
 		creq.gin_connection_type = C.int32_t(req.GinConnectionType)
+		creq.gin_exclusive_contexts = optBool(req.GinExclusiveContexts)
+		creq.gin_queue_depth = optInt(req.GinQueueDepth)
+		creq.gin_traffic_class = optInt(req.GinTrafficClass)
+		creq.world_gin_barrier_count = optInt(req.WorldGinBarrierCount)
+		creq.gin_strong_signals_required = optBool(req.GinStrongSignalsRequired)
+		creq.gin_va_signals_required = optBool(req.GinVASignalsRequired)
 		if req.StructSize != 0 {
 			creq.struct_size = C.uint32_t(req.StructSize)
 		}

@@ -183,6 +183,9 @@ const (
 	WindowDefault WindowFlags = C.NCORE_WINDOW_DEFAULT
 	// WindowCollSymmetric: every rank registers the same size.
 	WindowCollSymmetric WindowFlags = C.NCORE_WINDOW_COLL_SYMMETRIC
+	// WindowStrictOrdering (NCCL 2.29.7+): one-sided operations into the
+	// window land in the order they were issued.
+	WindowStrictOrdering WindowFlags = C.NCORE_WINDOW_STRICT_ORDERING
 )
 
 // ShrinkFlags are Shrink flags (NCORE_SHRINK_*).

@@ -35,6 +35,10 @@ pub struct Config {
     nvls_ctas: Option<i32>,
     n_channels_per_net_peer: Option<i32>,
     nvlink_centric_sched: Option<bool>,
+    graph_usage_mode: Option<i32>,
+    num_rma_ctx: Option<i32>,
+    max_p2p_peers: Option<i32>,
+    graph_stream_ordering: Option<i32>,
 }
 
 macro_rules! setter {
@@ -105,6 +109,18 @@ impl Config {
     setter!(
         /// NCCL `nvlinkCentricSched`.
         nvlink_centric_sched: bool);
+    setter!(
+        /// NCCL 2.29+ `graphUsageMode` (an older NCCL refuses it: `NotSupported`).
+        graph_usage_mode: i32);
+    setter!(
+        /// NCCL 2.29+ `numRmaCtx`.
+        num_rma_ctx: i32);
+    setter!(
+        /// NCCL 2.30+ `maxP2pPeers`.
+        max_p2p_peers: i32);
+    setter!(
+        /// NCCL 2.30.5+ `graphStreamOrdering`.
+        graph_stream_ordering: i32);
 
     /// The C struct, with the strings it borrows (kept alive by the caller
     /// for the duration of the init call).
@@ -139,6 +155,10 @@ impl Config {
         raw.nvls_ctas = int(self.nvls_ctas, undef);
         raw.n_channels_per_net_peer = int(self.n_channels_per_net_peer, undef);
         raw.nvlink_centric_sched = flag(self.nvlink_centric_sched, undef);
+        raw.graph_usage_mode = int(self.graph_usage_mode, undef);
+        raw.num_rma_ctx = int(self.num_rma_ctx, undef);
+        raw.max_p2p_peers = int(self.max_p2p_peers, undef);
+        raw.graph_stream_ordering = int(self.graph_stream_ordering, undef);
         raw.net_name = net_name.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         raw.comm_name = comm_name.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         Ok(RawConfig {

@@ -44,7 +44,9 @@ impl GinConnectionType {
 }
 
 /// Requirements for a device communicator (`ncclDevCommRequirements`).
-/// `Default` gives the library's defaults (everything 0).
+/// `Default` gives the library's defaults: 0 / false, and `None` ("NCCL's
+/// default") for the optional fields. A field the loaded NCCL does not know,
+/// when set, is refused with `ErrorKind::NotSupported` naming it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DevCommRequirements {
     /// Declared size of the C struct; defaults to this binding's. A smaller
@@ -65,14 +67,26 @@ pub struct DevCommRequirements {
     pub lsa_ll_a2a_slot_count: i32,
     /// Create GIN resources even if NCCL would not.
     pub gin_force_enable: bool,
-    /// GIN contexts.
-    pub gin_context_count: i32,
+    /// GIN contexts (None: NCCL's default, 4).
+    pub gin_context_count: Option<i32>,
     /// GIN signals.
     pub gin_signal_count: i32,
     /// GIN counters.
     pub gin_counter_count: i32,
     /// Required GIN connectivity.
     pub gin_connection_type: GinConnectionType,
+    /// NCCL 2.29.5+: GIN contexts not shared with other device communicators.
+    pub gin_exclusive_contexts: Option<bool>,
+    /// NCCL 2.29.5+: GIN queue depth.
+    pub gin_queue_depth: Option<i32>,
+    /// NCCL 2.30+: GIN traffic class.
+    pub gin_traffic_class: Option<i32>,
+    /// NCCL 2.30+: barriers across the whole world over GIN.
+    pub world_gin_barrier_count: Option<i32>,
+    /// NCCL 2.30.7+: require strong (ordered) GIN signals.
+    pub gin_strong_signals_required: Option<bool>,
+    /// NCCL 2.30.7+: require signals at virtual addresses.
+    pub gin_va_signals_required: Option<bool>,
 }
 
 const REQUIREMENTS_SIZE: u32 = std::mem::size_of::<sys::ncore_dev_comm_requirements_t>() as u32;
@@ -88,10 +102,16 @@ impl Default for DevCommRequirements {
             lsa_ll_a2a_block_count: 0,
             lsa_ll_a2a_slot_count: 0,
             gin_force_enable: false,
-            gin_context_count: 0,
+            gin_context_count: None,
             gin_signal_count: 0,
             gin_counter_count: 0,
             gin_connection_type: GinConnectionType::NONE,
+            gin_exclusive_contexts: None,
+            gin_queue_depth: None,
+            gin_traffic_class: None,
+            world_gin_barrier_count: None,
+            gin_strong_signals_required: None,
+            gin_va_signals_required: None,
         }
     }
 }
@@ -107,10 +127,18 @@ impl DevCommRequirements {
         raw.lsa_ll_a2a_block_count = self.lsa_ll_a2a_block_count;
         raw.lsa_ll_a2a_slot_count = self.lsa_ll_a2a_slot_count;
         raw.gin_force_enable = self.gin_force_enable as i32;
-        raw.gin_context_count = self.gin_context_count;
+        let undef = sys::NCORE_CONFIG_UNDEF_INT;
+        let flag = |v: Option<bool>| v.map_or(undef, i32::from);
+        raw.gin_context_count = self.gin_context_count.unwrap_or(undef);
         raw.gin_signal_count = self.gin_signal_count;
         raw.gin_counter_count = self.gin_counter_count;
         raw.gin_connection_type = self.gin_connection_type.0;
+        raw.gin_exclusive_contexts = flag(self.gin_exclusive_contexts);
+        raw.gin_queue_depth = self.gin_queue_depth.unwrap_or(undef);
+        raw.gin_traffic_class = self.gin_traffic_class.unwrap_or(undef);
+        raw.world_gin_barrier_count = self.world_gin_barrier_count.unwrap_or(undef);
+        raw.gin_strong_signals_required = flag(self.gin_strong_signals_required);
+        raw.gin_va_signals_required = flag(self.gin_va_signals_required);
         Ok(raw)
     }
 }

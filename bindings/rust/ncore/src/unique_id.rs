@@ -76,7 +76,7 @@ impl UniqueId {
         }
     }
 
-    fn from_raw(raw: &sys::ncore_unique_id_t) -> UniqueId {
+    pub(crate) fn from_raw(raw: &sys::ncore_unique_id_t) -> UniqueId {
         UniqueId {
             bytes: raw.internal.map(|c| c as u8),
         }

@@ -20,6 +20,9 @@ impl WindowFlags {
     pub const DEFAULT: WindowFlags = WindowFlags(sys::NCORE_WINDOW_DEFAULT);
     /// `NCORE_WINDOW_COLL_SYMMETRIC`: every rank registers the same size.
     pub const COLL_SYMMETRIC: WindowFlags = WindowFlags(sys::NCORE_WINDOW_COLL_SYMMETRIC);
+    /// `NCORE_WINDOW_STRICT_ORDERING` (NCCL 2.29.7+): one-sided operations
+    /// into the window land in the order they were issued.
+    pub const STRICT_ORDERING: WindowFlags = WindowFlags(sys::NCORE_WINDOW_STRICT_ORDERING);
 }
 
 handle_type! {

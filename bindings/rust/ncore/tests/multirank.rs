@@ -418,3 +418,71 @@ fn lifecycle_and_abort_on_two_ranks() {
         }
     });
 }
+
+#[test]
+fn communicator_control_on_two_ranks() {
+    on_ranks("communicator_control_on_two_ranks", 2, |env| {
+        use ncore::{Communicator, Config, MemStat, SuspendFlags, UniqueId};
+        let comm = world();
+        let props = comm.properties().unwrap();
+        assert_eq!((props.rank, props.nranks), (env.rank, 2));
+        assert_eq!((props.cuda_device, props.nvml_device), (-1, -1));
+        assert!(props.device_api_support && props.host_rma_support);
+        assert!(!props.multimem_support);
+        assert_eq!(props.n_lsa_teams, 1);
+
+        // Suspend refuses communication until resume; memory statistics.
+        comm.suspend(SuspendFlags::MEM).unwrap();
+        let mut x = [1i32];
+        assert_error(
+            comm.allreduce_in_place(&mut x, 1, RedOp::SUM, None),
+            ErrorKind::InvalidUsage,
+            "suspended",
+        );
+        comm.resume().unwrap();
+        assert_error(comm.resume(), ErrorKind::InvalidUsage, "not suspended");
+        let total = comm.mem_stat(MemStat::GpuMemTotal).unwrap();
+        assert!(total > 0);
+        assert_eq!(comm.mem_stat(MemStat::GpuMemPersist).unwrap(), total);
+        assert_eq!(comm.mem_stat(MemStat::GpuMemSuspend).unwrap(), 0);
+
+        // Grow: rank 0 alone, then rank 1 joins with rank 0's id.
+        let alone = comm
+            .split(if env.rank == 0 { 0 } else { SPLIT_NOCOLOR }, 0, None)
+            .unwrap();
+        let mut bytes = [0u8; ncore::UNIQUE_ID_BYTES];
+        if let Some(a) = &alone {
+            bytes = *a.get_unique_id().unwrap().as_bytes();
+            assert_error(a.get_unique_id(), ErrorKind::InvalidUsage, "not consumed");
+        }
+        comm.broadcast_in_place(&mut bytes, ncore::UNIQUE_ID_BYTES, 0, None)
+            .unwrap();
+        let id = UniqueId::from_bytes(bytes);
+        let config = Config::new().timeout_ms(20_000);
+        let grown = match &alone {
+            Some(a) => a.grow(2, Some(&id), None).unwrap(),
+            None => Communicator::join_grow(2, &id, 1, Some(&config)).unwrap(),
+        };
+        assert_eq!(
+            (grown.rank().unwrap(), grown.size().unwrap()),
+            (env.rank, 2)
+        );
+        let mut s = [env.rank + 1];
+        grown
+            .allreduce_in_place(&mut s, 1, RedOp::SUM, None)
+            .unwrap();
+        assert_eq!(s, [3]);
+        grown.destroy().unwrap();
+
+        // Revoke: communication refused, a shrink still works.
+        comm.revoke().unwrap();
+        assert_error(
+            comm.allreduce_in_place(&mut x, 1, RedOp::SUM, None),
+            ErrorKind::InvalidUsage,
+            "revoked",
+        );
+        assert_error(comm.revoke(), ErrorKind::InvalidUsage, "revoked");
+        let copy = comm.shrink(&[], None, ShrinkFlags::DEFAULT).unwrap();
+        assert_eq!(copy.size().unwrap(), 2);
+    });
+}
