@@ -185,7 +185,8 @@ error_classes = _ncore_c.error_classes
  * and the caller polls ncore_comm_async_error, so it is returned, not lost
  * in an exception. */
 %typemap(out) ncore_status_t ncore_comm_init_rank, ncore_status_t ncore_comm_split,
-              ncore_status_t ncore_comm_shrink {
+              ncore_status_t ncore_comm_shrink, ncore_status_t ncore_comm_grow,
+              ncore_status_t ncore_comm_init_rank_scalable {
   if ($1 != NCORE_OK && $1 != NCORE_IN_PROGRESS) {
     ncore_py_raise($1);
     SWIG_fail;
@@ -230,6 +231,7 @@ NCORE_OUT_INT(ncore_dtype_t, out)
 NCORE_OUT_UINT(size_t, out)
 NCORE_OUT_UINT(uint32_t, out)
 NCORE_OUT_UINT(uintptr_t, out)
+NCORE_OUT_UINT(uint64_t, out)
 /* Handles: every handle type is a uint64_t. */
 NCORE_OUT_UINT(ncore_comm_t, out)
 NCORE_OUT_UINT(ncore_registered_buffer_t, out)
@@ -300,18 +302,49 @@ NCORE_IN_ADDRESS(uintptr_t)
 %typemap(in) const ncore_unique_id_t *id (ncore_unique_id_t temp) {
   char *data = NULL;
   Py_ssize_t length = 0;
-  if (!PyBytes_Check($input) ||
+  if ($input == Py_None) { /* NULL: the library names the argument */
+    $1 = NULL;
+  } else if (!PyBytes_Check($input) ||
       PyBytes_AsStringAndSize($input, &data, &length) != 0 ||
       length != NCORE_UNIQUE_ID_BYTES) {
     PyErr_Format(PyExc_ValueError, "id: expected %d bytes",
                  NCORE_UNIQUE_ID_BYTES);
     SWIG_fail;
+  } else {
+    memcpy(temp.internal, data, NCORE_UNIQUE_ID_BYTES);
+    $1 = &temp;
   }
-  memcpy(temp.internal, data, NCORE_UNIQUE_ID_BYTES);
-  $1 = &temp;
 }
 
 /* ---- arrays ---- */
+
+/* ncore_comm_init_rank_scalable: a list of ids, each 128 bytes. */
+%typemap(in) (int id_count, const ncore_unique_id_t *ids) {
+  Py_ssize_t n = PySequence_Check($input) ? PySequence_Size($input) : -1;
+  if (n < 0) {
+    PyErr_SetString(PyExc_TypeError, "ids: expected a sequence of ids");
+    SWIG_fail;
+  }
+  $1 = (int)n;
+  $2 = (ncore_unique_id_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(ncore_unique_id_t));
+  if ($2 == NULL) { PyErr_NoMemory(); SWIG_fail; }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *item = PySequence_GetItem($input, i);
+    char *data = NULL;
+    Py_ssize_t length = 0;
+    int ok = item != NULL && PyBytes_Check(item) &&
+             PyBytes_AsStringAndSize(item, &data, &length) == 0 &&
+             length == NCORE_UNIQUE_ID_BYTES;
+    if (ok) memcpy($2[i].internal, data, NCORE_UNIQUE_ID_BYTES);
+    Py_XDECREF(item);
+    if (!ok) {
+      PyErr_Format(PyExc_ValueError, "ids: ids[%zd]: expected %d bytes", i,
+                   NCORE_UNIQUE_ID_BYTES);
+      SWIG_fail;
+    }
+  }
+}
+%typemap(freearg) (int id_count, const ncore_unique_id_t *ids) { free((void *)$2); }
 
 /* ncore_comm_init_all: pass ndev, get back a list of ndev handles. */
 %typemap(in) (ncore_comm_t *comms, int ndev) {
@@ -530,12 +563,14 @@ NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
 %constant unsigned int NCORE_SIZEOF_DEV_COMM_REQUIREMENTS = sizeof(ncore_dev_comm_requirements_t);
 %constant unsigned int NCORE_SIZEOF_DEV_COMM_INFO = sizeof(ncore_dev_comm_info_t);
 %constant unsigned int NCORE_SIZEOF_BUFFER_DESC = sizeof(ncore_buffer_desc_t);
+%constant unsigned int NCORE_SIZEOF_COMM_PROPERTIES = sizeof(ncore_comm_properties_t);
 
 %include "ncore/export.h"
 %include "ncore/version.h"
 %include "ncore/errors.h"
 %include "ncore/types.h"
 %include "ncore/comm.h"
+%include "ncore/comm_control.h"
 %include "ncore/p2p.h"
 %include "ncore/coll.h"
 %include "ncore/resources.h"

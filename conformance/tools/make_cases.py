@@ -522,6 +522,67 @@ def comm_cases():
 
 # ------------------------------------------------------------ resources
 
+def comm_control_cases():
+    """Communicator control (ncore/comm_control.h). Revoke exists on every
+    NCCL ncore runs on (2.28.7+); suspend, resume and memory statistics need
+    NCCL 2.29.7, so on NCCL they either work or answer NOT_SUPPORTED naming
+    the version, and the host backend asserts them fully."""
+    revoked = {"status": "NCORE_ERR_INVALID_USAGE", "message_contains": "revoked"}
+    write({"name": "revoke_refuses_communicating_calls", "ranks": 2,
+           "description": "after revoke a communicating call, a second revoke and finalize are "
+                          "INVALID_USAGE naming the revoke; queries work; a shrink of nobody "
+                          "copies the communicator, and destroy works",
+           "steps": [buffer("a", "int32", 1),
+                     {"op": "split", "color": 0, "key": 0, "as": "c"},
+                     {"op": "revoke", "comm": "c"},
+                     {"op": "allreduce", "comm": "c", "send": "a", "recv": "a", "count": 1,
+                      "dtype": "int32", "redop": "sum", "expect": revoked},
+                     {"op": "revoke", "comm": "c", "expect": revoked},
+                     {"op": "finalize", "comm": "c", "expect": revoked},
+                     {"op": "comm_query", "comm": "c", "what": "size", "expect": {"value": 2}},
+                     {"op": "shrink", "comm": "c", "exclude": [], "as": "d"},
+                     {"op": "comm_query", "comm": "d", "what": "size", "expect": {"value": 2}},
+                     {"op": "destroy", "comm": "d"},
+                     {"op": "destroy", "comm": "c"}]})
+    needs_2_29_7 = {"status": ["NCORE_OK", "NCORE_ERR_NOT_SUPPORTED"]}
+    write({"name": "suspend_and_resume_rules", "ranks": 2,
+           "description": "unknown suspend flags are INVALID_ARGUMENT and a resume without a "
+                          "suspend INVALID_USAGE on every backend; a suspend works (host, NCCL "
+                          "2.29.7+) or is NOT_SUPPORTED (older NCCL)",
+           "steps": [{"op": "suspend", "flags": 4,
+                      "expect": {"status": "NCORE_ERR_INVALID_ARGUMENT",
+                                 "message_contains": "flags"}},
+                     {"op": "resume", "expect": {"status": "NCORE_ERR_INVALID_USAGE",
+                                                 "message_contains": "not suspended"}},
+                     {"op": "mem_stat", "stat": 9,
+                      "expect": {"status": "NCORE_ERR_INVALID_ARGUMENT",
+                                 "message_contains": "stat"}},
+                     {"op": "split", "color": 0, "key": 0, "as": "c"},
+                     {"op": "suspend", "comm": "c", "flags": 1, "expect": needs_2_29_7},
+                     {"op": "destroy", "comm": "c"}]})
+    suspended = {"status": "NCORE_ERR_INVALID_USAGE", "message_contains": "suspended"}
+    write({"name": "suspend_refuses_calls_until_resume_host", "ranks": 2, "backends": ["host"],
+           "description": "host: a suspended communicator refuses communicating calls until "
+                          "resume; its segment is all persistent memory",
+           "steps": [buffer("a", "int32", 1, "iota:0:0:1"),
+                     {"op": "suspend", "flags": 1},
+                     {"op": "allreduce", "send": "a", "recv": "a", "count": 1,
+                      "dtype": "int32", "redop": "sum", "expect": suspended},
+                     {"op": "suspend", "flags": 1, "expect": suspended},
+                     {"op": "mem_stat", "stat": 1, "expect": {"value": 0}},
+                     {"op": "resume"},
+                     {"op": "allreduce", "send": "a", "recv": "a", "count": 1,
+                      "dtype": "int32", "redop": "sum"},
+                     check("a", "int32", [[1], [1]])]})
+    write({"name": "comm_properties_host", "ranks": 2, "backends": ["host"],
+           "description": "host: no NVML device, device API yes, no multimem, one LSA team, "
+                          "one-sided calls reach every peer",
+           "steps": [{"op": "comm_query", "what": w, "expect": {"value": v}}
+                     for w, v in [("nvml_device", -1), ("device_api_support", 1),
+                                  ("multimem_support", 0), ("n_lsa_teams", 1),
+                                  ("host_rma_support", 1)]]})
+
+
 def resource_cases():
     write({"name": "register_buffer_properties", "ranks": 2,
            "description": "a registered buffer reports its size and pointer; close is idempotent",
@@ -943,7 +1004,7 @@ def main():
     for path in generated_files():
         os.remove(path)
     for family in [collective_cases, in_place_cases, custom_op_cases, collective_error_cases,
-                   p2p_cases, comm_cases, resource_cases, window_cases, onesided_cases,
+                   p2p_cases, comm_cases, comm_control_cases, resource_cases, window_cases, onesided_cases,
                    devcomm_cases, symmetric_cases, memory_cases, failure_cases]:
         family()
     total = len([n for n in os.listdir(CASES) if n.endswith(".json")])

@@ -15,6 +15,10 @@ NCORE_BACKEND_AUTO: int
 NCORE_BACKEND_HOST: int
 NCORE_BACKEND_NCCL: int
 NCORE_BFLOAT16: int
+NCORE_COMM_MEM_STAT_GPU_MEM_PERSIST: int
+NCORE_COMM_MEM_STAT_GPU_MEM_SUSPEND: int
+NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED: int
+NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL: int
 NCORE_CONFIG_UNDEF_INT: int
 NCORE_DEVICE_CPU: int
 NCORE_DEVICE_CUDA: int
@@ -54,17 +58,20 @@ NCORE_MIN: int
 NCORE_NULL_HANDLE: int
 NCORE_OK: int
 NCORE_PROD: int
+NCORE_REVOKE_DEFAULT: int
 NCORE_SCALAR_DEVICE: int
 NCORE_SCALAR_HOST_IMMEDIATE: int
 NCORE_SHRINK_ABORT: int
 NCORE_SHRINK_DEFAULT: int
 NCORE_SIZEOF_BUFFER_DESC: int
 NCORE_SIZEOF_COMM_CONFIG: int
+NCORE_SIZEOF_COMM_PROPERTIES: int
 NCORE_SIZEOF_DEV_COMM_INFO: int
 NCORE_SIZEOF_DEV_COMM_REQUIREMENTS: int
 NCORE_SIZEOF_WAIT_SIGNAL_DESC: int
 NCORE_SPLIT_NOCOLOR: int
 NCORE_SUM: int
+NCORE_SUSPEND_MEM: int
 NCORE_UINT32: int
 NCORE_UINT64: int
 NCORE_UINT8: int
@@ -74,6 +81,7 @@ NCORE_VERSION_MINOR: int
 NCORE_VERSION_PATCH: int
 NCORE_WINDOW_COLL_SYMMETRIC: int
 NCORE_WINDOW_DEFAULT: int
+NCORE_WINDOW_STRICT_ORDERING: int
 
 
 class ncore_unique_id_t:
@@ -90,10 +98,14 @@ class ncore_comm_config_t:
     comm_name: Any
     cta_policy: Any
     device: Any
+    graph_stream_ordering: Any
+    graph_usage_mode: Any
     max_ctas: Any
+    max_p2p_peers: Any
     min_ctas: Any
     n_channels_per_net_peer: Any
     net_name: Any
+    num_rma_ctx: Any
     nvlink_centric_sched: Any
     nvls_ctas: Any
     shrink_share: Any
@@ -101,6 +113,21 @@ class ncore_comm_config_t:
     struct_size: Any
     timeout_ms: Any
     traffic_class: Any
+
+
+class ncore_comm_properties_t:
+    def __init__(self) -> None: ...
+    cuda_device: Any
+    device_api_support: Any
+    gin_type: Any
+    host_rma_support: Any
+    multimem_support: Any
+    n_lsa_teams: Any
+    nranks: Any
+    nvml_device: Any
+    railed_gin_type: Any
+    rank: Any
+    struct_size: Any
 
 
 class ncore_wait_signal_desc_t:
@@ -118,8 +145,13 @@ class ncore_dev_comm_requirements_t:
     gin_connection_type: Any
     gin_context_count: Any
     gin_counter_count: Any
+    gin_exclusive_contexts: Any
     gin_force_enable: Any
+    gin_queue_depth: Any
     gin_signal_count: Any
+    gin_strong_signals_required: Any
+    gin_traffic_class: Any
+    gin_va_signals_required: Any
     lsa_barrier_count: Any
     lsa_ll_a2a_block_count: Any
     lsa_ll_a2a_slot_count: Any
@@ -128,6 +160,7 @@ class ncore_dev_comm_requirements_t:
     resource_requirements_list: Any
     struct_size: Any
     team_requirements_list: Any
+    world_gin_barrier_count: Any
 
 
 class ncore_dev_comm_info_t:
@@ -179,6 +212,14 @@ def ncore_comm_async_error(comm: Any) -> Any: ...
 def ncore_comm_synchronize(comm: Any, stream: Any) -> Any: ...
 def ncore_group_start() -> Any: ...
 def ncore_group_end() -> Any: ...
+def ncore_comm_properties(comm: Any, out: Any) -> Any: ...
+def ncore_comm_revoke(comm: Any, flags: Any) -> Any: ...
+def ncore_comm_get_unique_id(comm: Any) -> Any: ...
+def ncore_comm_grow(comm: Any, nranks: Any, id: Any, rank: Any, config: Any) -> Any: ...
+def ncore_comm_suspend(comm: Any, flags: Any) -> Any: ...
+def ncore_comm_resume(comm: Any) -> Any: ...
+def ncore_comm_mem_stat(comm: Any, stat: Any) -> Any: ...
+def ncore_comm_init_rank_scalable(nranks: Any, rank: Any, id_count: Any, config: Any) -> Any: ...
 def ncore_send(comm: Any, buf: Any, count: Any, dtype: Any, peer: Any, stream: Any) -> Any: ...
 def ncore_recv(comm: Any, buf: Any, count: Any, dtype: Any, peer: Any, stream: Any) -> Any: ...
 def ncore_allreduce(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, op: Any, stream: Any) -> Any: ...

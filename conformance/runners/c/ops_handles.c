@@ -51,7 +51,39 @@ static ncore_status_t op_comm_query(runner_t *r, const plan_step_t *step, result
   if (what_is(step, "gin_type")) return SET_VALUE(res, ncore_comm_gin_type(comm, &g), g);
   if (what_is(step, "railed_gin_type"))
     return SET_VALUE(res, ncore_comm_railed_gin_type(comm, &g), g);
+  /* The rest come from ncore_comm_properties. */
+  ncore_comm_properties_t p = NCORE_COMM_PROPERTIES_INIT;
+  if (what_is(step, "nvml_device"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.nvml_device);
+  if (what_is(step, "device_api_support"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.device_api_support);
+  if (what_is(step, "multimem_support"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.multimem_support);
+  if (what_is(step, "n_lsa_teams"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.n_lsa_teams);
+  if (what_is(step, "host_rma_support"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.host_rma_support);
   return NCORE_ERR_INTERNAL;
+}
+
+/* revoke / suspend / resume: a call on the communicator with its flags. */
+static ncore_status_t op_comm_control(runner_t *r, const plan_step_t *step,
+                                      result_t *res) {
+  (void)res;
+  ncore_comm_t comm = comm_arg(r, step);
+  uint32_t flags = (uint32_t)plan_arg_int(step, "flags", 0);
+  if (strcmp(step->op, "revoke") == 0) return ncore_comm_revoke(comm, flags);
+  if (strcmp(step->op, "suspend") == 0) return ncore_comm_suspend(comm, flags);
+  return ncore_comm_resume(comm);
+}
+
+/* mem_stat: one ncore_comm_mem_stat_t value ("stat") as the step's value. */
+static ncore_status_t op_mem_stat(runner_t *r, const plan_step_t *step,
+                                  result_t *res) {
+  uint64_t v = 0;
+  ncore_comm_mem_stat_t stat = (ncore_comm_mem_stat_t)plan_arg_int(step, "stat", 0);
+  return SET_VALUE(res, ncore_comm_mem_stat(comm_arg(r, step), stat, &v),
+                   (int64_t)v);
 }
 
 static void *buffer_ptr(const plan_step_t *step, size_t *bytes) {
@@ -376,6 +408,8 @@ static const struct {
     {"symmetric_get", op_symmetric_get}, {"symmetric_query", op_symmetric_query},
     {"split", op_split}, {"shrink", op_shrink}, {"finalize", op_lifecycle},
     {"destroy", op_lifecycle}, {"abort", op_lifecycle},
+    {"revoke", op_comm_control}, {"suspend", op_comm_control},
+    {"resume", op_comm_control}, {"mem_stat", op_mem_stat},
     {"synchronize", op_synchronize}, {"mem_alloc", op_mem}, {"mem_free", op_mem}, {"dtype_size", op_dtype_size}, {"sleep", op_sleep},
     {"die", op_die},
 };

@@ -44,7 +44,55 @@ func opCommQuery(r *runner, s step) (result, error) {
 	case "railed_gin_type":
 		return intResult(c.RailedGinType())
 	}
+	return propertyQuery(c, s.str("what"))
+}
+
+// propertyQuery answers the comm_query values that come from Properties.
+func propertyQuery(c *ncore.Communicator, what string) (result, error) {
+	p, err := c.Properties()
+	if err != nil {
+		return result{}, err
+	}
+	flag := func(b bool) int64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	switch what {
+	case "nvml_device":
+		return intValue(int64(p.NVMLDevice)), nil
+	case "device_api_support":
+		return intValue(flag(p.DeviceAPISupport)), nil
+	case "multimem_support":
+		return intValue(flag(p.MultimemSupport)), nil
+	case "n_lsa_teams":
+		return intValue(int64(p.NLSATeams)), nil
+	case "host_rma_support":
+		return intValue(flag(p.HostRMASupport)), nil
+	}
 	return result{}, &ncore.Error{Status: ncore.StatusInternal}
+}
+
+// opCommControl: revoke, suspend (flags), resume.
+func opCommControl(r *runner, s step) (result, error) {
+	c := commArg(r, s)
+	switch s.op {
+	case "revoke":
+		return result{}, c.Revoke()
+	case "suspend":
+		return result{}, c.Suspend(ncore.SuspendFlags(s.int("flags", 0)))
+	}
+	return result{}, c.Resume()
+}
+
+// opMemStat: one memory statistic as the step's value.
+func opMemStat(r *runner, s step) (result, error) {
+	v, err := commArg(r, s).MemStat(ncore.MemStat(s.int("stat", 0)))
+	if err != nil {
+		return result{}, err
+	}
+	return intValue(int64(v)), nil
 }
 
 // bufferRange is the buffer argument as a range: the whole buffer, or
@@ -393,6 +441,8 @@ func init() {
 		"symmetric_put": opSymmetricPut, "symmetric_get": opSymmetricGet,
 		"symmetric_query": opSymmetricQuery, "split": opSplit, "shrink": opShrink,
 		"finalize": opLifecycle, "destroy": opLifecycle, "abort": opLifecycle,
+		"revoke": opCommControl, "suspend": opCommControl, "resume": opCommControl,
+		"mem_stat": opMemStat,
 		"synchronize": opSynchronize, "mem_alloc": opMemAlloc, "mem_free": opMemFree,
 		"dtype_size": opDtypeSize, "sleep": opSleep, "die": opDie,
 	}

@@ -63,9 +63,40 @@ def op_comm_query(r: Runner, step: Step) -> int:
         "async_error": comm.get_async_error, "gin_type": lambda: comm.gin_type,
         "railed_gin_type": lambda: comm.railed_gin_type,
     }
-    if what not in queries:
-        raise UnknownQuery(f"comm_query: what: {what}")
-    return int(queries[what]())
+    if what in queries:
+        return int(queries[what]())
+    if what in _PROPERTIES:
+        return _property(r.comm(step), what)
+    raise UnknownQuery(f"comm_query: what: {what}")
+
+
+# The comm_query values ncore_comm_properties answers (raw layer: the
+# versioned output struct as C fills it).
+_PROPERTIES = ("nvml_device", "device_api_support", "multimem_support",
+               "n_lsa_teams", "host_rma_support")
+
+
+def _property(handle: int, what: str) -> int:
+    props = raw.ncore_comm_properties_t()
+    props.struct_size = raw.NCORE_SIZEOF_COMM_PROPERTIES
+    raw.ncore_comm_properties(handle, props)
+    return int(getattr(props, what))
+
+
+def op_comm_control(r: Runner, step: Step) -> None:
+    """revoke / suspend (flags) / resume, through the raw layer with the
+    step's flags unchanged."""
+    handle = r.comm(step)
+    if step.op == "revoke":
+        raw.ncore_comm_revoke(handle, u32(step.int("flags")))
+    elif step.op == "suspend":
+        raw.ncore_comm_suspend(handle, u32(step.int("flags")))
+    else:
+        raw.ncore_comm_resume(handle)
+
+
+def op_mem_stat(r: Runner, step: Step) -> int:
+    return int(raw.ncore_comm_mem_stat(r.comm(step), step.int("stat")))
 
 
 def _buffer_ptr(r: Runner, step: Step) -> tuple[int, int]:

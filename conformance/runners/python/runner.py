@@ -55,6 +55,8 @@ OPS = {
     "symmetric_query": ops_handles.op_symmetric_query, "split": ops_handles.op_split,
     "shrink": ops_handles.op_shrink, "finalize": ops_handles.op_lifecycle,
     "destroy": ops_handles.op_lifecycle, "abort": ops_handles.op_lifecycle,
+    "revoke": ops_handles.op_comm_control, "suspend": ops_handles.op_comm_control,
+    "resume": ops_handles.op_comm_control, "mem_stat": ops_handles.op_mem_stat,
     "synchronize": ops_handles.op_synchronize,
     "mem_alloc": ops_handles.op_mem, "mem_free": ops_handles.op_mem,
     "dtype_size": ops_handles.op_dtype_size, "sleep": ops_handles.op_sleep,

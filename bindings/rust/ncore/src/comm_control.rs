@@ -20,30 +20,24 @@ impl SuspendFlags {
     pub const MEM: SuspendFlags = SuspendFlags(sys::NCORE_SUSPEND_MEM);
 }
 
-/// What [`Communicator::mem_stat`] reports (`ncore_comm_mem_stat_t`).
+/// What [`Communicator::mem_stat`] reports (`ncore_comm_mem_stat_t`); a
+/// value outside the constants is passed through, and the library refuses it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum MemStat {
-    /// Bytes of device memory a suspend can release.
-    GpuMemSuspend,
-    /// 1 while suspended, else 0.
-    GpuMemSuspended,
-    /// Bytes kept while suspended.
-    GpuMemPersist,
-    /// All bytes held.
-    GpuMemTotal,
-}
+pub struct MemStat(pub u32);
 
 impl MemStat {
-    fn raw(self) -> sys::ncore_comm_mem_stat_t {
-        match self {
-            MemStat::GpuMemSuspend => sys::ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_SUSPEND,
-            MemStat::GpuMemSuspended => {
-                sys::ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED
-            }
-            MemStat::GpuMemPersist => sys::ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_PERSIST,
-            MemStat::GpuMemTotal => sys::ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL,
-        }
-    }
+    /// Bytes of device memory a suspend can release.
+    pub const GPU_MEM_SUSPEND: MemStat =
+        MemStat(sys::ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_SUSPEND);
+    /// 1 while suspended, else 0.
+    pub const GPU_MEM_SUSPENDED: MemStat =
+        MemStat(sys::ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED);
+    /// Bytes kept while suspended.
+    pub const GPU_MEM_PERSIST: MemStat =
+        MemStat(sys::ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_PERSIST);
+    /// All bytes held.
+    pub const GPU_MEM_TOTAL: MemStat =
+        MemStat(sys::ncore_comm_mem_stat_NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL);
 }
 
 /// What a communicator can do (`ncore_comm_properties_t`).
@@ -159,7 +153,7 @@ impl Communicator {
     pub fn mem_stat(&self, stat: MemStat) -> Result<u64> {
         let mut out = 0u64;
         // SAFETY: out is valid for the call.
-        check(unsafe { sys::ncore_comm_mem_stat(self.as_raw(), stat.raw(), &mut out) })?;
+        check(unsafe { sys::ncore_comm_mem_stat(self.as_raw(), stat.0, &mut out) })?;
         Ok(out)
     }
 

@@ -14,7 +14,13 @@ use ncore::{
 fn version_matches_the_headers() {
     assert_eq!(ncore::abi_version(), ncore::sys::NCORE_ABI_VERSION);
     assert!(ncore::abi_compatible());
-    assert_eq!(ncore::version(), "1.0.0");
+    let headers = format!(
+        "{}.{}.{}",
+        ncore::sys::NCORE_VERSION_MAJOR,
+        ncore::sys::NCORE_VERSION_MINOR,
+        ncore::sys::NCORE_VERSION_PATCH
+    );
+    assert_eq!(ncore::version(), headers);
 }
 
 #[test]

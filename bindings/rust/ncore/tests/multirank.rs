@@ -441,10 +441,10 @@ fn communicator_control_on_two_ranks() {
         );
         comm.resume().unwrap();
         assert_error(comm.resume(), ErrorKind::InvalidUsage, "not suspended");
-        let total = comm.mem_stat(MemStat::GpuMemTotal).unwrap();
+        let total = comm.mem_stat(MemStat::GPU_MEM_TOTAL).unwrap();
         assert!(total > 0);
-        assert_eq!(comm.mem_stat(MemStat::GpuMemPersist).unwrap(), total);
-        assert_eq!(comm.mem_stat(MemStat::GpuMemSuspend).unwrap(), 0);
+        assert_eq!(comm.mem_stat(MemStat::GPU_MEM_PERSIST).unwrap(), total);
+        assert_eq!(comm.mem_stat(MemStat::GPU_MEM_SUSPEND).unwrap(), 0);
 
         // Grow: rank 0 alone, then rank 1 joins with rank 0's id.
         let alone = comm

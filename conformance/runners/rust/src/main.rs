@@ -209,6 +209,8 @@ fn lookup(op: &str) -> Option<Op> {
         "split" => ops_handles::split,
         "shrink" => ops_handles::shrink,
         "finalize" | "destroy" | "abort" => ops_handles::lifecycle,
+        "revoke" | "suspend" | "resume" => ops_handles::comm_control,
+        "mem_stat" => ops_handles::mem_stat,
         "synchronize" => ops_handles::synchronize,
         "mem_alloc" | "mem_free" => ops_handles::mem,
         "dtype_size" => |_, s| ops_handles::dtype_size(s),

@@ -42,8 +42,35 @@ pub fn comm_query(r: &mut Runner, step: &Step) -> StepResult {
         "async_error" => int(comm.async_error()?.map_or(0, |k| k.status())),
         "gin_type" => int(comm.gin_type()?.0),
         "railed_gin_type" => int(comm.railed_gin_type()?.0),
-        _ => internal(),
+        other => {
+            let p = comm.properties()?;
+            match other {
+                "nvml_device" => int(p.nvml_device),
+                "device_api_support" => int(p.device_api_support as i32),
+                "multimem_support" => int(p.multimem_support as i32),
+                "n_lsa_teams" => int(p.n_lsa_teams),
+                "host_rma_support" => int(p.host_rma_support as i32),
+                _ => internal(),
+            }
+        }
     }
+}
+
+/// `revoke`, `suspend` (flags), `resume`.
+pub fn comm_control(r: &mut Runner, step: &Step) -> StepResult {
+    let comm = comm_arg(r, step);
+    match step.op.as_str() {
+        "revoke" => comm.revoke()?,
+        "suspend" => comm.suspend(ncore::SuspendFlags(step.int("flags", 0) as u32))?,
+        _ => comm.resume()?,
+    }
+    Ok(Value::None)
+}
+
+/// `mem_stat`: one memory statistic as the step's value.
+pub fn mem_stat(r: &mut Runner, step: &Step) -> StepResult {
+    let stat = ncore::MemStat(step.int("stat", 0) as u32);
+    int(comm_arg(r, step).mem_stat(stat)? as i64)
 }
 
 /// `group_start`, `group_end`.
