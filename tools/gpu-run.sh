@@ -94,6 +94,14 @@ summarise() { # name exit-status limit
   if [ "$2" = 124 ] || [ "$2" = 137 ]; then result="timed out after $3 s; $result"; fi
   summary+=("$(printf '%-14s exit %3d  %s' "$1" "$2" "$result")")
 }
+# The Python extension is compiled here (no swig on GPU machines) once,
+# before any part starts: the conformance runner (in the background) and
+# pytest both import it, and a rebuild under a running import breaks it.
+if [[ "$parts" == *" python "* || "$parts" == *" conformance "* ]] &&
+   [ -f bindings/python/build/ncore_wrap.c ]; then
+  bash bindings/python/build-ext.sh python3 > "$out/build-ext.log" 2>&1 ||
+    echo "build-ext.sh failed: see $out/build-ext.log"
+fi
 # Background-capable parts first, so they overlap the ones after them.
 part conformance "${CONFORMANCE_LIMIT:-420}" python3 conformance/run.py --max-ranks "$ranks" \
   --languages "${LANGUAGES:-c,python,rust,go}" --jobs 4
@@ -105,9 +113,8 @@ part memcheck "${MEMCHECK_LIMIT:-250}" env SKIP_HOST=1 RANKS=2 JOBS="${MEMCHECK_
   TEST_WRAPPER="compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 --print-limit 20" \
   tests/run.sh build
 part python 420 env -u NCORE_BACKEND NCORE_OVERSUBSCRIBE="$oversubscribe" \
-  NCORE_TEST_LOG_DIR="$out" PYTHONPATH=bindings/python bash -c \
-  'bash bindings/python/build-ext.sh python3 &&
-   python3 -m pytest -v -rs -p no:cacheprovider bindings/python/tests'
+  NCORE_TEST_LOG_DIR="$out" PYTHONPATH=bindings/python \
+  python3 -m pytest -v -rs -p no:cacheprovider bindings/python/tests
 part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$RANK_COUNTS" JOBS="$TEST_JOBS" \
   PROGRAM_TIMEOUT=300 NCORE_TEST_HANG_COMMAND="timeout 30 cuda-gdb -batch -ex 'thread apply all bt 12' -p %d" \
   tests/run.sh build

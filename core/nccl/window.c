@@ -124,6 +124,19 @@ ncore_status_t nccl_window_finish(nccl_window_t *w) {
                     "load/store-accessible team, with GIN");
 }
 
+/* A symmetric window over ranks outside this rank's LSA team needs GIN,
+ * and NCCL answers ncclInvalidUsage ("GIN not supported") where it has
+ * none: a fact of the machine, not a usage error. */
+static ncore_status_t gin_needed(const nccl_comm_t *c, ncore_status_t status) {
+  if (status != NCORE_ERR_INVALID_USAGE || c->lsa_size >= c->nranks)
+    return status;
+  return core_error(NCORE_ERR_NOT_SUPPORTED,
+                    "comm: a window over ranks outside this rank's LSA team "
+                    "(%d of %d ranks) needs GIN here, which NCCL does not "
+                    "support (%s)", c->lsa_size, c->nranks,
+                    ncore_last_error_message());
+}
+
 ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
                                   uint32_t flags, int exchange,
                                   nccl_window_t **out) {
@@ -139,12 +152,13 @@ ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
       status = check_symmetric_sizes(c, size, sizes, flags);
   }
   nccl_window_t *w = NULL;
-  if (status == NCORE_OK) status = nccl_window_start(c, ptr, size, flags, &w);
+  if (status == NCORE_OK)
+    status = gin_needed(c, nccl_window_start(c, ptr, size, flags, &w));
   if (status == NCORE_OK && sizes != NULL)
     memcpy(w->peer_sizes, sizes, (size_t)c->nranks * sizeof *sizes);
   free(sizes);
   if (status != NCORE_OK) return status;
-  status = nccl_settle(ncclSuccess, c, "ncclCommWindowRegister");
+  status = gin_needed(c, nccl_settle(ncclSuccess, c, "ncclCommWindowRegister"));
   if (status != NCORE_OK) {
     nccl_window_release(w, w->win != NULL);
     return status;

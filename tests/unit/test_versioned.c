@@ -175,10 +175,16 @@ TEST(dev_comm_requirements_init_matches_macro) {
   CHECK_EQ(b.lsa_ll_a2a_block_count, 0);
   CHECK_EQ(b.lsa_ll_a2a_slot_count, 0);
   CHECK_EQ(b.gin_force_enable, 0);
-  CHECK_EQ(b.gin_context_count, 0);
+  CHECK_EQ(b.gin_context_count, NCORE_CONFIG_UNDEF_INT); /* NCCL's default */
   CHECK_EQ(b.gin_signal_count, 0);
   CHECK_EQ(b.gin_counter_count, 0);
   CHECK_EQ(b.gin_connection_type, NCORE_GIN_CONNECTION_NONE);
+  CHECK_EQ(b.gin_exclusive_contexts, NCORE_CONFIG_UNDEF_INT);
+  CHECK_EQ(b.gin_queue_depth, NCORE_CONFIG_UNDEF_INT);
+  CHECK_EQ(b.gin_traffic_class, NCORE_CONFIG_UNDEF_INT);
+  CHECK_EQ(b.world_gin_barrier_count, NCORE_CONFIG_UNDEF_INT);
+  CHECK_EQ(b.gin_strong_signals_required, NCORE_CONFIG_UNDEF_INT);
+  CHECK_EQ(b.gin_va_signals_required, NCORE_CONFIG_UNDEF_INT);
   CHECK_EQ(a.gin_connection_type, b.gin_connection_type);
   CHECK_STATUS(ncore_dev_comm_requirements_init(NULL, sizeof b), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("ncore_dev_comm_requirements_init: requirements: must not be NULL");
