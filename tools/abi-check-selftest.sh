@@ -5,12 +5,12 @@
 # tools/ncore_api.py, linked with a version script) from edited copies of
 # abi/include and abi/ncore.map, records the unchanged one's baseline with
 # abidw, and runs the checker on each:
-#   accepted: the unchanged library; a function added in a new node NCORE_1.1
-#     with NCORE_ABI_VERSION moved to it; a field appended to a versioned
+#   accepted: the unchanged library; a function added in a new node (the
+#     one after the library's current node) with NCORE_ABI_VERSION moved to it; a field appended to a versioned
 #     struct, with a new empty node and the version moved;
 #   refused: the same field without a new node; a field removed; a field
-#     inserted before the last one; a function added to the released node
-#     NCORE_1.0; a new node while
+#     inserted before the last one; a function added to the current node
+#     (treated as released here); a new node while
 #     NCORE_ABI_VERSION still names the old one; a wildcard in the map; a
 #     declared function missing from the map (so not exported); an export
 #     that is not ncore_*; a dependency on libstdc++;
@@ -83,32 +83,43 @@ open(path, "w").write(t)
 PY
 }
 
+# The library's current version and node, and the next ones a change would
+# move to (the fixtures below treat the current node as released).
+minor=$(sed -n 's/^#define NCORE_VERSION_MINOR \([0-9]*\).*/\1/p' abi/include/ncore/version.h)
+cur_node=NCORE_1.$minor next_node=NCORE_1.$((minor + 1))
+cur_code=$((10000 + 100 * minor)) next_code=$((10100 + 100 * minor))
+# Moves version.h from the current version to the next.
+to_next="s.replace('#define NCORE_ABI_VERSION $cur_code', '#define NCORE_ABI_VERSION $next_code').replace('#define NCORE_VERSION_MINOR $minor', '#define NCORE_VERSION_MINOR $((minor + 1))')"
+# And back.
+to_current="s.replace('#define NCORE_ABI_VERSION $next_code', '#define NCORE_ABI_VERSION $cur_code').replace('#define NCORE_VERSION_MINOR $((minor + 1))', '#define NCORE_VERSION_MINOR $minor')"
+
 variant base
 build base || setup_failed "the stand-in library does not build"
 abidw --no-corpus-path --headers-dir "$work/base/include" --out-file "$work/base.abi" \
     "$work/base/libncore.so" || setup_failed "abidw failed"
-echo NCORE_1.0 > "$work/released-node"
+echo "$cur_node" > "$work/released-node"
 
 # A function added the right way: declared, in a new node, version moved.
 variant added
 edit "$work/added/include/ncore/version.h" \
-    's.replace("NCORE_API const char *ncore_version_string(void);", "NCORE_API const char *ncore_version_string(void);\nNCORE_API int ncore_selftest_added(void);").replace("#define NCORE_ABI_VERSION 10000", "#define NCORE_ABI_VERSION 10100").replace("#define NCORE_VERSION_MINOR 0", "#define NCORE_VERSION_MINOR 1")'
-printf 'NCORE_1.1 {\n  global:\n    ncore_selftest_added;\n} NCORE_1.0;\n' >> "$work/added/ncore.map"
+    's.replace("NCORE_API const char *ncore_version_string(void);", "NCORE_API const char *ncore_version_string(void);\nNCORE_API int ncore_selftest_added(void);")'
+edit "$work/added/include/ncore/version.h" "$to_next"
+printf '%s {\n  global:\n    ncore_selftest_added;\n} %s;\n' "$next_node" "$cur_node" >> "$work/added/ncore.map"
 build added || setup_failed "variant added does not build"
 
-# The same function left in the released node NCORE_1.0.
+# The same function left in the current (released) node.
 variant added_old_node
 cp "$work/added/include/ncore/version.h" "$work/added_old_node/include/ncore/version.h"
-edit "$work/added_old_node/include/ncore/version.h" \
-    's.replace("10100", "10000").replace("#define NCORE_VERSION_MINOR 1", "#define NCORE_VERSION_MINOR 0")'
-edit "$work/added_old_node/ncore.map" 's.replace("ncore_version_string;", "ncore_version_string;\n    ncore_selftest_added;")'
+edit "$work/added_old_node/include/ncore/version.h" "$to_current"
+# Into the current (released) node: the last "global:" of the map.
+edit "$work/added_old_node/ncore.map" 's[:s.rindex("global:") + 7] + "\n    ncore_selftest_added;" + s[s.rindex("global:") + 7:]'
 build added_old_node || setup_failed "variant added_old_node does not build"
 
-# A new node, but NCORE_ABI_VERSION still names NCORE_1.0.
+# A new node, but NCORE_ABI_VERSION still names the current one.
 variant added_version_kept
 cp "$work/added/include/ncore/version.h" "$work/added_version_kept/include/ncore/version.h"
 cp "$work/added/ncore.map" "$work/added_version_kept/ncore.map"
-edit "$work/added_version_kept/include/ncore/version.h" 's.replace("10100", "10000")'
+edit "$work/added_version_kept/include/ncore/version.h" "$to_current"
 build added_version_kept || setup_failed "variant added_version_kept does not build"
 
 # Fields of ncore_wait_signal_desc_t: appended with a new (empty) node and
@@ -117,9 +128,8 @@ build added_version_kept || setup_failed "variant added_version_kept does not bu
 variant field_appended
 edit "$work/field_appended/include/ncore/onesided.h" \
     's.replace("  int32_t context;\n", "  int32_t context;\n  int32_t selftest_field;\n")'
-edit "$work/field_appended/include/ncore/version.h" \
-    's.replace("#define NCORE_ABI_VERSION 10000", "#define NCORE_ABI_VERSION 10100").replace("#define NCORE_VERSION_MINOR 0", "#define NCORE_VERSION_MINOR 1")'
-printf 'NCORE_1.1 {\n} NCORE_1.0;\n' >> "$work/field_appended/ncore.map"
+edit "$work/field_appended/include/ncore/version.h" "$to_next"
+printf '%s {\n} %s;\n' "$next_node" "$cur_node" >> "$work/field_appended/ncore.map"
 build field_appended || setup_failed "variant field_appended does not build"
 variant field_appended_old_node
 cp "$work/field_appended/include/ncore/onesided.h" "$work/field_appended_old_node/include/ncore/onesided.h"

@@ -82,7 +82,7 @@ fi
 run_suite documented-statuses /usr/bin/python3 tools/documented-statuses.py --check-tests
 run_suite nccl-layouts tools/nccl-layouts/check.sh
 run_suite nccl-versions tests/fake_nccl/run.sh
-run_suite abi-check abi_check_as_suite
+run_suite abi-check tools/abi-check
 run_suite abi-check-selftest tools/abi-check-selftest.sh
 run_suite abi-headers tools/header-test.sh
 run_suite api-coverage tools/api-coverage

@@ -15,7 +15,7 @@ if [ ! -x "$bin" ] || [ -n "$(find core abi/include tests/race tests/harness -ne
   "$CLANG" -std=c11 -O1 -g -D_GNU_SOURCE -fsanitize=thread -Iabi/include -Icore -I. \
     -I/usr/local/cuda/include -Itests/harness -Itools \
     core/*.c core/host/*.c core/nccl/*.c "$out/empty_fatbin.c" \
-    tests/race/test_races.c tests/harness/harness.c tests/harness/multirank.c \
+    tests/race/test_races.c tests/harness/harness.c tests/harness/multirank.c tests/harness/spawn.c \
     tests/harness/testbuf.c -o "$bin" -ldl -lpthread -lrt -lm ||
     { echo "0 passed, 1 failed"; exit 1; }
 fi
