@@ -55,7 +55,13 @@ NCORE_API ncore_status_t ncore_comm_get_unique_id(ncore_comm_t comm,
   core_comm_object_t *c = NULL;
   ncore_status_t status = core_comm_acquire(comm, 0, &c);
   if (status != NCORE_OK) return status;
-  status = c->ops->comm_get_unique_id(c->impl, out);
+  if (atomic_load(&c->grow_id_outstanding))
+    status = core_error(NCORE_ERR_INVALID_USAGE,
+                        "comm: a unique id made earlier was not consumed by "
+                        "ncore_comm_grow yet (one at a time)");
+  else
+    status = c->ops->comm_get_unique_id(c->impl, out);
+  if (status == NCORE_OK) atomic_store(&c->grow_id_outstanding, 1);
   core_comm_release(c);
   return status;
 }

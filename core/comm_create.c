@@ -356,6 +356,9 @@ NCORE_API ncore_status_t ncore_comm_grow(ncore_comm_t comm, int nranks,
     status = parent->ops->comm_grow(parent->impl, nranks, id, -1, &impl,
                                     &resolved);
     status = publish_created(parent->ops, status, impl, &resolved, out);
+    /* The root's id is consumed by its grow. */
+    if (id != NULL && (status == NCORE_OK || status == NCORE_IN_PROGRESS))
+      atomic_store(&parent->grow_id_outstanding, 0);
   }
   core_comm_release(parent);
   return status;

@@ -41,6 +41,9 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
   atomic_init(&comm->finalized, 0);
   atomic_init(&comm->aborted, 0);
   atomic_init(&comm->pending, pending != 0);
+  atomic_init(&comm->revoked, 0);
+  atomic_init(&comm->suspended, 0);
+  atomic_init(&comm->grow_id_outstanding, 0);
   atomic_init(&comm->failed, NCORE_OK);
   comm->owner = core_process_id();
   pthread_mutex_init(&comm->lock, NULL);

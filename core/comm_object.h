@@ -38,6 +38,9 @@ typedef struct core_comm_object {
    * to communicating calls unless they allow it (CORE_COMM_ALLOW_*). */
   atomic_int revoked;
   atomic_int suspended;
+  /* ncore_comm_get_unique_id made an id no grow has consumed yet: one at a
+   * time (NCCL documents the rule and does not always enforce it). */
+  atomic_int grow_id_outstanding;
   pid_t owner;            /* the process that created it (core/process.h) */
   /* The failure that ended the communicator (a timeout, a failed or dead
    * peer, an asynchronous error the backend reports), NCORE_OK while none:

@@ -190,6 +190,7 @@ static void comm_discard(nccl_comm_t *c) {
   atomic_store(&c->aborted, 1);
   if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
   nccl_fn.ncclCommAbort(c->nccl); /* first: its kernels may use our memory */
+  if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
   nccl_signals_release(c);
   if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
   if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
@@ -682,6 +683,27 @@ ncore_status_t nccl_comm_grow(void *comm, int nranks,
   return child_created(&orphan, r, nc, config, "ncclCommGrow", out);
 }
 
+ncore_status_t nccl_lsa_comm(nccl_comm_t *c) {
+  if (c->lsa_nccl != NULL) return NCORE_OK;
+  nccl_config_t cfg;
+  ncore_status_t status = config_map(NULL, &cfg); /* NCCL's defaults: blocking */
+  if (status != NCORE_OK) return status;
+  ncclComm_t sub = NULL;
+  /* Color: the team's first world rank (teams are contiguous blocks). */
+  ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, c->rank - c->lsa_rank,
+                                         c->lsa_rank, &sub, &cfg);
+  if (r == ncclInProgress && sub != NULL)
+    status = wait_ready(sub, NULL, c->timeout_ms, "ncclCommSplit(LSA team)");
+  else
+    status = nccl_check(r, "ncclCommSplit(LSA team)", c->nccl);
+  if (status != NCORE_OK) {
+    if (sub != NULL) nccl_fn.ncclCommAbort(sub);
+    return status;
+  }
+  c->lsa_nccl = sub;
+  return NCORE_OK;
+}
+
 ncore_status_t nccl_comm_finalize(void *comm) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
@@ -745,6 +767,7 @@ void nccl_comm_destroy(void *comm, int aborted) {
     /* Polite teardown: the signal window deregistration is local. */
     nccl_signals_release(c);
     if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
+    if (c->lsa_nccl) (void)nccl_fn.ncclCommDestroy(c->lsa_nccl);
     /* Blocking; its result has nowhere to go (destroy cannot fail), and
      * the handle must not be touched after it, even if "in progress". */
     (void)nccl_fn.ncclCommDestroy(c->nccl);
@@ -752,6 +775,7 @@ void nccl_comm_destroy(void *comm, int aborted) {
     /* ncclCommAbort first: it stops kernels that may still touch the
      * signal window and scratch; then free our memory. */
     nccl_fn.ncclCommAbort(c->nccl);
+    if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
     atomic_store(&c->aborted, 1); /* windows went with the communicator */
     nccl_signals_release(c);
     if (c->scratch) nccl_fn.ncclMemFree(c->scratch);

@@ -89,12 +89,8 @@ ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
   if (status == NCORE_OK) status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   ncclUniqueId id;
-  ncclResult_t r = nccl_fn.ncclCommGetUniqueId(c->nccl, &id);
-  if (r == ncclInvalidUsage)
-    return core_error(NCORE_ERR_INVALID_USAGE,
-                      "comm: ncclCommGetUniqueId refused: an id made earlier "
-                      "was not consumed by ncore_comm_grow yet");
-  status = nccl_check(r, "ncclCommGetUniqueId", c->nccl);
+  status = nccl_check(nccl_fn.ncclCommGetUniqueId(c->nccl, &id),
+                      "ncclCommGetUniqueId", c->nccl);
   if (status == NCORE_OK) memcpy(out, &id, sizeof id);
   return status;
 }

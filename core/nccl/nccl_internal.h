@@ -67,12 +67,22 @@ typedef struct nccl_comm {
   uint64_t *signals_consumed;  /* per peer: its signals earlier waits consumed */
   ncore_gin_type_t gin_type, railed_gin_type; /* from the last devcomm, else NONE */
   struct nccl_devcomm *multimem_devcomm;      /* last live devcomm with multimem */
+  /* This rank's LSA team as a communicator of its own, made on the first
+   * window NCCL refuses over the whole communicator (nccl_lsa_comm). */
+  ncclComm_t lsa_nccl;
 } nccl_comm_t;
 
 /* One window. */
 typedef struct nccl_window {
   nccl_comm_t *comm;
   ncclWindow_t win;
+  /* The NCCL communicator the window is registered on: comm->nccl, or the
+   * rank's LSA team (comm->lsa_nccl) where NCCL gives no window over the
+   * whole communicator (window.c, "LSA fallback"); first_rank is the world
+   * rank of that communicator's rank 0 (peer ranks are relative to it). */
+  ncclComm_t owner;
+  int first_rank;
+  uint32_t flags;
   void *ptr;
   size_t size;
   size_t *peer_sizes;  /* nranks */
@@ -94,6 +104,12 @@ typedef struct nccl_devcomm {
   int lsa_multimem;
   _Alignas(16) unsigned char storage[NCORE_DEVCOMM_STORAGE];
 } nccl_devcomm_t;
+
+/* ---- comm.c ---- */
+/* Makes c->lsa_nccl (ncclCommSplit by LSA team, blocking) unless made.
+ * Collective over c: every rank calls it at the same point (a window
+ * registration that NCCL refused on every rank alike). */
+ncore_status_t nccl_lsa_comm(nccl_comm_t *c);
 
 /* ---- comm_control.c ---- */
 /* ncclCommQueryProperties (2.29.2+; the caller checked) into the fields of

@@ -105,9 +105,9 @@ ncore_status_t nccl_signals_finish(nccl_comm_t *c) {
     c->signals_status = status;
     snprintf(c->signals_reason, sizeof c->signals_reason,
              "signals need a window over every rank's signal slots, and NCCL "
-             "%d.%d made none for this communicator (it supports windows only "
+             "%s made none for this communicator (it supports windows only "
              "within one load/store-accessible team, or with GIN)",
-             NCCL_MAJOR, NCCL_MINOR);
+             nccl_version_text(nccl_runtime_version()));
     core_error_clear();
     return NCORE_OK;
   }
@@ -256,6 +256,10 @@ ncore_status_t nccl_put_signal(void *comm, const void *buf, size_t bytes,
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   CUstream s = (CUstream)stream;
+  if (native_peer(c, peer) && w->owner != c->nccl)
+    /* The window exists over this rank's LSA team only (window.c, "LSA
+     * fallback"): NCCL cannot put into it from outside. */
+    return require_lsa_peer(c, peer);
   if (native_peer(c, peer))
     return nccl_check(nccl_fn.ncclPutSignal(buf, bytes, ncclUint8, peer, w->win,
                                             byte_offset, 0, 0, 0, c->nccl,

@@ -96,12 +96,29 @@ static nccl_window_t *window_new(nccl_comm_t *c, void *ptr, size_t size) {
   return w;
 }
 
+/* 1 when NCCL may refuse a window over the whole communicator that it
+ * gives over the rank's LSA team (several teams, no GIN). */
+static int lsa_fallback_possible(const nccl_comm_t *c) {
+  return c->lsa_size < c->nranks;
+}
+
 ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
                                  uint32_t flags, nccl_window_t **out) {
   nccl_window_t *w = window_new(c, ptr, size);
   if (w == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  w->owner = c->nccl;
+  w->first_rank = 0;
+  w->flags = flags;
   ncclResult_t r =
       nccl_fn.ncclCommWindowRegister(c->nccl, ptr, size, &w->win, (int)flags);
+  if (r == ncclInvalidUsage && lsa_fallback_possible(c)) {
+    /* NCCL 2.28 refuses a symmetric window across LSA teams without GIN
+     * ("GIN not supported"), on every rank alike: nccl_window_finish
+     * registers it over the LSA team instead. */
+    w->win = NULL;
+    *out = w;
+    return NCORE_OK;
+  }
   if (r != ncclSuccess && r != ncclInProgress) {
     ncore_status_t status = nccl_check(r, "ncclCommWindowRegister", c->nccl);
     nccl_window_release(w, 0);
@@ -111,8 +128,34 @@ ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
   return NCORE_OK;
 }
 
+/* LSA fallback. Without GIN, NCCL gives no window over ranks of several
+ * LSA teams (2.29+: a NULL window; 2.28, symmetric windows: InvalidUsage),
+ * yet a window over the rank's own team works on every version, and the
+ * team is all a window without GIN can reach anyway (peer pointers, ncore's
+ * one-sided path). So the window is registered over this rank's LSA team,
+ * a communicator of its own made on first need (nccl_lsa_comm): every
+ * rank of the world takes this path at the same registration, because
+ * NCCL refuses alike on every rank. */
+static ncore_status_t register_over_lsa_team(nccl_window_t *w) {
+  nccl_comm_t *c = w->comm;
+  ncore_status_t status = nccl_lsa_comm(c);
+  if (status != NCORE_OK) return status;
+  status = nccl_check(nccl_fn.ncclCommWindowRegister(c->lsa_nccl, w->ptr,
+                                                     w->size, &w->win,
+                                                     (int)w->flags),
+                      "ncclCommWindowRegister(LSA team)", c->lsa_nccl);
+  if (status != NCORE_OK) return status;
+  w->owner = c->lsa_nccl;
+  w->first_rank = c->rank - c->lsa_rank;
+  return NCORE_OK;
+}
+
 ncore_status_t nccl_window_finish(nccl_window_t *w) {
   if (w->win != NULL) return NCORE_OK;
+  if (lsa_fallback_possible(w->comm)) {
+    ncore_status_t status = register_over_lsa_team(w);
+    if (status == NCORE_OK && w->win != NULL) return NCORE_OK;
+  }
   nccl_window_release(w, 0);
   /* NCCL makes no window, without an error, where it does not support
    * them: memory that is not cuMem (NCCL_CUMEM_ENABLE=0), or NCCL 2.29+
@@ -171,7 +214,7 @@ ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
 void nccl_window_release(nccl_window_t *w, int deregister) {
   if (w == NULL) return;
   if (deregister && w->win != NULL && !atomic_load(&w->comm->aborted))
-    (void)nccl_fn.ncclCommWindowDeregister(w->comm->nccl, w->win);
+    (void)nccl_fn.ncclCommWindowDeregister(w->owner, w->win);
   pthread_mutex_destroy(&w->lock);
   free(w->peer_sizes);
   free(w->peer_base);
@@ -220,6 +263,8 @@ ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
   if (!nccl_peer_in_lsa(c, peer)) return NCORE_OK; /* not load/store reachable */
   pthread_mutex_lock(&w->lock);
   ncore_status_t status = NCORE_OK;
+  /* The peer's rank in the communicator the window is registered on. */
+  int owner_peer = peer - w->first_rank;
   if (!w->peer_known[peer]) {
     if (host_getters()) {
       status = nccl_require(nccl_fn.ncclGetPeerDevicePointer,
@@ -227,13 +272,13 @@ ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
                             "ncclGetPeerDevicePointer");
       if (status == NCORE_OK)
         status = host_pointer(nccl_fn.ncclGetPeerDevicePointer(
-                                  w->win, 0, peer, &w->peer_base[peer]),
+                                  w->win, 0, owner_peer, &w->peer_base[peer]),
                               "ncclGetPeerDevicePointer", c,
                               &w->peer_base[peer]);
     } else {
       size_t zero = 0;
       void *slot = c->scratch;
-      void *params[] = {&w->win, &zero, &peer, &slot};
+      void *params[] = {&w->win, &zero, &owner_peer, &slot};
       status = query_pointer(c, NCCL_KERNEL_PEER_POINTER, params,
                              &w->peer_base[peer]);
     }
