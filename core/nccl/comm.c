@@ -230,7 +230,13 @@ static ncore_status_t setup_begin(nccl_comm_t *c) {
 /* Second half, once the signal window's registration completed. */
 static ncore_status_t setup_finish(nccl_comm_t *c) {
   ncore_status_t status = nccl_signals_finish(c);
+  if (status == NCORE_OK) status = nccl_read_lsa_team(c);
   if (status != NCORE_OK) return status;
+  c->stage = NCCL_STAGE_READY;
+  return NCORE_OK;
+}
+
+ncore_status_t nccl_read_lsa_team(nccl_comm_t *c) {
   /* ncclTeamLsa initialises NCCL's device-runtime state on first use (a
    * window registration already did) and returns an empty team if that
    * failed. */
@@ -243,7 +249,7 @@ static ncore_status_t setup_finish(nccl_comm_t *c) {
                       lsa.nRanks);
   c->lsa_rank = lsa.rank;
   c->lsa_size = lsa.nRanks;
-  c->stage = NCCL_STAGE_READY;
+  c->lsa_known = 1;
   return NCORE_OK;
 }
 
@@ -686,8 +692,10 @@ ncore_status_t nccl_comm_grow(void *comm, int nranks,
 ncore_status_t nccl_lsa_comm(nccl_comm_t *c) {
   if (c->lsa_nccl != NULL) return NCORE_OK;
   nccl_config_t cfg;
-  ncore_status_t status = config_map(NULL, &cfg); /* NCCL's defaults: blocking */
+  ncore_status_t status = config_map(NULL, &cfg);
   if (status != NCORE_OK) return status;
+  /* Blocking whatever the parent is: it is made inside one ncore call. */
+  cfg.blocking = 1;
   ncclComm_t sub = NULL;
   /* Color: the team's first world rank (teams are contiguous blocks). */
   ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, c->rank - c->lsa_rank,

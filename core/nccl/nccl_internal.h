@@ -36,6 +36,7 @@ typedef struct nccl_comm {
   ncclComm_t nccl;
   int rank, nranks, device;
   int lsa_rank, lsa_size;
+  int lsa_known;  /* lsa_rank/lsa_size were read (nccl_read_lsa_team) */
   CUcontext ctx;
   /* Internal stream for synchronous helper work (pointer queries, size
    * exchange); never the user's. */
@@ -110,6 +111,9 @@ typedef struct nccl_devcomm {
  * Collective over c: every rank calls it at the same point (a window
  * registration that NCCL refused on every rank alike). */
 ncore_status_t nccl_lsa_comm(nccl_comm_t *c);
+/* Reads this rank's LSA team (ncclTeamLsa) into c->lsa_rank / lsa_size;
+ * INTERNAL when NCCL's device runtime gives no valid team. */
+ncore_status_t nccl_read_lsa_team(nccl_comm_t *c);
 
 /* ---- comm_control.c ---- */
 /* ncclCommQueryProperties (2.29.2+; the caller checked) into the fields of

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "../error_clear.h"
 #include "nccl_internal.h"
 #include "nccl_ops.h"
 
@@ -152,11 +153,17 @@ static ncore_status_t register_over_lsa_team(nccl_window_t *w) {
 
 ncore_status_t nccl_window_finish(nccl_window_t *w) {
   if (w->win != NULL) return NCORE_OK;
-  if (lsa_fallback_possible(w->comm)) {
-    ncore_status_t status = register_over_lsa_team(w);
-    if (status == NCORE_OK && w->win != NULL) return NCORE_OK;
+  nccl_comm_t *c = w->comm;
+  /* The signal window is made during setup, before the real LSA team was
+   * read (it was provisionally the world): read it now. */
+  if (!c->lsa_known && nccl_read_lsa_team(c) != NCORE_OK) core_error_clear();
+  ncore_status_t fallback = NCORE_OK;
+  if (lsa_fallback_possible(c)) {
+    fallback = register_over_lsa_team(w);
+    if (fallback == NCORE_OK && w->win != NULL) return NCORE_OK;
   }
   nccl_window_release(w, 0);
+  if (fallback != NCORE_OK) return fallback; /* its own message */
   /* NCCL makes no window, without an error, where it does not support
    * them: memory that is not cuMem (NCCL_CUMEM_ENABLE=0), or NCCL 2.29+
    * on ranks that span several LSA teams without GIN. */
