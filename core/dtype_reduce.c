@@ -87,8 +87,8 @@ DEFINE_NARROW_REDUCE(reduce_fp8e4m3, uint8_t, core_fp8e4m3_to_float,
 DEFINE_NARROW_REDUCE(reduce_fp8e5m2, uint8_t, core_fp8e5m2_to_float,
                      core_float_to_fp8e5m2)
 
-void core_reduce_into(void *acc, const void *in, size_t count,
-                      ncore_dtype_t dtype, ncore_redop_t op) {
+static void reduce_into_aligned(void *acc, const void *in, size_t count,
+                                ncore_dtype_t dtype, ncore_redop_t op) {
   switch (dtype) {
     case NCORE_INT8: reduce_int8(acc, in, count, op); break;
     case NCORE_UINT8: reduce_uint8(acc, in, count, op); break;
@@ -140,9 +140,8 @@ DEFINE_NARROW_DIVIDE(divide_fp8e4m3, uint8_t, core_fp8e4m3_to_float,
 DEFINE_NARROW_DIVIDE(divide_fp8e5m2, uint8_t, core_fp8e5m2_to_float,
                      core_float_to_fp8e5m2)
 
-void core_reduce_finish(void *acc, size_t count, ncore_dtype_t dtype,
-                        ncore_redop_t op, int nranks) {
-  if (op != NCORE_AVG || nranks <= 1) return;
+static void finish_aligned(void *acc, size_t count, ncore_dtype_t dtype,
+                           int nranks) {
   switch (dtype) {
     case NCORE_INT8: divide_int8(acc, count, (int8_t)nranks); break;
     case NCORE_UINT8: divide_uint8(acc, count, (uint8_t)nranks); break;
@@ -199,8 +198,8 @@ DEFINE_NARROW_SCALE(scale_fp8e5m2, uint8_t, core_fp8e5m2_to_float,
 
 /* out and in may be the same buffer (an in-place pre-multiply), so the scale
  * loops take no restrict; gcc still vectorises them behind an overlap check. */
-void core_scale(void *out, const void *in, size_t count, ncore_dtype_t dtype,
-                const void *scalar) {
+static void scale_aligned(void *out, const void *in, size_t count,
+                          ncore_dtype_t dtype, const void *scalar) {
   switch (dtype) {
     case NCORE_INT8: scale_int8(out, in, count, scalar); break;
     case NCORE_UINT8: scale_uint8(out, in, count, scalar); break;
@@ -214,5 +213,75 @@ void core_scale(void *out, const void *in, size_t count, ncore_dtype_t dtype,
     case NCORE_BFLOAT16: scale_bfloat16(out, in, count, scalar); break;
     case NCORE_FLOAT8E4M3: scale_fp8e4m3(out, in, count, scalar); break;
     case NCORE_FLOAT8E5M2: scale_fp8e5m2(out, in, count, scalar); break;
+  }
+}
+
+/* ---- the entry points: any alignment ----
+ * The loops above read and write T through T pointers, which C allows only
+ * at addresses aligned for T; a caller's buffer may be at any address (a
+ * byte offset into a NumPy array, a packed struct). Aligned buffers, the
+ * common case, go to the loops directly; others are staged through aligned
+ * blocks with memcpy, so every element still lands exactly. */
+
+/* Elements per staged block (a multiple of every element size). */
+#define STAGE_BYTES 4096
+
+static int aligned(const void *p, size_t element) {
+  return ((uintptr_t)p & (element - 1)) == 0;
+}
+
+void core_reduce_into(void *acc, const void *in, size_t count,
+                      ncore_dtype_t dtype, ncore_redop_t op) {
+  size_t element = core_dtype_size(dtype);
+  if (element <= 1 || (aligned(acc, element) && aligned(in, element))) {
+    reduce_into_aligned(acc, in, count, dtype, op);
+    return;
+  }
+  _Alignas(16) unsigned char a[STAGE_BYTES], b[STAGE_BYTES];
+  size_t per_block = STAGE_BYTES / element;
+  for (size_t done = 0; done < count; done += per_block) {
+    size_t n = count - done < per_block ? count - done : per_block;
+    size_t offset = done * element;
+    memcpy(a, (unsigned char *)acc + offset, n * element);
+    memcpy(b, (const unsigned char *)in + offset, n * element);
+    reduce_into_aligned(a, b, n, dtype, op);
+    memcpy((unsigned char *)acc + offset, a, n * element);
+  }
+}
+
+void core_reduce_finish(void *acc, size_t count, ncore_dtype_t dtype,
+                        ncore_redop_t op, int nranks) {
+  if (op != NCORE_AVG || nranks <= 1) return;
+  size_t element = core_dtype_size(dtype);
+  if (element <= 1 || aligned(acc, element)) {
+    finish_aligned(acc, count, dtype, nranks);
+    return;
+  }
+  _Alignas(16) unsigned char a[STAGE_BYTES];
+  size_t per_block = STAGE_BYTES / element;
+  for (size_t done = 0; done < count; done += per_block) {
+    size_t n = count - done < per_block ? count - done : per_block;
+    unsigned char *at = (unsigned char *)acc + done * element;
+    memcpy(a, at, n * element);
+    finish_aligned(a, n, dtype, nranks);
+    memcpy(at, a, n * element);
+  }
+}
+
+void core_scale(void *out, const void *in, size_t count, ncore_dtype_t dtype,
+                const void *scalar) {
+  size_t element = core_dtype_size(dtype);
+  if (element <= 1 || (aligned(out, element) && aligned(in, element))) {
+    scale_aligned(out, in, count, dtype, scalar);
+    return;
+  }
+  _Alignas(16) unsigned char a[STAGE_BYTES];
+  size_t per_block = STAGE_BYTES / element;
+  for (size_t done = 0; done < count; done += per_block) {
+    size_t n = count - done < per_block ? count - done : per_block;
+    size_t offset = done * element;
+    memcpy(a, (const unsigned char *)in + offset, n * element);
+    scale_aligned(a, a, n, dtype, scalar);
+    memcpy((unsigned char *)out + offset, a, n * element);
   }
 }

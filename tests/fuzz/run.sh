@@ -15,6 +15,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-40}
 workers=${2:-1}
 out=${FUZZ_OUT:-build/fuzz}
+mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the fuzzers run inside it
 tests/fuzz/build.sh "$out" || { echo "0 passed, 1 failed"; exit 1; }
 # allocator_may_return_null: a huge allocation the library asks for is its
 # SYSTEM error, not a crash; leaks are findings (LeakSanitizer per input).
@@ -41,9 +42,11 @@ for target in abi peer; do
   cp -n tests/fuzz/corpus/$target/* "$scratch"/ 2>/dev/null || true
   log=$out/fuzz-$target.log
   start=$SECONDS
-  if "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=2048 \
-        -jobs="$workers" -workers="$workers" -print_final_stats=1 \
-        -artifact_prefix="$out/" "$scratch" > "$log" 2>&1; then
+  # libFuzzer writes each job's log (fuzz-N.log) into the current
+  # directory: run it in the output folder, with absolute paths.
+  if (cd "$out" && exec "$bin" -max_total_time="$seconds" -timeout=20 \
+        -rss_limit_mb=4096 -max_len=2048 -jobs="$workers" -workers="$workers" \
+        -print_final_stats=1 -artifact_prefix="./" "corpus-$target") > "$log" 2>&1; then
     passed=$((passed + 1))
     echo "ok fuzz_$target: $((SECONDS - start)) s without a finding"
   else

@@ -3,6 +3,8 @@
  * two-rank allreduce driven from one thread (ncore_comm_init_all + group). */
 #include <dlpack/dlpack.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "testbuf.h"
@@ -219,6 +221,54 @@ TEST(integer_avg_truncates_and_wraps) {
   pair_allreduce(NCORE_UINT8, NCORE_SUM, ua, ub, 3, got);
   if (harness_stopped()) return;
   CHECK_VALUES(got, wrap, 3);
+}
+
+/* Buffers at addresses not aligned for their element type (a byte offset
+ * into a larger buffer) reduce and pre-multiply exactly like aligned ones
+ * (the fuzzer found misaligned loads, undefined behaviour in C). Host
+ * backend: the reductions run in this process on the user's memory. */
+TEST(reductions_on_misaligned_buffers) {
+  REQUIRE_HOST_BACKEND("the reduction runs on the caller's host memory");
+  ncore_unique_id_t id;
+  CHECK_OK(ncore_get_unique_id(&id, NCORE_BACKEND_HOST));
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_comm_init_rank(&comm, 1, &id, 0, NULL));
+  enum { N = 3000 }; /* more than one staging block of int32 */
+  unsigned char *raw = malloc(2 * N * sizeof(int32_t) + 8);
+  CHECK(raw);
+  int32_t *send = (int32_t *)(void *)(raw + 1);   /* odd addresses */
+  int32_t *recv = (int32_t *)(void *)(raw + 3 + N * sizeof(int32_t));
+  for (int i = 0; i < N; i++) {
+    int32_t v = i - 7;
+    memcpy((unsigned char *)send + i * sizeof v, &v, sizeof v);
+  }
+  CHECK_OK(ncore_allreduce(comm, send, recv, N, NCORE_INT32, NCORE_SUM, NULL));
+  for (int i = 0; i < N; i++) {
+    int32_t got;
+    memcpy(&got, (unsigned char *)recv + i * sizeof got, sizeof got);
+    if (got != i - 7) {
+      harness_fail(__FILE__, __LINE__, "sum element %d: %d", i, (int)got);
+      break;
+    }
+  }
+  int32_t scalar = 3;
+  ncore_custom_redop_t op = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_create_pre_mul_sum(&op, comm, &scalar, NCORE_INT32,
+                                    NCORE_SCALAR_HOST_IMMEDIATE));
+  ncore_redop_t value = 0;
+  CHECK_OK(ncore_custom_redop_value(op, &value));
+  CHECK_OK(ncore_allreduce(comm, send, recv, N, NCORE_INT32, value, NULL));
+  for (int i = 0; i < N; i++) {
+    int32_t got;
+    memcpy(&got, (unsigned char *)recv + i * sizeof got, sizeof got);
+    if (got != 3 * (i - 7)) {
+      harness_fail(__FILE__, __LINE__, "pre-mul-sum element %d: %d", i,
+                   (int)got);
+      break;
+    }
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+  free(raw);
 }
 
 HARNESS_MAIN
