@@ -99,6 +99,9 @@ typedef struct core_backend_ops {
   /* Frees the backend's state; no call on comm is running. aborted: the
    * communicator was aborted (the backend may skip polite teardown). */
   void (*comm_destroy)(void *comm, int aborted);
+  /* Frees this process's memory of a communicator inherited through fork():
+   * no call to NCCL, CUDA or the peers (they belong to the parent). */
+  void (*comm_forget)(void *comm);
   void (*comm_info)(void *comm, core_comm_info_t *out);
   ncore_status_t (*comm_async_error)(void *comm, ncore_status_t *out);
   /* Waits for the work enqueued on stream, watching the communicator's

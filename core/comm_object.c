@@ -17,7 +17,13 @@
  * held a reference), and no call is running. */
 static void comm_object_destroy(core_object_t *obj) {
   core_comm_object_t *comm = (core_comm_object_t *)obj;
-  comm->ops->comm_destroy(comm->impl, atomic_load(&comm->aborted));
+  /* A fork() child's copy is not the rank: tearing the backend state down
+   * would act on the parent's (NCCL's and CUDA's do not survive fork), so
+   * the child only lets go of its own memory. */
+  if (comm->owner != core_process_id())
+    comm->ops->comm_forget(comm->impl);
+  else
+    comm->ops->comm_destroy(comm->impl, atomic_load(&comm->aborted));
   pthread_mutex_destroy(&comm->lock);
   free(comm->closed_redops);
   free(comm);
@@ -250,10 +256,14 @@ ncore_status_t core_comm_close(ncore_comm_t handle, int aborted) {
 
 /* ---- resources ---- */
 
-/* Hands a resource's backend object back to the backend. */
+/* Hands a resource's backend object back to the backend. In a fork()
+ * child nothing is handed back: the object belongs to the parent's state
+ * (comm_forget lets go of the communicator's memory; a resource's is left
+ * to the child's exit). */
 static void release_backend_object(core_comm_object_t *comm,
                                    core_handle_type_t type, void *impl) {
   const core_backend_ops_t *ops = comm->ops;
+  if (comm->owner != core_process_id()) return;
   switch (type) {
     case CORE_HANDLE_REGISTERED_BUFFER:
       ops->buffer_deregister(comm->impl, impl);

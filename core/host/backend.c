@@ -99,6 +99,7 @@ const core_backend_ops_t core_host_backend = {
     .comm_finalize = host_comm_finalize,
     .comm_abort_signal = host_comm_abort_signal,
     .comm_destroy = host_comm_destroy,
+    .comm_forget = host_comm_forget,
     .comm_info = host_comm_info,
     .comm_async_error = host_comm_async_error,
     .comm_synchronize = host_comm_synchronize,

@@ -202,6 +202,14 @@ void host_comm_destroy(void *comm, int aborted) {
   host_segment_leave(c);
 }
 
+void host_comm_forget(void *comm) {
+  host_comm_t *c = comm;
+  /* The copy is marked forked (liveness.c's fork handler): leaving tells
+   * the peers nothing and only unmaps this process's view. */
+  atomic_store(&c->forked, 1);
+  host_segment_leave(c);
+}
+
 void host_comm_info(void *comm, core_comm_info_t *out) {
   host_comm_t *c = comm;
   out->rank = c->rank;

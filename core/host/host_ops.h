@@ -16,6 +16,7 @@ ncore_status_t host_comm_shrink(void *, const int *, int, void **,
 ncore_status_t host_comm_finalize(void *);
 void host_comm_abort_signal(void *);
 void host_comm_destroy(void *, int);
+void host_comm_forget(void *);
 void host_comm_info(void *, core_comm_info_t *);
 ncore_status_t host_comm_async_error(void *, ncore_status_t *);
 ncore_status_t host_comm_synchronize(void *, ncore_stream_t, int64_t);

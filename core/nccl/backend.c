@@ -17,6 +17,7 @@ const core_backend_ops_t core_nccl_backend = {
     .comm_finalize = nccl_comm_finalize,
     .comm_abort_signal = nccl_comm_abort_signal,
     .comm_destroy = nccl_comm_destroy,
+    .comm_forget = nccl_comm_forget,
     .comm_info = nccl_comm_info,
     .comm_async_error = nccl_comm_async_error,
     .comm_synchronize = nccl_comm_synchronize,

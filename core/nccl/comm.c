@@ -793,6 +793,16 @@ void nccl_comm_destroy(void *comm, int aborted) {
   free(c);
 }
 
+void nccl_comm_forget(void *comm) {
+  nccl_comm_t *c = comm;
+  /* Host memory only: the NCCL communicator, its streams and device memory
+   * are the parent's, and CUDA does not work in a fork() child. */
+  pthread_mutex_destroy(&c->abort_lock);
+  free(c->signals_sent);
+  free(c->signals_consumed);
+  free(c);
+}
+
 void nccl_comm_info(void *comm, core_comm_info_t *out) {
   nccl_comm_t *c = comm;
   out->rank = c->rank;

@@ -183,6 +183,7 @@ static int resolve_cuda(void *cu) {
          CU_REQ(StreamWriteValue64, "cuStreamWriteValue64_v2") &&
          CU_REQ(StreamWaitValue64, "cuStreamWaitValue64_v2") &&
          CU_REQ(PointerGetAttribute, "cuPointerGetAttribute") &&
+         CU_REQ(MemGetAddressRange, "cuMemGetAddressRange_v2") &&
          CU_REQ(ModuleLoadData, "cuModuleLoadData") &&
          CU_REQ(ModuleGetFunction, "cuModuleGetFunction") &&
          CU_REQ(LaunchKernel, "cuLaunchKernel");

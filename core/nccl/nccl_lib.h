@@ -131,6 +131,7 @@ typedef struct cuda_functions {
   CUresult (*StreamWaitValue64)(CUstream, CUdeviceptr, cuuint64_t,
                                 unsigned int);
   CUresult (*PointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
+  CUresult (*MemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
   CUresult (*ModuleLoadData)(CUmodule *, const void *);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*LaunchKernel)(CUfunction, unsigned int, unsigned int,

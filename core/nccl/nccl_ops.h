@@ -20,6 +20,7 @@ ncore_status_t nccl_comm_shrink(void *comm, const int *exclude, int count,
 ncore_status_t nccl_comm_finalize(void *comm);
 void nccl_comm_abort_signal(void *comm);
 void nccl_comm_destroy(void *comm, int aborted);
+void nccl_comm_forget(void *comm);
 void nccl_comm_info(void *comm, core_comm_info_t *out);
 ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out);
 ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,

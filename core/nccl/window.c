@@ -316,6 +316,20 @@ ncore_status_t nccl_window_register(void *comm, void *ptr, size_t size,
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "ptr: not device memory of this process (allocate it "
                       "with ncore_mem_alloc)");
+  /* The window must lie inside the allocation ptr belongs to: NCCL maps
+   * [ptr, ptr + size) for the peers, and past the allocation it fails deep
+   * inside (or maps what is not the caller's). */
+  CUdeviceptr base = 0;
+  size_t allocation = 0;
+  status = cu_check(cu_fn.MemGetAddressRange(&base, &allocation,
+                                             (CUdeviceptr)(uintptr_t)ptr),
+                    "cuMemGetAddressRange");
+  if (status != NCORE_OK) return status;
+  size_t room = allocation - (size_t)((CUdeviceptr)(uintptr_t)ptr - base);
+  if (size > room)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "size: %zu bytes from ptr run past the end of its "
+                      "allocation (%zu bytes left in it)", size, room);
   nccl_window_t *w = NULL;
   status = nccl_window_create(c, ptr, size, flags, 1, &w);
   if (status != NCORE_OK) return status;

@@ -102,6 +102,14 @@ FAKE_API CUresult cuPointerGetAttribute(void *out, CUpointer_attribute a, CUdevi
   }
   return CUDA_ERROR_NOT_SUPPORTED;
 }
+FAKE_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size,
+                                          CUdeviceptr p) {
+  /* Host memory of unknown extent: the pointer starts an allocation large
+   * enough for any test. */
+  *base = p;
+  *size = (size_t)1 << 40;
+  return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   (void)image;
   *m = (CUmodule)&fake_context;

@@ -103,9 +103,14 @@ MR_TEST(wait_times_out_without_signal) {
   CHECK_OK(ncore_comm_init_rank(&comm, nranks, id, rank, &config));
   mr_track(comm);
   CHECK_OK(harness_settle(NCORE_IN_PROGRESS));
+  /* The wait goes on a stream of its own: on NCCL that stream stays
+   * blocked until the abort releases it, and nothing else may queue behind
+   * it (the test's buffers use the default stream). */
+  ncore_stream_t stream = NULL;
+  CHECK_OK(ncore_stream_create(&stream, harness_backend()));
   double t0 = mr_now_ms();
   ncore_wait_signal_desc_t d = desc_for(rank, 1);
-  CHECK_STATUS(mr_complete(comm, ncore_wait_signal(comm, &d, 1, NULL), NULL),
+  CHECK_STATUS(mr_complete(comm, ncore_wait_signal(comm, &d, 1, stream), stream),
                NCORE_ERR_TIMEOUT);
   CHECK_MESSAGE_CONTAINS("timed out");
   double waited = mr_now_ms() - t0;
@@ -125,10 +130,9 @@ MR_TEST(wait_times_out_without_signal) {
   /* Let every rank see its own timeout before this one's abort could tell
    * them it went away. */
   usleep((useconds_t)TIMEOUT_MS * 1000);
-  CHECK_OK(ncore_comm_abort(comm));
-  /* Only now: on NCCL the stream still holds the wait that never ended
-   * until the abort released it, and freeing waits for the stream. */
   tb_free(buf);
+  CHECK_OK(ncore_comm_abort(comm));
+  CHECK_OK(ncore_stream_destroy(stream, harness_backend()));
 }
 
 MR_TEST(signal_and_wait_argument_errors) {
