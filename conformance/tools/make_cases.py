@@ -634,15 +634,14 @@ def resource_cases():
                           "residence": "host", "as": "o"},
                          lsa_split({"op": "create_dev_comm", "comm": "c", "requirements": None,
                                     "as": "d"}, NEEDS_GIN),
-                         lsa_split({"op": "symmetric_alloc", "comm": "c", "size": 1024,
-                                    "as": "s"}, NEEDS_GIN),
+                         {"op": "symmetric_alloc", "comm": "c", "size": 1024, "as": "s"},
                          {"op": how, "comm": "c"}] +
                         [{"op": "is_valid", "handle": h, "expect": {"value": 0}} for h in "rwods"] +
                         [{"op": "window_query", "window": "w", "what": "size",
                           "expect": {"status": "NCORE_ERR_CLOSED"}},
                          {"op": "close", "handle": "w"},
-                         lsa_split({"op": "symmetric_query", "sym": "s", "what": "size",
-                                    "expect": {"status": "NCORE_ERR_CLOSED"}}, NULL_HANDLE)]})
+                         {"op": "symmetric_query", "sym": "s", "what": "size",
+                          "expect": {"status": "NCORE_ERR_CLOSED"}}]})
 
 
 def window_cases():

@@ -147,6 +147,11 @@ static ncore_status_t wait_ready(ncclComm_t comm, nccl_comm_t *c,
   }
 }
 
+ncore_status_t nccl_wait_ready(ncclComm_t comm, int64_t timeout_ms,
+                               const char *what) {
+  return wait_ready(comm, NULL, timeout_ms, what);
+}
+
 ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what) {
   /* A non-blocking NCCL communicator may answer ncclSuccess while the work
    * it queued still runs on NCCL's group thread (ncclCommWindowRegister
@@ -700,10 +705,13 @@ ncore_status_t nccl_lsa_comm(nccl_comm_t *c) {
   /* Color: the team's first world rank (teams are contiguous blocks). */
   ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, c->rank - c->lsa_rank,
                                          c->lsa_rank, &sub, &cfg);
-  if (r == ncclInProgress && sub != NULL)
+  /* A non-blocking parent may make the child non-blocking too: it is
+   * usable once its own state leaves ncclInProgress. */
+  if ((r == ncclSuccess || r == ncclInProgress) && sub != NULL)
     status = wait_ready(sub, NULL, c->timeout_ms, "ncclCommSplit(LSA team)");
   else
-    status = nccl_check(r, "ncclCommSplit(LSA team)", c->nccl);
+    status = nccl_check(r == ncclSuccess ? ncclInternalError : r,
+                        "ncclCommSplit(LSA team)", c->nccl);
   if (status != NCORE_OK) {
     if (sub != NULL) nccl_fn.ncclCommAbort(sub);
     return status;

@@ -157,8 +157,7 @@ ncore_status_t nccl_dev_comm_create(void *comm,
     status = core_error(NCORE_ERR_NOT_SUPPORTED,
                         "comm: a device communicator over ranks outside this "
                         "rank's LSA team (%d of %d ranks) needs GIN, which "
-                        "NCCL does not support here (%s)", c->lsa_size,
-                        c->nranks, ncore_last_error_message());
+                        "NCCL does not support here", c->lsa_size, c->nranks);
   if (status != NCORE_OK) {
     free(d);
     return status;

@@ -114,6 +114,10 @@ ncore_status_t nccl_lsa_comm(nccl_comm_t *c);
 /* Reads this rank's LSA team (ncclTeamLsa) into c->lsa_rank / lsa_size;
  * INTERNAL when NCCL's device runtime gives no valid team. */
 ncore_status_t nccl_read_lsa_team(nccl_comm_t *c);
+/* Waits until comm's state leaves ncclInProgress (within timeout_ms, -1
+ * forever): its result, named what. */
+ncore_status_t nccl_wait_ready(ncclComm_t comm, int64_t timeout_ms,
+                               const char *what);
 
 /* ---- comm_control.c ---- */
 /* ncclCommQueryProperties (2.29.2+; the caller checked) into the fields of

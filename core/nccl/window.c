@@ -137,14 +137,22 @@ ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
  * a communicator of its own made on first need (nccl_lsa_comm): every
  * rank of the world takes this path at the same registration, because
  * NCCL refuses alike on every rank. */
+/* Waits until a (possibly non-blocking) communicator's pending work,
+ * here a window registration, is done. */
+static ncore_status_t wait_window(ncclComm_t comm, int64_t timeout_ms) {
+  return nccl_wait_ready(comm, timeout_ms, "ncclCommWindowRegister(LSA team)");
+}
+
 static ncore_status_t register_over_lsa_team(nccl_window_t *w) {
   nccl_comm_t *c = w->comm;
   ncore_status_t status = nccl_lsa_comm(c);
   if (status != NCORE_OK) return status;
-  status = nccl_check(nccl_fn.ncclCommWindowRegister(c->lsa_nccl, w->ptr,
-                                                     w->size, &w->win,
-                                                     (int)w->flags),
-                      "ncclCommWindowRegister(LSA team)", c->lsa_nccl);
+  ncclResult_t r = nccl_fn.ncclCommWindowRegister(c->lsa_nccl, w->ptr, w->size,
+                                                 &w->win, (int)w->flags);
+  if (r == ncclSuccess || r == ncclInProgress)
+    status = wait_window(c->lsa_nccl, c->timeout_ms);
+  else
+    status = nccl_check(r, "ncclCommWindowRegister(LSA team)", c->lsa_nccl);
   if (status != NCORE_OK) return status;
   w->owner = c->lsa_nccl;
   w->first_rank = c->rank - c->lsa_rank;
@@ -183,8 +191,7 @@ static ncore_status_t gin_needed(const nccl_comm_t *c, ncore_status_t status) {
   return core_error(NCORE_ERR_NOT_SUPPORTED,
                     "comm: a window over ranks outside this rank's LSA team "
                     "(%d of %d ranks) needs GIN here, which NCCL does not "
-                    "support (%s)", c->lsa_size, c->nranks,
-                    ncore_last_error_message());
+                    "support", c->lsa_size, c->nranks);
 }
 
 ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,

@@ -130,8 +130,10 @@ MR_TEST(wait_times_out_without_signal) {
   /* Let every rank see its own timeout before this one's abort could tell
    * them it went away. */
   usleep((useconds_t)TIMEOUT_MS * 1000);
-  tb_free(buf);
   CHECK_OK(ncore_comm_abort(comm));
+  /* After the abort released the wait: freeing device memory waits for
+   * the device, blocked stream included. */
+  tb_free(buf);
   CHECK_OK(ncore_stream_destroy(stream, harness_backend()));
 }
 
