@@ -696,28 +696,29 @@ ncore_status_t nccl_comm_grow(void *comm, int nranks,
 
 ncore_status_t nccl_lsa_comm(nccl_comm_t *c) {
   if (c->lsa_nccl != NULL) return NCORE_OK;
-  nccl_config_t cfg;
-  ncore_status_t status = config_map(NULL, &cfg);
+  ncore_status_t status = config_map(NULL, &c->lsa_config);
   if (status != NCORE_OK) return status;
-  /* Blocking whatever the parent is: it is made inside one ncore call. */
-  cfg.blocking = 1;
-  ncclComm_t sub = NULL;
+  /* Like its parent: a non-blocking parent's child is non-blocking too,
+   * and is waited for here. NCCL writes the handle (and may read the
+   * config) after returning, so both live in c, not on this stack. */
+  c->lsa_config.blocking = c->nonblocking ? 0 : 1;
   /* Color: the team's first world rank (teams are contiguous blocks). */
   ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, c->rank - c->lsa_rank,
-                                         c->lsa_rank, &sub, &cfg);
-  /* A non-blocking parent may make the child non-blocking too: it is
-   * usable once its own state leaves ncclInProgress. */
-  if ((r == ncclSuccess || r == ncclInProgress) && sub != NULL)
-    status = wait_ready(sub, NULL, c->timeout_ms, "ncclCommSplit(LSA team)");
+                                         c->lsa_rank, &c->lsa_nccl,
+                                         &c->lsa_config);
+  if (r != ncclSuccess && r != ncclInProgress)
+    status = nccl_check(r, "ncclCommSplit(LSA team)", c->nccl);
+  else if (c->lsa_nccl == NULL)
+    status = core_error(NCORE_ERR_INTERNAL,
+                        "ncclCommSplit(LSA team) returned no communicator");
   else
-    status = nccl_check(r == ncclSuccess ? ncclInternalError : r,
-                        "ncclCommSplit(LSA team)", c->nccl);
-  if (status != NCORE_OK) {
-    if (sub != NULL) nccl_fn.ncclCommAbort(sub);
-    return status;
+    status = wait_ready(c->lsa_nccl, NULL, c->timeout_ms,
+                        "ncclCommSplit(LSA team)");
+  if (status != NCORE_OK && c->lsa_nccl != NULL) {
+    nccl_fn.ncclCommAbort(c->lsa_nccl);
+    c->lsa_nccl = NULL;
   }
-  c->lsa_nccl = sub;
-  return NCORE_OK;
+  return status;
 }
 
 ncore_status_t nccl_comm_finalize(void *comm) {

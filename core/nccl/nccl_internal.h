@@ -71,6 +71,9 @@ typedef struct nccl_comm {
   /* This rank's LSA team as a communicator of its own, made on the first
    * window NCCL refuses over the whole communicator (nccl_lsa_comm). */
   ncclComm_t lsa_nccl;
+  /* Its config: NCCL may read it after ncclCommSplit returned (a
+   * non-blocking parent), so it lives as long as the communicator. */
+  nccl_config_t lsa_config;
 } nccl_comm_t;
 
 /* One window. */
