@@ -22,6 +22,7 @@ from ._errors import (NcclClosed, NcclError, NcclInProgress, NcclInternalError,
 from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
                      FLOAT16, FLOAT32, FLOAT64, HALF, INT, INT8, INT32, INT64, MAX,
                      MIN, PROD, SUM, UINT8, UINT32, UINT64, Backend, CommShrinkFlag,
+                     CommSuspendFlag, NcclCommMemStat,
                      DeviceType, NcclDataType, NcclGinConnectionType, NcclGinType,
                      MemcpyKind, NcclRedOp, ScalarResidence, WindowFlag)
 from .buffer import Buffer, ResolvedBuffer, Stream, resolve_buffer, resolve_stream
@@ -88,6 +89,7 @@ __all__ = [
     "NcclClosed", "error_for_status",
     "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType", "Backend",
     "DeviceType", "ScalarResidence", "MemcpyKind", "WindowFlag", "CommShrinkFlag",
+    "CommSuspendFlag", "NcclCommMemStat",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64", "FLOAT16",
     "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16", "FLOAT8E4M3",
     "FLOAT8E5M2", "SUM", "PROD", "MAX", "MIN", "AVG",

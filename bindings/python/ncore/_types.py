@@ -169,6 +169,8 @@ class WindowFlag(enum.IntFlag):
 
     DEFAULT = raw.NCORE_WINDOW_DEFAULT
     COLL_SYMMETRIC = raw.NCORE_WINDOW_COLL_SYMMETRIC
+    #: NCCL 2.29.7+: one-sided operations land in issue order.
+    STRICT_ORDERING = raw.NCORE_WINDOW_STRICT_ORDERING
 
 
 class CommShrinkFlag(enum.IntFlag):
@@ -176,6 +178,21 @@ class CommShrinkFlag(enum.IntFlag):
 
     DEFAULT = raw.NCORE_SHRINK_DEFAULT
     ABORT = raw.NCORE_SHRINK_ABORT
+
+
+class CommSuspendFlag(enum.IntFlag):
+    """Communicator.suspend flags (NCCL_SUSPEND_*)."""
+
+    MEM = raw.NCORE_SUSPEND_MEM
+
+
+class NcclCommMemStat(enum.IntEnum):
+    """What Communicator.get_mem_stat reports (ncclCommMemStat_t)."""
+
+    GPU_MEM_SUSPEND = raw.NCORE_COMM_MEM_STAT_GPU_MEM_SUSPEND
+    GPU_MEM_SUSPENDED = raw.NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED
+    GPU_MEM_PERSIST = raw.NCORE_COMM_MEM_STAT_GPU_MEM_PERSIST
+    GPU_MEM_TOTAL = raw.NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL
 
 
 INT8 = NcclDataType.INT8

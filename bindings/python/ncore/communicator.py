@@ -10,6 +10,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as _np
 
 from ._collectives import CollectivesMixin
+from ._comm_control import CommControlMixin
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._p2p import P2PMixin
@@ -24,7 +25,7 @@ from .unique_id import UniqueId
 __all__ = ["Communicator"]
 
 
-class Communicator(CollectivesMixin, P2PMixin):
+class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
     """A group of ranks that communicate (nccl.core Communicator).
 
     Make one with :meth:`init` (or :meth:`from_env` under ``ncore.run``),
@@ -58,6 +59,12 @@ class Communicator(CollectivesMixin, P2PMixin):
             NcclTimeout: not every rank joined in time.
             NcclUnavailable: the configured backend is missing.
         """
+        if isinstance(unique_id, (list, tuple)):
+            # Several bootstrap roots (ncclCommInitRankScalable).
+            ids = [UniqueId(u).as_bytes() if not isinstance(u, UniqueId) else u.as_bytes()
+                   for u in unique_id]
+            return cls(raw.ncore_comm_init_rank_scalable(nranks, rank, ids,
+                                                         config_to_c(config)))
         if isinstance(unique_id, (bytes, bytearray, memoryview)):
             unique_id = UniqueId(unique_id)
         if not isinstance(unique_id, UniqueId):

@@ -46,6 +46,13 @@ class NCCLConfig:
     nvls_ctas: Optional[int] = None
     n_channels_per_net_peer: Optional[int] = None
     nvlink_centric_sched: Optional[bool] = None
+    #: NCCL 2.29+ (graph_usage_mode, num_rma_ctx), 2.30+ (max_p2p_peers),
+    #: 2.30.5+ (graph_stream_ordering): set on an older NCCL, creating the
+    #: communicator raises NcclNotSupported naming the field.
+    graph_usage_mode: Optional[int] = None
+    num_rma_ctx: Optional[int] = None
+    max_p2p_peers: Optional[int] = None
+    graph_stream_ordering: Optional[int] = None
 
     def to_c(self) -> Any:
         """A filled ncore_comm_config_t (the raw struct) for the C calls."""
@@ -83,8 +90,13 @@ def config_to_c(config: Optional[NCCLConfig]) -> Any:
 
 @dataclass(kw_only=True)
 class NCCLDevCommRequirements:
-    """Requirements for Communicator.create_dev_comm (ncclDevCommRequirements
-    plus gin_connection_type). Defaults are all zero / NONE."""
+    """Requirements for Communicator.create_dev_comm (ncclDevCommRequirements).
+    Counts default to 0; the fields that default to None take NCCL's default
+    (gin_context_count: 4; the rest as NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER).
+    A field the loaded NCCL does not know, when set, raises NcclNotSupported
+    naming it (gin_exclusive_contexts, gin_queue_depth: 2.29.5;
+    gin_traffic_class, world_gin_barrier_count: 2.30; the two signal
+    requirements: 2.30.7)."""
 
     lsa_multimem: bool = False
     barrier_count: int = 0
@@ -93,20 +105,29 @@ class NCCLDevCommRequirements:
     lsa_ll_a2a_block_count: int = 0
     lsa_ll_a2a_slot_count: int = 0
     gin_force_enable: bool = False
-    gin_context_count: int = 0
+    gin_context_count: Optional[int] = None
     gin_signal_count: int = 0
     gin_counter_count: int = 0
     gin_connection_type: NcclGinConnectionType = NcclGinConnectionType.NONE
+    gin_exclusive_contexts: Optional[bool] = None
+    gin_queue_depth: Optional[int] = None
+    gin_traffic_class: Optional[int] = None
+    world_gin_barrier_count: Optional[int] = None
+    gin_strong_signals_required: Optional[bool] = None
+    gin_va_signals_required: Optional[bool] = None
     #: NCCL's resource / team requirement lists (addresses), NCCL backend only.
     resource_requirements_list: int = 0
     team_requirements_list: int = 0
 
     def to_c(self) -> Any:
-        """A filled ncore_dev_comm_requirements_t for the C call. The two
-        lists are addresses of NCCL's own requirement lists, passed through
-        as they are (the host backend refuses any but 0)."""
+        """A filled ncore_dev_comm_requirements_t for the C call (None keeps
+        the library's default, NCORE_CONFIG_UNDEF_INT). The two lists are
+        addresses of NCCL's own requirement lists, passed through as they
+        are (the host backend refuses any but 0)."""
         requirements = raw.ncore_dev_comm_requirements_t()
         raw.ncore_dev_comm_requirements_init(requirements)
         for field in fields(self):
-            setattr(requirements, field.name, int(getattr(self, field.name)))
+            value = getattr(self, field.name)
+            if value is not None:
+                setattr(requirements, field.name, int(value))
         return requirements

@@ -1,0 +1,101 @@
+"""Communicator control: revoke, grow, suspend / resume, memory statistics,
+properties, scalable init, and the fields ABI 1.1 added to the config and
+the device-communicator requirements (host backend)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ncore
+
+from conftest import run_ranks
+
+
+def _control(comm):
+    r, n = comm.rank, comm.nranks
+    props = (comm.cuda_dev, comm.nvml_dev, comm.device_api_support,
+             comm.multimem_support, comm.n_lsa_teams, comm.host_rma_support)
+    comm.suspend(ncore.CommSuspendFlag.MEM)
+    x = np.ones(1, dtype=np.int32)
+    with pytest.raises(ncore.NcclInvalidUsage) as suspended:
+        comm.allreduce(x, x, ncore.SUM)
+    comm.resume()
+    with pytest.raises(ncore.NcclInvalidUsage):
+        comm.resume()
+    total = comm.get_mem_stat(ncore.NcclCommMemStat.GPU_MEM_TOTAL)
+    persist = comm.get_mem_stat(ncore.NcclCommMemStat.GPU_MEM_PERSIST)
+    with pytest.raises(ncore.NcclInvalid):
+        comm.get_mem_stat(9)
+    # Grow: rank n-1 leaves, then joins back through a grow.
+    alone = comm.split(0 if r < n - 1 else None, key=r)
+    uid = bytearray(128)
+    if r == 0:
+        uid[:] = alone.get_unique_id().as_bytes()
+        with pytest.raises(ncore.NcclInvalidUsage):
+            alone.get_unique_id()
+    buf = np.frombuffer(uid, dtype=np.uint8).copy()
+    comm.broadcast(buf, buf, root=0)
+    grown_id = ncore.UniqueId(buf.tobytes())
+    if r < n - 1:
+        grown = alone.grow(n, grown_id if r == 0 else None)
+    else:
+        grown = ncore.Communicator().grow(n, grown_id, rank=n - 1)
+    s = np.array([r + 1], dtype=np.int64)
+    grown.allreduce(s, s, ncore.SUM)
+    out = (props, str(suspended.value), total, persist, grown.rank, grown.nranks,
+           int(s[0]))
+    grown.destroy()
+    if alone.is_valid:
+        alone.destroy()
+    comm.revoke()
+    with pytest.raises(ncore.NcclInvalidUsage) as revoked:
+        comm.allreduce(x, x, ncore.SUM)
+    return out + ("revoked" in str(revoked.value),)
+
+
+def test_communicator_control_on_three_ranks():
+    results = run_ranks(3, _control)
+    for r, (props, suspended, total, persist, rank, size, s, revoked) in enumerate(results):
+        assert props == (-1, -1, True, False, 1, True)
+        assert "suspended" in suspended
+        assert total > 0 and persist == total
+        assert (rank, size, s) == (r, 3, 6)
+        assert revoked
+
+
+def _scalable(comm):
+    r = comm.rank
+    ids = []
+    for root in (0, 1):
+        data = np.frombuffer(ncore.get_unique_id().as_bytes() if r == root
+                             else bytes(128), dtype=np.uint8).copy()
+        comm.broadcast(data, data, root=root)
+        ids.append(ncore.UniqueId(data.tobytes()))
+    scaled = ncore.Communicator.init(comm.nranks, r, ids)
+    v = np.array([1], dtype=np.int32)
+    scaled.allreduce(v, v, ncore.SUM)
+    scaled.destroy()
+    return int(v[0])
+
+
+def test_init_with_several_ids_is_scalable_init():
+    assert run_ranks(2, _scalable) == [2, 2]
+
+
+def test_newer_config_and_requirement_fields_and_flags():
+    config = ncore.NCCLConfig(num_rma_ctx=2, graph_usage_mode=1, max_p2p_peers=4,
+                              graph_stream_ordering=1)
+    c = config.to_c()
+    assert (c.num_rma_ctx, c.graph_usage_mode, c.max_p2p_peers,
+            c.graph_stream_ordering) == (2, 1, 4, 1)
+    assert ncore.NCCLConfig().to_c().num_rma_ctx == ncore.raw.NCORE_CONFIG_UNDEF_INT
+    req = ncore.NCCLDevCommRequirements()
+    assert req.gin_context_count is None
+    raw_req = req.to_c()
+    assert raw_req.gin_context_count == ncore.raw.NCORE_CONFIG_UNDEF_INT
+    assert raw_req.gin_queue_depth == ncore.raw.NCORE_CONFIG_UNDEF_INT
+    assert ncore.NCCLDevCommRequirements(gin_queue_depth=3).to_c().gin_queue_depth == 3
+    assert int(ncore.WindowFlag.STRICT_ORDERING) == 2
+    assert int(ncore.CommSuspendFlag.MEM) == 1
+    assert int(ncore.NcclCommMemStat.GPU_MEM_TOTAL) == 3
