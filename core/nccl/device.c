@@ -134,9 +134,22 @@ ncore_status_t nccl_stream_create(ncore_stream_t *out) {
   return status;
 }
 
+/* The last stream this thread checked, and the context it was checked in.
+ * Every communicating call checks its stream, and cuStreamQuery is the
+ * most expensive step of a call (a driver round trip under a lock), while
+ * programs pass the same stream call after call: a stream that passed in
+ * this context passes again without asking. Stays correct: destroying it
+ * through ncore forgets it; a stream destroyed elsewhere (torch, CuPy)
+ * reaches NCCL, which fails the call with CUDA's invalid-handle error
+ * instead of ncore naming the argument first; and a new stream at the same
+ * address is a valid stream. */
+static _Thread_local CUstream checked_stream;
+static _Thread_local CUcontext checked_context;
+
 ncore_status_t nccl_stream_destroy(ncore_stream_t stream) {
   ncore_status_t status = nccl_context_ensure();
   if (status != NCORE_OK) return status;
+  if ((CUstream)stream == checked_stream) checked_stream = NULL;
   return cu_check(cu_fn.StreamDestroy((CUstream)stream), "cuStreamDestroy");
 }
 
@@ -151,10 +164,20 @@ ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
   if (stream == NULL) return NCORE_OK;
   ncore_status_t status = nccl_context_ensure();
   if (status != NCORE_OK) return status;
+  CUcontext current = NULL;
+  if ((CUstream)stream == checked_stream &&
+      cu_fn.CtxGetCurrent(&current) == CUDA_SUCCESS &&
+      current == checked_context)
+    return NCORE_OK;
   /* cuStreamQuery rejects handles that are not streams of this context
    * (CUDA_ERROR_INVALID_HANDLE / INVALID_CONTEXT); NOT_READY is fine. */
   CUresult r = cu_fn.StreamQuery((CUstream)stream);
-  if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) return NCORE_OK;
+  if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) {
+    checked_stream = (CUstream)stream;
+    if (cu_fn.CtxGetCurrent(&checked_context) != CUDA_SUCCESS)
+      checked_stream = NULL;
+    return NCORE_OK;
+  }
   const char *name = "?";
   cu_fn.GetErrorName(r, &name);
   return core_error(NCORE_ERR_INVALID_ARGUMENT,
