@@ -100,7 +100,11 @@ static nccl_window_t *window_new(nccl_comm_t *c, void *ptr, size_t size) {
 /* 1 when NCCL may refuse a window over the whole communicator that it
  * gives over the rank's LSA team (several teams, no GIN). */
 static int lsa_fallback_possible(const nccl_comm_t *c) {
-  return c->lsa_size < c->nranks;
+  /* Blocking communicators only: on a non-blocking one (NCCL 2.30.7) the
+   * team communicator's windows crashed the ranks (docs/gpu-results.md,
+   * 2026-11-23); there windows over several LSA teams without GIN stay
+   * NOT_SUPPORTED, as NCCL gives them. */
+  return c->lsa_size < c->nranks && !c->nonblocking;
 }
 
 ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
