@@ -113,6 +113,19 @@ int mr_lsa_reachable(ncore_comm_t comm, int peer) {
   return peer >= first && peer < first + lsa_size;
 }
 
+int mr_windows_available(ncore_comm_t comm, char *why, size_t cap) {
+  if (harness_is_host()) return 1;
+  void *mem = NULL;
+  ncore_window_t w = NCORE_NULL_HANDLE;
+  ncore_status_t s = ncore_mem_alloc(&mem, 4096, NCORE_BACKEND_NCCL);
+  if (s == NCORE_OK)
+    s = harness_settle(ncore_register_window(&w, comm, mem, 4096, 0));
+  snprintf(why, cap, "%s", s == NCORE_OK ? "" : ncore_last_error_message());
+  if (w != NCORE_NULL_HANDLE) ncore_window_close(w);
+  if (mem != NULL) ncore_mem_free(mem, NCORE_BACKEND_NCCL);
+  return s != NCORE_ERR_NOT_SUPPORTED;
+}
+
 int mr_onesided_reachable(ncore_comm_t comm, int peer) {
   if (mr_lsa_reachable(comm, peer)) return 1;
   ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;

@@ -125,6 +125,22 @@ int mr_onesided_reachable(ncore_comm_t comm, int peer);
   ncore_comm_t comm = mr_comm_init(rank, nranks, id);            \
   if (comm == NCORE_NULL_HANDLE) return
 
+/* 1 if comm can register a window at all; else 0 with the library's
+ * reason in why (NCCL without GIN gives no window over several LSA teams to
+ * a non-blocking communicator). Collective: every rank gets the same. */
+int mr_windows_available(ncore_comm_t comm, char *why, size_t cap);
+
+/* Skips the rest of the test, destroying comm, where comm can have no
+ * window (mr_windows_available): a fact of NCCL and the topology. */
+#define REQUIRE_WINDOWS(comm)                                       \
+  do {                                                              \
+    char why_[400];                                                 \
+    if (!mr_windows_available((comm), why_, sizeof why_)) {         \
+      ncore_comm_destroy(comm);                                     \
+      SKIP("no window on this communicator: %s", why_);             \
+    }                                                               \
+  } while (0)
+
 /* On NCCL, where windows need device memory from ncore_mem_alloc, checks
  * that a window over plain host memory `mem` is refused (INVALID_ARGUMENT
  * naming ptr), then frees mem, destroys comm and returns 1: the caller's

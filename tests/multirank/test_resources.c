@@ -52,6 +52,7 @@ MR_TEST(register_buffer_properties_and_close) {
 
 MR_TEST(register_window_properties) {
   MR_COMM(comm);
+  REQUIRE_WINDOWS(comm);
   const size_t size = 8192;
   char *mem = tb_alloc(size);
   CHECK(mem);
@@ -98,6 +99,7 @@ MR_TEST(register_window_properties) {
 
 MR_TEST(window_sizes_may_differ_without_symmetric_flag) {
   MR_COMM(comm);
+  REQUIRE_WINDOWS(comm);
   size_t mine = 4096 * (size_t)(rank + 1);
   char *mem = tb_alloc(mine);
   CHECK(mem);
@@ -120,6 +122,7 @@ MR_TEST(window_sizes_may_differ_without_symmetric_flag) {
 
 MR_TEST(window_pointers_of_shared_memory_are_real) {
   MR_COMM(comm);
+  REQUIRE_WINDOWS(comm);
   const size_t size = 4096;
   char *mem = tb_alloc(size);
   CHECK(mem);
@@ -168,6 +171,7 @@ MR_TEST(window_pointers_of_shared_memory_are_real) {
 
 MR_TEST(window_over_malloc_memory_has_null_peer_pointers) {
   MR_COMM(comm);
+  REQUIRE_WINDOWS(comm);
   const size_t size = 4096;
   char *mem = aligned_alloc(4096, size);
   CHECK(mem);
@@ -191,6 +195,7 @@ MR_TEST(window_over_malloc_memory_has_null_peer_pointers) {
 
 MR_TEST(window_closed_with_comm) {
   MR_COMM(comm);
+  REQUIRE_WINDOWS(comm);
   char *mem = tb_alloc(4096);
   CHECK(mem);
   ncore_window_t win;
