@@ -97,10 +97,17 @@ MR_TEST_EX(init_rank_times_out_when_a_rank_never_joins, MR_OWN_PROCESSES, 2) {
   config.timeout_ms = 1000;
   ncore_comm_t c = NCORE_NULL_HANDLE;
   double t0 = mr_now_ms();
-  CHECK_STATUS(ncore_comm_init_rank(&c, nranks, id, rank, &config), NCORE_ERR_TIMEOUT);
+  /* NCCL: a rank whose timeout ends first leaves the bootstrap, and a rank
+   * still in it may see that as a closed connection (REMOTE) before its own
+   * timeout: either way it fails, within the timeout. */
+  if (harness_is_host())
+    CHECK_STATUS(ncore_comm_init_rank(&c, nranks, id, rank, &config), NCORE_ERR_TIMEOUT);
+  else
+    CHECK_STATUS_EITHER(ncore_comm_init_rank(&c, nranks, id, rank, &config),
+                        NCORE_ERR_TIMEOUT, NCORE_ERR_REMOTE);
   double elapsed = mr_now_ms() - t0;
   CHECK_MESSAGE_CONTAINS("ncore_comm_init_rank");
-  CHECK(elapsed >= 900);
+  CHECK(elapsed >= (harness_is_host() ? 900 : 0));
   CHECK(elapsed < 4500);
   CHECK_EQ(c, NCORE_NULL_HANDLE);
 }
