@@ -447,7 +447,14 @@ static void step_window(void) {
       size_t room;
       unsigned char *buf = pick_buffer(&room);
       ncore_window_t win = 0;
-      size_t size = pick(6) ? 1 + take(2) % (room ? room : 1) : (size_t)take(8);
+      /* Any size over ncore_mem_alloc memory (the library knows that
+       * allocation and must refuse a window past it); over plain memory
+       * only sizes that fit, since no C library can know how large a
+       * caller's malloc block is (a larger window is the caller's bug, and
+       * a put into it would write past the block). */
+      int plain = buf != NULL && (buf < w.shared[0] || buf >= w.shared[0] + BUF_BYTES) &&
+                  (buf < w.shared[1] || buf >= w.shared[1] + BUF_BYTES);
+      size_t size = pick(6) || plain ? 1 + take(2) % (room ? room : 1) : (size_t)take(8);
       uint32_t flags = pick(6) ? pick(2) : (uint32_t)take(4);
       CALL(ncore_register_window, pick(8) ? &win : NULL, pick_comm(), buf, size, flags);
       keep(w.windows, win);
