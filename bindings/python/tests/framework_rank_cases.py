@@ -539,7 +539,13 @@ def case_nonblocking(comm: Any, fw: Any, device: int) -> None:
         calls = Calls(nb, True)
         collectives(calls, fw)
         send_recv_ring(calls, fw)
-        window_put_signal(calls, fw)
+        try:
+            window_put_signal(calls, fw)
+        except ncore.NcclNotSupported as e:
+            # NCCL 2.29+ gives a non-blocking communicator spanning several
+            # LSA teams without GIN no window at all (core/nccl/README.md).
+            assert "GIN" in str(e) and nb.lsa_size < n, str(e)
+            print(f"rank {r}: no window on this communicator: {e}", flush=True)
         barrier(calls, fw)
     finally:
         nb.destroy()

@@ -40,7 +40,9 @@ def _control(comm):
     if r < n - 1:
         grown = alone.grow(n, grown_id if r == 0 else None)
     else:
-        grown = ncore.Communicator().grow(n, grown_id, rank=n - 1)
+        # A new rank has no parent: its config names the world's backend.
+        grown = ncore.Communicator().grow(n, grown_id, rank=n - 1,
+                                          config=ncore.NCCLConfig(backend=comm.backend))
     s = np.array([r + 1], dtype=np.int64)
     grown.allreduce(s, s, ncore.SUM)
     out = (props, str(suspended.value), total, persist, grown.rank, grown.nranks,
@@ -68,11 +70,12 @@ def _scalable(comm):
     r = comm.rank
     ids = []
     for root in (0, 1):
-        data = np.frombuffer(ncore.get_unique_id().as_bytes() if r == root
+        data = np.frombuffer(ncore.get_unique_id(comm.backend).as_bytes() if r == root
                              else bytes(128), dtype=np.uint8).copy()
         comm.broadcast(data, data, root=root)
         ids.append(ncore.UniqueId(data.tobytes()))
-    scaled = ncore.Communicator.init(comm.nranks, r, ids)
+    scaled = ncore.Communicator.init(comm.nranks, r, ids,
+                                     ncore.NCCLConfig(backend=comm.backend))
     v = np.array([1], dtype=np.int32)
     scaled.allreduce(v, v, ncore.SUM)
     scaled.destroy()
