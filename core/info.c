@@ -10,6 +10,8 @@
 
 NCORE_API ncore_status_t ncore_library_info(ncore_library_info_t *out) {
   CORE_ENTER("ncore_library_info");
+  if (out == NULL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "out: must not be NULL");
   uint32_t size = 0;
   ncore_status_t status = core_versioned_check_out(
       out, CORE_MIN_SIZE_LIBRARY_INFO, sizeof(ncore_library_info_t), "out",
