@@ -49,6 +49,9 @@ rm -f "$out/lib/libncore.so" "$out/lib/libncore.so.1"
 install -m 755 "$bin/libncore.so" "$out/lib/$real"
 ln -sfn "$real" "$out/lib/libncore.so.1"
 ln -sfn libncore.so.1 "$out/lib/libncore.so"
+# pkg-config for the repository itself (the Go binding builds through it).
+mkdir -p "$out/lib/pkgconfig"
+tools/install/ncore-pc.sh "$PWD" "$PWD/$out/lib" "$PWD/abi/include" > "$out/lib/pkgconfig/ncore.pc"
 if [ "$variant" = normal ]; then
   mkdir -p build/bin
   install -m 755 "$bin/tools/ncore_run" build/bin/ncore-run

@@ -9,9 +9,7 @@
 #   PREFIX/lib/cmake/ncore/ncoreConfigVersion.cmake
 # DESTDIR stages the files (packaging): they land in DESTDIR/PREFIX/... while
 # ncore.pc names PREFIX. LIBDIR (default PREFIX/lib) moves the library and
-# the two package files. ncore.pc's Libs carry a run path to LIBDIR unless it
-# is one the dynamic loader searches anyway (/lib*, /usr/lib*), so a program
-# built with `pkg-config --libs ncore` starts without LD_LIBRARY_PATH.
+# the two package files. ncore.pc: tools/install/ncore-pc.sh.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 prefix=${1:?usage: install.sh PREFIX [DESTDIR]}
@@ -38,19 +36,12 @@ install -m 644 "$repo/abi/include/ncore.h" "$destdir$prefix/include/ncore.h"
 install -m 644 "$repo"/abi/include/ncore/*.h "$destdir$prefix/include/ncore/"
 install -m 755 "$repo/build/bin/ncore-run" "$destdir$prefix/bin/ncore-run"
 
-rpath=""
-case "$libdir" in
-  /lib|/lib/*|/lib64|/usr/lib|/usr/lib/*|/usr/lib64) ;;
-  *) rpath="-Wl,-rpath,\${libdir} " ;;
-esac
 # The CMake files find the prefix from their own place, so a staged or moved
 # tree keeps working; they need the path from the prefix to the library.
 libdir_rel=${libdir#"$prefix"/}
 [ "$libdir_rel" = "$libdir" ] && libdir_rel=$libdir
 cmake_up=$(echo "$libdir_rel/cmake/ncore" | sed 's|[^/][^/]*|..|g')
-sed -e "s|@PREFIX@|$prefix|g" -e "s|@LIBDIR@|$libdir|g" -e "s|@VERSION@|$version|g" \
-    -e "s|@RPATH@|$rpath|g" \
-  "$repo/tools/install/ncore.pc.in" > "$lib/pkgconfig/ncore.pc"
+"$repo/tools/install/ncore-pc.sh" "$prefix" "$libdir" "$prefix/include" > "$lib/pkgconfig/ncore.pc"
 sed -e "s|@LIBDIR_REL@|$libdir_rel|g" -e "s|@PREFIX_FROM_HERE@|$cmake_up|g" \
     -e "s|@VERSION@|$version|g" -e "s|@LIBRARY@|$real|g" \
   "$repo/tools/install/ncoreConfig.cmake.in" > "$lib/cmake/ncore/ncoreConfig.cmake"
