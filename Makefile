@@ -7,6 +7,7 @@
 #   make bench         host benchmarks into bench/results/ (bench/run-host.sh)
 #   make conformance   the conformance matrix on the host backend
 #   make conformance-gpu  the same on NCCL, cases of up to one rank per GPU
+#   make install       install into PREFIX (default /usr/local), under DESTDIR if set
 #   make abi-check     compare build/lib/libncore.so with abi/baseline/
 #   make abi-baseline  record a release: abi/baseline/ (docs/abi-policy.md; releases only)
 #   make clean         remove build/ and Bazel's outputs
@@ -21,12 +22,16 @@ endif
 
 DEBIAN_PACKAGES := bazel-bootstrap swig bindgen golang-go python3-dev \
                    python3-pytest python3-numpy abigail-tools libdlpack-dev \
-                   clang-14 libclang-rt-14-dev
+                   clang-14 libclang-rt-14-dev python3-matplotlib python3-venv \
+                   python3-wheel python3-setuptools pkgconf cmake
 # The demo's ranks: one per GPU where NCCL will be used, else 4 processes.
 GPU_COUNT := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 DEMO_RANKS ?= $(if $(filter-out 0,$(GPU_COUNT)),$(GPU_COUNT),4)
 
-.PHONY: all deps lib demo test soak bench conformance conformance-gpu abi-check abi-baseline clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all deps lib install demo test soak bench conformance conformance-gpu abi-check abi-baseline clean
 
 all: lib
 
@@ -44,6 +49,10 @@ deps:
 
 lib:
 	tools/build-variant.sh normal build
+
+# The library (soname chain), headers, ncore-run, pkg-config and CMake files.
+install: lib
+	tools/install/install.sh "$(PREFIX)" "$(DESTDIR)"
 
 demo: deps lib
 	build/bin/ncore-run -n $(DEMO_RANKS) --timeout 300 build/bin/ncore-demo

@@ -74,6 +74,10 @@ typedef struct core_backend_ops {
   /* NCORE_OK if usable in this process, else NCORE_ERR_UNAVAILABLE with a
    * message naming what is missing. Cheap after the first call. */
   ncore_status_t (*probe)(void);
+  /* After probe() succeeded: fills what only this backend knows of *out
+   * (ncore_library_info): its features and, for NCCL, the loaded libnccl
+   * and the device count. Records no error. */
+  void (*describe)(ncore_library_info_t *out);
 
   /* ---- communicators ---- */
   ncore_status_t (*get_unique_id)(ncore_unique_id_t *out);
@@ -227,6 +231,11 @@ extern const core_backend_ops_t core_nccl_backend;
  * Returns NCORE_OK or the error (recorded). */
 ncore_status_t core_backend_select(ncore_backend_t requested,
                                    const core_backend_ops_t **out);
+/* The same, also writing why that backend (cap bytes into reason; on
+ * failure reason is untouched and the recorded message says why). */
+ncore_status_t core_backend_select_why(ncore_backend_t requested,
+                                       const core_backend_ops_t **out,
+                                       char *reason, size_t cap);
 
 /* Resolves a timeout_ms config value (0 = default, negative = forever). */
 int64_t core_timeout_resolve(int32_t timeout_ms);

@@ -1,6 +1,6 @@
 /* core — making communicators: ncore_get_unique_id, ncore_comm_init_rank
  * (and _scalable), ncore_comm_init_all, ncore_comm_split, ncore_comm_shrink,
- * ncore_comm_grow. Every argument is
+ * ncore_comm_grow, and ncore_comm_init_from_env. Every argument is
  * checked here, before the backend sees the call. */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 /* The most ranks ncore_comm_init_all makes in one process. */
 #define CORE_MAX_RANKS_IN_PROCESS 4096
 #include "group.h"
+#include "ncore_launch_env.h"
 
 #define CHECK_NOT_NULL(pointer, name)                                    \
   do {                                                                   \
@@ -81,6 +82,34 @@ NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
   *out = NCORE_NULL_HANDLE;
   CHECK_NOT_NULL(id, "id");
   return init_rank(out, nranks, id, 1, rank, config);
+}
+
+NCORE_API ncore_status_t ncore_comm_init_from_env(
+    ncore_comm_t *out, const ncore_comm_config_t *config) {
+  CORE_ENTER("ncore_comm_init_from_env");
+  CHECK_NOT_NULL(out, "out");
+  *out = NCORE_NULL_HANDLE;
+  /* The launcher's own decoder (tools/ncore_launch_env.h): the variables
+   * have one reader and one writer. */
+  int rank = 0, nranks = 0;
+  ncore_unique_id_t id;
+  if (ncore_env_rank(&rank) != 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "NCORE_RANK: missing or not a non-negative integer "
+                      "(start the program with ncore-run)");
+  if (ncore_env_nranks(&nranks) != 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "NCORE_NRANKS: missing or not a positive integer "
+                      "(start the program with ncore-run)");
+  if (rank >= nranks)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "NCORE_RANK: %d is out of range [0, %d) (NCORE_NRANKS)",
+                      rank, nranks);
+  if (ncore_env_unique_id(&id) != 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "NCORE_UNIQUE_ID: missing or not %d hex characters",
+                      NCORE_LAUNCH_ENV_ID_HEX_CHARS);
+  return init_rank(out, nranks, &id, 1, rank, config);
 }
 
 /* The most bootstrap roots one scalable init takes: NCCL spreads its

@@ -9,6 +9,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "error_clear.h"
+#include "log.h"
 #include "process.h"
 
 /* ---- communicators ---- */
@@ -61,6 +62,11 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
     return core_error_current();
   }
   *out = handle;
+  core_log(CORE_LOG_INFO,
+           "comm %#llx: rank %d of %d, %s backend, device %d, timeout %lld ms%s",
+           (unsigned long long)handle, comm->info.rank, comm->info.nranks,
+           ops->name, comm->info.device, (long long)config->timeout_ms,
+           pending ? " (still initialising)" : "");
   return NCORE_OK;
 }
 
@@ -228,6 +234,8 @@ ncore_status_t core_comm_close(ncore_comm_t handle, int aborted) {
   core_comm_object_t *comm = (core_comm_object_t *)obj;
   if (core_handle_close(obj)) {
     if (aborted) {
+      core_log(CORE_LOG_WARN, "comm %#llx: rank %d of %d aborted",
+               (unsigned long long)handle, comm->info.rank, comm->info.nranks);
       atomic_store(&comm->aborted, 1);
       /* Wakes a call blocked on this communicator in another thread; it
        * still holds its reference, so the impl stays valid meanwhile. A

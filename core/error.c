@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "error_clear.h"
+#include "log.h"
 
 /* Long enough for any message we format; longer ones are truncated. */
 #define CORE_ERROR_MESSAGE_BYTES 1024
@@ -22,6 +23,20 @@ void core_error_enter(const char *function) {
   tls_status = NCORE_OK;
   tls_function = function != NULL ? function : "ncore";
   tls_message[0] = '\0';
+}
+
+/* 1 for the statuses a correct program can still meet: WARN in the log. */
+static int status_is_environmental(ncore_status_t status) {
+  switch (status) {
+    case NCORE_ERR_UNHANDLED_CUDA:
+    case NCORE_ERR_SYSTEM:
+    case NCORE_ERR_INTERNAL:
+    case NCORE_ERR_REMOTE:
+    case NCORE_ERR_TIMEOUT:
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 /* Records status and "<function>: <formatted>"; returns status. A later
@@ -40,6 +55,10 @@ ncore_status_t core_error(ncore_status_t status, const char *fmt, ...) {
     va_end(args);
   }
   tls_status = status;
+  /* The debug log sees every recorded error: WARN for those whose cause lies
+   * outside the caller's arguments (a peer, the system, CUDA, time). */
+  core_log(status_is_environmental(status) ? CORE_LOG_WARN : CORE_LOG_INFO,
+           "%s (%s)", tls_message, ncore_status_string(status));
   return status;
 }
 

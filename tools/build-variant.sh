@@ -2,7 +2,8 @@
 # tools/build-variant.sh VARIANT OUTDIR: builds libncore.so, the launcher and
 # the C test programs with Bazel (VARIANT: normal, asan or ubsan, the
 # .bazelrc configs) and copies them out of Bazel's tree:
-#   OUTDIR/lib/libncore.so (+ libncore.so.1, its soname), OUTDIR/tests/<program>,
+#   OUTDIR/lib/libncore.so.MAJOR.MINOR.PATCH (version.h) with the soname chain
+#   libncore.so -> libncore.so.1 -> libncore.so.MAJOR.MINOR.PATCH, OUTDIR/tests/<program>,
 #   and for the normal variant build/bin/ncore-run and build/bin/ncore-demo.
 set -euo pipefail
 variant=$1
@@ -39,9 +40,18 @@ bazel build "${flags[@]}" "${targets[@]}"
 bin=$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)
 
 mkdir -p "$out/lib"
+# The soname chain as a distribution installs it (tools/install.sh copies it):
+# the file carries the full version, the soname link the major (what programs
+# load), the unversioned link what -lncore finds at link time.
+real=$(tools/ncore-version.sh file)
+rm -f "$out/lib/libncore.so" "$out/lib/libncore.so.1"
 # install, not cp: Bazel's outputs are read-only, and a copy must replace them.
-install -m 755 "$bin/libncore.so" "$out/lib/libncore.so"
-ln -sfn libncore.so "$out/lib/libncore.so.1"
+install -m 755 "$bin/libncore.so" "$out/lib/$real"
+ln -sfn "$real" "$out/lib/libncore.so.1"
+ln -sfn libncore.so.1 "$out/lib/libncore.so"
+# pkg-config for the repository itself (the Go binding builds through it).
+mkdir -p "$out/lib/pkgconfig"
+tools/install/ncore-pc.sh "$PWD" "$PWD/$out/lib" "$PWD/abi/include" > "$out/lib/pkgconfig/ncore.pc"
 if [ "$variant" = normal ]; then
   mkdir -p build/bin
   install -m 755 "$bin/tools/ncore_run" build/bin/ncore-run

@@ -3,7 +3,7 @@
 # order: the C tests (tests/run.sh), the same under ASan and UBSan builds
 # (build/asan, build/ubsan), the ThreadSanitizer tests (tests/race), the
 # fuzzers for a bounded time (tests/fuzz), the
-# Python, Rust and Go bindings' test.sh, the
+# Python, Rust and Go bindings' test.sh, the install tests (tests/install), the
 # conformance suite, the check that tests assert only documented statuses
 # (tools/documented-statuses.py), the NCCL struct layouts against every
 # NCCL header set (tools/nccl-layouts/check.sh), the NCCL backend against
@@ -72,6 +72,12 @@ for lang in python rust go; do
     skip_suite "$lang-binding" "not present"
   fi
 done
+# ncore as a user gets it: make install into a fresh prefix, then a C
+# (pkg-config, CMake), Python (wheel in a venv) and Go program built and run
+# on several ranks from outside the repository.
+if [ -x tests/install/run.sh ]; then
+  run_suite install tests/install/run.sh
+fi
 if [ -f conformance/run.sh ]; then
   run_suite conformance bash conformance/run.sh
 elif [ -f conformance/run.py ]; then

@@ -9,6 +9,7 @@
 #include "ncore/types.h"
 #include "ncore/comm.h"
 #include "ncore/comm_control.h"
+#include "ncore/launch.h"
 #include "ncore/p2p.h"
 #include "ncore/coll.h"
 #include "ncore/resources.h"
@@ -18,5 +19,6 @@
 #include "ncore/memory.h"
 #include "ncore/buffer.h"
 #include "ncore/symmetric.h"
+#include "ncore/info.h"
 
 #endif /* NCORE_H */

@@ -7,6 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 lib=${NCORE_LIB_DIR:-$root/build/lib}
 export GOFLAGS=-mod=mod GOPROXY=off GOCACHE="${GOCACHE:-/tmp/ncore-go-cache}"
+# cgo finds libncore through pkg-config (bindings/go/cgo.go).
+export PKG_CONFIG_PATH="$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 cc -O2 -o "$here/overhead_c" "$root/bench/c/overhead.c" -I"$root/abi/include" -L"$lib" -lncore -Wl,-rpath,"$lib"
 (cd "$here" && go build -o "$here/overhead_go" .)
 echo "C baseline (ns per call):"

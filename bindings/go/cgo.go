@@ -1,12 +1,15 @@
 package ncore
 
-// The cgo flags for the whole package: the public headers of abi/include and
-// the libncore.so that `make lib` puts in build/lib (found at run time through
-// the rpath, so tests and examples run without LD_LIBRARY_PATH).
+// The cgo flags for the whole package come from pkg-config (ncore.pc): an
+// installed ncore (make install PREFIX=...; PKG_CONFIG_PATH=PREFIX/lib/pkgconfig
+// unless PREFIX is /usr or /usr/local), or, inside the repository, the
+// ncore.pc that `make lib` writes in build/lib/pkgconfig (test.sh puts it
+// first on PKG_CONFIG_PATH). ncore.pc's run path lets programs start
+// without LD_LIBRARY_PATH; no path of this checkout is baked into a user's
+// binary.
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../abi/include
-#cgo LDFLAGS: -L${SRCDIR}/../../build/lib -lncore -Wl,-rpath,${SRCDIR}/../../build/lib
+#cgo pkg-config: ncore
 #include "ncgo.h"
 */
 import "C"

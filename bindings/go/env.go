@@ -1,11 +1,17 @@
 package ncore
 
+/*
+#include "ncgo.h"
+*/
+import "C"
+
 import (
 	"os"
 	"strconv"
 )
 
-// The environment tools/ncore-run gives each rank it starts.
+// The environment ncore-run (and python -m ncore.run) gives each rank it
+// starts.
 const (
 	EnvRank     = "NCORE_RANK"
 	EnvNRanks   = "NCORE_NRANKS"
@@ -13,30 +19,28 @@ const (
 )
 
 // FromEnv creates this rank's communicator from the environment that
-// tools/ncore-run sets: NCORE_RANK, NCORE_NRANKS and NCORE_UNIQUE_ID (256
-// hex digits; the launcher made the id, so no rank has to). cfg nil means
-// defaults. A missing or malformed variable gives ErrInvalidArgument naming it.
+// ncore-run sets: NCORE_RANK, NCORE_NRANKS and NCORE_UNIQUE_ID
+// (ncore_comm_init_from_env; the launcher made the id, so no rank has to).
+// cfg nil means defaults. A missing or malformed variable gives ErrInvalid
+// naming it.
 func FromEnv(cfg *Config) (*Communicator, error) {
-	rank, err := envInt(EnvRank)
+	cc, err := cfg.toC()
 	if err != nil {
 		return nil, err
 	}
-	nranks, err := envInt(EnvNRanks)
-	if err != nil {
+	defer cc.free()
+	var h C.ncore_comm_t
+	if err := fromCreation(C.ncgo_comm_init_from_env(&h, cc.ptr())); err != nil {
 		return nil, err
 	}
-	id, err := ParseUniqueID(os.Getenv(EnvUniqueID))
-	if err != nil {
-		return nil, newError(StatusInvalid, "ncore.FromEnv", EnvUniqueID, "%s", err.(*Error).Message)
-	}
-	return InitRank(nranks, id, rank, cfg)
+	return newCommunicator(h)
 }
 
-// envInt reads an integer environment variable.
+// envInt reads an integer environment variable (the tests' rank helpers).
 func envInt(name string) (int, error) {
 	s, ok := os.LookupEnv(name)
 	if !ok {
-		return 0, newError(StatusInvalid, "ncore.FromEnv", name, "is not set (start the program with tools/ncore-run)")
+		return 0, newError(StatusInvalid, "ncore.FromEnv", name, "is not set (start the program with ncore-run)")
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil {

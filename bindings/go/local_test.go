@@ -134,7 +134,7 @@ func TestFromEnvNamesTheMissingVariable(t *testing.T) {
 	t.Setenv(EnvNRanks, "1")
 	t.Setenv(EnvUniqueID, "abc")
 	_, err = FromEnv(nil)
-	wantErr(t, "FromEnv bad id", err, ErrInvalid, "NCORE_UNIQUE_ID")
+	wantErr(t, "FromEnv bad id", err, ErrInvalid, "ncore_comm_init_from_env", "NCORE_UNIQUE_ID")
 }
 
 func TestInitRankValidatesItsArguments(t *testing.T) {
@@ -279,5 +279,20 @@ func TestGoSlicesAreRefusedOnNCCL(t *testing.T) {
 	wantErr(t, "slice on NCCL", err, ErrInvalid, "ncore_send: buf:", "device memory")
 	if _, err := bufferArgs(fake, "ncore_send", "buf", DevicePtr{Addr: 4096, Bytes: 4}.As(Float32).view(), false); err != nil {
 		t.Fatalf("device memory refused: %v", err)
+	}
+}
+
+func TestLibraryInfoDescribesTheLibrary(t *testing.T) {
+	t.Setenv("NCORE_BACKEND", "host")
+	info, err := GetLibraryInfo()
+	must(t, "GetLibraryInfo", err)
+	if info.Version != Version() || info.ABIVersion != LoadedABIVersion() {
+		t.Fatalf("version %q ABI %d, want %q %d", info.Version, info.ABIVersion, Version(), LoadedABIVersion())
+	}
+	if info.Backend != BackendHost || info.BackendReason != "NCORE_BACKEND=host" {
+		t.Fatalf("backend %v (%q), want host (NCORE_BACKEND=host)", info.Backend, info.BackendReason)
+	}
+	if info.Features&FeatureRevoke == 0 || (info.NCCLVersion == 0) != (info.NCCLPath == "") {
+		t.Fatalf("features %#x, nccl %d %q", info.Features, info.NCCLVersion, info.NCCLPath)
 	}
 }

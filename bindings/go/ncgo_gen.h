@@ -89,6 +89,11 @@ static inline ncgo_result ncgo_comm_init_rank_scalable(ncore_comm_t *out, int nr
   return ncgo_result_of(ncore_comm_init_rank_scalable(out, nranks, rank, id_count, ids, config));
 }
 
+/* ---- launch.h ---- */
+static inline ncgo_result ncgo_comm_init_from_env(ncore_comm_t *out, const ncore_comm_config_t *config) {
+  return ncgo_result_of(ncore_comm_init_from_env(out, config));
+}
+
 /* ---- p2p.h ---- */
 static inline ncgo_result ncgo_send(ncore_comm_t comm, void *buf_hp, uintptr_t buf_dp, size_t count, int dtype, int peer, uintptr_t stream) {
   return ncgo_result_of(ncore_send(comm, NCGO_PTR(buf_hp, buf_dp), count, (ncore_dtype_t)dtype, peer, NCGO_STREAM(stream)));
@@ -345,6 +350,11 @@ static inline ncgo_result ncgo_symmetric_get(void *dst_hp, uintptr_t dst_dp, nco
 }
 static inline ncgo_result ncgo_symmetric_free(ncore_symmetric_t sym) {
   return ncgo_result_of(ncore_symmetric_free(sym));
+}
+
+/* ---- info.h ---- */
+static inline ncgo_result ncgo_library_info(ncore_library_info_t *out) {
+  return ncgo_result_of(ncore_library_info(out));
 }
 
 #endif /* NCORE_GO_NCGO_GEN_H */

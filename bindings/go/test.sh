@@ -19,6 +19,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 export GOFLAGS=-mod=mod GOPROXY=off GO111MODULE=on
 export GOCACHE="${GOCACHE:-/tmp/ncore-go-cache}"
+# cgo finds libncore through pkg-config: the repository's own ncore.pc first.
+export PKG_CONFIG_PATH="$root/build/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 # The tests pick the host backend themselves; keep an outer setting out.
 unset NCORE_RANK NCORE_NRANKS NCORE_UNIQUE_ID
 

@@ -186,7 +186,8 @@ error_classes = _ncore_c.error_classes
  * in an exception. */
 %typemap(out) ncore_status_t ncore_comm_init_rank, ncore_status_t ncore_comm_split,
               ncore_status_t ncore_comm_shrink, ncore_status_t ncore_comm_grow,
-              ncore_status_t ncore_comm_init_rank_scalable {
+              ncore_status_t ncore_comm_init_rank_scalable,
+              ncore_status_t ncore_comm_init_from_env {
   if ($1 != NCORE_OK && $1 != NCORE_IN_PROGRESS) {
     ncore_py_raise($1);
     SWIG_fail;
@@ -504,6 +505,20 @@ NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
                                     (unsigned long long)$1->count, (int)$1->dtype,
                                     (int)$1->device_type, (int)$1->device_id))
 }
+/* The library's description comes back as a dict of its fields. */
+%typemap(in, numinputs=0) ncore_library_info_t *out (ncore_library_info_t temp) {
+  ncore_library_info_t init = NCORE_LIBRARY_INFO_INIT;
+  temp = init;
+  $1 = &temp;
+}
+%typemap(argout) ncore_library_info_t *out {
+  NCORE_APPEND_RESULT(Py_BuildValue(
+      "{s:I,s:i,s:I,s:i,s:i,s:s,s:s,s:s}", "abi_version", $1->abi_version,
+      "backend", (int)$1->backend, "features", $1->features,
+      "nccl_version", (int)$1->nccl_version,
+      "cuda_device_count", (int)$1->cuda_device_count, "version", $1->version,
+      "backend_reason", $1->backend_reason, "nccl_path", $1->nccl_path))
+}
 /* ... and goes back in as the same tuple. */
 %typemap(in) const ncore_buffer_desc_t *desc (ncore_buffer_desc_t temp) {
   unsigned long long ptr = 0, count = 0;
@@ -571,6 +586,7 @@ NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
 %include "ncore/types.h"
 %include "ncore/comm.h"
 %include "ncore/comm_control.h"
+%include "ncore/launch.h"
 %include "ncore/p2p.h"
 %include "ncore/coll.h"
 %include "ncore/resources.h"
@@ -580,6 +596,7 @@ NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
 %include "ncore/memory.h"
 %include "ncore/buffer.h"
 %include "ncore/symmetric.h"
+%include "ncore/info.h"
 
 /* The generated Python functions above only forward to the C module; bind
  * each name to its C function directly, which saves a Python call (about

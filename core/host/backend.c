@@ -10,6 +10,13 @@
 /* Shared memory and OFD locks exist on every Linux: always usable. */
 static ncore_status_t host_probe(void) { return NCORE_OK; }
 
+/* The host backend implements every call (ncore/comm_control.h). */
+static void host_describe(ncore_library_info_t *out) {
+  out->features = NCORE_FEATURE_REVOKE | NCORE_FEATURE_GROW |
+                  NCORE_FEATURE_SUSPEND | NCORE_FEATURE_MEM_STAT |
+                  NCORE_FEATURE_SCALABLE_INIT;
+}
+
 /* Fails fast on an aborted communicator before queueing anything. */
 static ncore_status_t usable(host_comm_t *c) {
   return host_comm_health(c, 0);
@@ -91,6 +98,7 @@ const core_backend_ops_t core_host_backend = {
     .kind = NCORE_BACKEND_HOST,
     .name = "host",
     .probe = host_probe,
+    .describe = host_describe,
     .get_unique_id = host_get_unique_id,
     .comm_init_rank = host_comm_init_rank,
     .comm_init_all = host_comm_init_all,

@@ -2,13 +2,33 @@
 #include "nccl_internal.h"
 #include "nccl_ops.h"
 
+#include <pthread.h>
+
+#include "../log.h"
+
+static pthread_once_t logged_once = PTHREAD_ONCE_INIT;
+
+/* Says in the debug log which libnccl was loaded (once per process). */
+static void log_loaded(void) {
+  int devices = 0;
+  if (cu_fn.DeviceGetCount != NULL) cu_fn.DeviceGetCount(&devices);
+  core_log(CORE_LOG_INFO, "nccl: loaded %s (NCCL %s), %d CUDA device(s)",
+           nccl_loaded_path(), nccl_version_text(nccl_runtime_version()),
+           devices);
+}
+
 /* Loads libnccl.so.2 / libcuda.so.1 and finds a device, once. */
-static ncore_status_t nccl_probe(void) { return nccl_load(); }
+static ncore_status_t nccl_probe(void) {
+  ncore_status_t status = nccl_load();
+  if (status == NCORE_OK) pthread_once(&logged_once, log_loaded);
+  return status;
+}
 
 const core_backend_ops_t core_nccl_backend = {
     .kind = NCORE_BACKEND_NCCL,
     .name = "nccl",
     .probe = nccl_probe,
+    .describe = nccl_describe,
     .get_unique_id = nccl_get_unique_id,
     .comm_init_rank = nccl_comm_init_rank,
     .comm_init_all = nccl_comm_init_all,

@@ -34,6 +34,8 @@ ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags);
 ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out);
 ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags);
 ncore_status_t nccl_comm_resume(void *comm);
+/* ncore_library_info's NCCL part (info.c). */
+void nccl_describe(ncore_library_info_t *out);
 ncore_status_t nccl_comm_mem_stat(void *comm, ncore_comm_mem_stat_t stat,
                                   uint64_t *out);
 ncore_status_t nccl_group_start(void);

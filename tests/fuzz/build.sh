@@ -12,7 +12,7 @@ command -v "$CLANG" >/dev/null || CLANG=clang
 mkdir -p "$out/obj"
 flags=(-std=c11 -O1 -g -D_GNU_SOURCE -fno-omit-frame-pointer
        -fsanitize=address,undefined -fno-sanitize-recover=undefined
-       -Iabi/include -Icore -I. -I/usr/local/cuda/include)
+       -Iabi/include -Icore -Itools -I. -I/usr/local/cuda/include)
 
 # The documented statuses, from the headers (tools/documented-statuses.py).
 table="$out/documented_statuses.h"

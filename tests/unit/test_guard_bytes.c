@@ -60,6 +60,10 @@ static ncore_status_t call_comm_properties(void *p, size_t size) {
   (void)size;
   return ncore_comm_properties(the_comm, (ncore_comm_properties_t *)p);
 }
+static ncore_status_t call_library_info(void *p, size_t size) {
+  (void)size;
+  return ncore_library_info((ncore_library_info_t *)p);
+}
 static ncore_status_t call_buffer_resolve_dlpack(void *p, size_t size) {
   (void)size;
   int64_t shape[1] = {4};
@@ -99,6 +103,8 @@ static const writer_t dev_comm_info =
     WRITER(dev_comm_info, ncore_dev_comm_info_t, rank, 0);
 static const writer_t comm_properties =
     WRITER(comm_properties, ncore_comm_properties_t, rank, 0);
+static const writer_t library_info =
+    WRITER(library_info, ncore_library_info_t, abi_version, 0);
 static const writer_t buffer_resolve_dlpack =
     WRITER(buffer_resolve_dlpack, ncore_buffer_desc_t, ptr, 0);
 static const writer_t buffer_resolve_array_interface =
@@ -276,6 +282,10 @@ TEST(comm_properties_writes_only_the_callers_size) {
   the_comm = comm;
   check_writer(&comm_properties);
   CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(library_info_writes_only_the_callers_size) {
+  check_writer(&library_info);
 }
 
 TEST(buffer_resolve_dlpack_writes_only_the_callers_size) {

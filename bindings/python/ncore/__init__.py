@@ -32,6 +32,7 @@ from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
 from ._p2p import WaitSignalDesc
 from .communicator import Communicator
+from .info import Feature, LibraryInfo, get_library_info
 from .group import group, group_end, group_start
 from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
 from . import symmetric
@@ -83,6 +84,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Feature", "LibraryInfo", "get_library_info",
     "NcclError", "NcclInvalid", "NcclInvalidUsage", "NcclSystemError",
     "NcclInternalError", "NcclUnhandledCudaError", "NcclRemoteError",
     "NcclInProgress", "NcclNotSupported", "NcclUnavailable", "NcclTimeout",

@@ -1,11 +1,36 @@
 """Loads the raw SWIG layer (`ncore._ncore`, the C ABI one to one) and checks
-that the loaded libncore speaks the ABI this package was built against."""
+that the loaded libncore speaks the ABI this package was built against.
+Before that, points libncore's NCCL loader at this interpreter's own NCCL
+wheel (nvidia-nccl-cu12 / -cu13: nvidia/nccl/lib), which the loader's fixed
+search paths cannot know for a virtual or conda environment."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from typing import Optional
 
-from . import _ncore as raw
+
+def _point_at_nccl_wheel() -> None:
+    """Sets NCORE_NCCL_LIBRARY to the nvidia.nccl package's libnccl.so.2 when
+    that package is importable here and the variable is unset (a user's
+    choice wins). libncore reads it when it first loads NCCL."""
+    if os.environ.get("NCORE_NCCL_LIBRARY"):
+        return
+    try:
+        spec = importlib.util.find_spec("nvidia.nccl")
+    except (ImportError, ValueError):
+        return
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        candidate = os.path.join(folder, "lib", "libnccl.so.2")
+        if os.path.isfile(candidate):
+            os.environ["NCORE_NCCL_LIBRARY"] = candidate
+            return
+
+
+_point_at_nccl_wheel()
+
+from . import _ncore as raw  # noqa: E402  (after the NCCL pointer)
 
 __all__ = ["raw", "abi_mismatch"]
 

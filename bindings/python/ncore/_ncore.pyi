@@ -32,6 +32,12 @@ NCORE_ERR_SYSTEM: int
 NCORE_ERR_TIMEOUT: int
 NCORE_ERR_UNAVAILABLE: int
 NCORE_ERR_UNHANDLED_CUDA: int
+NCORE_FEATURE_GROW: int
+NCORE_FEATURE_MEM_STAT: int
+NCORE_FEATURE_ONE_SIDED: int
+NCORE_FEATURE_REVOKE: int
+NCORE_FEATURE_SCALABLE_INIT: int
+NCORE_FEATURE_SUSPEND: int
 NCORE_FLOAT16: int
 NCORE_FLOAT32: int
 NCORE_FLOAT64: int
@@ -44,6 +50,9 @@ NCORE_GIN_TYPE_GDAKI: int
 NCORE_GIN_TYPE_GPI: int
 NCORE_GIN_TYPE_NONE: int
 NCORE_GIN_TYPE_PROXY: int
+NCORE_INFO_PATH_BYTES: int
+NCORE_INFO_REASON_BYTES: int
+NCORE_INFO_VERSION_BYTES: int
 NCORE_INT32: int
 NCORE_INT64: int
 NCORE_INT8: int
@@ -187,6 +196,19 @@ class ncore_buffer_desc_t:
     ptr: Any
     struct_size: Any
 
+
+class ncore_library_info_t:
+    def __init__(self) -> None: ...
+    abi_version: Any
+    backend: Any
+    backend_reason: Any
+    cuda_device_count: Any
+    features: Any
+    nccl_path: Any
+    nccl_version: Any
+    struct_size: Any
+    version: Any
+
 def ncore_abi_version() -> Any: ...
 def ncore_version_string() -> Any: ...
 def ncore_status_string(status: Any) -> Any: ...
@@ -220,6 +242,7 @@ def ncore_comm_suspend(comm: Any, flags: Any) -> Any: ...
 def ncore_comm_resume(comm: Any) -> Any: ...
 def ncore_comm_mem_stat(comm: Any, stat: Any) -> Any: ...
 def ncore_comm_init_rank_scalable(nranks: Any, rank: Any, id_count: Any, config: Any) -> Any: ...
+def ncore_comm_init_from_env(config: Any) -> Any: ...
 def ncore_send(comm: Any, buf: Any, count: Any, dtype: Any, peer: Any, stream: Any) -> Any: ...
 def ncore_recv(comm: Any, buf: Any, count: Any, dtype: Any, peer: Any, stream: Any) -> Any: ...
 def ncore_allreduce(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, op: Any, stream: Any) -> Any: ...
@@ -290,3 +313,4 @@ def ncore_symmetric_put(dst: Any, dst_offset: Any, src: Any, bytes: Any, pe: Any
 def ncore_symmetric_get(dst: Any, src: Any, src_offset: Any, bytes: Any, pe: Any, stream: Any) -> Any: ...
 def ncore_symmetric_free(sym: Any) -> Any: ...
 def ncore_symmetric_is_valid(sym: Any) -> Any: ...
+def ncore_library_info() -> Any: ...

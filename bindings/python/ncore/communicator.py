@@ -4,7 +4,6 @@ mixins in _collectives.py and _p2p.py."""
 
 from __future__ import annotations
 
-import os
 from typing import Any, Optional, Sequence, Union
 
 import numpy as _np
@@ -74,6 +73,18 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
                                             config_to_c(config)))
 
     @classmethod
+    def from_env(cls, config: Optional[NCCLConfig] = None) -> "Communicator":
+        """Creates this rank's communicator from the launcher's environment
+        (ncore-run or python -m ncore.run: NCORE_RANK, NCORE_NRANKS,
+        NCORE_UNIQUE_ID; ncore_comm_init_from_env). Collective like init.
+
+        Raises:
+            NcclInvalid: a variable missing or malformed (the message names
+                it), or what init raises.
+        """
+        return cls(raw.ncore_comm_init_from_env(config_to_c(config)))
+
+    @classmethod
     def init_all(cls, devices: Union[int, Sequence[int], None] = None,
                  config: Optional[NCCLConfig] = None) -> list["Communicator"]:
         """Creates one communicator per device in this process
@@ -95,26 +106,6 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
             return []
         handles = raw.ncore_comm_init_all(ndev, devlist, config_to_c(config))
         return [cls(h) for h in handles]
-
-    @classmethod
-    def from_env(cls, config: Optional[NCCLConfig] = None) -> "Communicator":
-        """Creates the communicator of a rank started by ``python -m ncore.run``
-        (or tools/ncore-run): reads NCORE_RANK, NCORE_NRANKS and NCORE_UNIQUE_ID
-        (256 hex characters).
-
-        Raises:
-            NcclInvalid: a variable is missing or malformed.
-        """
-        values = {}
-        for name in ("NCORE_RANK", "NCORE_NRANKS", "NCORE_UNIQUE_ID"):
-            if name not in os.environ:
-                raise NcclInvalid(f"{name}: not set (start the ranks with ncore.run)")
-            values[name] = os.environ[name]
-        try:
-            rank, nranks = int(values["NCORE_RANK"]), int(values["NCORE_NRANKS"])
-        except ValueError:
-            raise NcclInvalid("NCORE_RANK / NCORE_NRANKS: not integers") from None
-        return cls.init(nranks, rank, UniqueId.from_hex(values["NCORE_UNIQUE_ID"]), config)
 
     def split(self, color: Optional[int], key: int,
               config: Optional[NCCLConfig] = None) -> "Communicator":

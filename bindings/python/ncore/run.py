@@ -130,10 +130,17 @@ def launch(nranks: int, command: Sequence[str], backend: Optional[str] = None,
     return status
 
 
+def _version() -> str:
+    from ._lib import raw
+
+    return raw.ncore_version_string()
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(prog="python -m ncore.run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s (ncore {_version()})")
     parser.add_argument("-n", "--nranks", type=int, required=True, help="number of ranks")
     parser.add_argument("--backend", choices=["host", "nccl"], help="NCORE_BACKEND for the ranks")
     parser.add_argument("--grace", type=float, default=5.0,

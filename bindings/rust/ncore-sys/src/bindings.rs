@@ -17,6 +17,15 @@ pub const NCORE_SUSPEND_MEM: u32 = 1;
 pub const NCORE_WINDOW_DEFAULT: u32 = 0;
 pub const NCORE_WINDOW_COLL_SYMMETRIC: u32 = 1;
 pub const NCORE_WINDOW_STRICT_ORDERING: u32 = 2;
+pub const NCORE_FEATURE_ONE_SIDED: u32 = 1;
+pub const NCORE_FEATURE_REVOKE: u32 = 2;
+pub const NCORE_FEATURE_GROW: u32 = 4;
+pub const NCORE_FEATURE_SUSPEND: u32 = 8;
+pub const NCORE_FEATURE_MEM_STAT: u32 = 16;
+pub const NCORE_FEATURE_SCALABLE_INIT: u32 = 32;
+pub const NCORE_INFO_VERSION_BYTES: u32 = 32;
+pub const NCORE_INFO_REASON_BYTES: u32 = 512;
+pub const NCORE_INFO_PATH_BYTES: u32 = 1024;
 pub type __uint8_t = ::std::os::raw::c_uchar;
 pub type __uint16_t = ::std::os::raw::c_ushort;
 pub type __int32_t = ::std::os::raw::c_int;
@@ -897,6 +906,12 @@ extern "C" {
         rank: ::std::os::raw::c_int,
         id_count: ::std::os::raw::c_int,
         ids: *const ncore_unique_id_t,
+        config: *const ncore_comm_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_init_from_env(
+        out: *mut ncore_comm_t,
         config: *const ncore_comm_config_t,
     ) -> ncore_status_t;
 }
@@ -2229,4 +2244,187 @@ extern "C" {
 }
 extern "C" {
     pub fn ncore_symmetric_is_valid(sym: ncore_symmetric_t) -> ::std::os::raw::c_int;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_library_info {
+    pub struct_size: u32,
+    pub abi_version: u32,
+    pub backend: i32,
+    pub features: u32,
+    pub nccl_version: i32,
+    pub cuda_device_count: i32,
+    pub version: [::std::os::raw::c_char; 32usize],
+    pub backend_reason: [::std::os::raw::c_char; 512usize],
+    pub nccl_path: [::std::os::raw::c_char; 1024usize],
+}
+#[test]
+fn bindgen_test_layout_ncore_library_info() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_library_info>(),
+        1592usize,
+        concat!("Size of: ", stringify!(ncore_library_info))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_library_info>(),
+        4usize,
+        concat!("Alignment of ", stringify!(ncore_library_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_abi_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).abi_version) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(abi_version)
+            )
+        );
+    }
+    test_field_abi_version();
+    fn test_field_backend() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).backend) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(backend)
+            )
+        );
+    }
+    test_field_backend();
+    fn test_field_features() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).features) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(features)
+            )
+        );
+    }
+    test_field_features();
+    fn test_field_nccl_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nccl_version) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(nccl_version)
+            )
+        );
+    }
+    test_field_nccl_version();
+    fn test_field_cuda_device_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cuda_device_count) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(cuda_device_count)
+            )
+        );
+    }
+    test_field_cuda_device_count();
+    fn test_field_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).version) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(version)
+            )
+        );
+    }
+    test_field_version();
+    fn test_field_backend_reason() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).backend_reason) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(backend_reason)
+            )
+        );
+    }
+    test_field_backend_reason();
+    fn test_field_nccl_path() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nccl_path) as usize - ptr as usize
+            },
+            568usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(nccl_path)
+            )
+        );
+    }
+    test_field_nccl_path();
+}
+pub type ncore_library_info_t = ncore_library_info;
+extern "C" {
+    pub fn ncore_library_info(out: *mut ncore_library_info_t) -> ncore_status_t;
 }

@@ -44,6 +44,26 @@ handle_type! {
 }
 
 impl Communicator {
+    /// Creates this rank's communicator from the launcher's environment
+    /// (`ncore-run`: `NCORE_RANK`, `NCORE_NRANKS`, `NCORE_UNIQUE_ID`;
+    /// `ncore_comm_init_from_env`). Collective like
+    /// [`init_rank`](Communicator::init_rank); `InvalidArgument` naming the
+    /// variable when one is missing or malformed.
+    pub fn from_env(config: Option<&Config>) -> Result<Communicator> {
+        let raw_config = config
+            .map(|c| c.to_raw("ncore_comm_init_from_env"))
+            .transpose()?;
+        let mut out = 0;
+        // SAFETY: out and the config are valid for the call.
+        check_created(unsafe {
+            sys::ncore_comm_init_from_env(
+                &mut out,
+                raw_config.as_ref().map_or(std::ptr::null(), |c| &c.raw),
+            )
+        })?;
+        Ok(Communicator::from_raw(out))
+    }
+
     /// Creates this rank's communicator (`ncore_comm_init_rank`). Collective:
     /// all `nranks` ranks call it with the same `id`. With a non-blocking
     /// config (`blocking(false)`, NCCL) it may return a communicator that is

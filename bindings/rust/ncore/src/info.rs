@@ -1,0 +1,55 @@
+//! What this process's ncore is and can do (`ncore_library_info`).
+use std::ffi::CStr;
+use std::os::raw::c_char;
+
+use crate::error::{check, Result};
+use crate::sys;
+use crate::types::Backend;
+
+/// The loaded libncore's description (`ncore_library_info_t`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryInfo {
+    /// `ncore_version_string()`.
+    pub version: String,
+    /// `ncore_abi_version()`.
+    pub abi_version: u32,
+    /// The backend AUTO resolves to; `None` when it resolves to none
+    /// (`backend_reason` says why).
+    pub backend: Option<Backend>,
+    /// Why `backend` is what it is.
+    pub backend_reason: String,
+    /// `NCORE_FEATURE_*` bits of the chosen backend.
+    pub features: u32,
+    /// The loaded libnccl's version code (22809 for 2.28.9); 0 when none.
+    pub nccl_version: i32,
+    /// The file libnccl was loaded from; empty when none.
+    pub nccl_path: String,
+    /// CUDA devices of the NCCL backend; 0 without it.
+    pub cuda_device_count: i32,
+}
+
+fn text(field: &[c_char]) -> String {
+    // SAFETY: the library NUL-terminates every text field.
+    unsafe { CStr::from_ptr(field.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Describes the loaded libncore, probing NCCL as AUTO would.
+pub fn library_info() -> Result<LibraryInfo> {
+    // SAFETY: an all-zero struct is valid; struct_size is set below.
+    let mut raw: sys::ncore_library_info_t = unsafe { std::mem::zeroed() };
+    raw.struct_size = std::mem::size_of::<sys::ncore_library_info_t>() as u32;
+    // SAFETY: raw is a full-size, writable struct.
+    check(unsafe { sys::ncore_library_info(&mut raw) })?;
+    Ok(LibraryInfo {
+        version: text(&raw.version),
+        abi_version: raw.abi_version,
+        backend: Backend::from_raw(raw.backend as u32).filter(|b| *b != Backend::Auto),
+        backend_reason: text(&raw.backend_reason),
+        features: raw.features,
+        nccl_version: raw.nccl_version,
+        nccl_path: text(&raw.nccl_path),
+        cuda_device_count: raw.cuda_device_count,
+    })
+}

@@ -1,0 +1,98 @@
+/* core — the debug log (core/log.h). Configured once per process from
+ * NCORE_DEBUG (WARN or INFO, any case; anything else is off, said once on
+ * stderr) and NCORE_DEBUG_FILE (a path where %h is the host name, %p the
+ * process id and %% a percent sign, as NCCL_DEBUG_FILE; stderr when unset or
+ * when the file cannot be opened, which is said there). */
+#include "log.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static core_log_level_t log_level = CORE_LOG_OFF;
+static FILE *log_stream = NULL;
+static char log_host[64] = "?";
+
+/* Expands NCORE_DEBUG_FILE's %h / %p / %% into out. */
+static void expand_path(const char *pattern, char *out, size_t cap) {
+  size_t used = 0;
+  for (const char *p = pattern; *p != '\0' && used + 1 < cap; p++) {
+    int n = 0;
+    if (p[0] == '%' && p[1] == 'h') {
+      n = snprintf(out + used, cap - used, "%s", log_host);
+      p++;
+    } else if (p[0] == '%' && p[1] == 'p') {
+      n = snprintf(out + used, cap - used, "%ld", (long)getpid());
+      p++;
+    } else if (p[0] == '%' && p[1] == '%') {
+      out[used] = '%';
+      n = 1;
+      p++;
+    } else {
+      out[used] = *p;
+      n = 1;
+    }
+    if (n < 0) break;
+    used += (size_t)n < cap - used ? (size_t)n : cap - used - 1;
+  }
+  out[used] = '\0';
+}
+
+static void log_configure(void) {
+  const char *level = getenv("NCORE_DEBUG");
+  if (level == NULL || level[0] == '\0') return;
+  if (strcasecmp(level, "WARN") == 0) {
+    log_level = CORE_LOG_WARN;
+  } else if (strcasecmp(level, "INFO") == 0) {
+    log_level = CORE_LOG_INFO;
+  } else {
+    fprintf(stderr, "ncore: NCORE_DEBUG=\"%s\" is not WARN or INFO; the debug "
+                    "log stays off\n", level);
+    return;
+  }
+  gethostname(log_host, sizeof log_host - 1);
+  char *dot = strchr(log_host, '.');
+  if (dot != NULL) *dot = '\0';
+  log_stream = stderr;
+  const char *file = getenv("NCORE_DEBUG_FILE");
+  if (file != NULL && file[0] != '\0') {
+    char path[4096];
+    expand_path(file, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (f != NULL) {
+      setvbuf(f, NULL, _IOLBF, 0);
+      log_stream = f;
+    } else {
+      fprintf(stderr, "ncore: NCORE_DEBUG_FILE: cannot open %s; logging to "
+                      "stderr\n", path);
+    }
+  }
+}
+
+int core_log_enabled(core_log_level_t level) {
+  pthread_once(&log_once, log_configure);
+  return level != CORE_LOG_OFF && level <= log_level;
+}
+
+void core_log(core_log_level_t level, const char *fmt, ...) {
+  if (!core_log_enabled(level)) return;
+  char message[1280];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(message, sizeof message, fmt, args);
+  va_end(args);
+  /* The rank as the launcher gave it: known before any communicator, and
+   * the same in every line of this process. */
+  const char *rank = getenv("NCORE_RANK");
+  /* One fprintf per line: stdio's lock keeps threads' lines whole. */
+  fprintf(log_stream, "%s:%ld:%ld [%s] NCORE %s %s\n", log_host,
+          (long)getpid(), (long)syscall(SYS_gettid),
+          rank != NULL && rank[0] != '\0' ? rank : "-",
+          level == CORE_LOG_WARN ? "WARN" : "INFO", message);
+}

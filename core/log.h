@@ -1,0 +1,24 @@
+/* core — the debug log (NCORE_DEBUG, NCORE_DEBUG_FILE), as NCCL's NCCL_DEBUG:
+ * off unless asked for, one line per event, per process (each rank is one),
+ *   <host>:<pid>:<tid> [<NCORE_RANK>] NCORE <LEVEL> <message>
+ * WARN: what made a call fail for reasons outside the caller's arguments
+ * (timeouts, dead or aborted peers, system and CUDA errors) and aborts.
+ * INFO: also the backend chosen and why, the libnccl loaded (path,
+ * version), each rank's device, and every failed call. */
+#ifndef NCORE_CORE_LOG_H
+#define NCORE_CORE_LOG_H
+
+typedef enum core_log_level {
+  CORE_LOG_OFF = 0,
+  CORE_LOG_WARN = 1,
+  CORE_LOG_INFO = 2
+} core_log_level_t;
+
+/* 1 when messages of level are written (reads the environment once). */
+int core_log_enabled(core_log_level_t level);
+
+/* Writes one line at level when enabled; printf-style, no newline needed. */
+void core_log(core_log_level_t level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
