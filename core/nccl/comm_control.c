@@ -65,12 +65,19 @@ ncore_status_t nccl_comm_properties(void *comm, ncore_comm_properties_t *out) {
   return NCORE_OK;
 }
 
+/* The start of every call here: the loaded NCCL has fn (since that
+ * version, else NOT_SUPPORTED naming what), and c is live and current. */
+static ncore_status_t require_and_enter(nccl_comm_t *c, const void *fn,
+                                        int since, const char *what) {
+  ncore_status_t status = nccl_require(fn, since, what);
+  return status == NCORE_OK ? nccl_comm_enter(c) : status;
+}
+
 ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags) {
   nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_require(
-      nccl_fn.ncclCommRevoke, NCORE_NCCL_VERSION(2, 28, 7),
+  ncore_status_t status = require_and_enter(
+      c, nccl_fn.ncclCommRevoke, NCORE_NCCL_VERSION(2, 28, 7),
       "ncore_comm_revoke (ncclCommRevoke)");
-  if (status == NCORE_OK) status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   pthread_mutex_lock(&c->abort_lock);
   ncclResult_t r = nccl_fn.ncclCommRevoke(c->nccl, (int)flags);
@@ -83,10 +90,9 @@ ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags) {
 
 ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
   nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_require(
-      nccl_fn.ncclCommGetUniqueId, NCORE_NCCL_VERSION(2, 29, 2),
+  ncore_status_t status = require_and_enter(
+      c, nccl_fn.ncclCommGetUniqueId, NCORE_NCCL_VERSION(2, 29, 2),
       "ncore_comm_get_unique_id (ncclCommGetUniqueId)");
-  if (status == NCORE_OK) status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   ncclUniqueId id;
   status = nccl_check(nccl_fn.ncclCommGetUniqueId(c->nccl, &id),
@@ -97,10 +103,9 @@ ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
 
 ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags) {
   nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_require(
-      nccl_fn.ncclCommSuspend, NCORE_NCCL_VERSION(2, 29, 7),
+  ncore_status_t status = require_and_enter(
+      c, nccl_fn.ncclCommSuspend, NCORE_NCCL_VERSION(2, 29, 7),
       "ncore_comm_suspend (ncclCommSuspend)");
-  if (status == NCORE_OK) status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   return nccl_settle(nccl_fn.ncclCommSuspend(c->nccl, (int)flags), c,
                      "ncclCommSuspend");
@@ -108,10 +113,9 @@ ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags) {
 
 ncore_status_t nccl_comm_resume(void *comm) {
   nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_require(
-      nccl_fn.ncclCommResume, NCORE_NCCL_VERSION(2, 29, 7),
+  ncore_status_t status = require_and_enter(
+      c, nccl_fn.ncclCommResume, NCORE_NCCL_VERSION(2, 29, 7),
       "ncore_comm_resume (ncclCommResume)");
-  if (status == NCORE_OK) status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   return nccl_settle(nccl_fn.ncclCommResume(c->nccl), c, "ncclCommResume");
 }

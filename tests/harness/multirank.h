@@ -93,12 +93,11 @@ int mr_lsa_reachable(ncore_comm_t comm, int peer);
  * one-sided calls; ncore_comm_properties). */
 int mr_onesided_reachable(ncore_comm_t comm, int peer);
 
-/* Checks a one-sided call to `peer`: NCORE_OK when peer is reachable
- * (mr_onesided_reachable), else exactly NCORE_ERR_NOT_SUPPORTED with a
- * message naming the LSA team. */
-#define CHECK_ONESIDED_CALL(comm, peer, call)                    \
+/* Checks a call to peer: NCORE_OK when reachable is non-zero, else exactly
+ * NCORE_ERR_NOT_SUPPORTED with a message naming the LSA team. */
+#define CHECK_REACHABLE_CALL(reachable, call)                    \
   do {                                                           \
-    if (mr_onesided_reachable((comm), (peer))) {                 \
+    if (reachable) {                                             \
       CHECK_OK(call);                                            \
     } else {                                                     \
       CHECK_STATUS(call, NCORE_ERR_NOT_SUPPORTED);               \
@@ -106,18 +105,14 @@ int mr_onesided_reachable(ncore_comm_t comm, int peer);
     }                                                            \
   } while (0)
 
-/* Checks a call that reaches `peer` through its memory (symmetric put and
- * get): NCORE_OK when peer is LSA-reachable, else exactly
- * NCORE_ERR_NOT_SUPPORTED with a message naming the LSA team. */
-#define CHECK_LSA_CALL(comm, peer, call)                         \
-  do {                                                           \
-    if (mr_lsa_reachable((comm), (peer))) {                      \
-      CHECK_OK(call);                                            \
-    } else {                                                     \
-      CHECK_STATUS(call, NCORE_ERR_NOT_SUPPORTED);               \
-      CHECK_MESSAGE_CONTAINS("LSA team");                        \
-    }                                                            \
-  } while (0)
+/* A one-sided call to peer (mr_onesided_reachable decides). */
+#define CHECK_ONESIDED_CALL(comm, peer, call) \
+  CHECK_REACHABLE_CALL(mr_onesided_reachable((comm), (peer)), call)
+
+/* A call that reaches peer through its memory (symmetric put and get):
+ * the LSA team decides. */
+#define CHECK_LSA_CALL(comm, peer, call) \
+  CHECK_REACHABLE_CALL(mr_lsa_reachable((comm), (peer)), call)
 
 /* Declares `comm`, this rank's communicator from mr_comm_init; returns from
  * the test (failure recorded) when it cannot be made. */
