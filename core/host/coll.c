@@ -250,7 +250,7 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
   size_t per = HOST_STAGE_BYTES / op->esize;
   if (per_destination(args->kind)) per /= (size_t)comm->nranks;
   op->chunk_elems = per ? per : 1;
-  snprintf(op->what, sizeof op->what, "%s", kind_name(args->kind));
+  op->what = kind_name(args->kind);
 }
 
 ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,

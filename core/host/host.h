@@ -241,16 +241,21 @@ uint64_t host_keyed_hash(const uint64_t key[2], uint64_t a, uint64_t b);
 ncore_status_t host_random_bytes(void *out, size_t n);
 
 /* ---- wait.c ---- */
+/* A wait in progress. Starting one costs nothing (no clock read): most
+ * waits of a ping-pong end within a few polls, and each poll's cost is
+ * latency the peer sees. */
 typedef struct host_waiter {
-  uint64_t start_ns, last_check_ns;
+  uint64_t start_ns, last_check_ns;  /* 0 until the first clock read */
   uint32_t spins;
 } host_waiter_t;
 uint64_t host_now_ns(void);
 void host_waiter_init(host_waiter_t *w);
 /* One pause between polls; checks abort, peers and the timeout. `what`
- * names what is awaited ("recv from peer 1"). NCORE_OK to keep waiting. */
-ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *comm,
-                                 const char *what);
+ * names what is awaited, a format with at most one %d that `peer` fills
+ * ("recv from peer %d"): formatted only for a timeout's message. NCORE_OK
+ * to keep waiting. */
+ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
+                                 const char *what, int peer);
 /* Checks local abort, the communicator's recorded failure (ours or a
  * peer's) and aborted/dead peers of comm (no pause, no timeout). */
 ncore_status_t host_comm_health(host_comm_t *comm, int check_locks);
@@ -264,7 +269,9 @@ struct host_op {
   host_progress_fn progress;
   host_comm_t *comm;
   ncore_status_t status;
-  char what[64];
+  /* What the op is, for messages: a format with at most one %d, the peer
+   * (host_op_what formats it only when a message needs it). */
+  const char *what;
   /* p2p */
   int peer;
   char *buf;
@@ -283,6 +290,8 @@ void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
                         size_t bytes, int peer);
 void host_coll_init(host_op_t *op, host_comm_t *comm,
                     const core_coll_args_t *args);
+/* op->what with its peer filled in, into buf. */
+const char *host_op_what(const host_op_t *op, char *buf, size_t size);
 /* Clears whatever ring or staging ownership op holds (done or failed). */
 void host_op_release(host_op_t *op);
 /* Runs ops (a list) until all are done or one fails (group.c). A failure

@@ -9,9 +9,11 @@
 /* A ring's counters that no ncore rank can have written (more bytes in
  * flight than the ring holds): the peer's memory is corrupt. */
 static int corrupt_ring(host_op_t *op, uint64_t head, uint64_t tail) {
+  char what[64];
   op->status = core_error(NCORE_ERR_REMOTE,
                           "%s: the ring's counters are corrupt (head %llu, "
-                          "tail %llu)", op->what, (unsigned long long)head,
+                          "tail %llu)", host_op_what(op, what, sizeof what),
+                          (unsigned long long)head,
                           (unsigned long long)tail);
   /* Only this rank can see it: the others must hear of it. */
   host_comm_fail(op->comm, NCORE_ERR_REMOTE, "%s", ncore_last_error_message());
@@ -114,7 +116,7 @@ void host_p2p_init_send(host_op_t *op, host_comm_t *comm, const void *buf,
   op->buf = (char *)buf;
   op->bytes = bytes;
   op->peer = peer;
-  snprintf(op->what, sizeof op->what, "send to peer %d", peer);
+  op->what = "send to peer %d";
 }
 
 void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
@@ -125,7 +127,12 @@ void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
   op->buf = buf;
   op->bytes = bytes;
   op->peer = peer;
-  snprintf(op->what, sizeof op->what, "recv from peer %d", peer);
+  op->what = "recv from peer %d";
+}
+
+const char *host_op_what(const host_op_t *op, char *buf, size_t size) {
+  snprintf(buf, size, op->what, op->peer);
+  return buf;
 }
 
 void host_op_release(host_op_t *op) {

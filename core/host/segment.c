@@ -198,7 +198,7 @@ static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
       seen = joined;
       host_waiter_init(&w);  /* a rank joining is progress */
     }
-    ncore_status_t s = host_waiter_pause(&w, c, "all ranks joining");
+    ncore_status_t s = host_waiter_pause(&w, c, "all ranks joining", 0);
     /* Once everyone joined, the communicator exists for the others: a
      * failure after that (their first call's) is its first call's to see. */
     if (s != NCORE_OK &&
