@@ -1,6 +1,8 @@
 /* core/host — point-to-point messages through the SPSC byte ring of each
  * ordered pair: an 8-byte header (byte length) then the payload padded to 8
- * bytes, streamed in pieces as space frees up. Data path: memcpy + atomics. */
+ * bytes, streamed in pieces as space frees up; or, for a large message whose
+ * buffer the receiver can read, the header flagged HOST_DIRECT_FLAG and a
+ * one-copy offer (p2p_direct.c). Data path: memcpy + atomics. */
 #include <stdio.h>
 #include <string.h>
 #include "../error.h"
@@ -21,9 +23,22 @@ static int corrupt_ring(host_op_t *op, uint64_t head, uint64_t tail) {
   return -1;
 }
 
-/* Sender side: header first, then as much payload as fits. */
+/* Sender side: header first (with a one-copy offer, then wait until the
+ * receiver copied or refused it), then as much payload as fits. */
 static int send_progress(host_op_t *op) {
   host_comm_t *c = op->comm;
+  /* Messages to one peer go through the ring one after another. */
+  if (c->send_owner[op->peer] && c->send_owner[op->peer] != op) return 0;
+  c->send_owner[op->peer] = op;
+  if (op->direct_pending) {
+    int sent = host_direct_sent(op);
+    if (sent == 0) return 0;
+    if (sent > 0) {
+      host_op_release(op);
+      return 1;
+    }
+    /* Refused: the payload follows the header in the ring after all. */
+  }
   host_ring_t *r = host_ring_ctl(c, c->rank, op->peer);
   char *ring = host_ring_bytes(c, c->rank, op->peer);
   uint64_t head = atomic_load_explicit(&r->head.value, memory_order_relaxed);
@@ -31,16 +46,20 @@ static int send_progress(host_op_t *op) {
   if (head - tail > HOST_RING_BYTES) return corrupt_ring(op, head, tail);
   size_t space = HOST_RING_BYTES - (size_t)(head - tail);
   int moved = 0;
-  /* Messages to one peer go through the ring one after another. */
-  if (c->send_owner[op->peer] && c->send_owner[op->peer] != op) return 0;
-  c->send_owner[op->peer] = op;
   if (!op->header_done) {
-    if (space < 8) return 0;
-    uint64_t len = op->bytes;
+    size_t need = 8 + (op->direct ? sizeof op->direct_desc : 0);
+    if (space < need) return 0;
+    uint64_t len = op->bytes | (op->direct ? HOST_DIRECT_FLAG : 0);
     host_ring_write(ring, head, &len, 8);
+    op->header_done = 1;
+    if (op->direct) {
+      host_ring_write(ring, head + 8, &op->direct_desc, sizeof op->direct_desc);
+      host_direct_publish(op);
+      atomic_store_explicit(&r->head.value, head + need, memory_order_release);
+      return 2;
+    }
     head += 8;
     space -= 8;
-    op->header_done = 1;
     moved = 1;
   }
   size_t total = host_ring_padded(op->bytes);
@@ -77,6 +96,8 @@ static int recv_progress(host_op_t *op) {
     if (avail < 8) return 0;
     uint64_t len;
     host_ring_read(ring, tail, &len, 8);
+    int direct = (len & HOST_DIRECT_FLAG) != 0;
+    len &= ~HOST_DIRECT_FLAG;
     if (len != op->bytes) {
       op->status = core_error(NCORE_ERR_INVALID_USAGE,
                               "count: recv of %zu bytes from peer %d matched a "
@@ -84,6 +105,18 @@ static int recv_progress(host_op_t *op) {
                               op->bytes, op->peer, (unsigned long long)len);
       host_op_release(op);
       return -1;
+    }
+    if (direct) {
+      /* The sender wrote the offer with its header, in one step. */
+      host_direct_desc_t d;
+      if (avail < 8 + sizeof d) return corrupt_ring(op, head, tail);
+      host_ring_read(ring, tail + 8, &d, sizeof d);
+      atomic_store_explicit(&r->tail.value, tail + 8 + sizeof d,
+                            memory_order_release);
+      op->header_done = 1;
+      int got = host_direct_receive(op, &d);
+      if (got > 0) host_op_release(op);
+      return got != 0 ? got : 2;  /* refused: the payload follows */
     }
     tail += 8;
     avail -= 8;
@@ -117,6 +150,7 @@ void host_p2p_init_send(host_op_t *op, host_comm_t *comm, const void *buf,
   op->bytes = bytes;
   op->peer = peer;
   op->what = "send to peer %d";
+  op->direct = host_direct_offer(op);
 }
 
 void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
@@ -137,6 +171,7 @@ const char *host_op_what(const host_op_t *op, char *buf, size_t size) {
 
 void host_op_release(host_op_t *op) {
   host_comm_t *c = op->comm;
+  host_direct_withdraw(op);
   if (c->coll_owner == op) c->coll_owner = NULL;
   for (int r = 0; r < c->nranks; r++) {
     if (c->send_owner[r] == op) c->send_owner[r] = NULL;

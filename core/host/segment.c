@@ -41,6 +41,8 @@ ncore_status_t host_segment_layout(int nranks, host_layout_t *out) {
   ok = ok && grow(&at, n * n, sizeof(host_ring_t), HOST_CACHE_LINE);
   out->signals = at;
   ok = ok && grow(&at, n * n, sizeof(host_counter_t), HOST_CACHE_LINE);
+  out->offers = at;
+  ok = ok && grow(&at, n * n, sizeof(host_counter_t), HOST_CACHE_LINE);
   out->descs = at;
   ok = ok && grow(&at, n, sizeof(host_coll_desc_t), 4096);
   out->put_rings = at;
@@ -85,6 +87,10 @@ _Atomic uint64_t *host_signal_word(host_comm_t *c, int receiver, int sender) {
   host_counter_t *s = (host_counter_t *)(c->base + c->layout.signals);
   return &s[(size_t)receiver * c->nranks + sender].value;
 }
+_Atomic uint64_t *host_offer_word(host_comm_t *c, int src, int dst) {
+  host_counter_t *s = (host_counter_t *)(c->base + c->layout.offers);
+  return &s[(size_t)src * c->nranks + dst].value;
+}
 host_coll_desc_t *host_coll_desc(host_comm_t *c, int rank) {
   return (host_coll_desc_t *)(c->base + c->layout.descs) + rank;
 }
@@ -102,12 +108,17 @@ ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
     c->signals_consumed = calloc((size_t)nranks, sizeof(uint64_t));
     c->send_owner = calloc((size_t)nranks, sizeof(void *));
     c->recv_owner = calloc((size_t)nranks, sizeof(void *));
+    c->offers_made = calloc((size_t)nranks, sizeof(uint64_t));
+    c->peer_maps = calloc((size_t)nranks * HOST_PEER_MAPS, sizeof(host_peer_map_t));
   }
-  if (!c || !c->signals_consumed || !c->send_owner || !c->recv_owner) {
+  if (!c || !c->signals_consumed || !c->send_owner || !c->recv_owner ||
+      !c->offers_made || !c->peer_maps) {
     if (c) {
       free(c->signals_consumed);
       free(c->send_owner);
       free(c->recv_owner);
+      free(c->offers_made);
+      free(c->peer_maps);
     }
     free(c);
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
@@ -264,5 +275,7 @@ void host_segment_leave(host_comm_t *c) {
   free(c->signals_consumed);
   free(c->send_owner);
   free(c->recv_owner);
+  free(c->offers_made);
+  host_direct_maps_free(c);
   free(c);
 }
