@@ -68,6 +68,26 @@ def table(r):
     return "\n".join(lines) + "\n"
 
 
+def log_plot(plt, rows, series, xlabel, ylabel, title, path):
+    """One log-log plot of rows: series is ((key, label), ...); a series
+    with no value at all (no MPI build) is left out."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, label in series:
+        ys = [row.get(key) for row in rows]
+        if any(y is not None for y in ys):
+            ax.plot([row["bytes"] for row in rows], ys, marker="o", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def plot(r, base):
     try:
         import matplotlib
@@ -77,42 +97,16 @@ def plot(r, base):
         print("report: matplotlib missing (apt-get install python3-matplotlib): no PNG")
         return
     title = f"ncore {r['backend']} backend, {r['nranks']} ranks ({r.get('date', '?')})"
-    sizes = [row["bytes"] for row in r["sizes"]]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for key, label in (("sendrecv_gbps", "ncore send/recv"), ("put_signal_gbps", "ncore put_signal"),
-                       ("memcpy_gbps", "memcpy (baseline)"),
-                       ("mpi_sendrecv_gbps", "Open MPI send/recv (baseline)")):
-        ys = [row.get(key) for row in r["sizes"]]
-        if any(y is not None for y in ys):
-            ax.plot(sizes, ys, marker="o", label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("GB/s per rank")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(base + "-bandwidth.png", dpi=100)
-    plt.close(fig)
-    rows = r.get("allreduce", [])
-    if not rows:
-        return
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for key, label in (("ncore_us", "ncore_allreduce"), ("mpi_us", "MPI_Allreduce (baseline)")):
-        ys = [row.get(key) for row in rows]
-        if any(y is not None for y in ys):
-            ax.plot([row["bytes"] for row in rows], ys, marker="o", label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("bytes (float32 sum)")
-    ax.set_ylabel("µs per call (lower is better)")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(base + "-allreduce.png", dpi=100)
-    plt.close(fig)
+    log_plot(plt, r["sizes"],
+             (("sendrecv_gbps", "ncore send/recv"), ("put_signal_gbps", "ncore put_signal"),
+              ("memcpy_gbps", "memcpy (baseline)"),
+              ("mpi_sendrecv_gbps", "Open MPI send/recv (baseline)")),
+             "message size (bytes)", "GB/s per rank", title, base + "-bandwidth.png")
+    if r.get("allreduce"):
+        log_plot(plt, r["allreduce"],
+                 (("ncore_us", "ncore_allreduce"), ("mpi_us", "MPI_Allreduce (baseline)")),
+                 "bytes (float32 sum)", "µs per call (lower is better)", title,
+                 base + "-allreduce.png")
 
 
 def main():

@@ -407,54 +407,41 @@ static size_t first_bad_word(const uint32_t *w, size_t n) {
   return n;
 }
 
-MR_TEST_EX(sender_killed_during_a_one_copy_message, MR_OWN_PROCESSES, 2) {
-  REQUIRE_HOST_BACKEND("the one-copy path is the host backend's");
-  MR_COMM(comm);
+/* Rank 0 sends ONE_COPY_BYTES from ncore_mem_alloc memory to rank 1, and
+ * rank `victim` is killed a few milliseconds in, most likely while the
+ * receiver copies. The survivor must end in time with the whole message
+ * (the copy ended first; a dead sender's pages stay mapped until the copy
+ * ends) or with the death, never with a partial message as received. */
+static void one_copy_with_a_death(ncore_comm_t comm, int rank, int nranks, int victim) {
   mr_connect_peers(comm, rank, nranks);
   if (harness_failed()) return;
   uint32_t *buf = tb_alloc(ONE_COPY_BYTES);
   CHECK(buf);
   if (rank == 0) fill_words(buf, ONE_COPY_BYTES / 4);
   mr_barrier(comm);
-  if (rank == 0) {
-    /* Dies while its send waits for the receiver's copy (or just after). */
-    die_in(3);
-    ncore_send(comm, buf, ONE_COPY_BYTES / 4, NCORE_UINT32, 1, NULL);
-    for (;;) pause();
-  }
-  if (rank == 1) {
-    ncore_status_t st = ncore_recv(comm, buf, ONE_COPY_BYTES / 4, NCORE_UINT32, 0, NULL);
-    /* Either the whole message (the dead sender's pages stay mapped until
-     * the copy ends), or the death; never a partial message as received. */
-    if (st == NCORE_OK) CHECK_EQ(first_bad_word(buf, ONE_COPY_BYTES / 4), ONE_COPY_BYTES / 4);
-    else CHECK_STATUS_EITHER(st, NCORE_ERR_REMOTE, NCORE_ERR_TIMEOUT);
-  }
+  if (rank == victim) die_in(3);
+  double t0 = mr_now_ms();
+  ncore_status_t st = NCORE_OK;
+  if (rank == 0) st = ncore_send(comm, buf, ONE_COPY_BYTES / 4, NCORE_UINT32, 1, NULL);
+  if (rank == 1) st = ncore_recv(comm, buf, ONE_COPY_BYTES / 4, NCORE_UINT32, 0, NULL);
+  if (rank == victim) for (;;) pause();
+  if (st != NCORE_OK) CHECK_STATUS_EITHER(st, NCORE_ERR_REMOTE, NCORE_ERR_TIMEOUT);
+  else if (rank == 1) CHECK_EQ(first_bad_word(buf, ONE_COPY_BYTES / 4), ONE_COPY_BYTES / 4);
+  CHECK(mr_now_ms() - t0 < DEAD_PEER_LIMIT_MS);
   CHECK_OK(ncore_comm_destroy(comm));
   tb_free(buf);
+}
+
+MR_TEST_EX(sender_killed_during_a_one_copy_message, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("the one-copy path is the host backend's");
+  MR_COMM(comm);
+  one_copy_with_a_death(comm, rank, nranks, 0);
 }
 
 MR_TEST_EX(receiver_killed_during_a_one_copy_message, MR_OWN_PROCESSES, 2) {
   REQUIRE_HOST_BACKEND("the one-copy path is the host backend's");
   MR_COMM(comm);
-  mr_connect_peers(comm, rank, nranks);
-  if (harness_failed()) return;
-  uint32_t *buf = tb_alloc(ONE_COPY_BYTES);
-  CHECK(buf);
-  mr_barrier(comm);
-  if (rank == 1) {
-    die_in(3);  /* while it copies, most likely */
-    ncore_recv(comm, buf, ONE_COPY_BYTES / 4, NCORE_UINT32, 0, NULL);
-    for (;;) pause();
-  }
-  if (rank == 0) {
-    double t0 = mr_now_ms();
-    ncore_status_t st = ncore_send(comm, buf, ONE_COPY_BYTES / 4, NCORE_UINT32, 1, NULL);
-    /* OK only if the copy ended before the death. */
-    if (st != NCORE_OK) CHECK_STATUS_EITHER(st, NCORE_ERR_REMOTE, NCORE_ERR_TIMEOUT);
-    CHECK(mr_now_ms() - t0 < DEAD_PEER_LIMIT_MS);
-  }
-  CHECK_OK(ncore_comm_destroy(comm));
-  tb_free(buf);
+  one_copy_with_a_death(comm, rank, nranks, 1);
 }
 
 MR_TEST_EX(a_withdrawn_one_copy_send_is_never_received, MR_OWN_PROCESSES, 2) {
