@@ -154,6 +154,9 @@ typedef struct host_comm {
   char *base;              /* mapping of the segment */
   host_layout_t layout;
   int64_t timeout_ms;      /* -1 = forever */
+  /* More ranks than CPUs this process may run on: a waiting rank holds a
+   * CPU a peer needs, so waits yield almost at once (wait.c). */
+  int oversubscribed;
   _Atomic int aborted;     /* local abort flag */
   _Atomic int forked;      /* this is a forked child's copy: hands off */
   uint64_t coll_step;      /* collective steps done (same on every rank) */

@@ -7,6 +7,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,6 +127,9 @@ ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
   c->rank = rank;
   c->nranks = nranks;
   c->timeout_ms = timeout_ms;
+  cpu_set_t cpus;
+  c->oversubscribed = sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+                      nranks > CPU_COUNT(&cpus);
   c->lock_fd = -1;
   c->layout = layout;
   pthread_mutex_init(&c->windows_lock, NULL);

@@ -55,8 +55,12 @@ ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
  * cores; only a long wait (a slow peer, a rank busy elsewhere) sleeps.
  * The first HOST_POLLS polls pause once each and read the clock and check
  * the peers only every HOST_CHECK_EVERY polls: the time between two polls
- * is the latency added to every message that arrives meanwhile. */
+ * is the latency added to every message that arrives meanwhile. With more
+ * ranks than CPUs, a rank that spins keeps a peer it waits for off its CPU:
+ * after HOST_POLLS_SHARED polls every poll yields (as Open MPI does when
+ * oversubscribed). */
 #define HOST_POLLS 2048u
+#define HOST_POLLS_SHARED 64u
 #define HOST_CHECK_EVERY 64u
 #define HOST_SPIN_NS 50000u
 #define HOST_YIELD_NS 5000000u
@@ -75,16 +79,17 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
   /* Whoever waits lands the puts queued for it, so two ranks putting to
    * each other never wait on one another. */
   host_puts_drain(c);
-  if (w->spins < HOST_POLLS && w->spins % HOST_CHECK_EVERY != 1) {
+  uint32_t polls = c->oversubscribed ? HOST_POLLS_SHARED : HOST_POLLS;
+  if (w->spins < polls && w->spins % HOST_CHECK_EVERY != 1) {
     cpu_relax();
     return NCORE_OK;
   }
   uint64_t now = host_now_ns();
   if (!w->start_ns) w->start_ns = w->last_check_ns = now;
   uint64_t waited = now - w->start_ns;
-  if (w->spins < HOST_POLLS) {
+  if (w->spins < polls) {
     cpu_relax();
-  } else if (waited < HOST_SPIN_NS) {
+  } else if (waited < HOST_SPIN_NS && !c->oversubscribed) {
     for (int i = 0; i < 16; i++) cpu_relax();
   } else if (waited < HOST_YIELD_NS) {
     sched_yield();
@@ -92,7 +97,7 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
   }
-  if (w->spins >= HOST_POLLS && (w->spins & 31) != 0 &&
+  if (w->spins >= polls && (w->spins & 31) != 0 &&
       waited >= HOST_SPIN_NS / 2)
     return NCORE_OK;
   int check_locks = now - w->last_check_ns > 5000000u;
