@@ -256,8 +256,10 @@ static inline size_t host_ring_padded(size_t bytes) {
 _Atomic uint64_t *host_signal_word(host_comm_t *comm, int receiver, int sender);
 /* The one-copy offer word of messages from src to dst (p2p_direct.c). */
 _Atomic uint64_t *host_offer_word(host_comm_t *comm, int src, int dst);
-host_coll_desc_t *host_coll_desc(host_comm_t *comm, int rank);
-char *host_stage(host_comm_t *comm, int rank);
+/* Rank's collective descriptor and staging for collective step `step`: two
+ * of each per rank, used by odd and even steps (coll.c). */
+host_coll_desc_t *host_coll_desc(host_comm_t *comm, int rank, uint64_t step);
+char *host_stage(host_comm_t *comm, int rank, uint64_t step);
 
 /* ---- liveness.c ---- */
 /* Opens our own description of the segment file (segment_fd) and locks

@@ -45,7 +45,7 @@ ncore_status_t host_segment_layout(int nranks, host_layout_t *out) {
   out->offers = at;
   ok = ok && grow(&at, n * n, sizeof(host_counter_t), HOST_CACHE_LINE);
   out->descs = at;
-  ok = ok && grow(&at, n, sizeof(host_coll_desc_t), 4096);
+  ok = ok && grow(&at, 2 * n, sizeof(host_coll_desc_t), 4096);
   out->put_rings = at;
   ok = ok && grow(&at, n * n, sizeof(host_ring_t), 4096);
   out->ring_data = at;
@@ -53,7 +53,7 @@ ncore_status_t host_segment_layout(int nranks, host_layout_t *out) {
   out->put_ring_data = at;
   ok = ok && grow(&at, n * n, HOST_RING_BYTES, 1);
   out->stages = at;
-  ok = ok && grow(&at, n, HOST_STAGE_BYTES, 4096);
+  ok = ok && grow(&at, 2 * n, HOST_STAGE_BYTES, 4096);
   out->total = at;
   /* n * n cannot overflow first: n < 2^31. */
   if (!ok)
@@ -92,11 +92,13 @@ _Atomic uint64_t *host_offer_word(host_comm_t *c, int src, int dst) {
   host_counter_t *s = (host_counter_t *)(c->base + c->layout.offers);
   return &s[(size_t)src * c->nranks + dst].value;
 }
-host_coll_desc_t *host_coll_desc(host_comm_t *c, int rank) {
-  return (host_coll_desc_t *)(c->base + c->layout.descs) + rank;
+host_coll_desc_t *host_coll_desc(host_comm_t *c, int rank, uint64_t step) {
+  return (host_coll_desc_t *)(c->base + c->layout.descs) + 2 * (size_t)rank +
+         (step & 1);
 }
-char *host_stage(host_comm_t *c, int rank) {
-  return c->base + c->layout.stages + (size_t)rank * HOST_STAGE_BYTES;
+char *host_stage(host_comm_t *c, int rank, uint64_t step) {
+  return c->base + c->layout.stages +
+         (2 * (size_t)rank + (step & 1)) * HOST_STAGE_BYTES;
 }
 
 ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
