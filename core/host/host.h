@@ -21,6 +21,8 @@
 #define HOST_PEER_MAPS 4
 /* Bit 63 of a ring message's length header: a one-copy offer follows. */
 #define HOST_DIRECT_FLAG (UINT64_C(1) << 63)
+/* Bit 62: the whole payload was written with the header (p2p.c). */
+#define HOST_WHOLE_FLAG (UINT64_C(1) << 62)
 
 /* The unique id's layout inside its 128 bytes. */
 typedef struct host_unique_id {
@@ -174,6 +176,8 @@ typedef struct host_comm {
   void *coll_owner;        /* the collective op now using the staging */
   void **send_owner, **recv_owner;  /* per peer: the op streaming its ring */
   uint64_t *offers_made;   /* per peer: one-copy offers sent (p2p_direct.c) */
+  uint64_t *tails_seen;    /* per peer: its ring's tail as last read (p2p.c) */
+  uint64_t ring_key;       /* masks message tags (p2p.c); from the header */
   host_peer_map_t *peer_maps;  /* nranks * HOST_PEER_MAPS, receiver's cache */
   uint64_t peer_map_clock;
   uint64_t window_seq;     /* windows registered so far (collective order) */

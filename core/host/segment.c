@@ -112,15 +112,17 @@ ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
     c->send_owner = calloc((size_t)nranks, sizeof(void *));
     c->recv_owner = calloc((size_t)nranks, sizeof(void *));
     c->offers_made = calloc((size_t)nranks, sizeof(uint64_t));
+    c->tails_seen = calloc((size_t)nranks, sizeof(uint64_t));
     c->peer_maps = calloc((size_t)nranks * HOST_PEER_MAPS, sizeof(host_peer_map_t));
   }
   if (!c || !c->signals_consumed || !c->send_owner || !c->recv_owner ||
-      !c->offers_made || !c->peer_maps) {
+      !c->offers_made || !c->tails_seen || !c->peer_maps) {
     if (c) {
       free(c->signals_consumed);
       free(c->send_owner);
       free(c->recv_owner);
       free(c->offers_made);
+      free(c->tails_seen);
       free(c->peer_maps);
     }
     free(c);
@@ -250,6 +252,8 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
     if (s == NCORE_OK) s = host_segment_attach(c, fd);
   }
   if (s == NCORE_OK) {
+    /* Message tags' mask (p2p.c), secret as the children's key is. */
+    c->ring_key = host_keyed_hash(host_header(c)->child_key, UINT64_MAX, UINT64_MAX);
     host_rank_slot_t *me = host_rank_slot(c, rank);
     if (atomic_exchange(&me->joined, 1))
       s = core_error(NCORE_ERR_INVALID_ARGUMENT, "rank: %d joined twice", rank);
@@ -282,6 +286,7 @@ void host_segment_leave(host_comm_t *c) {
   free(c->send_owner);
   free(c->recv_owner);
   free(c->offers_made);
+  free(c->tails_seen);
   host_direct_maps_free(c);
   free(c);
 }

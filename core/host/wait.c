@@ -48,21 +48,20 @@ ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
   return NCORE_OK;
 }
 
-/* How long a wait without progress polls, spins, then yields, before it
- * sleeps: a partner that answers within microseconds is caught by polling
- * (a sleep costs 50-100 us of timer slack, which would dominate every
- * ping-pong); yielding lets other ranks run when there are more ranks than
- * cores; only a long wait (a slow peer, a rank busy elsewhere) sleeps.
- * The first HOST_POLLS polls pause once each and read the clock and check
- * the peers only every HOST_CHECK_EVERY polls: the time between two polls
- * is the latency added to every message that arrives meanwhile. With more
- * ranks than CPUs, a rank that spins keeps a peer it waits for off its CPU:
- * after HOST_POLLS_SHARED polls every poll yields (as Open MPI does when
- * oversubscribed). */
-#define HOST_POLLS 2048u
-#define HOST_POLLS_SHARED 64u
+/* How long a wait without progress polls, then yields, before it sleeps:
+ * a partner that answers within microseconds is caught by polling (a sleep
+ * costs 50-100 us of timer slack, which would dominate every ping-pong);
+ * yielding lets a peer run that shares our CPU (more ranks than cores, or
+ * another busy process: spinning for longer kept such a peer off the CPU
+ * for a whole spin, 20-50 us per message); only a long wait (a slow peer,
+ * a rank busy elsewhere) sleeps. The polls pause once each and read the
+ * clock and check the peers only every HOST_CHECK_EVERY polls: the time
+ * between two polls is the latency added to every message that arrives
+ * meanwhile. With more ranks than CPUs, a rank that polls keeps a peer it
+ * waits for off its CPU: it yields after HOST_POLLS_SHARED polls. */
+#define HOST_POLLS 256u
+#define HOST_POLLS_SHARED 16u
 #define HOST_CHECK_EVERY 64u
-#define HOST_SPIN_NS 50000u
 #define HOST_YIELD_NS 5000000u
 
 static inline void cpu_relax(void) {
@@ -89,17 +88,13 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
   uint64_t waited = now - w->start_ns;
   if (w->spins < polls) {
     cpu_relax();
-  } else if (waited < HOST_SPIN_NS && !c->oversubscribed) {
-    for (int i = 0; i < 16; i++) cpu_relax();
   } else if (waited < HOST_YIELD_NS) {
     sched_yield();
   } else {
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
   }
-  if (w->spins >= polls && (w->spins & 31) != 0 &&
-      waited >= HOST_SPIN_NS / 2)
-    return NCORE_OK;
+  if (w->spins >= polls && (w->spins & 31) != 0) return NCORE_OK;
   int check_locks = now - w->last_check_ns > 5000000u;
   if (check_locks) w->last_check_ns = now;
   ncore_status_t s = host_comm_health(c, check_locks);
