@@ -45,12 +45,13 @@ static _Atomic uint64_t *tag_word(const char *ring, uint64_t pos) {
 
 /* Free bytes of the sender's ring, from the tail it saw last; the tail is
  * read again (a cache miss: the receiver writes it) only when `want` does
- * not fit. Sets *corrupt when the counters are impossible. */
+ * not fit (or the view is impossible). *tail_out gets the tail used; the
+ * caller checks it. */
 static size_t send_space(host_op_t *op, host_ring_t *r, uint64_t head,
                          size_t want, uint64_t *tail_out) {
   host_comm_t *c = op->comm;
   uint64_t tail = c->tails_seen[op->peer];
-  if (HOST_RING_BYTES - (head - tail) < want) {
+  if (head - tail > HOST_RING_BYTES || HOST_RING_BYTES - (head - tail) < want) {
     tail = atomic_load_explicit(&r->tail.value, memory_order_acquire);
     if (head - tail <= HOST_RING_BYTES) c->tails_seen[op->peer] = tail;
   }
@@ -186,8 +187,13 @@ static int recv_progress(host_op_t *op) {
     tail += MSG_HEADER;
     op->header_done = 1;
     moved = 1;
-    /* A whole message: its payload was written before its tag. */
-    if (whole) avail = MSG_HEADER + host_ring_padded(op->bytes);
+    /* A whole message: its payload was written before its tag, and a
+     * sender writes one whole only when it fits the ring. */
+    if (whole) {
+      if (host_ring_padded(op->bytes) > HOST_RING_BYTES - MSG_HEADER)
+        return corrupt_ring(op, head, tail);
+      avail = MSG_HEADER + host_ring_padded(op->bytes);
+    }
     avail -= MSG_HEADER;
   }
   size_t total = host_ring_padded(op->bytes);
