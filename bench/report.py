@@ -35,7 +35,9 @@ def table(r):
     lines = [f"Backend {r['backend']}, {r['nranks']} ranks, best of {r.get('rounds', '?')} "
              f"interleaved rounds; machine: {r.get('machine', 'unknown')}; date: "
              f"{r.get('date', '?')}; commit {r.get('commit', '?')}; "
-             f"{r.get('mpi_version', 'no MPI baseline')}; command: `{r.get('command', '?')}`",
+             f"{r.get('mpi_version', 'no MPI baseline')}; load average before/after "
+             f"{r.get('loadavg_before', '?')} / {r.get('loadavg_after', '?')}; "
+             f"command: `{r.get('command', '?')}`",
              "",
              "| 8-byte ping-pong, one way | µs | ncore / MPI |",
              "| --- | ---: | ---: |",

@@ -26,11 +26,14 @@ btl=vader
 ompi_info --parsable 2>/dev/null | grep -q 'mca:btl:vader' || btl=sm
 for n in ${NCORE_BENCH_RANKS:-2 4}; do
   out=$root/bench/results/host-${n}ranks.json
+  # Other work on the machine skews every figure: recorded with them.
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   mpi=(mpirun --allow-run-as-root --oversubscribe -np "$n" --mca pml ob1 --mca btl "self,$btl")
   cmd="${mpi[*]} mpi_p2p_bench --max-bytes $max --rounds $rounds"
   NCORE_BACKEND=host OMPI_MCA_rmaps_base_oversubscribe=1 "${mpi[@]}" \
     "$bin/mpi_p2p_bench" --max-bytes "$max" --rounds "$rounds" | grep '^{' > "$out.tmp"
-  /usr/bin/python3 - "$out.tmp" "$out" "$cmd" "$(git -C "$root" rev-parse --short HEAD)" "$(mpirun --version | head -1)" <<'PY'
+  load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+  /usr/bin/python3 - "$out.tmp" "$out" "$cmd" "$(git -C "$root" rev-parse --short HEAD)" "$(mpirun --version | head -1)" "$load_before" "$load_after" <<'PY'
 import json, platform, subprocess, sys, datetime
 r = json.load(open(sys.argv[1]))
 cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
@@ -41,6 +44,8 @@ r["date"] = datetime.datetime.now().isoformat(timespec="minutes")
 r["command"] = sys.argv[3]
 r["commit"] = sys.argv[4]
 r["mpi_version"] = sys.argv[5]
+r["loadavg_before"] = sys.argv[6]
+r["loadavg_after"] = sys.argv[7]
 json.dump(r, open(sys.argv[2], "w"), indent=1)
 PY
   rm -f "$out.tmp"
