@@ -4,7 +4,8 @@
 #   make demo          run examples/demo on 4 ranks
 #   make test          every test suite, then one "N passed, N failed" line
 #   make soak          a long multi-rank run checking RSS, fds, maps, /dev/shm
-#   make bench         host benchmarks into bench/results/ (bench/run-host.sh)
+#   make bench         host benchmarks against Open MPI and memcpy into
+#                      bench/results/ (bench/run-host.sh; no GPU needed)
 #   make conformance   the conformance matrix on the host backend
 #   make conformance-gpu  the same on NCCL, cases of up to one rank per GPU
 #   make install       install into PREFIX (default /usr/local), under DESTDIR if set
@@ -23,7 +24,8 @@ endif
 DEBIAN_PACKAGES := bazel-bootstrap swig bindgen golang-go python3-dev \
                    python3-pytest python3-numpy abigail-tools libdlpack-dev \
                    clang-14 libclang-rt-14-dev python3-matplotlib python3-venv \
-                   python3-wheel python3-setuptools pkgconf cmake
+                   python3-wheel python3-setuptools pkgconf cmake \
+                   openmpi-bin libopenmpi-dev
 # The demo's ranks: one per GPU where NCCL will be used, else 4 processes.
 GPU_COUNT := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 DEMO_RANKS ?= $(if $(filter-out 0,$(GPU_COUNT)),$(GPU_COUNT),4)

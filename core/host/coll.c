@@ -1,6 +1,7 @@
 /* core/host — the eight collectives over per-rank staging slots in the
- * segment. Per chunk: wait until every rank consumed the previous step, stage
- * our part (and a descriptor), publish `posted`, wait until all posted, check
+ * segment, two per rank (odd and even steps). Per chunk: wait until every
+ * rank consumed the step before the previous one (whose slot this step
+ * reuses), stage our part (and a descriptor), publish `posted`, wait until all posted, check
  * the descriptors agree, compute our output from the peers' staging (ranks
  * reduced in order 0..N-1, so every rank gets bit-identical results), publish
  * `consumed`. Each step is a non-blocking state so groups can mix them. */
@@ -50,7 +51,7 @@ static void stage_input(host_op_t *op, char *dst, const char *src, size_t n) {
 static void post_chunk(host_op_t *op) {
   host_comm_t *c = op->comm;
   const core_coll_args_t *a = &op->coll;
-  char *stage = host_stage(c, c->rank);
+  char *stage = host_stage(c, c->rank, op->step);
   size_t n = chunk_len(op), es = op->esize, off = op->chunk_off;
   const char *send = a->sendbuf;
   switch (a->kind) {
@@ -70,7 +71,7 @@ static void post_chunk(host_op_t *op) {
                     send + ((size_t)j * a->count + off) * es, n);
       break;
   }
-  host_coll_desc_t *d = host_coll_desc(c, c->rank);
+  host_coll_desc_t *d = host_coll_desc(c, c->rank, op->step);
   d->kind = (int32_t)a->kind;
   d->dtype = (int32_t)a->dtype;
   d->op = a->custom_op ? -1 : (int32_t)a->op;
@@ -82,9 +83,9 @@ static void post_chunk(host_op_t *op) {
 static void reduce_block(host_op_t *op, char *out, size_t at, size_t n) {
   host_comm_t *c = op->comm;
   ncore_redop_t rop = op->coll.custom_op ? NCORE_SUM : op->coll.op;
-  memcpy(out, host_stage(c, 0) + at, n * op->esize);
+  memcpy(out, host_stage(c, 0, op->step) + at, n * op->esize);
   for (int r = 1; r < c->nranks; r++)
-    core_reduce_into(out, host_stage(c, r) + at, n, op->coll.dtype, rop);
+    core_reduce_into(out, host_stage(c, r, op->step) + at, n, op->coll.dtype, rop);
   core_reduce_finish(out, n, op->coll.dtype, rop, c->nranks);
 }
 
@@ -103,14 +104,14 @@ static void compute_chunk(host_op_t *op) {
       if (c->rank == a->root) reduce_block(op, recv + off * es, 0, n);
       break;
     case CORE_COLL_BROADCAST:
-      memcpy(recv + off * es, host_stage(c, a->root), n * es);
+      memcpy(recv + off * es, host_stage(c, a->root, op->step), n * es);
       break;
     case CORE_COLL_GATHER:
       if (c->rank != a->root) break;
       /* fall through */
     case CORE_COLL_ALLGATHER:
       for (int r = 0; r < c->nranks; r++)
-        memcpy(recv + ((size_t)r * a->count + off) * es, host_stage(c, r), n * es);
+        memcpy(recv + ((size_t)r * a->count + off) * es, host_stage(c, r, op->step), n * es);
       break;
     case CORE_COLL_REDUCE_SCATTER:
       reduce_block(op, recv + off * es, (size_t)c->rank * n * es, n);
@@ -118,11 +119,11 @@ static void compute_chunk(host_op_t *op) {
     case CORE_COLL_ALLTOALL:
       for (int r = 0; r < c->nranks; r++)
         memcpy(recv + ((size_t)r * a->count + off) * es,
-               host_stage(c, r) + (size_t)c->rank * n * es, n * es);
+               host_stage(c, r, op->step) + (size_t)c->rank * n * es, n * es);
       break;
     case CORE_COLL_SCATTER:
       memcpy(recv + off * es,
-             host_stage(c, a->root) + (size_t)c->rank * n * es, n * es);
+             host_stage(c, a->root, op->step) + (size_t)c->rank * n * es, n * es);
       break;
   }
 }
@@ -130,9 +131,9 @@ static void compute_chunk(host_op_t *op) {
 /* Checks that every rank staged the same collective as this one. */
 static int check_descs(host_op_t *op) {
   host_comm_t *c = op->comm;
-  host_coll_desc_t *mine = host_coll_desc(c, c->rank);
+  host_coll_desc_t *mine = host_coll_desc(c, c->rank, op->step);
   for (int r = 0; r < c->nranks; r++) {
-    host_coll_desc_t *d = host_coll_desc(c, r);
+    host_coll_desc_t *d = host_coll_desc(c, r, op->step);
     int root_matters = op->coll.kind == CORE_COLL_BROADCAST ||
                        op->coll.kind == CORE_COLL_REDUCE ||
                        op->coll.kind == CORE_COLL_GATHER ||
@@ -155,6 +156,27 @@ static int check_descs(host_op_t *op) {
   return 0;
 }
 
+/* A rank that gives up on step s writes, with its failure, s's low bits
+ * (bits 40..62 of the state word; the status and rank keep theirs). */
+#define ABANDONED_SHIFT 40
+#define ABANDONED_MASK ((UINT64_C(1) << 23) - 1)
+
+static uint64_t abandoned_state(ncore_status_t status, int rank, uint64_t step) {
+  return host_state_failure(status, rank) |
+         (step & ABANDONED_MASK) << ABANDONED_SHIFT;
+}
+
+/* 1 if the state word `seen` says step was committed: it is at step, or a
+ * rank gave up on step + 1, which it can only do from step. (A rank that
+ * finished step posts step + 1 at once, so it may give that up while a
+ * slower rank still completes step.) */
+static int step_committed(uint64_t seen, uint64_t step) {
+  if (seen == step) return 1;
+  return (seen & HOST_STATE_FAILED) &&
+         ((seen >> ABANDONED_SHIFT) & ABANDONED_MASK) ==
+             ((step + 1) & ABANDONED_MASK);
+}
+
 /* Completing step `step` once every rank posted it: the first rank to get
  * here commits it in the state word (step - 1 -> step), so that a rank
  * giving up meanwhile (host_coll_abandon) cannot, and the others follow.
@@ -163,7 +185,8 @@ static int commit_step(host_op_t *op) {
   host_comm_t *c = op->comm;
   _Atomic uint64_t *state = &host_header(c)->coll_state;
   uint64_t seen = op->step - 1;
-  if (atomic_compare_exchange_strong(state, &seen, op->step) || seen == op->step)
+  if (atomic_compare_exchange_strong(state, &seen, op->step) ||
+      step_committed(seen, op->step))
     return 0;
   if (seen & HOST_STATE_FAILED) {
     char why[400];
@@ -194,9 +217,9 @@ int host_coll_abandon(host_op_t *op, ncore_status_t status) {
   /* Every rank completed step - 1 before we could post step: none needs
    * to see it committed any more. */
   if (atomic_compare_exchange_strong(&host_header(c)->coll_state, &seen,
-                                     host_state_failure(status, c->rank)))
+                                     abandoned_state(status, c->rank, op->step)))
     return 1;
-  return seen != op->step;
+  return !step_committed(seen, op->step);
 }
 
 /* The state machine: phase 0 = waiting to stage, 1 = waiting for peers. */
@@ -206,9 +229,12 @@ static int coll_progress(host_op_t *op) {
   int posted_now = 0;
   if (op->phase == 0) {
     uint64_t step = c->coll_step + 1;
+    /* Step s uses the staging of step s - 2: every rank must be done
+     * reading it. (Not s - 1: a rank that finished a step posts the next
+     * at once, without waiting for the slowest rank to finish it too.) */
     for (int r = 0; r < c->nranks; r++)
       if (atomic_load_explicit(&host_rank_slot(c, r)->consumed.value,
-                               memory_order_acquire) < step - 1)
+                               memory_order_acquire) + 2 < step)
         return 0;
     c->coll_owner = op;
     c->coll_step = op->step = step;
@@ -250,7 +276,7 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
   size_t per = HOST_STAGE_BYTES / op->esize;
   if (per_destination(args->kind)) per /= (size_t)comm->nranks;
   op->chunk_elems = per ? per : 1;
-  snprintf(op->what, sizeof op->what, "%s", kind_name(args->kind));
+  op->what = kind_name(args->kind);
 }
 
 ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,

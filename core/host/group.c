@@ -78,7 +78,7 @@ ncore_status_t host_run_ops(host_op_t *ops) {
       }
       return give_up(ops, failing);
     }
-    failing = host_waiter_pause(&w, pending->comm, pending->what);
+    failing = host_waiter_pause(&w, pending->comm, pending->what, pending->peer);
   }
 }
 

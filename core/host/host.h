@@ -13,6 +13,16 @@
 #define HOST_CACHE_LINE 64
 #define HOST_RING_BYTES ((size_t)256 * 1024)   /* per ordered pair, power of 2 */
 #define HOST_STAGE_BYTES ((size_t)256 * 1024)  /* per rank collective staging */
+/* Messages from this size up take the one-copy path when the receiver can
+ * read the send buffer (p2p_direct.c); smaller ones go through the ring,
+ * where a send returns as soon as its bytes are in it. */
+#define HOST_DIRECT_MIN ((size_t)32 * 1024)
+/* Senders' allocations each rank keeps mapped per peer (p2p_direct.c). */
+#define HOST_PEER_MAPS 4
+/* Bit 63 of a ring message's length header: a one-copy offer follows. */
+#define HOST_DIRECT_FLAG (UINT64_C(1) << 63)
+/* Bit 62: the whole payload was written with the header (p2p.c). */
+#define HOST_WHOLE_FLAG (UINT64_C(1) << 62)
 
 /* The unique id's layout inside its 128 bytes. */
 typedef struct host_unique_id {
@@ -88,9 +98,29 @@ typedef struct host_ring {
 
 /* Offsets of the parts of a segment for nranks ranks. */
 typedef struct host_layout {
-  size_t ranks, rings, ring_data, put_rings, put_ring_data, signals, descs,
-      stages, total;
+  size_t ranks, rings, ring_data, put_rings, put_ring_data, signals, offers,
+      descs, stages, total;
 } host_layout_t;
+
+/* A one-copy offer as the ring carries it after the length header: where
+ * the receiver reads the sender's buffer. */
+typedef struct host_direct_desc {
+  uint64_t seq;    /* the offer's number, in the pair's offer word */
+  uint64_t where;  /* fd < 0: the address (same process); else the offset */
+  uint64_t total;  /* the allocation's mapped size */
+  uint64_t ino;    /* the allocation's inode (tells a reused fd number) */
+  int64_t pid;     /* the sender's process */
+  int32_t fd;      /* the sender's memfd, or -1 */
+  int32_t pad;
+} host_direct_desc_t;
+
+/* A sender's allocation a receiver keeps mapped (p2p_direct.c). */
+typedef struct host_peer_map {
+  char *base;  /* NULL: free entry */
+  int64_t pid;
+  int32_t fd;
+  uint64_t ino, total, last_use;
+} host_peer_map_t;
 
 /* What each rank publishes about its part of a window. */
 typedef struct host_window_part {
@@ -126,6 +156,9 @@ typedef struct host_comm {
   char *base;              /* mapping of the segment */
   host_layout_t layout;
   int64_t timeout_ms;      /* -1 = forever */
+  /* More ranks than CPUs this process may run on: a waiting rank holds a
+   * CPU a peer needs, so waits yield almost at once (wait.c). */
+  int oversubscribed;
   _Atomic int aborted;     /* local abort flag */
   _Atomic int forked;      /* this is a forked child's copy: hands off */
   uint64_t coll_step;      /* collective steps done (same on every rank) */
@@ -142,6 +175,11 @@ typedef struct host_comm {
   char async_message[320];
   void *coll_owner;        /* the collective op now using the staging */
   void **send_owner, **recv_owner;  /* per peer: the op streaming its ring */
+  uint64_t *offers_made;   /* per peer: one-copy offers sent (p2p_direct.c) */
+  uint64_t *tails_seen;    /* per peer: its ring's tail as last read (p2p.c) */
+  uint64_t ring_key;       /* masks message tags (p2p.c); from the header */
+  host_peer_map_t *peer_maps;  /* nranks * HOST_PEER_MAPS, receiver's cache */
+  uint64_t peer_map_clock;
   uint64_t window_seq;     /* windows registered so far (collective order) */
   /* Guards `windows` and the landing of puts: a window is never freed
    * while another thread (an abort's teardown, a wait) lands into it. */
@@ -220,8 +258,12 @@ static inline size_t host_ring_padded(size_t bytes) {
   return (bytes + 7) & ~(size_t)7;
 }
 _Atomic uint64_t *host_signal_word(host_comm_t *comm, int receiver, int sender);
-host_coll_desc_t *host_coll_desc(host_comm_t *comm, int rank);
-char *host_stage(host_comm_t *comm, int rank);
+/* The one-copy offer word of messages from src to dst (p2p_direct.c). */
+_Atomic uint64_t *host_offer_word(host_comm_t *comm, int src, int dst);
+/* Rank's collective descriptor and staging for collective step `step`: two
+ * of each per rank, used by odd and even steps (coll.c). */
+host_coll_desc_t *host_coll_desc(host_comm_t *comm, int rank, uint64_t step);
+char *host_stage(host_comm_t *comm, int rank, uint64_t step);
 
 /* ---- liveness.c ---- */
 /* Opens our own description of the segment file (segment_fd) and locks
@@ -241,16 +283,21 @@ uint64_t host_keyed_hash(const uint64_t key[2], uint64_t a, uint64_t b);
 ncore_status_t host_random_bytes(void *out, size_t n);
 
 /* ---- wait.c ---- */
+/* A wait in progress. Starting one costs nothing (no clock read): most
+ * waits of a ping-pong end within a few polls, and each poll's cost is
+ * latency the peer sees. */
 typedef struct host_waiter {
-  uint64_t start_ns, last_check_ns;
+  uint64_t start_ns, last_check_ns;  /* 0 until the first clock read */
   uint32_t spins;
 } host_waiter_t;
 uint64_t host_now_ns(void);
 void host_waiter_init(host_waiter_t *w);
 /* One pause between polls; checks abort, peers and the timeout. `what`
- * names what is awaited ("recv from peer 1"). NCORE_OK to keep waiting. */
-ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *comm,
-                                 const char *what);
+ * names what is awaited, a format with at most one %d that `peer` fills
+ * ("recv from peer %d"): formatted only for a timeout's message. NCORE_OK
+ * to keep waiting. */
+ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
+                                 const char *what, int peer);
 /* Checks local abort, the communicator's recorded failure (ours or a
  * peer's) and aborted/dead peers of comm (no pause, no timeout). */
 ncore_status_t host_comm_health(host_comm_t *comm, int check_locks);
@@ -264,12 +311,18 @@ struct host_op {
   host_progress_fn progress;
   host_comm_t *comm;
   ncore_status_t status;
-  char what[64];
+  /* What the op is, for messages: a format with at most one %d, the peer
+   * (host_op_what formats it only when a message needs it). */
+  const char *what;
   /* p2p */
   int peer;
   char *buf;
   size_t bytes, done;
   int header_done;
+  /* one-copy path (p2p_direct.c): a send that offers its buffer, and
+   * whether its offer is out and not yet finished or refused */
+  int direct, direct_pending;
+  host_direct_desc_t direct_desc;
   /* collectives */
   core_coll_args_t coll;
   size_t esize, chunk_elems, chunk_off; /* in elements */
@@ -283,6 +336,8 @@ void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
                         size_t bytes, int peer);
 void host_coll_init(host_op_t *op, host_comm_t *comm,
                     const core_coll_args_t *args);
+/* op->what with its peer filled in, into buf. */
+const char *host_op_what(const host_op_t *op, char *buf, size_t size);
 /* Clears whatever ring or staging ownership op holds (done or failed). */
 void host_op_release(host_op_t *op);
 /* Runs ops (a list) until all are done or one fails (group.c). A failure
@@ -300,6 +355,28 @@ ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,
                                     void *all, size_t bytes);
 /* Returns once every rank of comm called it (or a peer failed). */
 ncore_status_t host_barrier(host_comm_t *comm);
+
+/* ---- p2p_direct.c: the one-copy path of large messages ---- */
+/* Sender, when its op is made: 1 if the message takes the one-copy path
+ * (large enough, and its buffer readable by the peer: memory of the same
+ * process or an ncore_mem_alloc allocation), with op->direct_desc filled. */
+int host_direct_offer(host_op_t *op);
+/* Sender: makes the offer visible (before the ring's head shows its
+ * descriptor). */
+void host_direct_publish(host_op_t *op);
+/* Sender: 1 when the receiver copied the message, -1 when it refused the
+ * offer (the payload then goes through the ring), 0 while neither. */
+int host_direct_sent(host_op_t *op);
+/* Sender giving up (or done): takes an open offer back, so that a receiver
+ * copying meanwhile reports the message lost. No-op without one. */
+void host_direct_withdraw(host_op_t *op);
+/* Receiver, after the descriptor d was read from the ring: copies the
+ * message into op->buf and returns 1; returns 0 when the buffer cannot be
+ * reached (the offer was refused: the payload follows in the ring); -1
+ * with op->status set when the sender withdrew or the offer is corrupt. */
+int host_direct_receive(host_op_t *op, const host_direct_desc_t *d);
+/* Unmaps the receiver's cache of senders' allocations. */
+void host_direct_maps_free(host_comm_t *comm);
 
 /* ---- puts.c: one-sided puts into parts that are not mapped ---- */
 /* Queues bytes for peer's part of w at byte_offset (in pieces, waiting for
@@ -326,10 +403,16 @@ typedef struct host_premul {
 } host_premul_t;
 
 /* ---- memory.c ---- */
-/* Finds the ncore_mem_alloc allocation containing ptr: its memfd, the
- * offset of ptr in it and its mapped size; 0 if found, -1 if not. */
-int host_memory_lookup(const void *ptr, int *fd, size_t *offset,
-                       size_t *total);
+/* An ncore_mem_alloc allocation as host_memory_lookup finds it. */
+typedef struct host_allocation {
+  int fd;          /* its memfd */
+  size_t offset;   /* of the pointer looked up, from the allocation's start */
+  size_t mapped;   /* its mapped size (a multiple of the page size) */
+  uint64_t ino;    /* its memfd's inode */
+} host_allocation_t;
+/* Finds the ncore_mem_alloc allocation containing ptr; 0 if found, -1 if
+ * not. */
+int host_memory_lookup(const void *ptr, host_allocation_t *out);
 /* Maps peer pid's memfd fd (size bytes); NULL on failure, or when the file
  * is smaller than size (a peer's claim is checked, never trusted). */
 void *host_memory_map_peer(int64_t pid, int fd, size_t size);

@@ -22,6 +22,7 @@ typedef struct allocation {
   char *ptr;
   size_t size, mapped;
   int fd;
+  uint64_t ino;
   struct allocation *next;
 } allocation_t;
 
@@ -36,9 +37,14 @@ ncore_status_t host_mem_alloc(void **out, size_t size) {
                       size);
   size_t mapped = (size + 4095) & ~(size_t)4095;
   if (!mapped) mapped = 4096;
-  int fd = memfd_create("ncore-mem", MFD_CLOEXEC);
+  int fd = memfd_create("ncore-mem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return core_error(NCORE_ERR_SYSTEM, "memfd_create: %s", strerror(errno));
-  if (ftruncate(fd, (off_t)mapped) != 0) {
+  /* Sealed at its size: peers map it (windows, the one-copy send path),
+   * and a mapping past a file's end would be SIGBUS. */
+  struct stat st;
+  if (ftruncate(fd, (off_t)mapped) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
+      fstat(fd, &st) != 0) {
     int e = errno;
     close(fd);
     return core_error(NCORE_ERR_SYSTEM, "size: %zu bytes: %s", size, strerror(e));
@@ -59,6 +65,7 @@ ncore_status_t host_mem_alloc(void **out, size_t size) {
   a->size = size;
   a->mapped = mapped;
   a->fd = fd;
+  a->ino = (uint64_t)st.st_ino;
   pthread_mutex_lock(&registry_lock);
   a->next = registry;
   registry = a;
@@ -84,17 +91,17 @@ ncore_status_t host_mem_free(void *ptr) {
   return NCORE_OK;
 }
 
-int host_memory_lookup(const void *ptr, int *fd, size_t *offset,
-                       size_t *total) {
+int host_memory_lookup(const void *ptr, host_allocation_t *out) {
   int found = -1;
   uintptr_t p = (uintptr_t)ptr;
   pthread_mutex_lock(&registry_lock);
   for (allocation_t *a = registry; a; a = a->next) {
     uintptr_t start = (uintptr_t)a->ptr;
     if (p >= start && p - start < a->mapped) {
-      *fd = a->fd;
-      *offset = (size_t)(p - start);
-      *total = a->mapped;
+      out->fd = a->fd;
+      out->offset = (size_t)(p - start);
+      out->mapped = a->mapped;
+      out->ino = a->ino;
       found = 0;
       break;
     }

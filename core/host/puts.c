@@ -28,8 +28,6 @@ ncore_status_t host_put_through_ring(host_comm_t *c, host_window_t *w, int peer,
   char *ring = host_put_ring_bytes(c, c->rank, peer);
   const char *src = buf;
   size_t done = 0;
-  char what[64];
-  snprintf(what, sizeof what, "put to peer %d", peer);
   do {
     size_t n = bytes - done < PUT_PIECE_MAX ? bytes - done : PUT_PIECE_MAX;
     size_t need = sizeof(put_piece_t) + host_ring_padded(n);
@@ -46,7 +44,7 @@ ncore_status_t host_put_through_ring(host_comm_t *c, host_window_t *w, int peer,
         return core_error(NCORE_ERR_REMOTE, "%s", host_comm_failure_message(c));
       }
       if (HOST_RING_BYTES - used >= need) break;
-      ncore_status_t s = host_waiter_pause(&waiter, c, what);
+      ncore_status_t s = host_waiter_pause(&waiter, c, "put to peer %d", peer);
       if (s != NCORE_OK) {
         host_comm_fail_current(c, s);
         return s;
@@ -134,7 +132,21 @@ int host_puts_drain_locked(host_comm_t *c) {
   return landed;
 }
 
+/* 1 if some peer queued a put for this rank: lets every poll of a wait
+ * skip the lock while there is nothing to land (the common case). */
+static int puts_pending(host_comm_t *c) {
+  for (int peer = 0; peer < c->nranks; peer++) {
+    if (peer == c->rank) continue;
+    host_ring_t *r = host_put_ring_ctl(c, peer, c->rank);
+    if (atomic_load_explicit(&r->head.value, memory_order_acquire) !=
+        atomic_load_explicit(&r->tail.value, memory_order_relaxed))
+      return 1;
+  }
+  return 0;
+}
+
 int host_puts_drain(host_comm_t *c) {
+  if (!puts_pending(c)) return 0;
   /* Another thread landing (or this thread, re-entered) does the work. */
   if (pthread_mutex_trylock(&c->windows_lock) != 0) return 0;
   int landed = host_puts_drain_locked(c);

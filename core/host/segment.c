@@ -7,6 +7,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -41,8 +42,10 @@ ncore_status_t host_segment_layout(int nranks, host_layout_t *out) {
   ok = ok && grow(&at, n * n, sizeof(host_ring_t), HOST_CACHE_LINE);
   out->signals = at;
   ok = ok && grow(&at, n * n, sizeof(host_counter_t), HOST_CACHE_LINE);
+  out->offers = at;
+  ok = ok && grow(&at, n * n, sizeof(host_counter_t), HOST_CACHE_LINE);
   out->descs = at;
-  ok = ok && grow(&at, n, sizeof(host_coll_desc_t), 4096);
+  ok = ok && grow(&at, 2 * n, sizeof(host_coll_desc_t), 4096);
   out->put_rings = at;
   ok = ok && grow(&at, n * n, sizeof(host_ring_t), 4096);
   out->ring_data = at;
@@ -50,7 +53,7 @@ ncore_status_t host_segment_layout(int nranks, host_layout_t *out) {
   out->put_ring_data = at;
   ok = ok && grow(&at, n * n, HOST_RING_BYTES, 1);
   out->stages = at;
-  ok = ok && grow(&at, n, HOST_STAGE_BYTES, 4096);
+  ok = ok && grow(&at, 2 * n, HOST_STAGE_BYTES, 4096);
   out->total = at;
   /* n * n cannot overflow first: n < 2^31. */
   if (!ok)
@@ -85,11 +88,17 @@ _Atomic uint64_t *host_signal_word(host_comm_t *c, int receiver, int sender) {
   host_counter_t *s = (host_counter_t *)(c->base + c->layout.signals);
   return &s[(size_t)receiver * c->nranks + sender].value;
 }
-host_coll_desc_t *host_coll_desc(host_comm_t *c, int rank) {
-  return (host_coll_desc_t *)(c->base + c->layout.descs) + rank;
+_Atomic uint64_t *host_offer_word(host_comm_t *c, int src, int dst) {
+  host_counter_t *s = (host_counter_t *)(c->base + c->layout.offers);
+  return &s[(size_t)src * c->nranks + dst].value;
 }
-char *host_stage(host_comm_t *c, int rank) {
-  return c->base + c->layout.stages + (size_t)rank * HOST_STAGE_BYTES;
+host_coll_desc_t *host_coll_desc(host_comm_t *c, int rank, uint64_t step) {
+  return (host_coll_desc_t *)(c->base + c->layout.descs) + 2 * (size_t)rank +
+         (step & 1);
+}
+char *host_stage(host_comm_t *c, int rank, uint64_t step) {
+  return c->base + c->layout.stages +
+         (2 * (size_t)rank + (step & 1)) * HOST_STAGE_BYTES;
 }
 
 ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
@@ -102,12 +111,19 @@ ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
     c->signals_consumed = calloc((size_t)nranks, sizeof(uint64_t));
     c->send_owner = calloc((size_t)nranks, sizeof(void *));
     c->recv_owner = calloc((size_t)nranks, sizeof(void *));
+    c->offers_made = calloc((size_t)nranks, sizeof(uint64_t));
+    c->tails_seen = calloc((size_t)nranks, sizeof(uint64_t));
+    c->peer_maps = calloc((size_t)nranks * HOST_PEER_MAPS, sizeof(host_peer_map_t));
   }
-  if (!c || !c->signals_consumed || !c->send_owner || !c->recv_owner) {
+  if (!c || !c->signals_consumed || !c->send_owner || !c->recv_owner ||
+      !c->offers_made || !c->tails_seen || !c->peer_maps) {
     if (c) {
       free(c->signals_consumed);
       free(c->send_owner);
       free(c->recv_owner);
+      free(c->offers_made);
+      free(c->tails_seen);
+      free(c->peer_maps);
     }
     free(c);
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
@@ -115,6 +131,9 @@ ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
   c->rank = rank;
   c->nranks = nranks;
   c->timeout_ms = timeout_ms;
+  cpu_set_t cpus;
+  c->oversubscribed = sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+                      nranks > CPU_COUNT(&cpus);
   c->lock_fd = -1;
   c->layout = layout;
   pthread_mutex_init(&c->windows_lock, NULL);
@@ -198,7 +217,7 @@ static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
       seen = joined;
       host_waiter_init(&w);  /* a rank joining is progress */
     }
-    ncore_status_t s = host_waiter_pause(&w, c, "all ranks joining");
+    ncore_status_t s = host_waiter_pause(&w, c, "all ranks joining", 0);
     /* Once everyone joined, the communicator exists for the others: a
      * failure after that (their first call's) is its first call's to see. */
     if (s != NCORE_OK &&
@@ -233,6 +252,8 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
     if (s == NCORE_OK) s = host_segment_attach(c, fd);
   }
   if (s == NCORE_OK) {
+    /* Message tags' mask (p2p.c), secret as the children's key is. */
+    c->ring_key = host_keyed_hash(host_header(c)->child_key, UINT64_MAX, UINT64_MAX);
     host_rank_slot_t *me = host_rank_slot(c, rank);
     if (atomic_exchange(&me->joined, 1))
       s = core_error(NCORE_ERR_INVALID_ARGUMENT, "rank: %d joined twice", rank);
@@ -264,5 +285,8 @@ void host_segment_leave(host_comm_t *c) {
   free(c->signals_consumed);
   free(c->send_owner);
   free(c->recv_owner);
+  free(c->offers_made);
+  free(c->tails_seen);
+  host_direct_maps_free(c);
   free(c);
 }

@@ -25,8 +25,6 @@ ncore_status_t host_wait_signal(void *comm, const core_wait_t *waits,
     int peer = waits[i].peer;
     uint64_t want = c->signals_consumed[peer] + waits[i].op_count;
     _Atomic uint64_t *word = host_signal_word(c, c->rank, peer);
-    char what[64];
-    snprintf(what, sizeof what, "wait_signal from peer %d", peer);
     host_waiter_t w;
     host_waiter_init(&w);
     for (;;) {
@@ -35,7 +33,7 @@ ncore_status_t host_wait_signal(void *comm, const core_wait_t *waits,
       uint64_t seen = atomic_load_explicit(word, memory_order_acquire);
       if (host_puts_drain(c) > 0) continue;
       if (seen >= want) break;
-      ncore_status_t s = host_waiter_pause(&w, c, what);
+      ncore_status_t s = host_waiter_pause(&w, c, "wait_signal from peer %d", peer);
       if (s != NCORE_OK) {
         /* The signal may have come just before the peer failed. */
         host_puts_drain(c);

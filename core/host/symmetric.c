@@ -30,9 +30,10 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
   ncore_status_t s = host_mem_alloc(&mine, size);
   if (s != NCORE_OK) return s;
   sym_part_t info = {size, 0, getpid(), 0, 0};
-  size_t off, total;
-  host_memory_lookup(mine, &info.fd, &off, &total);
-  info.total = total;
+  host_allocation_t a;
+  host_memory_lookup(mine, &a);
+  info.fd = a.fd;
+  info.total = a.mapped;
   sym_part_t *all = calloc((size_t)c->nranks, sizeof *all);
   host_symmetric_t *m = calloc(1, sizeof *m);
   if (m) m->parts = calloc((size_t)c->nranks, sizeof(char *));
@@ -46,7 +47,7 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
   m->nranks = c->nranks;
   m->rank = c->rank;
   m->size = size;
-  m->total = total;
+  m->total = a.mapped;
   s = host_allgather_bytes(c, &info, all, sizeof info);
   /* Every rank sees the same sizes, so all of them fail alike. */
   int sizes_agree = 1;

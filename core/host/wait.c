@@ -2,6 +2,7 @@
  * sleeps (cores are shared), checking the local abort flag, peers' aborts
  * and deaths, and the timeout. */
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 #include "../error.h"
 #include "host.h"
@@ -13,7 +14,7 @@ uint64_t host_now_ns(void) {
 }
 
 void host_waiter_init(host_waiter_t *w) {
-  w->start_ns = w->last_check_ns = host_now_ns();
+  w->start_ns = w->last_check_ns = 0;
   w->spins = 0;
 }
 
@@ -47,39 +48,62 @@ ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
   return NCORE_OK;
 }
 
-/* How long a wait without progress spins, then yields, before it sleeps:
- * a partner that answers within microseconds is caught by spinning (a sleep
+/* How long a wait without progress polls, then yields, before it sleeps:
+ * a partner that answers within microseconds is caught by polling (a sleep
  * costs 50-100 us of timer slack, which would dominate every ping-pong);
- * yielding lets other ranks run when there are more ranks than cores; only
- * a long wait (a slow peer, a rank busy elsewhere) sleeps. */
-#define HOST_SPIN_NS 50000u
+ * yielding lets a peer run that shares our CPU (more ranks than cores, or
+ * another busy process: spinning for longer kept such a peer off the CPU
+ * for a whole spin, 20-50 us per message); only a long wait (a slow peer,
+ * a rank busy elsewhere) sleeps. The polls pause once each and read the
+ * clock and check the peers only every HOST_CHECK_EVERY polls: the time
+ * between two polls is the latency added to every message that arrives
+ * meanwhile. With more ranks than CPUs, a rank that polls keeps a peer it
+ * waits for off its CPU: it yields after HOST_POLLS_SHARED polls. */
+#define HOST_POLLS 256u
+#define HOST_POLLS_SHARED 16u
+#define HOST_CHECK_EVERY 64u
 #define HOST_YIELD_NS 5000000u
 
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
 ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
-                                 const char *what) {
+                                 const char *what, int peer) {
   w->spins++;
   /* Whoever waits lands the puts queued for it, so two ranks putting to
    * each other never wait on one another. */
   host_puts_drain(c);
+  uint32_t polls = c->oversubscribed ? HOST_POLLS_SHARED : HOST_POLLS;
+  if (w->spins < polls && w->spins % HOST_CHECK_EVERY != 1) {
+    cpu_relax();
+    return NCORE_OK;
+  }
   uint64_t now = host_now_ns();
+  if (!w->start_ns) w->start_ns = w->last_check_ns = now;
   uint64_t waited = now - w->start_ns;
-  if (waited < HOST_SPIN_NS) {
-#if defined(__x86_64__) || defined(__i386__)
-    for (int i = 0; i < 16; i++) __builtin_ia32_pause();
-#endif
+  if (w->spins < polls) {
+    cpu_relax();
   } else if (waited < HOST_YIELD_NS) {
     sched_yield();
   } else {
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
   }
-  if ((w->spins & 31) != 0 && waited >= HOST_SPIN_NS / 2) return NCORE_OK;
+  if (w->spins >= polls && (w->spins & 31) != 0) return NCORE_OK;
   int check_locks = now - w->last_check_ns > 5000000u;
   if (check_locks) w->last_check_ns = now;
   ncore_status_t s = host_comm_health(c, check_locks);
   if (s != NCORE_OK) return s;
-  if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u)
-    return core_error(NCORE_ERR_TIMEOUT, "%s timed out after %lld ms", what,
+  if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u) {
+    char awaited[96];
+    snprintf(awaited, sizeof awaited, what, peer);
+    return core_error(NCORE_ERR_TIMEOUT, "%s timed out after %lld ms", awaited,
                       (long long)c->timeout_ms);
+  }
   return NCORE_OK;
 }

@@ -18,18 +18,17 @@ static ncore_status_t describe_part(void *ptr, size_t size,
   memset(mine, 0, sizeof *mine);
   mine->size = size;
   mine->pid = getpid();
-  int fd;
-  size_t offset, total;
-  if (host_memory_lookup(ptr, &fd, &offset, &total) == 0) {
-    if (size > total - offset)
+  host_allocation_t a;
+  if (host_memory_lookup(ptr, &a) == 0) {
+    if (size > a.mapped - a.offset)
       return core_error(NCORE_ERR_INVALID_ARGUMENT,
                         "size: %zu bytes at ptr run past the end of its "
                         "ncore_mem_alloc allocation (%zu bytes from ptr)",
-                        size, total - offset);
+                        size, a.mapped - a.offset);
     mine->shared = 1;
-    mine->fd = fd;
-    mine->offset = offset;
-    mine->total = total;
+    mine->fd = a.fd;
+    mine->offset = a.offset;
+    mine->total = a.mapped;
     return NCORE_OK;
   }
   /* msync checks that every page of the range is mapped (ENOMEM if not). */

@@ -159,7 +159,7 @@ static void collective(input_t *in) {
   host_rank_slot_t *peer = host_rank_slot(c, 1);
   atomic_store(&peer->posted.value, take(in, 1) % 4);
   atomic_store(&peer->consumed.value, take(in, 1) % 4);
-  host_coll_desc_t *d = host_coll_desc(c, 1);
+  host_coll_desc_t *d = host_coll_desc(c, 1, c->coll_step + 1);
   d->kind = (int32_t)take(in, 4);
   d->dtype = (int32_t)take(in, 4);
   d->op = (int32_t)take(in, 4);
@@ -177,7 +177,7 @@ static void collective(input_t *in) {
   char *send = calloc(1, bytes), *recv = calloc(1, bytes);
   a.sendbuf = send;
   a.recvbuf = recv;
-  take_rest(in, host_stage(c, 1), HOST_STAGE_BYTES);
+  take_rest(in, host_stage(c, 1, c->coll_step + 1), HOST_STAGE_BYTES);
   host_op_t op;
   host_coll_init(&op, c, &a);
   for (int i = 0; i < 4; i++) {

@@ -4,8 +4,13 @@
  * timeout and never hang, and a failed communicator fails every later call
  * at once; shrinking away a dead rank; a fork() child's copy of a
  * communicator. Usage: test_failure N. Every test here is fork-only. */
+#include <dirent.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <stdint.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -373,3 +378,158 @@ MR_TEST_EX(forked_child_cannot_use_the_communicator, MR_OWN_PROCESSES, 2) {
 }
 
 HARNESS_MAIN
+
+/* ---- the host backend's one-copy send/recv (core/host/p2p_direct.c) ----
+ * The receiver copies straight from the sender's ncore_mem_alloc buffer;
+ * a rank dying or giving up on either side must neither hang the other,
+ * crash it (SIGBUS), nor hand it data as received that was not. */
+
+enum { ONE_COPY_BYTES = 32 << 20 };
+
+static void *die_after(void *ms) {
+  usleep((useconds_t)(uintptr_t)ms * 1000);
+  mr_die();
+}
+
+/* Kills this rank ms milliseconds from now, whatever it is doing. */
+static void die_in(unsigned ms) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, die_after, (void *)(uintptr_t)ms) == 0);
+}
+
+static void fill_words(uint32_t *w, size_t n) {
+  for (size_t i = 0; i < n; i++) w[i] = (uint32_t)(i * 2654435761u);
+}
+
+static size_t first_bad_word(const uint32_t *w, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (w[i] != (uint32_t)(i * 2654435761u)) return i;
+  return n;
+}
+
+/* Rank 0 sends ONE_COPY_BYTES from ncore_mem_alloc memory to rank 1, and
+ * rank `victim` is killed a few milliseconds in, most likely while the
+ * receiver copies. The survivor must end in time with the whole message
+ * (the copy ended first; a dead sender's pages stay mapped until the copy
+ * ends) or with the death, never with a partial message as received. */
+static void one_copy_with_a_death(ncore_comm_t comm, int rank, int nranks, int victim) {
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
+  uint32_t *buf = tb_alloc(ONE_COPY_BYTES);
+  CHECK(buf);
+  if (rank == 0) fill_words(buf, ONE_COPY_BYTES / 4);
+  mr_barrier(comm);
+  if (rank == victim) die_in(3);
+  double t0 = mr_now_ms();
+  ncore_status_t st = NCORE_OK;
+  if (rank == 0) st = ncore_send(comm, buf, ONE_COPY_BYTES / 4, NCORE_UINT32, 1, NULL);
+  if (rank == 1) st = ncore_recv(comm, buf, ONE_COPY_BYTES / 4, NCORE_UINT32, 0, NULL);
+  if (rank == victim) for (;;) pause();
+  if (st != NCORE_OK) CHECK_STATUS_EITHER(st, NCORE_ERR_REMOTE, NCORE_ERR_TIMEOUT);
+  else if (rank == 1) CHECK_EQ(first_bad_word(buf, ONE_COPY_BYTES / 4), ONE_COPY_BYTES / 4);
+  CHECK(mr_now_ms() - t0 < DEAD_PEER_LIMIT_MS);
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+MR_TEST_EX(sender_killed_during_a_one_copy_message, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("the one-copy path is the host backend's");
+  MR_COMM(comm);
+  one_copy_with_a_death(comm, rank, nranks, 0);
+}
+
+MR_TEST_EX(receiver_killed_during_a_one_copy_message, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("the one-copy path is the host backend's");
+  MR_COMM(comm);
+  one_copy_with_a_death(comm, rank, nranks, 1);
+}
+
+MR_TEST_EX(a_withdrawn_one_copy_send_is_never_received, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("the one-copy path is the host backend's");
+  enum { TIMEOUT_MS = 400 };
+  const size_t n = (1u << 20) / 4;
+  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, TIMEOUT_MS);
+  if (!comm) return;
+  uint32_t *buf = tb_alloc(n * 4);
+  CHECK(buf);
+  if (rank == 0) {
+    /* The receiver comes too late: the send times out and takes its
+     * offer back; the caller may now reuse its buffer. */
+    CHECK_STATUS(ncore_send(comm, buf, n, NCORE_UINT32, 1, NULL), NCORE_ERR_TIMEOUT);
+    memset(buf, 0xff, n * 4);
+  } else if (rank == 1) {
+    usleep(TIMEOUT_MS * 3 * 1000);
+    CHECK_STATUS_EITHER(ncore_recv(comm, buf, n, NCORE_UINT32, 0, NULL), NCORE_ERR_REMOTE,
+                        NCORE_ERR_TIMEOUT);
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+/* Drops CAP_SYS_PTRACE from this process's effective capabilities (root
+ * keeps the others); 0 on success. */
+static int drop_ptrace_capability(void) {
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct d[2];
+  if (syscall(SYS_capget, &h, d) != 0) return -1;
+  d[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective &= ~CAP_TO_MASK(CAP_SYS_PTRACE);
+  return (int)syscall(SYS_capset, &h, d);
+}
+
+MR_TEST_EX(an_unreachable_send_buffer_goes_through_the_ring, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("the one-copy path is the host backend's");
+  MR_COMM(comm);
+  const size_t n = (3u << 20) / 4 + 5;
+  uint32_t *buf = tb_alloc(n * 4);
+  int64_t *pid = tb_alloc(sizeof *pid);
+  CHECK(buf && pid);
+  /* Rank 0 becomes non-dumpable and rank 1 loses CAP_SYS_PTRACE: rank 1
+   * can no longer open /proc/<rank 0>/fd/..., so it must refuse the
+   * one-copy offer and take the payload from the ring. */
+  if (rank == 0) {
+    CHECK(prctl(PR_SET_DUMPABLE, 0) == 0);
+    *pid = getpid();
+    fill_words(buf, n);
+  }
+  if (rank == 1) CHECK(drop_ptrace_capability() == 0);
+  CHECK_OK(ncore_broadcast(comm, pid, pid, 1, NCORE_INT64, 0, NULL));
+  int reachable = 0;
+  if (rank == 1) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%lld/fd", (long long)*pid);
+    /* Listing the directory may be allowed; following an entry is what
+     * the ptrace check guards. */
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+      if (e->d_name[0] == '.') continue;
+      char entry[320];
+      snprintf(entry, sizeof entry, "%s/%s", path, e->d_name);
+      int f = open(entry, O_RDONLY | O_CLOEXEC);
+      if (f >= 0) {
+        reachable = 1;
+        close(f);
+      }
+      break;
+    }
+    if (d) closedir(d);
+  }
+  int32_t skip = reachable;
+  CHECK_OK(ncore_allreduce(comm, &skip, &skip, 1, NCORE_INT32, NCORE_MAX, NULL));
+  if (skip) {
+    CHECK_OK(ncore_comm_destroy(comm));
+    SKIP("this machine lets a process without CAP_SYS_PTRACE open a "
+         "non-dumpable peer's /proc/<pid>/fd");
+  }
+  if (rank == 0) CHECK_OK(ncore_send(comm, buf, n, NCORE_UINT32, 1, NULL));
+  if (rank == 1) {
+    CHECK_OK(ncore_recv(comm, buf, n, NCORE_UINT32, 0, NULL));
+    CHECK_EQ(first_bad_word(buf, n), n);
+  }
+  /* The stream stays in step: a small message after it. */
+  if (rank == 0) CHECK_OK(ncore_send(comm, buf, 4, NCORE_UINT32, 1, NULL));
+  if (rank == 1) CHECK_OK(ncore_recv(comm, buf, 4, NCORE_UINT32, 0, NULL));
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+  tb_free(pid);
+}

@@ -1,6 +1,7 @@
 /* Multi-rank tests: send / recv and groups. Usage: test_p2p NRANKS.
  * This program also runs under tools/ncore-run (see tests/run.sh). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "multirank.h"
 #include "testbuf.h"
@@ -256,3 +257,158 @@ MR_TEST(group_reports_first_failure) {
 }
 
 HARNESS_MAIN
+
+/* ---- the host backend's one-copy path (core/host/p2p_direct.c) ---- */
+
+/* A buffer of each kind a host-backend message can use: ncore_mem_alloc
+ * memory (a receiver maps it: one copy), plain malloc memory (not
+ * reachable from another process: the ring), and a symmetric allocation. */
+enum { KIND_MEM_ALLOC, KIND_MALLOC, KIND_SYMMETRIC, KIND_COUNT };
+static const char *const kind_names[KIND_COUNT] = {"ncore_mem_alloc", "malloc",
+                                                   "symmetric"};
+
+/* A buffer of `kind` for this rank; `sym` is the symmetric allocation
+ * every rank made (collectively) when either side uses one. */
+static char *kind_alloc(int kind, size_t bytes, char *sym) {
+  char *p = kind == KIND_MEM_ALLOC ? tb_alloc(bytes)
+            : kind == KIND_MALLOC  ? calloc(1, bytes)
+                                   : sym;
+  CHECK(p);
+  return p;
+}
+
+static void kind_free(int kind, char *p) {
+  if (kind == KIND_MEM_ALLOC) tb_free(p);
+  else if (kind == KIND_MALLOC) free(p);
+}
+
+/* Rank 0 sends `bytes` from `offset` into its buffer of kind sk; rank 1
+ * receives them at `offset` of its buffer of kind rk and checks every byte
+ * and that nothing around them was written. */
+static void send_between_kinds(ncore_comm_t comm, int rank, int sk, int rk,
+                               size_t bytes, size_t offset) {
+  size_t total = offset + bytes + 64;
+  ncore_symmetric_t sym = NCORE_NULL_HANDLE;
+  void *sym_ptr = NULL;
+  if (sk == KIND_SYMMETRIC || rk == KIND_SYMMETRIC) {
+    CHECK_OK(ncore_symmetric_alloc(&sym, comm, total));
+    CHECK_OK(ncore_symmetric_local_pointer(sym, &sym_ptr));
+  }
+  int kind = rank == 0 ? sk : rank == 1 ? rk : KIND_MALLOC;
+  char *buf = harness_failed() ? NULL : kind_alloc(kind, total, sym_ptr);
+  if (harness_failed()) return;
+  size_t n = bytes / 4;
+  int32_t *pattern = malloc(bytes);
+  CHECK(pattern);
+  fill_pattern(pattern, n, 31 * sk + rk);
+  if (rank == 0) {
+    memcpy(buf + offset, pattern, bytes);
+    CHECK_OK(ncore_send(comm, buf + offset, n, NCORE_INT32, 1, NULL));
+  } else if (rank == 1) {
+    memset(buf, 0x5a, total);
+    CHECK_OK(ncore_recv(comm, buf + offset, n, NCORE_INT32, 0, NULL));
+    if (memcmp(buf + offset, pattern, bytes) != 0)
+      harness_fail(__FILE__, __LINE__, "%zu bytes from %s into %s differ", bytes,
+                   kind_names[sk], kind_names[rk]);
+    for (size_t i = 0; i < total; i++)
+      if ((i < offset || i >= offset + bytes) && buf[i] != 0x5a) {
+        harness_fail(__FILE__, __LINE__, "byte %zu outside the message was written", i);
+        break;
+      }
+  }
+  free(pattern);
+  kind_free(kind, buf);
+  if (sym) CHECK_OK(ncore_symmetric_free(sym));
+}
+
+MR_TEST(large_messages_between_every_kind_of_buffer) {
+  REQUIRE_HOST_BACKEND("NCCL needs device memory; plain malloc memory is "
+                       "refused there");
+  MR_COMM(comm);
+  /* Around the one-copy threshold (32 KiB), large and at an odd offset. */
+  const size_t sizes[] = {32 * 1024 - 4, 32 * 1024, 32 * 1024 + 4, (3u << 20) + 12};
+  for (int sk = 0; sk < KIND_COUNT; sk++)
+    for (int rk = 0; rk < KIND_COUNT; rk++)
+      for (size_t s = 0; s < sizeof sizes / sizeof *sizes && !harness_failed(); s++)
+        send_between_kinds(comm, rank, sk, rk, sizes[s], s % 2 ? 4100 : 0);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+MR_TEST(large_messages_in_order_and_to_oneself) {
+  /* One-copy messages keep their order with small ones in between, both
+   * ways at once, and a rank's message to itself is copied too. */
+  MR_COMM(comm);
+  const size_t big = 1u << 20, n = big / 4;
+  int32_t *host = malloc(big);
+  char *src = tb_alloc(3 * big), *dst = tb_alloc(3 * big), *self = tb_alloc(big);
+  CHECK(host && src && dst && self);
+  int peer = rank ^ 1;
+  if (peer < nranks) {
+    for (int m = 0; m < 3; m++) {
+      fill_pattern(host, n, 100 * rank + m);
+      tb_put(src + m * big, host, big);
+    }
+    CHECK_OK(ncore_group_start());
+    for (int m = 0; m < 3; m++) {
+      CHECK_OK(ncore_send(comm, src + m * big, m == 1 ? 16 : n, NCORE_INT32, peer, NULL));
+      CHECK_OK(ncore_recv(comm, dst + m * big, m == 1 ? 16 : n, NCORE_INT32, peer, NULL));
+    }
+    CHECK_OK(ncore_send(comm, src, n, NCORE_INT32, rank, NULL));
+    CHECK_OK(ncore_recv(comm, self, n, NCORE_INT32, rank, NULL));
+    CHECK_OK(ncore_group_end());
+    for (int m = 0; m < 3; m++) {
+      tb_get(host, dst + m * big, big);
+      CHECK_EQ(first_mismatch(host, m == 1 ? 16 : n, 100 * peer + m), -1);
+    }
+    tb_get(host, self, big);
+    CHECK_EQ(first_mismatch(host, n, 100 * rank), -1);
+  }
+  free(host);
+  tb_free(src);
+  tb_free(dst);
+  tb_free(self);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+MR_TEST(large_messages_between_ranks_of_one_process) {
+  /* ncore_comm_init_all: the ranks share the address space, so the
+   * receiver copies straight from any send buffer (malloc memory too). */
+  REQUIRE_HOST_BACKEND("NCCL needs one device per rank and device memory");
+  if (rank != 0) return;
+  (void)id;
+  ncore_comm_t comms[2];
+  CHECK_OK(ncore_comm_init_all(comms, 2, NULL, NULL));
+  if (harness_failed()) return;
+  const size_t n = (1u << 20) / 4 + 3;
+  int32_t *a = malloc(n * 4), *b = calloc(n, 4);
+  CHECK(a && b);
+  fill_pattern(a, n, 5);
+  CHECK_OK(ncore_group_start());
+  CHECK_OK(ncore_send(comms[0], a, n, NCORE_INT32, 1, NULL));
+  CHECK_OK(ncore_recv(comms[1], b, n, NCORE_INT32, 0, NULL));
+  CHECK_OK(ncore_group_end());
+  CHECK_EQ(first_mismatch(b, n, 5), -1);
+  free(a);
+  free(b);
+  CHECK_OK(ncore_comm_destroy(comms[0]));
+  CHECK_OK(ncore_comm_destroy(comms[1]));
+}
+
+MR_TEST(large_size_mismatch_is_invalid_usage) {
+  REQUIRE_HOST_BACKEND("NCCL does not compare the sizes of a matched send "
+                       "and recv (a mismatch is undefined behaviour there)");
+  MR_COMM(comm);
+  const size_t n = 64 * 1024;
+  int32_t *buf = tb_alloc(2 * n * 4);
+  CHECK(buf);
+  if (rank == 0) {
+    /* The offer waits for the receiver, which refuses the size: the send
+     * fails with the communicator the receiver failed. */
+    CHECK_STATUS(ncore_send(comm, buf, n, NCORE_INT32, 1, NULL), NCORE_ERR_INVALID_USAGE);
+  } else if (rank == 1) {
+    CHECK_STATUS(ncore_recv(comm, buf, 2 * n, NCORE_INT32, 0, NULL), NCORE_ERR_INVALID_USAGE);
+    CHECK_MESSAGE_CONTAINS("matched a send of");
+  }
+  tb_free(buf);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
