@@ -1,0 +1,95 @@
+"""Versions, unique ids and result texts (nccl.core.utils).
+
+ncore has no C call that reports the NCCL it loaded, so the "library" here
+is the one this package loads: libncore (which runs the host backend itself
+and NCCL underneath on GPUs)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from ._errors import Result
+from ._lib import raw
+from .unique_id import UniqueId, get_unique_id
+
+__all__ = [
+    "Version",
+    "get_version",
+    "get_lib_version",
+    "get_lib_path",
+    "UniqueId",
+    "get_unique_id",
+    "get_error_string",
+]
+
+
+def _parse(version: Union[int, str]) -> Any:
+    """A packed version (X*10000 + Y*100 + Z, or NCCL's older X*1000 + Y*100
+    + Z) or "X.Y.Z" as packaging's Version (as nccl.core), or the
+    "X.Y.Z" string where packaging is not installed."""
+    if isinstance(version, int):
+        if version >= 10000:
+            major, minor, patch = version // 10000, (version % 10000) // 100, version % 100
+        else:
+            major, minor, patch = version // 1000, (version % 1000) // 100, version % 100
+        version = f"{major}.{minor}.{patch}"
+    try:
+        from packaging.version import Version as _Version
+    except ImportError:
+        return str(version)
+    return _Version(str(version))
+
+
+class Version:
+    """Versions of the library and of this package (nccl.core Version).
+
+    Attributes:
+        nccl_version: the communication library's version -- libncore's
+            (see the module's note).
+        nccl4py_version: this package's version (``ncore.__version__``).
+    """
+
+    def __init__(self, nccl_version: Union[int, str]) -> None:
+        self.nccl_version = _parse(nccl_version)
+        self.nccl4py_version = _parse(raw.ncore_version_string())
+
+    def __repr__(self) -> str:
+        return (f"\nVersions:\n    NCCL4Py version: {self.nccl4py_version}\n"
+                f"    NCCL Library version: {self.nccl_version}\n")
+
+
+def get_version() -> Version:
+    """The versions of the loaded libncore and of this package."""
+    return Version(raw.ncore_version_string())
+
+
+def get_lib_version() -> Any:
+    """The loaded libncore's release version (a packaging Version)."""
+    return _parse(raw.ncore_version_string())
+
+
+def get_lib_path() -> Optional[Path]:
+    """Path of the loaded libncore.so, or None if it cannot be told (a
+    system without /proc)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(maxsplit=5)[-1].strip()
+                if os.path.basename(path).startswith("libncore.so"):
+                    return Path(path)
+    except OSError:
+        pass
+    return None
+
+
+def get_error_string(nccl_result: Union[Result, int]) -> str:
+    """NCCL's text for a result code (ncclGetErrorString): "no error",
+    "invalid argument (run with NCCL_DEBUG=WARN for details)", ...;
+    "unknown result code" for a value NCCL does not define. ncore's own
+    status names are NcclError.status_name."""
+    try:
+        return Result(int(nccl_result)).text
+    except ValueError:
+        return "unknown result code"
