@@ -20,6 +20,16 @@ from ._types import Backend, DeviceType, NcclDataType
 __all__ = ["Buffer", "ResolvedBuffer", "Stream", "resolve_buffer", "resolve_stream"]
 
 
+def __getattr__(name: str) -> Any:
+    """mem_alloc / mem_free, where nccl.core.buffer has them (they live in
+    ncore.memory, which imports this module)."""
+    if name in ("mem_alloc", "mem_free"):
+        from . import memory
+
+        return getattr(memory, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class ResolvedBuffer(NamedTuple):
     """A buffer as the C ABI sees it (ncore_buffer_desc_t)."""
 

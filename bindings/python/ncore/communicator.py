@@ -154,8 +154,11 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
 
     def finalize(self) -> None:
         """Flushes outstanding work and synchronises with the other ranks so
-        destroy leaves no peer waiting (ncclCommFinalize). Collective."""
-        raw.ncore_comm_finalize(self._live())
+        destroy leaves no peer waiting (ncclCommFinalize). Collective. A
+        null or destroyed communicator has nothing to flush: a no-op, as in
+        nccl.core (so is destroy)."""
+        if self._handle:
+            raw.ncore_comm_finalize(self._handle)
 
     def synchronize(self, stream: Any = None) -> None:
         """Waits until every operation enqueued on `stream` so far completed,

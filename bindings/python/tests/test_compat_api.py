@@ -141,6 +141,22 @@ def test_config_newer_fields_reach_the_c_struct():
     assert unset.graph_usage_mode == unset.max_p2p_peers == raw.NCORE_CONFIG_UNDEF_INT
 
 
+def test_config_and_requirements_have_every_nccl_core_field():
+    config = ["blocking", "cga_cluster_size", "min_ctas", "max_ctas", "net_name",
+              "split_share", "traffic_class", "comm_name", "collnet_enable", "cta_policy",
+              "shrink_share", "nvls_ctas", "n_channels_per_net_peer", "nvlink_centric_sched",
+              "graph_usage_mode", "num_rma_ctx", "max_p2p_peers", "graph_stream_ordering"]
+    requirements = [
+        "lsa_multimem", "barrier_count", "lsa_barrier_count", "rail_gin_barrier_count",
+        "lsa_ll_a2a_block_count", "lsa_ll_a2a_slot_count", "gin_force_enable",
+        "gin_context_count", "gin_signal_count", "gin_counter_count", "gin_connection_type",
+        "gin_exclusive_contexts", "gin_queue_depth", "world_gin_barrier_count",
+        "gin_strong_signals_required", "gin_va_signals_required"]
+    for cls, names in ((ncore.NCCLConfig, config), (ncore.NCCLDevCommRequirements, requirements)):
+        have = {f.name: f.default for f in dataclasses.fields(cls)}
+        assert [n for n in names if n not in have or have[n] is not None] == [], cls
+
+
 def test_dev_comm_requirements_default_to_nccls_defaults():
     assert all(getattr(ncore.NCCLDevCommRequirements(), f.name) is None
                for f in dataclasses.fields(ncore.NCCLDevCommRequirements))
@@ -185,7 +201,7 @@ def test_nccl_core_modules_and_names():
                          "UniqueId", "get_unique_id", "get_error_string"],
                "typing": ["NcclDataType", "NcclCommMemStat", "NcclBufferSpec", "FLOAT32"],
                "constants": ["CTAPolicy", "CommShrinkFlag", "CommSuspendFlag", "WindowFlag"],
-               "memory": ["mem_alloc", "mem_free"],
+               "buffer": ["mem_alloc", "mem_free"],
                "cuda": ["CudaDeviceContext", "get_cuda_device", "get_device_id",
                         "get_cuda_stream", "get_stream_ptr"]}
     for module, names in modules.items():
