@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import importlib
+import importlib.util
 import pickle
 
 import numpy as np
