@@ -1,8 +1,8 @@
 """Versions, unique ids and result texts (nccl.core.utils).
 
-ncore has no C call that reports the NCCL it loaded, so the "library" here
-is the one this package loads: libncore (which runs the host backend itself
-and NCCL underneath on GPUs)."""
+The "library" is the libnccl ncore loaded (ncore_library_info, probing NCCL
+as the AUTO backend would), and where no libnccl is usable (the host
+backend) libncore itself, which then is the communication library."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any, Optional, Union
 
 from ._errors import Result
 from ._lib import raw
+from .info import get_library_info
 from .unique_id import UniqueId, get_unique_id
 
 __all__ = [
@@ -46,8 +47,8 @@ class Version:
     """Versions of the library and of this package (nccl.core Version).
 
     Attributes:
-        nccl_version: the communication library's version -- libncore's
-            (see the module's note).
+        nccl_version: the loaded libnccl's version, or libncore's where no
+            libnccl is usable (see the module's note).
         nccl4py_version: this package's version (``ncore.__version__``).
     """
 
@@ -60,19 +61,29 @@ class Version:
                 f"    NCCL Library version: {self.nccl_version}\n")
 
 
+def _library_version() -> Union[int, str]:
+    code = get_library_info().nccl_version
+    return code if code > 0 else raw.ncore_version_string()
+
+
 def get_version() -> Version:
-    """The versions of the loaded libncore and of this package."""
-    return Version(raw.ncore_version_string())
+    """The versions of the library (libnccl, else libncore) and of this
+    package."""
+    return Version(_library_version())
 
 
 def get_lib_version() -> Any:
-    """The loaded libncore's release version (a packaging Version)."""
-    return _parse(raw.ncore_version_string())
+    """The release version of the loaded libnccl (e.g. 2.28.9), or of
+    libncore where no libnccl is usable (a packaging Version)."""
+    return _parse(_library_version())
 
 
 def get_lib_path() -> Optional[Path]:
-    """Path of the loaded libncore.so, or None if it cannot be told (a
-    system without /proc)."""
+    """Path of the loaded libnccl, else of libncore.so; None if neither can
+    be told (libncore's is read from /proc)."""
+    nccl_path = get_library_info().nccl_path
+    if nccl_path:
+        return Path(nccl_path)
     try:
         with open("/proc/self/maps") as maps:
             for line in maps:
