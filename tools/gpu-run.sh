@@ -14,7 +14,8 @@
 #        bindings' 2-rank tests, the demo and the examples. Each fits one
 #        device call of 10 minutes.)
 # PARTS picks the parts (default: "c-tests demo smoke conformance python
-# rust rust-example go go-tests"); C_TESTS_LIMIT bounds the C tests (s).
+# nccl4py rust rust-example go go-tests"; nccl4py: the nccl.core examples
+# with torch and CuPy, 1 and 2 ranks); C_TESTS_LIMIT bounds the C tests (s).
 # The binding tests (python, rust, go-tests) run 2 ranks; with fewer than 2
 # GPUs they share one (NCORE_OVERSUBSCRIBE=1, unless set: each rank its own
 # NCCL host). They need what the bindings' test.sh built here, carried:
@@ -68,7 +69,7 @@ oversubscribe=${NCORE_OVERSUBSCRIBE:-$([ "$gpus" -lt 2 ] && echo 1 || echo 0)}
 root=$PWD
 
 summary=()
-parts=" ${PARTS:-c-tests demo smoke conformance python rust rust-example go go-tests} "
+parts=" ${PARTS:-c-tests demo smoke conformance python nccl4py rust rust-example go go-tests} "
 # Parts named in BACKGROUND run alongside the others (their output only in
 # their log until the summary), so one device call can hold more.
 background=" ${BACKGROUND:-} "
@@ -97,7 +98,8 @@ summarise() { # name exit-status limit
 # The Python extension is compiled here (no swig on GPU machines) once,
 # before any part starts: the conformance runner (in the background) and
 # pytest both import it, and a rebuild under a running import breaks it.
-if [[ "$parts" == *" python "* || "$parts" == *" conformance "* ]] &&
+if [[ "$parts" == *" python "* || "$parts" == *" conformance "* ||
+      "$parts" == *" nccl4py "* ]] &&
    [ -f bindings/python/build/ncore_wrap.c ]; then
   bash bindings/python/build-ext.sh python3 > "$out/build-ext.log" 2>&1 ||
     echo "build-ext.sh failed: see $out/build-ext.log"
@@ -115,6 +117,10 @@ part memcheck "${MEMCHECK_LIMIT:-250}" env SKIP_HOST=1 RANKS=2 JOBS="${MEMCHECK_
 part python 420 env -u NCORE_BACKEND NCORE_OVERSUBSCRIBE="$oversubscribe" \
   NCORE_TEST_LOG_DIR="$out" PYTHONPATH=bindings/python \
   python3 -m pytest -v -rs -p no:cacheprovider bindings/python/tests
+# The nccl.core examples with torch, then CuPy, on NCCL: 1 rank and 2 (two
+# ranks share a GPU where there are fewer than 2).
+part nccl4py 300 env -u NCORE_BACKEND NCORE_OVERSUBSCRIBE="$oversubscribe" PYTHON=python3 \
+  BACKEND=nccl ARRAYS="torch cupy" RANKS="${NCCL4PY_RANKS:-1 2}" examples/nccl4py/run.sh
 part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$RANK_COUNTS" JOBS="$TEST_JOBS" \
   PROGRAM_TIMEOUT=300 NCORE_TEST_HANG_COMMAND="timeout 30 cuda-gdb -batch -ex 'thread apply all bt 12' -p %d" \
   tests/run.sh build

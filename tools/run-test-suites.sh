@@ -72,6 +72,12 @@ for lang in python rust go; do
     skip_suite "$lang-binding" "not present"
   fi
 done
+# nccl.core programs run with `import ncore as nccl` (issue 18): every
+# example on the host backend with NumPy, 1 to 3 ranks (the Python
+# extension is the one bindings/python/test.sh just built).
+if [ -x examples/nccl4py/run.sh ]; then
+  run_suite nccl4py-examples examples/nccl4py/run.sh
+fi
 # ncore as a user gets it: make install into a fresh prefix, then a C
 # (pkg-config, CMake), Python (wheel in a venv) and Go program built and run
 # on several ranks from outside the repository.

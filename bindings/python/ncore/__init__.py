@@ -18,13 +18,13 @@ from ._lib import raw as _raw
 from ._errors import (NcclClosed, NcclError, NcclInProgress, NcclInternalError,
                       NcclInvalid, NcclInvalidUsage, NcclNotSupported, NcclRemoteError,
                       NcclSystemError, NcclTimeout, NcclUnavailable,
-                      NcclUnhandledCudaError, error_for_status)
+                      NcclUnhandledCudaError, Result, error_for_status)
 from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
                      FLOAT16, FLOAT32, FLOAT64, HALF, INT, INT8, INT32, INT64, MAX,
                      MIN, PROD, SUM, UINT8, UINT32, UINT64, Backend, CommShrinkFlag,
-                     CommSuspendFlag, NcclCommMemStat,
-                     DeviceType, NcclDataType, NcclGinConnectionType, NcclGinType,
-                     MemcpyKind, NcclRedOp, ScalarResidence, WindowFlag)
+                     CommSuspendFlag, CTAPolicy, DeviceType, MemcpyKind,
+                     NcclCommMemStat, NcclDataType, NcclGinConnectionType, NcclGinType,
+                     NcclRedOp, ScalarResidence, WindowFlag)
 from .buffer import Buffer, ResolvedBuffer, Stream, resolve_buffer, resolve_stream
 from .config import Config, NCCLConfig, NcclConfig, NCCLDevCommRequirements
 from .unique_id import UniqueId, get_unique_id
@@ -33,9 +33,11 @@ from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
 from ._p2p import WaitSignalDesc
 from .communicator import Communicator
 from .info import Feature, LibraryInfo, get_library_info
-from .group import group, group_end, group_start
+from .group import GroupSimInfo, group, group_end, group_start
 from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
-from . import symmetric
+from .utils import Version, get_error_string, get_lib_path, get_lib_version, get_version
+from .typing import NcclBufferSpec, NcclDeviceSpec, NcclScalarSpec, NcclStreamSpec
+from . import constants, cuda, symmetric, typing, utils
 from .symmetric import get, my_pe, n_pes, put
 
 __version__ = _raw.ncore_version_string()
@@ -61,16 +63,6 @@ def free_array(array: Any) -> None:
     symmetric.free(array)
 
 
-def get_version() -> str:
-    """The loaded libncore's version, "MAJOR.MINOR.PATCH"."""
-    return _raw.ncore_version_string()
-
-
-def get_error_string(status: int) -> str:
-    """The name of an ncore status (ncore_status_string)."""
-    return _raw.ncore_status_string(int(status))
-
-
 def __getattr__(name: str) -> Any:
     """Loads the interop modules lazily: ncore.interop, ncore.torch, ncore.cupy
     (nccl.core's spelling), ncore.numpy."""
@@ -88,10 +80,11 @@ __all__ = [
     "NcclError", "NcclInvalid", "NcclInvalidUsage", "NcclSystemError",
     "NcclInternalError", "NcclUnhandledCudaError", "NcclRemoteError",
     "NcclInProgress", "NcclNotSupported", "NcclUnavailable", "NcclTimeout",
-    "NcclClosed", "error_for_status",
+    "NcclClosed", "error_for_status", "Result",
     "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType", "Backend",
     "DeviceType", "ScalarResidence", "MemcpyKind", "WindowFlag", "CommShrinkFlag",
-    "CommSuspendFlag", "NcclCommMemStat",
+    "CommSuspendFlag", "CTAPolicy", "NcclCommMemStat",
+    "NcclBufferSpec", "NcclScalarSpec", "NcclDeviceSpec", "NcclStreamSpec",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64", "FLOAT16",
     "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16", "FLOAT8E4M3",
     "FLOAT8E5M2", "SUM", "PROD", "MAX", "MIN", "AVG",
@@ -100,8 +93,10 @@ __all__ = [
     "UniqueId", "get_unique_id",
     "CommResource", "RegisteredBufferHandle", "RegisteredWindowHandle", "CustomRedOp",
     "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator",
-    "group", "group_start", "group_end",
+    "group", "group_start", "group_end", "GroupSimInfo",
     "MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset",
     "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",
-    "free_tensor", "free_array", "get_version", "get_error_string", "raw",
+    "free_tensor", "free_array", "raw",
+    "Version", "get_version", "get_lib_version", "get_lib_path", "get_error_string",
+    "constants", "cuda", "typing", "utils",
 ]

@@ -34,9 +34,29 @@ def _expect_count(what: str, actual: int, expected: int) -> None:
         raise NcclInvalid(f"{what}: holds {actual} elements, expected {expected}")
 
 
+def _at_least(what: str, actual: int, needed: int) -> None:
+    """A receive buffer larger than needed is fine (nccl.core): the call
+    uses its first `needed` elements."""
+    if actual < needed:
+        raise NcclInvalid(f"{what}: holds {actual} elements, needs at least {needed}")
+
+
+def _blocks(send: ResolvedBuffer, nranks: int) -> int:
+    """Elements per rank of a sendbuf cut into nranks blocks, rounded down
+    (nccl.core): a tail that does not fill a block is not sent."""
+    if send.count < nranks:
+        raise NcclInvalid(
+            f"sendbuf: holds {send.count} elements, needs at least {nranks} (one per rank)")
+    return send.count // nranks
+
+
 class CollectivesMixin:
     """allreduce, broadcast, reduce, allgather, reduce_scatter, alltoall,
-    gather and scatter for Communicator."""
+    gather and scatter for Communicator. Counts follow nccl.core: taken
+    from sendbuf (from recvbuf for broadcast and scatter), receive buffers
+    may be larger than needed, and a buffer a rank does not use (recvbuf
+    of reduce / gather, sendbuf of broadcast / scatter off the root) is
+    neither resolved nor checked there."""
 
     if TYPE_CHECKING:  # provided by Communicator
         rank: int
@@ -52,37 +72,36 @@ class CollectivesMixin:
         buffers are the same memory.
 
         Raises:
-            NcclInvalid: mismatched dtypes or counts, wrong device, bad buffers.
+            NcclInvalid: mismatched dtypes, recvbuf smaller than sendbuf,
+                wrong device, bad buffers.
         """
         self.reduce(sendbuf, recvbuf, op, root=None, stream=stream)
 
     def reduce(self, sendbuf: Any, recvbuf: Any, op: Any, root: Optional[int] = None,
                *, stream: Any = None) -> None:
-        """Reduces over all ranks into root's recvbuf (root=None: every rank's,
-        i.e. allreduce). recvbuf may be None on other ranks than root.
+        """Reduces sendbuf's elements over all ranks into root's recvbuf
+        (root=None: every rank's, i.e. allreduce). recvbuf is used on root
+        only (may be None elsewhere).
 
         Raises:
-            NcclInvalid: mismatched dtypes or counts, wrong device, bad buffers,
-                root out of range.
+            NcclInvalid: mismatched dtypes, recvbuf smaller than sendbuf,
+                wrong device, bad buffers, root out of range.
         """
         send = self._buffer(sendbuf, "sendbuf")
         op_value = _op_value(op)
         stream_handle = resolve_stream(stream)
-        if root is None:
-            recv = self._buffer(recvbuf, "recvbuf")
-            _same_dtype(send, recv)
-            _expect_count("recvbuf", recv.count, send.count)
-            raw.ncore_allreduce(self._live(), send.ptr, recv.ptr, send.count,
-                                int(send.dtype), op_value, stream_handle)
-            return
         recv_ptr = 0
-        if recvbuf is not None or root == self.rank:
+        if root is None or root == self.rank:
             recv = self._buffer(recvbuf, "recvbuf")
             _same_dtype(send, recv)
-            _expect_count("recvbuf", recv.count, send.count)
+            _at_least("recvbuf", recv.count, send.count)
             recv_ptr = recv.ptr
-        raw.ncore_reduce(self._live(), send.ptr, recv_ptr, send.count, int(send.dtype),
-                         op_value, root, stream_handle)
+        if root is None:
+            raw.ncore_allreduce(self._live(), send.ptr, recv_ptr, send.count,
+                                int(send.dtype), op_value, stream_handle)
+        else:
+            raw.ncore_reduce(self._live(), send.ptr, recv_ptr, send.count,
+                             int(send.dtype), op_value, root, stream_handle)
 
     def broadcast(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
         """Copies root's sendbuf into every rank's recvbuf; the count comes
@@ -104,80 +123,86 @@ class CollectivesMixin:
                             root, resolve_stream(stream))
 
     def allgather(self, sendbuf: Any, recvbuf: Any, *, stream: Any = None) -> None:
-        """Every rank's sendbuf lands in block r of every recvbuf; recvbuf holds
-        nranks times sendbuf's count.
+        """Every rank's sendbuf lands in block r of every recvbuf, which
+        holds at least nranks times sendbuf's count. Same as
+        gather(sendbuf, recvbuf, root=None).
 
         Raises:
-            NcclInvalid: mismatched dtypes, recvbuf count != nranks * sendcount.
+            NcclInvalid: mismatched dtypes, recvbuf too small.
         """
-        send = self._buffer(sendbuf, "sendbuf")
-        recv = self._buffer(recvbuf, "recvbuf")
-        _same_dtype(send, recv)
-        _expect_count("recvbuf", recv.count, send.count * self.nranks)
-        raw.ncore_allgather(self._live(), send.ptr, recv.ptr, send.count, int(send.dtype),
-                            resolve_stream(stream))
+        self.gather(sendbuf, recvbuf, root=None, stream=stream)
 
     def reduce_scatter(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
-        """Reduces sendbuf (nranks blocks) over ranks; rank r gets block r.
+        """Reduces sendbuf over all ranks; block r (sendbuf's count //
+        nranks elements) of the result lands in rank r's recvbuf.
 
         Raises:
-            NcclInvalid: mismatched dtypes, sendbuf count != nranks * recvcount.
+            NcclInvalid: mismatched dtypes, sendbuf smaller than nranks
+                elements, recvbuf smaller than a block.
         """
         send = self._buffer(sendbuf, "sendbuf")
         recv = self._buffer(recvbuf, "recvbuf")
         _same_dtype(send, recv)
-        _expect_count("sendbuf", send.count, recv.count * self.nranks)
-        raw.ncore_reduce_scatter(self._live(), send.ptr, recv.ptr, recv.count,
-                                 int(recv.dtype), _op_value(op), resolve_stream(stream))
+        count = _blocks(send, self.nranks)
+        _at_least("recvbuf", recv.count, count)
+        raw.ncore_reduce_scatter(self._live(), send.ptr, recv.ptr, count, int(send.dtype),
+                                 _op_value(op), resolve_stream(stream))
 
     def alltoall(self, sendbuf: Any, recvbuf: Any, *, stream: Any = None) -> None:
-        """Block j of sendbuf goes to rank j, landing in block i (the sender)
-        of its recvbuf. Both buffers hold nranks equal blocks.
+        """Block j of sendbuf (sendbuf's count // nranks elements) goes to
+        rank j, landing in block i (the sender) of its recvbuf.
 
         Raises:
-            NcclInvalid: mismatched dtypes or counts, count not divisible by nranks.
+            NcclInvalid: mismatched dtypes, sendbuf smaller than nranks
+                elements, recvbuf smaller than sendbuf.
         """
         send = self._buffer(sendbuf, "sendbuf")
         recv = self._buffer(recvbuf, "recvbuf")
         _same_dtype(send, recv)
-        _expect_count("recvbuf", recv.count, send.count)
-        nranks = self.nranks
-        if send.count % nranks:
-            raise NcclInvalid(
-                f"sendbuf: {send.count} elements do not split into {nranks} equal blocks")
-        raw.ncore_alltoall(self._live(), send.ptr, recv.ptr, send.count // nranks,
-                           int(send.dtype), resolve_stream(stream))
+        count = _blocks(send, self.nranks)
+        _at_least("recvbuf", recv.count, send.count)
+        raw.ncore_alltoall(self._live(), send.ptr, recv.ptr, count, int(send.dtype),
+                           resolve_stream(stream))
 
-    def gather(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
-        """Every rank's sendbuf lands in block r of root's recvbuf (nranks
-        blocks). recvbuf may be None on other ranks.
+    def gather(self, sendbuf: Any, recvbuf: Any, root: Optional[int] = None, *,
+               stream: Any = None) -> None:
+        """Every rank's sendbuf lands in block r of root's recvbuf, which
+        holds at least nranks blocks (root=None: every rank's, i.e.
+        allgather). recvbuf is used on root only (may be None elsewhere).
 
         Raises:
-            NcclInvalid: on root, mismatched dtypes or recvbuf count.
+            NcclInvalid: where recvbuf is used, mismatched dtypes or recvbuf
+                too small.
         """
         send = self._buffer(sendbuf, "sendbuf")
         recv_ptr = 0
-        if recvbuf is not None or root == self.rank:
+        if root is None or root == self.rank:
             recv = self._buffer(recvbuf, "recvbuf")
             _same_dtype(send, recv)
-            _expect_count("recvbuf", recv.count, send.count * self.nranks)
+            _at_least("recvbuf", recv.count, send.count * self.nranks)
             recv_ptr = recv.ptr
-        raw.ncore_gather(self._live(), send.ptr, recv_ptr, send.count, int(send.dtype),
-                         root, resolve_stream(stream))
+        if root is None:
+            raw.ncore_allgather(self._live(), send.ptr, recv_ptr, send.count,
+                                int(send.dtype), resolve_stream(stream))
+        else:
+            raw.ncore_gather(self._live(), send.ptr, recv_ptr, send.count,
+                             int(send.dtype), root, resolve_stream(stream))
 
     def scatter(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
-        """Block r of root's sendbuf (nranks blocks) lands in rank r's recvbuf.
-        sendbuf may be None on other ranks.
+        """Block r of root's sendbuf (sendbuf's count // nranks elements)
+        lands in rank r's recvbuf, which holds exactly one block. sendbuf is
+        used on root only (may be None elsewhere).
 
         Raises:
-            NcclInvalid: on root, mismatched dtypes or sendbuf count.
+            NcclInvalid: on root, mismatched dtypes, sendbuf smaller than
+                nranks elements, recvbuf not one block.
         """
         recv = self._buffer(recvbuf, "recvbuf")
         send_ptr = 0
-        if sendbuf is not None or root == self.rank:
+        if root == self.rank:
             send = self._buffer(sendbuf, "sendbuf")
             _same_dtype(send, recv)
-            _expect_count("sendbuf", send.count, recv.count * self.nranks)
+            _expect_count("recvbuf", recv.count, _blocks(send, self.nranks))
             send_ptr = send.ptr
         raw.ncore_scatter(self._live(), send_ptr, recv.ptr, recv.count, int(recv.dtype),
                           root, resolve_stream(stream))

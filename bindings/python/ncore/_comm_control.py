@@ -89,9 +89,9 @@ class CommControlMixin:
         if unique_id is None:
             uid = None
         elif isinstance(unique_id, UniqueId):
-            uid = unique_id.as_bytes()
+            uid = unique_id.as_bytes
         else:
-            uid = UniqueId(unique_id).as_bytes()
+            uid = UniqueId(unique_id).as_bytes
         new = raw.ncore_comm_grow(handle, int(nranks), uid,
                                   -1 if rank is None else int(rank),
                                   config_to_c(config))

@@ -8,6 +8,8 @@ which is also a RuntimeError, as the nccl.core resource pages specify."""
 
 from __future__ import annotations
 
+import enum
+
 from ._lib import raw
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "NcclClosed",
     "NcclTimeout",
     "error_for_status",
+    "Result",
 ]
 
 
@@ -157,3 +160,53 @@ def error_for_status(status: int) -> type[NcclError]:
 
 # From now on the SWIG layer raises these classes.
 raw.error_classes.update(_BY_STATUS)
+
+
+class Result(enum.IntEnum):
+    """NCCL's result type (ncclResult_t; nccl.bindings.Result), what
+    Communicator.get_async_error returns. ncore's statuses 0..7 are NCCL's
+    values; NCORE_ERR_TIMEOUT is NCCL's Timeout. ncore's NOT_SUPPORTED,
+    UNAVAILABLE and CLOSED have no NCCL result: they never come back as a
+    communicator's asynchronous state, and read as InternalError if given."""
+
+    Success = raw.NCORE_OK
+    UnhandledCudaError = raw.NCORE_ERR_UNHANDLED_CUDA
+    SystemError = raw.NCORE_ERR_SYSTEM
+    InternalError = raw.NCORE_ERR_INTERNAL
+    InvalidArgument = raw.NCORE_ERR_INVALID_ARGUMENT
+    InvalidUsage = raw.NCORE_ERR_INVALID_USAGE
+    RemoteError = raw.NCORE_ERR_REMOTE
+    InProgress = raw.NCORE_IN_PROGRESS
+    Timeout = 8
+    NumResults = 9
+
+    @classmethod
+    def from_status(cls, status: int) -> "Result":
+        """The NCCL result of an ncore status."""
+        status = int(status)
+        if status == raw.NCORE_ERR_TIMEOUT:
+            return cls.Timeout
+        if 0 <= status <= raw.NCORE_IN_PROGRESS:
+            return cls(status)
+        return cls.InternalError
+
+    @property
+    def text(self) -> str:
+        """ncclGetErrorString's text for this result."""
+        return _RESULT_TEXT[self]
+
+
+# ncclGetErrorString (NCCL 2.30, src/init.cc): no ncore call returns NCCL's
+# wording, and nccl.core's get_error_string promises it.
+_RESULT_TEXT = {
+    Result.Success: "no error",
+    Result.UnhandledCudaError: "unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+    Result.SystemError: "unhandled system error (run with NCCL_DEBUG=INFO for details)",
+    Result.InternalError: "internal error - please report this issue to the NCCL developers",
+    Result.InvalidArgument: "invalid argument (run with NCCL_DEBUG=WARN for details)",
+    Result.InvalidUsage: "invalid usage (run with NCCL_DEBUG=WARN for details)",
+    Result.RemoteError: "remote process exited or there was a network error",
+    Result.InProgress: "NCCL operation in progress",
+    Result.Timeout: "timeout",
+    Result.NumResults: "unknown result code",
+}

@@ -15,10 +15,11 @@ from .resources import RegisteredWindowHandle
 __all__ = ["WaitSignalDesc"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class WaitSignalDesc:
     """One wait-signal request: wait for `op_count` signals from `peer`.
-    signal_index and context must currently be 0."""
+    signal_index and context must currently be 0. Immutable and hashable,
+    as nccl.core's."""
 
     peer: int
     op_count: int = 1

@@ -19,6 +19,9 @@ __all__ = [
     "MemcpyKind",
     "WindowFlag",
     "CommShrinkFlag",
+    "CommSuspendFlag",
+    "CTAPolicy",
+    "NcclCommMemStat",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64",
     "FLOAT16", "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16",
     "FLOAT8E4M3", "FLOAT8E5M2",
@@ -49,6 +52,22 @@ class NcclDataType(enum.IntEnum):
     BFLOAT16 = raw.NCORE_BFLOAT16
     FLOAT8E4M3 = raw.NCORE_FLOAT8E4M3
     FLOAT8E5M2 = raw.NCORE_FLOAT8E5M2
+
+    @classmethod
+    def _missing_(cls, value: Any) -> "NcclDataType | None":
+        """``NcclDataType(np.float32)``, ``NcclDataType("float32")``,
+        ``NcclDataType(array.dtype)``: anything np.dtype takes that is not a
+        member's value goes through from_numpy_dtype (nccl.core does the
+        same); an int that is no member stays a ValueError."""
+        if isinstance(value, int):
+            return None
+        import numpy as np
+
+        try:
+            dtype = np.dtype(value)
+        except (TypeError, ValueError):
+            return None
+        return cls.from_numpy_dtype(dtype)
 
     @property
     def itemsize(self) -> int:
@@ -164,35 +183,64 @@ class MemcpyKind(enum.IntEnum):
     HOST_TO_HOST = raw.NCORE_MEMCPY_HOST_TO_HOST
 
 
+# The enums below carry nccl.core's PascalCase aliases (Default, Abort, ...)
+# next to the upper-case names: nccl.core kept them from its earlier API and
+# its documentation's examples use them.
+
+
 class WindowFlag(enum.IntFlag):
     """Window registration flags (NCCL_WIN_*)."""
 
     DEFAULT = raw.NCORE_WINDOW_DEFAULT
     COLL_SYMMETRIC = raw.NCORE_WINDOW_COLL_SYMMETRIC
-    #: NCCL 2.29.7+: one-sided operations land in issue order.
+    #: One-sided operations on the window complete in the order issued
+    #: (NCCL 2.29.7+; the host backend always orders them).
     STRICT_ORDERING = raw.NCORE_WINDOW_STRICT_ORDERING
+    Default = raw.NCORE_WINDOW_DEFAULT
+    CollSymmetric = raw.NCORE_WINDOW_COLL_SYMMETRIC
+    StrictOrdering = raw.NCORE_WINDOW_STRICT_ORDERING
 
 
-class CommShrinkFlag(enum.IntFlag):
-    """Communicator.shrink flags (NCCL_SHRINK_*)."""
+class CommShrinkFlag(enum.IntEnum):
+    """Communicator.shrink behaviour (NCCL_SHRINK_*): one value, not a set."""
 
     DEFAULT = raw.NCORE_SHRINK_DEFAULT
     ABORT = raw.NCORE_SHRINK_ABORT
+    Default = raw.NCORE_SHRINK_DEFAULT
+    Abort = raw.NCORE_SHRINK_ABORT
 
 
 class CommSuspendFlag(enum.IntFlag):
     """Communicator.suspend flags (NCCL_SUSPEND_*)."""
 
     MEM = raw.NCORE_SUSPEND_MEM
+    Mem = raw.NCORE_SUSPEND_MEM
+
+
+class CTAPolicy(enum.IntFlag):
+    """NCCLConfig.cta_policy values (NCCL_CTA_POLICY_*). ncore's C header
+    has no names for them: the field is passed to NCCL as it is."""
+
+    DEFAULT = 0x00
+    EFFICIENCY = 0x01
+    ZERO = 0x02
+    Default = 0x00
+    Efficiency = 0x01
+    Zero = 0x02
 
 
 class NcclCommMemStat(enum.IntEnum):
-    """What Communicator.get_mem_stat reports (ncclCommMemStat_t)."""
+    """Communicator.get_mem_stat's selector (ncclCommMemStat_t): bytes,
+    except GPU_MEM_SUSPENDED (0 or 1)."""
 
     GPU_MEM_SUSPEND = raw.NCORE_COMM_MEM_STAT_GPU_MEM_SUSPEND
     GPU_MEM_SUSPENDED = raw.NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED
     GPU_MEM_PERSIST = raw.NCORE_COMM_MEM_STAT_GPU_MEM_PERSIST
     GPU_MEM_TOTAL = raw.NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL
+    GpuMemSuspend = raw.NCORE_COMM_MEM_STAT_GPU_MEM_SUSPEND
+    GpuMemSuspended = raw.NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED
+    GpuMemPersist = raw.NCORE_COMM_MEM_STAT_GPU_MEM_PERSIST
+    GpuMemTotal = raw.NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL
 
 
 INT8 = NcclDataType.INT8

@@ -20,6 +20,16 @@ from ._types import Backend, DeviceType, NcclDataType
 __all__ = ["Buffer", "ResolvedBuffer", "Stream", "resolve_buffer", "resolve_stream"]
 
 
+def __getattr__(name: str) -> Any:
+    """mem_alloc / mem_free, where nccl.core.buffer has them (they live in
+    ncore.memory, which imports this module)."""
+    if name in ("mem_alloc", "mem_free"):
+        from . import memory
+
+        return getattr(memory, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class ResolvedBuffer(NamedTuple):
     """A buffer as the C ABI sees it (ncore_buffer_desc_t)."""
 
@@ -111,7 +121,12 @@ def _resolve_interface(iface: dict, device_id: int) -> ResolvedBuffer:
 def _cai_device(obj: Any) -> int:
     """The CUDA device of a __cuda_array_interface__ object. CAI itself does not
     say; ask __dlpack_device__, then a `.device` with `.id` (cupy) or `.index`
-    (torch); default 0."""
+    (torch), then `.device_id` (cuda.core, ncore's MemoryAllocation).
+
+    Raises:
+        NcclInvalid: none of them says: guessing would let memory of one
+            device pass as another's.
+    """
     dl_device = getattr(obj, "__dlpack_device__", None)
     if dl_device is not None:
         try:
@@ -123,7 +138,27 @@ def _cai_device(obj: Any) -> int:
         value = getattr(device, attribute, None)
         if isinstance(value, int):
             return value
-    return 0
+    value = getattr(obj, "device_id", None)
+    if isinstance(value, int):
+        return value
+    raise NcclInvalid(
+        f"buffer: a {type(obj).__name__} has __cuda_array_interface__ but does not say "
+        "its device (no __dlpack_device__, .device.id, .device.index or .device_id)")
+
+
+def _bool_as_uint8(obj: Any) -> Any:
+    """A bool array or tensor viewed as uint8 (nccl.core sends bools as
+    UINT8: NCCL has no bool type); anything else as it is."""
+    dtype = getattr(obj, "dtype", None)
+    if dtype is None:
+        return obj
+    if getattr(dtype, "kind", None) == "b":  # NumPy, CuPy
+        return obj.view("uint8")
+    if type(dtype).__module__ == "torch" and str(dtype) == "torch.bool":
+        import torch
+
+        return obj.view(torch.uint8)
+    return obj
 
 
 def resolve_buffer(obj: Any) -> ResolvedBuffer:
@@ -136,13 +171,15 @@ def resolve_buffer(obj: Any) -> ResolvedBuffer:
     refuses read-only arrays) falls through to the interfaces.
 
     Raises:
-        NcclInvalid: not a buffer, non-contiguous, unsupported dtype (complex,
-            bool), unsupported device (messages from the C resolver).
+        NcclInvalid: not a buffer, non-contiguous, unsupported dtype
+            (complex), unsupported device (messages from the C resolver).
+            Bool arrays and tensors are viewed as UINT8.
     """
     if isinstance(obj, ResolvedBuffer):
         return obj
     if isinstance(obj, Buffer):
         return obj.resolve()
+    obj = _bool_as_uint8(obj)
     dlpack = getattr(obj, "__dlpack__", None)
     if dlpack is not None:
         try:

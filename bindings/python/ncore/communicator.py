@@ -4,24 +4,28 @@ mixins in _collectives.py and _p2p.py."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+import weakref
+from typing import Any, Optional, Sequence, TypeVar, Union
 
 import numpy as _np
 
 from ._collectives import CollectivesMixin
 from ._comm_control import CommControlMixin
-from ._errors import NcclInvalid
+from ._errors import NcclInvalid, Result
 from ._lib import raw
 from ._p2p import P2PMixin
 from ._types import (Backend, CommShrinkFlag, NcclDataType, NcclGinType,
                      ScalarResidence, WindowFlag)
 from .buffer import ResolvedBuffer, resolve_buffer, resolve_stream
 from .config import NCCLConfig, NCCLDevCommRequirements, config_to_c
-from .resources import (CustomRedOp, DevCommResource, RegisteredBufferHandle,
-                        RegisteredWindowHandle)
+from .cuda import get_cuda_device
+from .resources import (CommResource, CustomRedOp, DevCommResource,
+                        RegisteredBufferHandle, RegisteredWindowHandle)
 from .unique_id import UniqueId
 
 __all__ = ["Communicator"]
+
+_Resource = TypeVar("_Resource", bound=CommResource)
 
 
 class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
@@ -35,54 +39,59 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
 
     def __init__(self, handle: int = 0) -> None:
         """Wraps an ncore communicator handle; 0 makes a null communicator
-        (what split returns to a rank that passed no color)."""
+        (what split returns to a rank that passed no color; one to
+        :meth:`initialize` later, or to :meth:`grow` into as a new rank)."""
         self._handle = int(handle)
+        # The resources made through this object, for close_all_resources
+        # (the C library releases them all at destroy / abort anyway).
+        self._resources: "weakref.WeakSet[CommResource]" = weakref.WeakSet()
 
     # ---- creation ----
 
     @classmethod
-    def init(cls, nranks: int, rank: int, unique_id: Union[UniqueId, bytes],
+    def init(cls, nranks: int, rank: int,
+             unique_id: Union[UniqueId, bytes, Sequence[UniqueId]],
              config: Optional[NCCLConfig] = None) -> "Communicator":
-        """Creates this rank's communicator (ncclCommInitRankConfig).
-        Collective: every rank calls it with the same nranks and unique_id.
+        """Creates this rank's communicator (ncclCommInitRankConfig; with a
+        list of ids ncclCommInitRankScalable). Collective: every rank calls
+        it with the same nranks and unique_id(s). See :meth:`initialize`."""
+        comm = cls()
+        comm.initialize(nranks, rank, unique_id, config)
+        return comm
+
+    def initialize(self, nranks: int, rank: int,
+                   unique_id: Union[UniqueId, bytes, Sequence[UniqueId]],
+                   config: Optional[NCCLConfig] = None) -> None:
+        """Makes this null communicator this rank's communicator of a new
+        group (what :meth:`init` does on a new object). Collective.
+
+        unique_id: one id (a UniqueId or its 128 bytes), or a list of ids,
+            each made on a different rank, to spread the bootstrap
+            (ncore_comm_init_rank_scalable); every rank passes the same.
 
         With a non-blocking config (``NCCLConfig(blocking=False)``) on NCCL
         the communicator may come back still initialising: poll
-        :meth:`get_async_error` until it is not ``NCORE_IN_PROGRESS`` (then
-        ``NCORE_OK``, or the error creation hit) before any other call; until
-        then other calls raise NcclInvalidUsage. split and shrink alike.
+        :meth:`get_async_error` until it is not ``Result.InProgress`` (then
+        ``Result.Success``, or the error creation hit) before any other
+        call; until then other calls raise NcclInvalidUsage. split, shrink
+        and grow alike.
 
         Raises:
-            NcclInvalid: unique_id of an invalid type, nranks < 1, rank out of
-                range, a config the library rejects.
+            NcclInvalid: already initialized; unique_id of an invalid type;
+                nranks < 1, rank out of range, an empty list of ids, ids of
+                different backends, a config the library rejects.
             NcclTimeout: not every rank joined in time.
             NcclUnavailable: the configured backend is missing.
         """
+        if self._handle:
+            raise NcclInvalid("communicator: already initialized")
         if isinstance(unique_id, (list, tuple)):
-            # Several bootstrap roots (ncclCommInitRankScalable).
-            ids = [UniqueId(u).as_bytes() if not isinstance(u, UniqueId) else u.as_bytes()
-                   for u in unique_id]
-            return cls(raw.ncore_comm_init_rank_scalable(nranks, rank, ids,
-                                                         config_to_c(config)))
-        if isinstance(unique_id, (bytes, bytearray, memoryview)):
-            unique_id = UniqueId(unique_id)
-        if not isinstance(unique_id, UniqueId):
-            raise NcclInvalid(
-                f"unique_id: expected UniqueId or bytes, got {type(unique_id).__name__}")
-        return cls(raw.ncore_comm_init_rank(nranks, unique_id.as_bytes(), rank,
-                                            config_to_c(config)))
-
-    @classmethod
-    def from_env(cls, config: Optional[NCCLConfig] = None) -> "Communicator":
-        """Creates this rank's communicator from the launcher's environment
-        (ncore-run or python -m ncore.run: NCORE_RANK, NCORE_NRANKS,
-        NCORE_UNIQUE_ID; ncore_comm_init_from_env). Collective like init.
-
-        Raises:
-            NcclInvalid: a variable missing or malformed (the message names
-                it), or what init raises.
-        """
-        return cls(raw.ncore_comm_init_from_env(config_to_c(config)))
+            ids = [_id_bytes(uid, f"unique_id[{i}]") for i, uid in enumerate(unique_id)]
+            self._handle = raw.ncore_comm_init_rank_scalable(nranks, rank, ids,
+                                                             config_to_c(config))
+        else:
+            self._handle = raw.ncore_comm_init_rank(
+                nranks, _id_bytes(unique_id, "unique_id"), rank, config_to_c(config))
 
     @classmethod
     def init_all(cls, devices: Union[int, Sequence[int], None] = None,
@@ -107,29 +116,49 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         handles = raw.ncore_comm_init_all(ndev, devlist, config_to_c(config))
         return [cls(h) for h in handles]
 
-    def split(self, color: Optional[int], key: int,
+    @classmethod
+    def from_env(cls, config: Optional[NCCLConfig] = None) -> "Communicator":
+        """Creates this rank's communicator from the launcher's environment
+        (ncore-run or python -m ncore.run: NCORE_RANK, NCORE_NRANKS,
+        NCORE_UNIQUE_ID; ncore_comm_init_from_env). Collective like init.
+
+        Raises:
+            NcclInvalid: a variable missing or malformed (the message names
+                it), or what init raises.
+        """
+        return cls(raw.ncore_comm_init_from_env(config_to_c(config)))
+
+    def split(self, color: Optional[int] = None, key: int = 0,
               config: Optional[NCCLConfig] = None) -> "Communicator":
         """Splits by color, ordering new ranks by key (ncclCommSplit).
         Collective. color None (or NCORE_SPLIT_NOCOLOR) leaves this rank out:
-        it gets a null communicator (is_valid False)."""
+        it gets a null communicator (is_valid False). config None inherits
+        this communicator's."""
         if color is None:
             color = raw.NCORE_SPLIT_NOCOLOR
         return Communicator(raw.ncore_comm_split(self._live(), color, key,
                                                  config_to_c(config)))
 
-    def shrink(self, exclude_ranks: Sequence[int], config: Optional[NCCLConfig] = None,
-               flags: Union[CommShrinkFlag, int] = CommShrinkFlag.DEFAULT) -> "Communicator":
-        """A communicator of the ranks not in exclude_ranks (ncclCommShrink).
-        Collective over the remaining ranks."""
-        return Communicator(raw.ncore_comm_shrink(self._live(), [int(r) for r in exclude_ranks],
-                                                  config_to_c(config), int(flags)))
+    def shrink(self, exclude_ranks: Optional[Sequence[int]] = None,
+               config: Optional[NCCLConfig] = None,
+               flag: Union[CommShrinkFlag, int] = CommShrinkFlag.DEFAULT) -> "Communicator":
+        """A communicator of the ranks not in exclude_ranks (None: none
+        excluded) (ncclCommShrink). Collective over the remaining ranks;
+        excluded ranks do not call it. flag ABORT first stops the parent's
+        outstanding operations."""
+        excluded = [] if exclude_ranks is None else [int(r) for r in exclude_ranks]
+        return Communicator(raw.ncore_comm_shrink(self._live(), excluded,
+                                                  config_to_c(config), int(flag)))
 
     # ---- lifecycle ----
 
     def finalize(self) -> None:
         """Flushes outstanding work and synchronises with the other ranks so
-        destroy leaves no peer waiting (ncclCommFinalize). Collective."""
-        raw.ncore_comm_finalize(self._live())
+        destroy leaves no peer waiting (ncclCommFinalize). Collective. A
+        null or destroyed communicator has nothing to flush: a no-op, as in
+        nccl.core (so is destroy)."""
+        if self._handle:
+            raw.ncore_comm_finalize(self._handle)
 
     def synchronize(self, stream: Any = None) -> None:
         """Waits until every operation enqueued on `stream` so far completed,
@@ -154,6 +183,22 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         if self._handle:
             handle, self._handle = self._handle, 0
             raw.ncore_comm_abort(handle)
+
+    def close_all_resources(self) -> None:
+        """Closes every resource made through this communicator object
+        (registered buffers, windows, operators, device communicators) and
+        keeps the communicator. Idempotent; errors are ignored, as in
+        nccl.core (destroy and abort release them in any case)."""
+        for resource in list(self._resources):
+            try:
+                resource.close()
+            except Exception:  # noqa: BLE001 - best effort, as nccl.core
+                pass
+        self._resources.clear()
+
+    def _track(self, resource: _Resource) -> _Resource:
+        self._resources.add(resource)
+        return resource
 
     def __enter__(self) -> "Communicator":
         return self
@@ -193,9 +238,11 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         return raw.ncore_comm_size(self._live())
 
     @property
-    def device(self) -> int:
-        """CUDA device ordinal of this rank; -1 on the host backend."""
-        return raw.ncore_comm_device(self._live())
+    def device(self) -> Any:
+        """This rank's device: a cuda.core.Device where cuda.core is
+        importable, else an :class:`ncore.cuda.Device` (``device_id``,
+        ``set_current()``); the host backend's is Device(-1)."""
+        return get_cuda_device(raw.ncore_comm_device(self._live()))
 
     @property
     def backend(self) -> Backend:
@@ -222,10 +269,19 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         """GIN transport of the rail team."""
         return NcclGinType(raw.ncore_comm_railed_gin_type(self._live()))
 
-    def get_async_error(self) -> int:
-        """The asynchronous status (ncclCommGetAsyncError): 0 (NCORE_OK),
-        NCORE_IN_PROGRESS, or the error a background operation hit."""
-        return raw.ncore_comm_async_error(self._live())
+    def get_async_error(self) -> Result:
+        """The asynchronous state (ncclCommGetAsyncError) as NCCL's result
+        type: Result.Success, Result.InProgress, or the error a background
+        operation hit."""
+        return Result.from_status(raw.ncore_comm_async_error(self._live()))
+
+    def get_last_error(self) -> str:
+        """The message of the last failed ncore call on this thread ("" if
+        it succeeded), e.g. after catching an NcclError (ncclGetLastError
+        keeps one per communicator; ncore one per thread, and every call,
+        a query too, replaces it)."""
+        self._live()
+        return raw.ncore_last_error_message()
 
     def __repr__(self) -> str:
         if not self.is_valid:
@@ -247,7 +303,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         """Registers a buffer for zero-copy transfers (ncclCommRegister). Local."""
         buf = self._buffer(buffer, "buffer")
         handle = raw.ncore_register_buffer(self._live(), buf.ptr, buf.nbytes)
-        return RegisteredBufferHandle(handle, self, buffer)
+        return self._track(RegisteredBufferHandle(handle, self, buffer))
 
     def register_window(self, buffer: Any,
                         flags: Union[WindowFlag, int, None] = None) -> RegisteredWindowHandle:
@@ -258,7 +314,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         buf = self._buffer(buffer, "buffer")
         handle = raw.ncore_register_window(self._live(), buf.ptr, buf.nbytes,
                                            int(flags or WindowFlag.DEFAULT))
-        return RegisteredWindowHandle(handle, self, buffer)
+        return self._track(RegisteredWindowHandle(handle, self, buffer))
 
     def create_pre_mul_sum(self, scalar: Any, datatype: Optional[NcclDataType] = None,
                            residence: Optional[ScalarResidence] = None) -> CustomRedOp:
@@ -297,8 +353,8 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
             ptr, keepalive = buf.ptr, scalar
         handle = raw.ncore_create_pre_mul_sum(self._live(), ptr, int(dtype), int(residence))
         # A DEVICE-resident scalar is read at each collective: keep it alive.
-        return CustomRedOp(handle, self,
-                           keepalive if residence == ScalarResidence.DEVICE else None)
+        return self._track(CustomRedOp(
+            handle, self, keepalive if residence == ScalarResidence.DEVICE else None))
 
     def create_dev_comm(self,
                         requirements: Optional[NCCLDevCommRequirements] = None) -> DevCommResource:
@@ -310,4 +366,15 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
             NcclNotSupported: GIN or multimem required but unavailable.
         """
         requirements_c = None if requirements is None else requirements.to_c()
-        return DevCommResource(raw.ncore_create_dev_comm(self._live(), requirements_c), self)
+        return self._track(DevCommResource(
+            raw.ncore_create_dev_comm(self._live(), requirements_c), self))
+
+
+def _id_bytes(unique_id: Any, argument: str) -> bytes:
+    """A UniqueId or its 128 bytes, as the raw layer takes it."""
+    if isinstance(unique_id, (bytes, bytearray, memoryview)):
+        unique_id = UniqueId(unique_id)
+    if not isinstance(unique_id, UniqueId):
+        raise NcclInvalid(
+            f"{argument}: expected UniqueId or bytes, got {type(unique_id).__name__}")
+    return unique_id.as_bytes

@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Optional
 
 from ._lib import raw
-from ._types import Backend, NcclGinConnectionType
+from ._types import Backend, CTAPolicy, NcclGinConnectionType
 
 __all__ = ["NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements"]
 
@@ -41,17 +41,18 @@ class NCCLConfig:
     traffic_class: Optional[int] = None
     comm_name: Optional[str] = None
     collnet_enable: Optional[bool] = None
-    cta_policy: Optional[int] = None
+    cta_policy: Optional[CTAPolicy] = None
     shrink_share: Optional[bool] = None
     nvls_ctas: Optional[int] = None
     n_channels_per_net_peer: Optional[int] = None
     nvlink_centric_sched: Optional[bool] = None
-    #: NCCL 2.29+ (graph_usage_mode, num_rma_ctx), 2.30+ (max_p2p_peers),
-    #: 2.30.5+ (graph_stream_ordering): set on an older NCCL, creating the
-    #: communicator raises NcclNotSupported naming the field.
+    #: NCCL 2.29+: 0 no graphs, 1 one graph, 2 several or mixed (NCCL: 2).
     graph_usage_mode: Optional[int] = None
+    #: NCCL 2.29+: RMA contexts for one-sided calls (NCCL: 1).
     num_rma_ctx: Optional[int] = None
+    #: NCCL 2.30+: most peers a rank talks to at once over P2P.
     max_p2p_peers: Optional[int] = None
+    #: NCCL 2.30.5+: 1 keeps stream order for collectives captured in graphs.
     graph_stream_ordering: Optional[int] = None
 
     def to_c(self) -> Any:
@@ -91,39 +92,38 @@ def config_to_c(config: Optional[NCCLConfig]) -> Any:
 @dataclass(kw_only=True)
 class NCCLDevCommRequirements:
     """Requirements for Communicator.create_dev_comm (ncclDevCommRequirements).
-    Counts default to 0; the fields that default to None take NCCL's default
-    (gin_context_count: 4; the rest as NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER).
-    A field the loaded NCCL does not know, when set, raises NcclNotSupported
-    naming it (gin_exclusive_contexts, gin_queue_depth: 2.29.5;
-    gin_traffic_class, world_gin_barrier_count: 2.30; the two signal
-    requirements: 2.30.7)."""
+    A field left None keeps NCCL's default (NCORE_DEV_COMM_REQUIREMENTS_INIT:
+    0 / False / NONE, and "unset" where NCCL picks, e.g. gin_context_count,
+    4 in NCCL); the C library validates every value. A field the loaded NCCL
+    does not know, when set, answers NcclNotSupported naming it."""
 
-    lsa_multimem: bool = False
-    barrier_count: int = 0
-    lsa_barrier_count: int = 0
-    rail_gin_barrier_count: int = 0
-    lsa_ll_a2a_block_count: int = 0
-    lsa_ll_a2a_slot_count: int = 0
-    gin_force_enable: bool = False
+    lsa_multimem: Optional[bool] = None
+    barrier_count: Optional[int] = None
+    lsa_barrier_count: Optional[int] = None
+    rail_gin_barrier_count: Optional[int] = None
+    lsa_ll_a2a_block_count: Optional[int] = None
+    lsa_ll_a2a_slot_count: Optional[int] = None
+    gin_force_enable: Optional[bool] = None
     gin_context_count: Optional[int] = None
-    gin_signal_count: int = 0
-    gin_counter_count: int = 0
-    gin_connection_type: NcclGinConnectionType = NcclGinConnectionType.NONE
+    gin_signal_count: Optional[int] = None
+    gin_counter_count: Optional[int] = None
+    gin_connection_type: Optional[NcclGinConnectionType] = None
+    #: NCCL 2.29.5+.
     gin_exclusive_contexts: Optional[bool] = None
     gin_queue_depth: Optional[int] = None
+    #: NCCL 2.30+ (gin_traffic_class: ncore's; nccl.core 0.3.1 lacks it).
     gin_traffic_class: Optional[int] = None
     world_gin_barrier_count: Optional[int] = None
+    #: NCCL 2.30.7+ (NCCL's default: True for both).
     gin_strong_signals_required: Optional[bool] = None
     gin_va_signals_required: Optional[bool] = None
-    #: NCCL's resource / team requirement lists (addresses), NCCL backend only.
-    resource_requirements_list: int = 0
-    team_requirements_list: int = 0
+    #: ncore's: NCCL's resource / team requirement lists (addresses),
+    #: passed through as they are; the host backend refuses any but 0.
+    resource_requirements_list: Optional[int] = None
+    team_requirements_list: Optional[int] = None
 
     def to_c(self) -> Any:
-        """A filled ncore_dev_comm_requirements_t for the C call (None keeps
-        the library's default, NCORE_CONFIG_UNDEF_INT). The two lists are
-        addresses of NCCL's own requirement lists, passed through as they
-        are (the host backend refuses any but 0)."""
+        """A filled ncore_dev_comm_requirements_t for the C call."""
         requirements = raw.ncore_dev_comm_requirements_t()
         raw.ncore_dev_comm_requirements_init(requirements)
         for field in fields(self):

@@ -18,22 +18,56 @@ __all__ = ["MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset"]
 
 
 class MemoryAllocation:
-    """`nbytes` bytes from ncore_mem_alloc on `backend` (AUTO resolves now).
+    """`nbytes` bytes from ncore_mem_alloc on `backend` (AUTO resolves now),
+    on `device` (NCCL: a CUDA ordinal, None = the current device; the host
+    backend's memory is on device -1).
 
     Exposes the memory as a flat uint8 array through ``__array_interface__``
     (host backend) or ``__cuda_array_interface__`` (NCCL backend), so
     frameworks can view it without copying; every view keeps this object, and
-    so the memory, alive. Freed by close() or when garbage-collected."""
+    so the memory, alive. Freed by close() or when garbage-collected. Has
+    cuda.core Buffer's ``handle``, ``size``, ``device_id``,
+    ``is_device_accessible`` and ``is_host_accessible`` (mem_alloc's result
+    in nccl.core is a cuda.core Buffer)."""
 
     def __init__(self, nbytes: int, backend: Backend | int = Backend.AUTO,
                  device: int | None = None) -> None:
+        self.ptr = 0  # what __del__ sees if the allocation below fails
         self.backend = Backend.resolve(backend)
         self.nbytes = int(nbytes)
         self.device = -1
         if self.backend == Backend.NCCL:
             self.device = raw.ncore_device_get(int(self.backend)) if device is None else int(device)
+        elif device is not None and int(device) != -1:
+            raise NcclInvalid(f"device: {device} on the host backend, whose memory is "
+                              "not on a CUDA device (give None or -1)")
         # ncore_mem_alloc rejects 0 bytes; an empty array still needs an address.
         self.ptr = self._allocate(max(self.nbytes, 1))
+
+    @property
+    def handle(self) -> int:
+        """The memory's address (0 once closed)."""
+        return self.ptr
+
+    @property
+    def size(self) -> int:
+        """Size in bytes as requested."""
+        return self.nbytes
+
+    @property
+    def device_id(self) -> int:
+        """CUDA ordinal of the memory; -1 on the host backend."""
+        return self.device
+
+    @property
+    def is_device_accessible(self) -> bool:
+        """Whether kernels can use it: device memory (NCCL backend)."""
+        return self.backend == Backend.NCCL
+
+    @property
+    def is_host_accessible(self) -> bool:
+        """Whether the CPU can use it: host backend memory."""
+        return self.backend != Backend.NCCL
 
     def _allocate(self, nbytes: int) -> int:
         if self.backend != Backend.NCCL:
@@ -75,9 +109,24 @@ class MemoryAllocation:
             self.close()
 
 
-def mem_alloc(size: int, backend: Backend | int = Backend.AUTO) -> MemoryAllocation:
-    """Allocates `size` bytes of communication memory (ncclMemAlloc)."""
-    return MemoryAllocation(size, backend)
+def mem_alloc(size: int, device: Any = None, *,
+              backend: Backend | int = Backend.AUTO) -> MemoryAllocation:
+    """Allocates `size` bytes of communication memory (ncclMemAlloc) on
+    `device` (an ordinal, a Device or cuda.core.Device, or None = the current
+    device) of `backend` (keyword: AUTO resolves as for Communicator.init).
+
+    Raises:
+        NcclInvalid: a device on the host backend; what the library refuses
+            (size 0, a device out of range).
+    """
+    if isinstance(device, Backend):
+        raise NcclInvalid(f"device: got {device!r}; the backend is a keyword: "
+                          "mem_alloc(size, backend=...)")
+    if device is not None:
+        from .cuda import get_device_id
+
+        device = get_device_id(device)
+    return MemoryAllocation(size, backend, device)
 
 
 def mem_free(allocation: MemoryAllocation) -> None:

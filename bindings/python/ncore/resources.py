@@ -176,6 +176,10 @@ class CustomRedOp(CommResource):
             RuntimeError (NcclClosed): the operator has been destroyed."""
         return raw.ncore_custom_redop_value(self._handle)
 
+    def __int__(self) -> int:
+        """The operator value (``int(op)``, as nccl.core)."""
+        return self.op
+
     @property
     def dtype(self) -> NcclDataType:
         """The data type the operator was made for."""

@@ -11,6 +11,12 @@ already set), so NCCL connects them through sockets as ranks on separate
 nodes -- correct and slow, for correctness runs only, as tools/ncore-run's
 option of the same name.
 
+Each rank also gets the names torchrun gives (RANK, WORLD_SIZE, LOCAL_RANK,
+LOCAL_WORLD_SIZE) and a rendezvous address (MASTER_ADDR, default 127.0.0.1;
+MASTER_PORT, default a free port), so programs written for other launchers,
+e.g. nccl.core programs that share their unique id themselves (as
+examples/nccl4py do), run unchanged.
+
 Each rank's stdout and stderr are relayed line by line (whole lines only,
 so the ranks' output never interleaves mid-line), prefixed with "[rank] "
 when --tag is given (tools/ncore-run always prefixes).
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -60,6 +67,14 @@ def _oversubscribe_requested() -> bool:
     return value not in ("", "0")
 
 
+def _free_port() -> int:
+    """A TCP port free on this host now (the ranks' rank 0 binds it soon
+    after; another program taking it in between makes that rank fail)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def _isolate_host(env: dict, job: str, rank: int) -> None:
     """Gives one rank its own NCCL host identity (as
     ncore_launch_env_isolate_host in tools/ncore_launch_env.h does for
@@ -82,9 +97,12 @@ def launch(nranks: int, command: Sequence[str], backend: Optional[str] = None,
     if oversubscribe is None:
         oversubscribe = _oversubscribe_requested()
     processes, relays = [], []
+    rendezvous = {"MASTER_ADDR": os.environ.get("MASTER_ADDR", "127.0.0.1"),
+                  "MASTER_PORT": os.environ.get("MASTER_PORT") or str(_free_port())}
     for rank in range(nranks):
         env = dict(os.environ, NCORE_RANK=str(rank), NCORE_NRANKS=str(nranks),
-                   NCORE_UNIQUE_ID=uid)
+                   NCORE_UNIQUE_ID=uid, RANK=str(rank), WORLD_SIZE=str(nranks),
+                   LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(nranks), **rendezvous)
         if backend:
             env["NCORE_BACKEND"] = backend
         if oversubscribe:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Union
+import ctypes
+from typing import Any, Optional, Union
 
 from ._errors import NcclInvalid
 from ._lib import raw
@@ -12,26 +13,42 @@ __all__ = ["UniqueId", "get_unique_id"]
 
 UNIQUE_ID_BYTES = raw.NCORE_UNIQUE_ID_BYTES
 
+_BytesLike = Union[bytes, bytearray, memoryview]
+
+
+def _numpy_dtype() -> Any:
+    """nccl.bindings.unique_id_dtype: one record, field ``internal`` of 128
+    int8 (ncclUniqueId's layout)."""
+    import numpy as np
+
+    return np.dtype({"names": ["internal"], "formats": [(np.int8, UNIQUE_ID_BYTES)],
+                     "offsets": [0], "itemsize": UNIQUE_ID_BYTES})
+
 
 class UniqueId:
     """Opaque bootstrap token: rank 0 makes it, every rank gets the same bytes.
 
-    Bytes-like: ``bytes(uid)``, ``uid.as_bytes()``, ``UniqueId.from_bytes(b)``,
-    ``uid.hex()`` / ``UniqueId.from_hex(s)`` (the NCORE_UNIQUE_ID form);
-    picklable, comparable, hashable."""
+    ``UniqueId()`` is an empty (all-zero) id to be filled in, e.g. by
+    ``MPI.Comm.Bcast(uid.as_ndarray, root=0)``: ``as_ndarray`` is a view of
+    the id's own storage, so receiving into it changes the id. Otherwise:
+    ``bytes(uid)`` / ``uid.as_bytes`` and ``UniqueId.from_bytes(b)``,
+    ``uid.hex()`` / ``UniqueId.from_hex(s)`` (the NCORE_UNIQUE_ID form),
+    ``uid.ptr`` (the address of the 128 bytes); picklable, comparable,
+    hashable (by content: do not change an id used as a key)."""
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "__weakref__")
 
-    def __init__(self, data: Union[bytes, bytearray, memoryview]) -> None:
-        data = bytes(data)
+    def __init__(self, data: Optional[_BytesLike] = None) -> None:
+        data = bytearray(UNIQUE_ID_BYTES if data is None else bytes(data))
         if len(data) != UNIQUE_ID_BYTES:
             raise NcclInvalid(
                 f"unique_id: expected {UNIQUE_ID_BYTES} bytes, got {len(data)}"
             )
+        # Mutable, and never resized: as_ndarray and ptr expose this storage.
         self._data = data
 
     @classmethod
-    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "UniqueId":
+    def from_bytes(cls, data: _BytesLike) -> "UniqueId":
         """Makes a UniqueId from its 128 bytes."""
         return cls(data)
 
@@ -43,16 +60,31 @@ class UniqueId:
         except ValueError as error:
             raise NcclInvalid(f"unique_id: not hexadecimal: {error}") from None
 
+    @property
     def as_bytes(self) -> bytes:
-        """The 128 bytes."""
-        return self._data
+        """The 128 bytes (a copy)."""
+        return bytes(self._data)
+
+    @property
+    def as_ndarray(self) -> Any:
+        """A one-record NumPy recarray (field ``internal``: 128 int8) over the
+        id's own storage, for buffer transports such as ``MPI.Comm.Bcast``."""
+        import numpy as np
+
+        return np.ndarray((1,), dtype=_numpy_dtype(), buffer=self._data).view(np.recarray)
+
+    @property
+    def ptr(self) -> int:
+        """Address of the 128 bytes (an ncore_unique_id_t / ncclUniqueId),
+        valid while this object lives."""
+        return ctypes.addressof((ctypes.c_char * UNIQUE_ID_BYTES).from_buffer(self._data))
 
     def hex(self) -> str:
         """256 lower-case hex characters."""
         return self._data.hex()
 
     def __bytes__(self) -> bytes:
-        return self._data
+        return bytes(self._data)
 
     def __len__(self) -> int:
         return UNIQUE_ID_BYTES
@@ -61,20 +93,30 @@ class UniqueId:
         return isinstance(other, UniqueId) and other._data == self._data
 
     def __hash__(self) -> int:
-        return hash(self._data)
+        return hash(bytes(self._data))
 
     def __reduce__(self):
-        return (UniqueId, (self._data,))
+        return (UniqueId, (bytes(self._data),))
 
     def __repr__(self) -> str:
-        return f"UniqueId({self._data[:8].hex()}...)"
+        return f"<UniqueId: {self._data[:8].hex()}...{self._data[-8:].hex()}>"
 
 
-def get_unique_id(backend: Backend | int = Backend.AUTO) -> UniqueId:
+def get_unique_id(backend: Backend | int = Backend.AUTO, *, empty: bool = False) -> UniqueId:
     """Makes a new unique id (ncclGetUniqueId) for a communicator on `backend`
     (AUTO resolves as for Communicator.init; the id records the backend).
+    ``empty=True`` (keyword only) returns ``UniqueId()`` without asking the
+    library, to be filled in later.
 
     Raises:
+        NcclInvalid: backend given as a bool (nccl.core's ``empty`` is a
+            keyword here: ``get_unique_id(empty=True)``); unknown backend.
         NcclUnavailable: NCCL requested but missing.
     """
+    if isinstance(backend, bool):
+        raise NcclInvalid(
+            f"backend: got {backend!r}, a bool; to make an empty id say "
+            "get_unique_id(empty=True)")
+    if empty:
+        return UniqueId()
     return UniqueId(raw.ncore_get_unique_id(int(backend)))

@@ -403,7 +403,7 @@ def window_put_signal(calls: Calls, fw: Any) -> None:
 def case_properties(comm: Any, fw: Any, device: int) -> None:
     n = int(os.environ["NCORE_NRANKS"])
     assert (comm.rank, comm.nranks) == (int(os.environ["NCORE_RANK"]), n)
-    assert comm.backend == fw.backend and comm.device == device
+    assert comm.backend == fw.backend and comm.device.device_id == device
     assert 1 <= comm.lsa_size <= n and 0 <= comm.lsa_rank < comm.lsa_size
     if fw.backend == Backend.NCCL and os.environ.get("NCORE_OVERSUBSCRIBE", "") not in ("", "0"):
         # Every rank its own NCCL host: nothing is load/store reachable.
@@ -524,7 +524,7 @@ def case_nonblocking(comm: Any, fw: Any, device: int) -> None:
     it still initialising; once get_async_error says NCORE_OK, collectives,
     p2p and windows work as on a blocking one."""
     n, r = comm.nranks, comm.rank
-    uid = ncore.get_unique_id(fw.backend).as_bytes() if r == 0 else bytes(128)
+    uid = ncore.get_unique_id(fw.backend).as_bytes if r == 0 else bytes(128)
     shared = fw.from_bytes(uid)
     comm.broadcast(shared, shared, 0)
     fw.sync()
@@ -535,7 +535,7 @@ def case_nonblocking(comm: Any, fw: Any, device: int) -> None:
         print(f"rank {r}: non-blocking init returned "
               f"{'in progress' if first == raw.NCORE_IN_PROGRESS else 'ready'}", flush=True)
         settle(nb, "non-blocking init")
-        assert (nb.rank, nb.nranks, nb.device) == (r, n, device)
+        assert (nb.rank, nb.nranks, nb.device.device_id) == (r, n, device)
         calls = Calls(nb, True)
         collectives(calls, fw)
         send_recv_ring(calls, fw)

@@ -40,10 +40,12 @@ def test_raw_layer_raises_status_and_message_of_the_failing_call():
 
 
 def test_version_and_status_strings():
-    assert ncore.get_version().count(".") == 2
+    assert ncore.__version__.count(".") == 2
     assert raw.ncore_abi_version() // 10000 == raw.NCORE_ABI_VERSION // 10000
-    assert ncore.get_error_string(4) == "NCORE_ERR_INVALID_ARGUMENT"
-    assert ncore.get_error_string(999) == "NCORE_ERR_UNKNOWN"
+    # NCCL's texts (ncclGetErrorString), by NCCL's result codes.
+    assert ncore.get_error_string(4) == "invalid argument (run with NCCL_DEBUG=WARN for details)"
+    assert ncore.get_error_string(ncore.Result.Timeout) == "timeout"
+    assert ncore.get_error_string(999) == "unknown result code"
 
 
 def test_abi_rule_refuses_another_major_and_an_older_minor():
@@ -108,7 +110,7 @@ def test_dtype_from_dlpack_goes_through_the_c_table():
 def test_unique_id_is_128_bytes_and_round_trips():
     uid = ncore.get_unique_id(ncore.Backend.HOST)
     assert len(bytes(uid)) == 128 == len(uid)
-    assert ncore.UniqueId.from_bytes(uid.as_bytes()) == uid
+    assert ncore.UniqueId.from_bytes(uid.as_bytes) == uid
     assert ncore.UniqueId.from_hex(uid.hex()) == uid and len(uid.hex()) == 256
     assert ncore.get_unique_id(ncore.Backend.HOST) != uid
     with pytest.raises(ncore.NcclInvalid, match="128 bytes"):
@@ -137,21 +139,22 @@ def test_null_communicator_says_not_initialized():
     comm = ncore.Communicator()
     assert not comm.is_valid and comm.ptr == 0
     for use in (lambda: comm.rank, lambda: comm.nranks,
-                lambda: comm.send(np.zeros(1), 0), lambda: comm.finalize()):
+                lambda: comm.send(np.zeros(1), 0), lambda: comm.revoke()):
         with pytest.raises(ncore.NcclInvalid, match="not initialized"):
             use()
+    comm.finalize()  # nothing to flush, as in nccl.core
     comm.destroy()
     comm.abort()
 
 
 def test_one_rank_communicator_properties(comm1):
     assert comm1.is_valid
-    assert (comm1.rank, comm1.nranks, comm1.device) == (0, 1, -1)
+    assert (comm1.rank, comm1.nranks, comm1.device.device_id) == (0, 1, -1)
     assert comm1.backend is ncore.Backend.HOST
     assert (comm1.lsa_rank, comm1.lsa_size) == (0, 1)
     assert comm1.gin_type is ncore.NcclGinType.NONE
     assert comm1.railed_gin_type is ncore.NcclGinType.NONE
-    assert comm1.get_async_error() == 0
+    assert comm1.get_async_error() is ncore.Result.Success
     assert "rank=0" in repr(comm1)
 
 

@@ -10,7 +10,10 @@ from ncore import _ncore as raw
 
 
 class FakeCudaArray:
-    """Claims to be CUDA memory on device 0 (CUDA Array Interface)."""
+    """Claims to be CUDA memory on device 0 (CUDA Array Interface, and
+    device_id as cuda.core's Buffer says it)."""
+
+    device_id = 0
 
     def __init__(self, count=4):
         self.__cuda_array_interface__ = {"shape": (count,), "typestr": "<f4",
@@ -137,7 +140,7 @@ def test_memcpy_and_memset_between_host_buffers():
     assert (dst == src).all()
     ncore.memset(dst, 0, nbytes=16, backend=ncore.Backend.HOST)
     assert (dst[:4] == 0).all() and (dst[4:] == src[4:]).all()
-    memory = ncore.mem_alloc(32, ncore.Backend.HOST)
+    memory = ncore.mem_alloc(32, backend=ncore.Backend.HOST)
     try:
         ncore.memset(memory, 0x7f, backend=ncore.Backend.HOST)
         view = np.asarray(memory)

@@ -94,14 +94,21 @@ def _collective_errors(comm):
     f4 = np.zeros(4, dtype=np.float32)
     with pytest.raises(ncore.NcclInvalid, match="different dtypes"):
         comm.allreduce(f4, np.zeros(4, dtype=np.float64), ncore.SUM)
-    with pytest.raises(ncore.NcclInvalid, match="recvbuf: holds 3 elements, expected 4"):
+    with pytest.raises(ncore.NcclInvalid, match="recvbuf: holds 3 elements, needs at least 4"):
         comm.allreduce(f4, np.zeros(3, dtype=np.float32), ncore.SUM)
-    with pytest.raises(ncore.NcclInvalid, match="expected"):
-        comm.allgather(f4, np.zeros(4, dtype=np.float32))
-    with pytest.raises(ncore.NcclInvalid, match="sendbuf"):
-        comm.reduce_scatter(f4, np.zeros(4, dtype=np.float32), ncore.SUM)
-    with pytest.raises(ncore.NcclInvalid, match="equal blocks"):
-        comm.alltoall(np.zeros(n + 1, dtype=np.float32), np.zeros(n + 1, dtype=np.float32))
+    with pytest.raises(ncore.NcclInvalid, match=f"needs at least {4 * n}"):
+        comm.allgather(f4, np.zeros(4 * n - 1, dtype=np.float32))
+    with pytest.raises(ncore.NcclInvalid, match=f"sendbuf: holds {n - 1} elements, needs "
+                                                f"at least {n} \\(one per rank\\)"):
+        comm.reduce_scatter(np.zeros(n - 1, dtype=np.float32), f4, ncore.SUM)
+    with pytest.raises(ncore.NcclInvalid, match="recvbuf: .* needs at least 8"):
+        comm.reduce_scatter(np.zeros(8 * n, dtype=np.float32), np.zeros(7, np.float32),
+                            ncore.SUM)
+    with pytest.raises(ncore.NcclInvalid, match=f"recvbuf: .* needs at least {2 * n}"):
+        comm.alltoall(np.zeros(2 * n, dtype=np.float32), np.zeros(2 * n - 1, dtype=np.float32))
+    if comm.rank == 0:  # checked on the root only, before it communicates
+        with pytest.raises(ncore.NcclInvalid, match="recvbuf: holds 2 elements, expected 1"):
+            comm.scatter(np.zeros(n, np.float32), np.zeros(2, np.float32), root=0)
     with pytest.raises(ncore.NcclInvalid, match="op"):
         comm.allreduce(f4, f4, "sum")
     with pytest.raises(ncore.NcclInvalid) as caught:

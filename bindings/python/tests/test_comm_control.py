@@ -31,7 +31,7 @@ def _control(comm):
     alone = comm.split(0 if r < n - 1 else None, key=r)
     uid = bytearray(128)
     if r == 0:
-        uid[:] = alone.get_unique_id().as_bytes()
+        uid[:] = alone.get_unique_id().as_bytes
         with pytest.raises(ncore.NcclInvalidUsage):
             alone.get_unique_id()
     buf = np.frombuffer(uid, dtype=np.uint8).copy()
@@ -70,7 +70,7 @@ def _scalable(comm):
     r = comm.rank
     ids = []
     for root in (0, 1):
-        data = np.frombuffer(ncore.get_unique_id(comm.backend).as_bytes() if r == root
+        data = np.frombuffer(ncore.get_unique_id(comm.backend).as_bytes if r == root
                              else bytes(128), dtype=np.uint8).copy()
         comm.broadcast(data, data, root=root)
         ids.append(ncore.UniqueId(data.tobytes()))

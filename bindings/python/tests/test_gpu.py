@@ -32,7 +32,7 @@ def test_torch_properties_and_collectives(gpu_comm):
 
     comm = gpu_comm
     assert (comm.rank, comm.nranks, comm.backend) == (0, 1, ncore.Backend.NCCL)
-    assert comm.device == torch.cuda.current_device()
+    assert comm.device.device_id == torch.cuda.current_device()
     assert isinstance(comm.gin_type, ncore.NcclGinType)
     assert isinstance(comm.railed_gin_type, ncore.NcclGinType)
     x = torch.arange(4, dtype=torch.float32, device="cuda")
@@ -148,10 +148,10 @@ def test_cupy_collectives_and_symmetric_arrays(gpu_comm):
         cupy.cuda.Device().synchronize()
         assert s.tolist() == [5] * 4
         assert nc.get_peer_array(s, 0).tolist() == [5] * 4
-        raw_bytes = nc.bytearray((2,), dtype="float32", device_id=gpu_comm.device)
+        raw_bytes = nc.bytearray((2,), dtype="float32", device_id=gpu_comm.device.device_id)
         assert raw_bytes.dtype == cupy.uint8 and raw_bytes.size == 8
         with pytest.raises(ncore.NcclInvalid, match="device_id"):
-            nc.bytearray((2,), device_id=gpu_comm.device + 1)
+            nc.bytearray((2,), device_id=gpu_comm.device.device_id + 1)
         nc.free_array(s)
         nc.free_array(raw_bytes)
     finally:

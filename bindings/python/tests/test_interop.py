@@ -42,7 +42,7 @@ def test_numpy_resolver_errors():
 
 
 def test_memory_allocation_close_is_idempotent():
-    mem = ncore.mem_alloc(64, ncore.Backend.HOST)
+    mem = ncore.mem_alloc(64, backend=ncore.Backend.HOST)
     assert mem.ptr != 0 and mem.nbytes == 64
     view = np.asarray(mem)
     assert view.shape == (64,) and view.dtype == np.uint8

@@ -133,6 +133,20 @@ def test_launcher_runs_ranks_with_from_env(tmp_path):
     assert sorted(done.stdout.split("\n")[:-1]) == [f"rank {r}/3 sum 6" for r in range(3)]
 
 
+def test_launcher_gives_torchrun_names_and_a_rendezvous(tmp_path):
+    script = tmp_path / "env.py"
+    script.write_text("import os\nprint(*(os.environ[k] for k in ('RANK', 'WORLD_SIZE', "
+                      "'LOCAL_RANK', 'LOCAL_WORLD_SIZE', 'MASTER_ADDR', 'MASTER_PORT')))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("MASTER_ADDR", "MASTER_PORT")}
+    done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "2", "--backend", "host",
+                           str(script)], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = sorted(line.split() for line in done.stdout.splitlines())
+    assert [line[:5] for line in lines] == [[str(r), "2", str(r), "2", "127.0.0.1"]
+                                            for r in range(2)]
+    assert lines[0][5] == lines[1][5] and 0 < int(lines[0][5]) < 65536  # one port
+
+
 def test_launcher_reports_a_failing_rank(tmp_path):
     script = tmp_path / "fail.py"
     script.write_text("import os, sys\nsys.exit(3 if os.environ['NCORE_RANK'] == '1' else 0)\n")

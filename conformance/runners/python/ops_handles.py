@@ -58,9 +58,12 @@ def op_comm_query(r: Runner, step: Step) -> int:
         return int(calls[what](0))
     queries = {
         "rank": lambda: comm.rank, "size": lambda: comm.nranks,
-        "device": lambda: comm.device, "lsa_rank": lambda: comm.lsa_rank,
+        "device": lambda: comm.device.device_id, "lsa_rank": lambda: comm.lsa_rank,
         "lsa_size": lambda: comm.lsa_size, "backend": lambda: comm.backend,
-        "async_error": comm.get_async_error, "gin_type": lambda: comm.gin_type,
+        # get_async_error answers NCCL's numbering (nccl.core's Result: its
+        # Timeout is 8, ncore's 11); the cases compare ncore's status.
+        "async_error": lambda: raw.ncore_comm_async_error(comm.ptr),
+        "gin_type": lambda: comm.gin_type,
         "railed_gin_type": lambda: comm.railed_gin_type,
     }
     if what in queries:

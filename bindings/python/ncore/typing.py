@@ -1,0 +1,57 @@
+"""nccl.core.typing: the enums and the type aliases of buffer, scalar,
+device and stream arguments. The enums live in _types.py; this module is
+where nccl.core programs import them from."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Union
+
+from ._errors import NcclInvalid
+from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
+                     FLOAT16, FLOAT32, FLOAT64, HALF, INT, INT8, INT32, INT64, MAX,
+                     MIN, PROD, SUM, UINT8, UINT32, UINT64, NcclCommMemStat,
+                     NcclDataType, NcclGinConnectionType, NcclGinType, NcclRedOp)
+
+__all__ = [
+    "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType",
+    "NcclCommMemStat", "NcclBufferSpec", "NcclScalarSpec", "NcclDeviceSpec",
+    "NcclStreamSpec", "NcclInvalid",
+    "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64",
+    "FLOAT16", "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16",
+    "FLOAT8E4M3", "FLOAT8E5M2", "SUM", "PROD", "MAX", "MIN", "AVG",
+]
+
+
+class SupportsDLPack(Protocol):
+    """An object of the DLPack protocol (NumPy, torch, CuPy, JAX ...)."""
+
+    def __dlpack__(self, *, stream: Any = None) -> object: ...
+
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+
+
+class SupportsCAI(Protocol):
+    """An object of the CUDA Array Interface."""
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]: ...
+
+
+class SupportsArrayInterface(Protocol):
+    """An object of NumPy's array interface (host memory)."""
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
+
+
+#: A buffer argument: DLPack, CUDA Array Interface or NumPy array interface
+#: objects, or an explicit ncore.Buffer (see ncore.buffer).
+NcclBufferSpec = Union[SupportsDLPack, SupportsCAI, SupportsArrayInterface, Any]
+#: A PreMulSum scalar: a Python int / float, a one-element NumPy array, or a
+#: one-element buffer of the communicator's device.
+NcclScalarSpec = Union[int, float, NcclBufferSpec]
+#: A device: an ordinal, an ncore.cuda.Device or a cuda.core.Device.
+NcclDeviceSpec = Union[int, Any]
+#: A stream: an address, an object with __cuda_stream__, ncore.Stream,
+#: a torch or CuPy stream.
+NcclStreamSpec = Union[int, Any]

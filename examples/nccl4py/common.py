@@ -1,0 +1,157 @@
+"""What every example needs besides nccl.core: this process's place in the
+job, the unique id shared from rank 0, and arrays of the library picked by
+NCCL_EXAMPLE_ARRAYS (numpy, the default, for ncore's host backend; torch or
+cupy on GPUs). Plain Python: it imports neither nccl.core nor ncore, the
+examples pass their `nccl` module in.
+
+Ranks and rendezvous follow torchrun's environment (RANK, WORLD_SIZE,
+LOCAL_RANK, MASTER_ADDR, MASTER_PORT), which torchrun and ncore's launcher
+(python -m ncore.run) both set; rank 0 hands the unique id's bytes to the
+others over a TCP connection. Without RANK the program is a single rank."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+ARRAYS = os.environ.get("NCCL_EXAMPLE_ARRAYS", "numpy")
+
+
+def world() -> tuple[int, int, int]:
+    """(rank, nranks, local_rank) of this process."""
+    return (int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)),
+            int(os.environ.get("LOCAL_RANK", 0)))
+
+
+def _receive_exactly(connection: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = connection.recv(size - len(data))
+        if not chunk:
+            raise ConnectionError("rank 0 closed the connection before sending the id")
+        data += chunk
+    return data
+
+
+def share_unique_id(nccl, rank: int, nranks: int, timeout: float = 60.0):
+    """Rank 0 makes the id (nccl.get_unique_id()) and sends its bytes to every
+    other rank, which rebuilds it with UniqueId.from_bytes."""
+    if nranks == 1:
+        return nccl.get_unique_id()
+    address = (os.environ.get("MASTER_ADDR", "127.0.0.1"), int(os.environ["MASTER_PORT"]))
+    if rank == 0:
+        uid = nccl.get_unique_id()
+        with socket.create_server(address) as server:
+            server.settimeout(timeout)
+            for _ in range(nranks - 1):
+                connection, _ = server.accept()
+                with connection:
+                    connection.sendall(uid.as_bytes)
+        return uid
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(address, timeout=timeout) as connection:
+                return nccl.UniqueId.from_bytes(_receive_exactly(connection, 128))
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def use_device(local_rank: int) -> int:
+    """Makes this rank's GPU current (ranks share GPUs round robin); -1 for
+    NumPy, which lives in host memory."""
+    if ARRAYS == "torch":
+        import torch
+
+        device = local_rank % torch.cuda.device_count()
+        torch.cuda.set_device(device)
+        return device
+    if ARRAYS == "cupy":
+        import cupy
+
+        device = local_rank % cupy.cuda.runtime.getDeviceCount()
+        cupy.cuda.Device(device).use()
+        return device
+    return -1
+
+
+def _module():
+    if ARRAYS == "torch":
+        import torch
+
+        return torch
+    if ARRAYS == "cupy":
+        import cupy
+
+        return cupy
+    import numpy
+
+    return numpy
+
+
+def _dtype(name: str):
+    return getattr(_module(), name)
+
+
+def full(count: int, value, dtype: str = "float32"):
+    """A new array of `count` elements set to `value` (on the GPU for torch
+    and CuPy)."""
+    if ARRAYS == "torch":
+        import torch
+
+        return torch.full((count,), value, dtype=_dtype(dtype), device="cuda")
+    return _module().full(count, value, dtype=_dtype(dtype))
+
+
+def arange(count: int, dtype: str = "float32", start: float = 0):
+    """start, start + 1, ... as a new array."""
+    if ARRAYS == "torch":
+        import torch
+
+        return torch.arange(start, start + count, dtype=_dtype(dtype), device="cuda")
+    return _module().arange(start, start + count, dtype=_dtype(dtype))
+
+
+def nccl_empty(nccl, count: int, dtype: str = "float32"):
+    """An array on memory from NCCL's allocator (ncclMemAlloc), as windows
+    and symmetric memory want: nccl.torch.empty / nccl.cupy.empty on GPUs,
+    a NumPy view of nccl.mem_alloc's memory on the host."""
+    if ARRAYS == "torch":
+        return nccl.torch.empty(count, dtype=_dtype(dtype))
+    if ARRAYS == "cupy":
+        return nccl.cupy.empty(count, dtype=_dtype(dtype))
+    import numpy
+
+    memory = nccl.mem_alloc(count * numpy.dtype(dtype).itemsize)
+    return numpy.asarray(memory).view(dtype)[:count]
+
+
+def host(array) -> list:
+    """The array's values as a Python list (waits for the GPU first)."""
+    synchronize()
+    if ARRAYS == "torch":
+        return array.cpu().tolist()
+    if ARRAYS == "cupy":
+        return array.get().tolist()
+    return array.tolist()
+
+
+def synchronize() -> None:
+    """Waits until the GPU finished everything queued (nothing for NumPy)."""
+    if ARRAYS == "torch":
+        import torch
+
+        torch.cuda.synchronize()
+    elif ARRAYS == "cupy":
+        import cupy
+
+        cupy.cuda.Device().synchronize()
+
+
+def check(condition: bool, what: str) -> None:
+    """Stops the example with a message naming what went wrong."""
+    if not condition:
+        raise SystemExit(f"FAILED: {what}")

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# examples/nccl4py/run.sh: runs every nccl.core example with each array
+# library of ARRAYS (default numpy) and each rank count of RANKS (default
+# "1 2 3") under ncore's launcher, and prints one line per run, then
+# "N passed, N failed".
+#   examples/nccl4py/run.sh                      # host backend, NumPy (make test)
+#   BACKEND=nccl ARRAYS="torch cupy" RANKS="1 2" examples/nccl4py/run.sh
+# BACKEND (default host) is the launcher's --backend; each of ARRAYS (numpy,
+# torch, cupy) becomes NCCL_EXAMPLE_ARRAYS (common.py); NCORE_OVERSUBSCRIBE=1
+# lets NCCL ranks share a GPU. Needs the Python extension built (bindings/python/
+# test.sh, or build-ext.sh on the GPU machines); a failing run's output is
+# printed. PYTHON defaults to /usr/bin/python3 (python3 with torch / CuPy).
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+python=${PYTHON:-/usr/bin/python3}
+backend=${BACKEND:-host}
+export PYTHONPATH="$repo/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
+passed=0 failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for NCCL_EXAMPLE_ARRAYS in ${ARRAYS:-numpy}; do
+  export NCCL_EXAMPLE_ARRAYS
+  for example in communicators collectives p2p_ring registration symmetric_memory \
+                 one_sided device_communicator pre_mul_sum; do
+    for n in ${RANKS:-1 2 3}; do
+      if timeout -k 5 120 "$python" -m ncore.run -n "$n" --backend "$backend" --tag \
+           --timeout 100 "$here/$example.py" > "$log" 2>&1; then
+        passed=$((passed + 1))
+        echo "ok    $example ($n ranks, $backend, $NCCL_EXAMPLE_ARRAYS)"
+      else
+        failed=$((failed + 1))
+        echo "FAIL  $example ($n ranks, $backend, $NCCL_EXAMPLE_ARRAYS):"
+        sed 's/^/      /' "$log"
+      fi
+    done
+  done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
