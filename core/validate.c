@@ -82,3 +82,10 @@ ncore_status_t core_check_stream(const core_backend_ops_t *ops,
                                  ncore_stream_t stream) {
   return ops->stream_check(stream, "stream");
 }
+
+ncore_status_t core_check_comm_stream(const core_backend_ops_t *ops,
+                                      void *impl, ncore_stream_t stream) {
+  if (ops->comm_stream_check != NULL)
+    return ops->comm_stream_check(impl, stream, "stream");
+  return ops->stream_check(stream, "stream");
+}
