@@ -69,7 +69,8 @@ class CollectivesMixin:
         op_value = _op_value(op)
         stream_handle = resolve_stream(stream)
         if root is None:
-            recv = self._buffer(recvbuf, "recvbuf")
+            # In place (the common case): one resolution serves both.
+            recv = send if recvbuf is sendbuf else self._buffer(recvbuf, "recvbuf")
             _same_dtype(send, recv)
             _expect_count("recvbuf", recv.count, send.count)
             raw.ncore_allreduce(self._live(), send.ptr, recv.ptr, send.count,
