@@ -195,6 +195,14 @@ def _cupy_key(array: Any) -> Optional[tuple]:
     return (data.ptr, array.size, array.dtype, data.device_id)
 
 
+def _cupy_key_attribute(array: Any) -> Optional[tuple]:
+    """_cupy_key through CuPy's own contiguity attribute (no flags object)."""
+    if not array._c_contiguous:
+        return None
+    data = array.data
+    return (data.ptr, array.size, array.dtype, data.device_id)
+
+
 # type -> key reader (None: the type is always resolved in full). Found once
 # per type; tests add readers for stand-in types.
 _KEY_READERS: Dict[type, Optional[Callable[[Any], Optional[tuple]]]] = {}
@@ -217,7 +225,7 @@ def _key_reader(kind: type) -> Optional[Callable[[Any], Optional[tuple]]]:
                                       getattr(getattr(torch, "nn", None), "Parameter", None)):
         reader = _torch_key
     elif cupy is not None and kind is getattr(cupy, "ndarray", None):
-        reader = _cupy_key
+        reader = _cupy_key_attribute if hasattr(kind, "_c_contiguous") else _cupy_key
     _KEY_READERS[kind] = reader
     return reader
 
@@ -318,44 +326,8 @@ class Stream:
         self.close()
 
 
-def _stream_reader(kind: type) -> Optional[Callable[[Any], Any]]:
-    """How to read a stream object of this type, found once per type: torch's
-    streams by their ``cuda_stream`` attribute (what their
-    ``__cuda_stream__`` gives), anything else by the protocol and then the
-    attributes, in that order."""
-    torch = sys.modules.get("torch")
-    cuda = getattr(torch, "cuda", None) if torch is not None else None
-    stream_type = getattr(cuda, "Stream", None) if cuda is not None else None
-    if isinstance(stream_type, type) and issubclass(kind, stream_type):
-        return _torch_stream
-    return None
-
-
-def _torch_stream(stream: Any) -> Any:
-    return stream.cuda_stream
-
-
-_STREAM_READERS: Dict[type, Optional[Callable[[Any], Any]]] = {}
-
-
-def resolve_stream(stream: Any) -> int:
-    """A stream argument as an address: None (default stream) -> 0; an int;
-    an object with ``__cuda_stream__`` (method or attribute giving
-    (version, handle)); torch's ``cuda_stream``; cupy's ``ptr``.
-
-    Raises:
-        NcclInvalid: anything else.
-    """
-    if stream is None:
-        return 0
-    kind = type(stream)
-    if kind is int:
-        return stream
-    reader = _STREAM_READERS.get(kind, _UNSEEN)
-    if reader is _UNSEEN:
-        reader = _STREAM_READERS[kind] = _stream_reader(kind)
-    if reader is not None:
-        return reader(stream)
+def _generic_stream(stream: Any) -> int:
+    """The full reading of a stream argument (resolve_stream's docstring)."""
     if isinstance(stream, bool):
         raise NcclInvalid("stream: a bool is not a stream")
     if isinstance(stream, int):
@@ -371,3 +343,58 @@ def resolve_stream(stream: Any) -> int:
         if isinstance(value, int):
             return value
     raise NcclInvalid(f"stream: a {type(stream).__name__} is not a stream")
+
+
+def _torch_stream(stream: Any) -> Any:
+    return stream.cuda_stream
+
+
+def _attribute_stream(attribute: str) -> Callable[[Any], int]:
+    """Reads one int attribute; anything else takes the full reading."""
+    def read(stream: Any) -> int:
+        value = getattr(stream, attribute, None)
+        return value if type(value) is int else _generic_stream(stream)
+    return read
+
+
+def _stream_reader(kind: type, sample: Any) -> Callable[[Any], int]:
+    """How to read streams of this type, found once per type (the lookups
+    that miss cost more than the call): torch's streams by ``cuda_stream``
+    (what their ``__cuda_stream__`` gives); a type without the protocol by
+    the attribute the first one had (``cuda_stream`` or ``ptr``, checked on
+    every call); anything else by the full reading, protocol first."""
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None) if torch is not None else None
+    stream_type = getattr(cuda, "Stream", None) if cuda is not None else None
+    if isinstance(stream_type, type) and issubclass(kind, stream_type):
+        return _torch_stream
+    if kind is bool or issubclass(kind, int) or hasattr(kind, "__cuda_stream__"):
+        return _generic_stream
+    for attribute in ("cuda_stream", "ptr"):
+        if type(getattr(sample, attribute, None)) is int:
+            return _attribute_stream(attribute)
+    return _generic_stream
+
+
+_STREAM_READERS: Dict[type, Callable[[Any], int]] = {}
+
+
+def resolve_stream(stream: Any) -> int:
+    """A stream argument as an address: None (default stream) -> 0; an int;
+    an object with ``__cuda_stream__`` (method or attribute giving
+    (version, handle)); torch's ``cuda_stream``; cupy's ``ptr``.
+
+    Raises:
+        NcclInvalid: anything else.
+    """
+    if stream is None:
+        return 0
+    kind = type(stream)
+    if kind is int:
+        return stream
+    reader = _STREAM_READERS.get(kind)
+    if reader is None:
+        reader = _stream_reader(kind, stream)
+        if len(_STREAM_READERS) < _CACHE_LIMIT:
+            _STREAM_READERS[kind] = reader
+    return reader(stream)

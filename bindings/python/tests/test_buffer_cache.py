@@ -147,7 +147,16 @@ def test_stream_readers():
         def __cuda_stream__(self):
             return (0, 77)
 
+    class Pointer:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
     for _ in range(2):  # the second time through the per-type reader cache
         assert ncore.resolve_stream(Protocol()) == 77
+        assert ncore.resolve_stream(Pointer(88)) == 88
+        with pytest.raises(ncore.NcclInvalid, match="not a stream"):
+            ncore.resolve_stream(object())
     with pytest.raises(ncore.NcclInvalid, match="not a stream"):
-        ncore.resolve_stream(object())
+        ncore.resolve_stream(Pointer(None))  # the per-type reader checks each time
+    with pytest.raises(ncore.NcclInvalid, match="__cuda_stream__"):
+        ncore.resolve_stream(type("Bad", (), {"__cuda_stream__": lambda self: 5})())
