@@ -150,18 +150,18 @@ def variants() -> List[Variant]:
         lambda: raw.ncore_send(handle, sp, 2, f32, 0, stream_ptr),
         lambda: raw.ncore_recv(handle, rp, 2, f32, 0, stream_ptr),
         (raw.ncore_group_start, raw.ncore_group_end)))
+
+    def package(name: str, send_buf, recv_buf, stream_obj) -> Variant:
+        """The ncore package with one framework's buffers and stream."""
+        return Variant(name,
+                       lambda: comm.allreduce(recv_buf, recv_buf, ncore.SUM, stream=stream_obj),
+                       lambda: comm.send(send_buf, 0, stream=stream_obj),
+                       lambda: comm.recv(recv_buf, 0, stream=stream_obj), package_group)
+
     if t_send is not None:
-        out.append(Variant(
-            "ncore torch",
-            lambda: comm.allreduce(t_recv, t_recv, ncore.SUM, stream=stream),
-            lambda: comm.send(t_send, 0, stream=stream),
-            lambda: comm.recv(t_recv, 0, stream=stream), package_group))
+        out.append(package("ncore torch", t_send, t_recv, stream))
     if cupy is not None:
-        out.append(Variant(
-            "ncore cupy",
-            lambda: comm.allreduce(c_recv, c_recv, ncore.SUM, stream=c_stream),
-            lambda: comm.send(c_send, 0, stream=c_stream),
-            lambda: comm.recv(c_recv, 0, stream=c_stream), package_group))
+        out.append(package("ncore cupy", c_send, c_recv, c_stream))
         try:
             from cupy.cuda import nccl as cnccl
             cc = cnccl.NcclCommunicator(1, cnccl.get_unique_id(), 0)
