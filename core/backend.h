@@ -214,6 +214,13 @@ typedef struct core_backend_ops {
   ncore_status_t (*stream_synchronize)(ncore_stream_t stream);
   /* NCORE_OK if stream is acceptable to this backend (NULL always is). */
   ncore_status_t (*stream_check)(ncore_stream_t stream, const char *argument);
+  /* Optional: NCORE_OK if stream may carry work of comm (NULL always may):
+   * stricter than stream_check where a backend can tell a stream's device
+   * (NCCL: a stream of the communicator's context). NULL: stream_check is
+   * the whole check. On every send, recv and collective, so it must cost
+   * no more than a lookup. */
+  ncore_status_t (*comm_stream_check)(void *comm, ncore_stream_t stream,
+                                      const char *argument);
   ncore_status_t (*memcpy_async)(void *dst, const void *src, size_t bytes,
                                  ncore_memcpy_kind_t kind,
                                  ncore_stream_t stream);

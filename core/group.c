@@ -7,6 +7,7 @@
  * Backends queue raw pointers (host ops, NCCL's own queue), so the group
  * holds a reference on everything a queued call uses until it has run. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "group.h"
@@ -17,19 +18,31 @@ static __thread int group_depth;
 /* Backends whose group this thread started, in start order. */
 static __thread const core_backend_ops_t *started[MAX_BACKENDS];
 static __thread int started_count;
-/* References the queued calls need, released after the outermost end. */
+/* References the queued calls need, released after the outermost end. A
+ * group of up to HELD_INLINE references (the common case: a few sends and
+ * receives) lives in thread-local storage, so a group allocates nothing;
+ * larger ones move to the heap until their end. */
+#define HELD_INLINE 32
+static __thread core_object_t *held_inline[HELD_INLINE];
 static __thread core_object_t **held;
 static __thread size_t held_count, held_capacity;
 
 /* Makes room for n more held references. */
 static ncore_status_t reserve_held(size_t n) {
+  if (held == NULL) {
+    held = held_inline;
+    held_capacity = HELD_INLINE;
+  }
   if (held_capacity - held_count >= n) return NCORE_OK;
-  size_t capacity = held_capacity ? held_capacity : 16;
+  size_t capacity = held_capacity;
   while (capacity - held_count < n) capacity *= 2;
-  core_object_t **grown = realloc(held, capacity * sizeof *grown);
+  core_object_t **grown =
+      held == held_inline ? malloc(capacity * sizeof *grown)
+                          : realloc(held, capacity * sizeof *grown);
   if (grown == NULL)
     return core_error(NCORE_ERR_SYSTEM,
                       "out of memory queueing a call in the group");
+  if (held == held_inline) memcpy(grown, held_inline, held_count * sizeof *grown);
   held = grown;
   held_capacity = capacity;
   return NCORE_OK;
@@ -86,8 +99,10 @@ NCORE_API ncore_status_t ncore_group_end(void) {
   size_t n = held_count;
   held_count = 0;
   for (size_t i = 0; i < n; i++) core_handle_release(held[i]);
-  free(held);  /* a thread that ends holds nothing */
-  held = NULL;
-  held_capacity = 0;
+  if (held != held_inline) {
+    free(held);  /* a thread that ends holds nothing on the heap */
+    held = NULL;
+    held_capacity = 0;
+  }
   return first;
 }

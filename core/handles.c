@@ -2,10 +2,16 @@
  *
  * Slots live in fixed-size chunks that are allocated on demand and never
  * moved or freed, so a pointer to a slot stays valid while the table grows.
- * One mutex guards every slot, generation and reference count: handle
- * operations are short, and a single lock keeps close / acquire / release
- * races simple to reason about. Destructors run outside the lock, because
- * they call into backends and may close further handles. */
+ * One mutex guards every slot and generation, and the lookups that take a
+ * reference: handle operations are short, and a single lock keeps close /
+ * acquire races simple to reason about. Reference counts are atomic, so
+ * that dropping a reference and taking one more on an object the caller
+ * already holds (every call's release, a group's holds) need no lock: a
+ * lookup takes a reference only from a live handle, which still holds the
+ * table's own reference, so a count never comes back from 0; the drop to 0
+ * (after close) takes the lock to free the slot. Destructors run outside
+ * the lock, because they call into backends and may close further
+ * handles. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -89,7 +95,7 @@ uint64_t core_handle_insert(core_object_t *obj, core_handle_type_t type,
   }
   slot_t *slot = slot_at((size_t)index);
   obj->type = type;
-  obj->refcount = 1;
+  atomic_init(&obj->refcount, 1);
   obj->closed = 0;
   obj->destroy = destroy;
   obj->handle = make_handle(type, slot->generation, (size_t)index);
@@ -162,7 +168,7 @@ ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
   pthread_mutex_lock(&table_lock);
   lookup_t result = lookup_locked(handle, type, &slot);
   if (result == LOOKUP_LIVE) {
-    slot->object->refcount++;
+    atomic_fetch_add(&slot->object->refcount, 1);
     *out = slot->object;
   }
   pthread_mutex_unlock(&table_lock);
@@ -173,28 +179,23 @@ ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
 /* Drops one reference; frees the slot and runs the destructor at zero. */
 void core_handle_release(core_object_t *obj) {
   if (obj == NULL) return;
-  int destroy_now = 0;
+  if (atomic_fetch_sub(&obj->refcount, 1) != 1) return;
   pthread_mutex_lock(&table_lock);
-  if (--obj->refcount == 0) {
-    size_t index = (size_t)(obj->handle & SLOT_MASK) - 1;
-    slot_t *slot = slot_at(index);
-    if (slot->object == obj) {
-      slot->object = NULL;
-      slot->generation++;
-      if (slot->generation == 0) slot->generation = 1;
-      slot->next_free = free_head;
-      free_head = (uint32_t)(index + 1);
-    }
-    destroy_now = 1;
+  size_t index = (size_t)(obj->handle & SLOT_MASK) - 1;
+  slot_t *slot = slot_at(index);
+  if (slot->object == obj) {
+    slot->object = NULL;
+    slot->generation++;
+    if (slot->generation == 0) slot->generation = 1;
+    slot->next_free = free_head;
+    free_head = (uint32_t)(index + 1);
   }
   pthread_mutex_unlock(&table_lock);
-  if (destroy_now && obj->destroy != NULL) obj->destroy(obj);
+  if (obj->destroy != NULL) obj->destroy(obj);
 }
 
 void core_handle_retain(core_object_t *obj) {
-  pthread_mutex_lock(&table_lock);
-  obj->refcount++;
-  pthread_mutex_unlock(&table_lock);
+  atomic_fetch_add(&obj->refcount, 1);
 }
 
 int core_handle_any(core_handle_type_t type,

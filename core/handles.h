@@ -10,6 +10,7 @@
 #ifndef NCORE_CORE_HANDLES_H
 #define NCORE_CORE_HANDLES_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <ncore.h>
 
@@ -26,7 +27,10 @@ typedef enum core_handle_type {
 typedef struct core_object {
   core_handle_type_t type;
   uint64_t handle;
-  int refcount;           /* guarded by the table lock */
+  /* Atomic: taken by a lookup under the table lock (never from 0: a live
+   * handle holds the table's reference), dropped without it; only the drop
+   * to 0 takes the lock, to free the slot. */
+  atomic_int refcount;
   int closed;             /* set once; the handle then answers CLOSED */
   void (*destroy)(struct core_object *self); /* runs at refcount 0 after close */
 } core_object_t;

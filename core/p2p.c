@@ -18,7 +18,7 @@ static ncore_status_t point_to_point(int receive, ncore_comm_t comm,
           NCORE_OK &&
       (status = core_check_buffer(buf, count, "buf")) == NCORE_OK &&
       (status = core_check_range(peer, c->info.nranks, "peer")) == NCORE_OK &&
-      (status = core_check_stream(c->ops, stream)) == NCORE_OK &&
+      (status = core_check_comm_stream(c->ops, c->impl, stream)) == NCORE_OK &&
       (status = core_group_join(c->ops, (core_object_t *[]){&c->header}, 1)) ==
           NCORE_OK) {
     status = receive ? c->ops->recv(c->impl, buf, count, dtype, peer, stream)

@@ -42,14 +42,17 @@ ncore_status_t core_check_registration(const void *ptr, size_t size) {
 ncore_status_t core_check_elements(size_t count, size_t factor,
                                    ncore_dtype_t dtype, const char *argument,
                                    size_t *elements) {
-  size_t size = core_dtype_size(dtype);
+  size_t size = core_dtype_size(dtype), total = 0, bytes = 0;
   /* No buffer is larger than PTRDIFF_MAX bytes: a larger count is garbage
-   * the call must not start reading or writing. */
-  if (factor != 0 && size != 0 && count > (size_t)PTRDIFF_MAX / factor / size)
+   * the call must not start reading or writing. Multiplications with an
+   * overflow check, not divisions: this runs on every call (issue 15). */
+  if (__builtin_mul_overflow(count, factor, &total) ||
+      __builtin_mul_overflow(total, size, &bytes) ||
+      bytes > (size_t)PTRDIFF_MAX)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "%s: %zu elements times %zu are more than the largest "
                       "object", argument, count, factor);
-  *elements = count * factor;
+  *elements = total;
   return NCORE_OK;
 }
 
@@ -80,5 +83,12 @@ ncore_status_t core_check_zero(long long value, const char *argument) {
 
 ncore_status_t core_check_stream(const core_backend_ops_t *ops,
                                  ncore_stream_t stream) {
+  return ops->stream_check(stream, "stream");
+}
+
+ncore_status_t core_check_comm_stream(const core_backend_ops_t *ops,
+                                      void *impl, ncore_stream_t stream) {
+  if (ops->comm_stream_check != NULL)
+    return ops->comm_stream_check(impl, stream, "stream");
   return ops->stream_check(stream, "stream");
 }

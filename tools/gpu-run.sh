@@ -13,6 +13,10 @@
 #        the conformance matrix up to 4 ranks in the four languages, the
 #        bindings' 2-rank tests, the demo and the examples. Each fits one
 #        device call of 10 minutes.)
+#        tools/gpu-run.sh bench   (issue 15: the GPU benchmarks, one device
+#        call: bench/gpu/run-all.sh with OUT as given, needing what
+#        bench/gpu/build.sh and bindings/python/test.sh built here, carried;
+#        render the plots here with python3 bench/gpu/plot.py OUT.)
 # PARTS picks the parts (default: "c-tests demo smoke conformance python
 # nccl4py rust rust-example go go-tests"; nccl4py: the nccl.core examples
 # with torch and CuPy, 1 and 2 ranks); C_TESTS_LIMIT bounds the C tests (s).
@@ -44,6 +48,8 @@ if [ "${1:-}" = oversubscribed ]; then
   ranks=4
   C_TESTS_LIMIT=${C_TESTS_LIMIT:-330}
   TEST_JOBS=${TEST_JOBS:-5}
+elif [ "${1:-}" = bench ]; then
+  ranks=$gpus
 else
   ranks=${1:-$gpus}
   RANK_COUNTS=${RANK_COUNTS:-$ranks}
@@ -56,6 +62,9 @@ if [ -z "${NCORE_NCCL_LIBRARY:-}" ]; then
                    /usr/local/cuda/lib64/libnccl.so.2; do
     if [ -f "$candidate" ]; then export NCORE_NCCL_LIBRARY=$candidate; break; fi
   done
+fi
+if [ "${1:-}" = bench ]; then
+  OUT=$out exec bench/gpu/run-all.sh
 fi
 {
   date -u +"%Y-%m-%d %H:%M UTC"

@@ -182,8 +182,13 @@ func bufferPairArgs(comm *Communicator, function, sendArg, recvArg string, send,
 				"is a Go slice, and the NCCL backend needs device memory (DeviceMemory or a DevicePtr)")
 		}
 	}
+	// Device memory passes as it is, without asking for the thread's group
+	// (a cgo call and a lock inside a group: issue 15's per-call cost).
+	if !(send.isGo && send.goPtr != nil || recv.isGo && recv.goPtr != nil) {
+		return directArgs(send), directArgs(recv), nil
+	}
 	g := currentGroup()
-	if g == nil || !(send.isGo && send.goPtr != nil || recv.isGo && recv.goPtr != nil) {
+	if g == nil {
 		return directArgs(send), directArgs(recv), nil
 	}
 	// Inside a group: stage Go memory. If one Go range lies inside the other,

@@ -85,6 +85,7 @@ const core_backend_ops_t core_nccl_backend = {
     .stream_destroy = nccl_stream_destroy,
     .stream_synchronize = nccl_stream_synchronize,
     .stream_check = nccl_stream_check,
+    .comm_stream_check = nccl_comm_stream_check,
     .memcpy_async = nccl_memcpy_async,
     .memset_async = nccl_memset_async,
 };

@@ -146,10 +146,22 @@ ncore_status_t nccl_stream_create(ncore_stream_t *out) {
 static _Thread_local CUstream checked_stream;
 static _Thread_local CUcontext checked_context;
 
+/* The stream of the last communicating call on this thread, and the
+ * context cuStreamGetCtx said it belongs to. Programs pass the same stream
+ * call after call, so the hot path asks the driver once per stream, not
+ * once per call. Stays correct: a stream destroyed through ncore is
+ * forgotten (nccl_stream_destroy); one destroyed elsewhere (torch, CuPy)
+ * and a new stream of another device at its address would reach NCCL,
+ * which fails the call with CUDA's invalid-handle error instead of ncore
+ * naming the argument (the same trade as checked_stream above). */
+static _Thread_local CUstream known_stream;
+static _Thread_local CUcontext known_context;
+
 ncore_status_t nccl_stream_destroy(ncore_stream_t stream) {
   ncore_status_t status = nccl_context_ensure();
   if (status != NCORE_OK) return status;
   if ((CUstream)stream == checked_stream) checked_stream = NULL;
+  if ((CUstream)stream == known_stream) known_stream = NULL;
   return cu_check(cu_fn.StreamDestroy((CUstream)stream), "cuStreamDestroy");
 }
 
@@ -160,8 +172,16 @@ ncore_status_t nccl_stream_synchronize(ncore_stream_t stream) {
                   "cuStreamSynchronize");
 }
 
+/* The handles that name a default stream rather than a stream object: NULL,
+ * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD. NCCL enqueues on the one of
+ * the communicator's device. */
+static int is_default_stream(ncore_stream_t stream) {
+  return stream == NULL || (CUstream)stream == CU_STREAM_LEGACY ||
+         (CUstream)stream == CU_STREAM_PER_THREAD;
+}
+
 ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
-  if (stream == NULL) return NCORE_OK;
+  if (is_default_stream(stream)) return NCORE_OK;
   ncore_status_t status = nccl_context_ensure();
   if (status != NCORE_OK) return status;
   CUcontext current = NULL;
@@ -183,6 +203,42 @@ ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
   return core_error(NCORE_ERR_INVALID_ARGUMENT,
                     "%s: %p is not a CUDA stream of the current device (%s)",
                     argument, stream, name);
+}
+
+/* Every send, recv and collective: the stream must be one of the
+ * communicator's context (a stream of another device is an error here, not
+ * a launch failure inside NCCL's group). No driver call when the stream is
+ * the thread's last one. */
+ncore_status_t nccl_comm_stream_check(void *comm, ncore_stream_t stream,
+                                      const char *argument) {
+  nccl_comm_t *c = comm;
+  if (is_default_stream(stream)) return NCORE_OK;
+  if ((CUstream)stream == known_stream && known_context == c->ctx)
+    return NCORE_OK;
+  CUcontext ctx = NULL;
+  CUresult r = cu_fn.StreamGetCtx((CUstream)stream, &ctx);
+  if (r == CUDA_ERROR_INVALID_CONTEXT) {
+    /* A thread without a current context: ask again from the
+     * communicator's. */
+    ncore_status_t status = nccl_comm_enter(c);
+    if (status != NCORE_OK) return status;
+    r = cu_fn.StreamGetCtx((CUstream)stream, &ctx);
+  }
+  if (r != CUDA_SUCCESS) {
+    const char *name = "?";
+    cu_fn.GetErrorName(r, &name);
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "%s: %p is not a CUDA stream (%s)", argument, stream,
+                      name);
+  }
+  if (ctx != c->ctx)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "%s: %p is a stream of another device than the "
+                      "communicator's (device %d)", argument, stream,
+                      c->device);
+  known_stream = (CUstream)stream;
+  known_context = ctx;
+  return NCORE_OK;
 }
 
 ncore_status_t nccl_memcpy_async(void *dst, const void *src, size_t bytes,

@@ -12,6 +12,16 @@
 
 static _Thread_local CUcontext current;
 static int fake_context; /* its address is the one primary context */
+/* Streams carry this first, so cuStreamGetCtx can refuse other pointers. */
+static const unsigned long long stream_magic = 0x6661b3e5747265ull;
+
+/* Context, stream and pointer queries made so far (what a communicating
+ * call could make per call): tests assert the hot path makes none. */
+static long long lookups;
+FAKE_API long long fake_cuda_lookups(void) {
+  return __atomic_load_n(&lookups, __ATOMIC_RELAXED);
+}
+#define LOOKUP() __atomic_add_fetch(&lookups, 1, __ATOMIC_RELAXED)
 
 FAKE_API CUresult cuInit(unsigned int flags) { (void)flags; return CUDA_SUCCESS; }
 FAKE_API CUresult cuGetErrorString(CUresult r, const char **s) {
@@ -40,18 +50,34 @@ FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
   *c = (CUcontext)&fake_context;
   return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuCtxSetCurrent(CUcontext c) { current = c; return CUDA_SUCCESS; }
-FAKE_API CUresult cuCtxGetCurrent(CUcontext *c) { *c = current; return CUDA_SUCCESS; }
-FAKE_API CUresult cuCtxGetDevice(CUdevice *d) { *d = 0; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxSetCurrent(CUcontext c) { LOOKUP(); current = c; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxGetCurrent(CUcontext *c) { LOOKUP(); *c = current; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxGetDevice(CUdevice *d) { LOOKUP(); *d = 0; return CUDA_SUCCESS; }
 FAKE_API CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned int flags) {
   (void)flags;
-  *s = (CUstream)malloc(16);
-  return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  unsigned long long *stream = malloc(16);
+  if (stream == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+  stream[0] = stream_magic;
+  *s = (CUstream)stream;
+  return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuStreamDestroy_v2(CUstream s) { free(s); return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamDestroy_v2(CUstream s) {
+  if (s != NULL) *(unsigned long long *)s = 0;
+  free(s);
+  return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
-FAKE_API CUresult cuStreamQuery(CUstream s) { (void)s; return CUDA_SUCCESS; }
+FAKE_API CUresult cuStreamQuery(CUstream s) { LOOKUP(); (void)s; return CUDA_SUCCESS; }
+/* Every stream belongs to the one primary context; a pointer that is not a
+ * live stream is an invalid handle (the real driver's answer). */
+FAKE_API CUresult cuStreamGetCtx(CUstream s, CUcontext *c) {
+  LOOKUP();
+  if (*(const unsigned long long *)s != stream_magic)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *c = (CUcontext)&fake_context;
+  return CUDA_SUCCESS;
+}
 static CUresult copy(CUdeviceptr dst, const void *src, size_t n) {
   memmove((void *)(uintptr_t)dst, src, n);
   return CUDA_SUCCESS;
@@ -91,6 +117,7 @@ FAKE_API CUresult cuStreamWaitValue64_v2(CUstream s, CUdeviceptr a, cuuint64_t v
   return *(cuuint64_t *)(uintptr_t)a >= v ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 FAKE_API CUresult cuPointerGetAttribute(void *out, CUpointer_attribute a, CUdeviceptr p) {
+  LOOKUP();
   (void)p;
   if (a == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
     *(CUmemorytype *)out = CU_MEMORYTYPE_DEVICE;

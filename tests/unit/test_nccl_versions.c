@@ -3,8 +3,10 @@
  * or 2.30.7), compiled against that version's real headers: what ncore
  * passes (struct size, magic, version, field values), what it reads back
  * (ncclDevComm fields, properties), which calls it makes, and what it
- * refuses with the version needed. tests/fake_nccl/run.sh runs it once per
- * version; run any other way it skips, saying why. */
+ * refuses with the version needed, and what the hot path costs in calls
+ * (one NCCL call and no driver call per send, recv or collective).
+ * tests/fake_nccl/run.sh runs it once per version; run any other way it
+ * skips, saying why. */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +243,64 @@ TEST(result_codes_of_newer_versions_map) {
   CHECK_STATUS(ncore_comm_finalize(comm), NCORE_ERR_TIMEOUT);
   unsetenv("FAKE_NCCL_FINALIZE_RESULT");
   CHECK_OK(ncore_comm_abort(comm));
+}
+
+/* The driver lookups the stand-in driver counted (fake_cuda_lookups). */
+static long long driver_lookups(void) {
+  void *h = dlopen(getenv("NCORE_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+  long long (*count)(void) =
+      h ? (long long (*)(void))dlsym(h, "fake_cuda_lookups") : NULL;
+  return count ? count() : -1;
+}
+
+/* Issue 15: once a stream has been checked, a send, recv or collective is
+ * one NCCL call and no context, stream or pointer query; a pointer that is
+ * not a stream is still refused, naming the argument, before NCCL sees it. */
+TEST(hot_path_is_one_nccl_call_and_no_driver_lookup) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 64, NCORE_BACKEND_NCCL));
+  ncore_stream_t stream = NULL;
+  CHECK_OK(ncore_stream_create(&stream, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_allreduce(comm, mem, mem, 2, NCORE_FLOAT32, NCORE_SUM,
+                           stream)); /* checks the stream once */
+  long long lookups = driver_lookups();
+  CHECK(lookups >= 0);
+  long long allreduces = record("calls.ncclAllReduce");
+  long long sends = record("calls.ncclSend");
+  long long recvs = record("calls.ncclRecv");
+  for (int i = 0; i < 10; i++) {
+    CHECK_OK(ncore_allreduce(comm, mem, mem, 2, NCORE_FLOAT32, NCORE_SUM,
+                             stream));
+    CHECK_OK(ncore_broadcast(comm, mem, mem, 2, NCORE_FLOAT32, 0, stream));
+    CHECK_OK(ncore_group_start());
+    CHECK_OK(ncore_send(comm, mem, 2, NCORE_FLOAT32, 0, stream));
+    CHECK_OK(ncore_recv(comm, (char *)mem + 32, 2, NCORE_FLOAT32, 0, stream));
+    CHECK_OK(ncore_group_end());
+  }
+  CHECK_EQ(driver_lookups(), lookups);
+  CHECK_EQ(record("calls.ncclAllReduce"), allreduces + 10);
+  CHECK_EQ(record("calls.ncclSend"), (sends < 0 ? 0 : sends) + 10);
+  CHECK_EQ(record("calls.ncclRecv"), (recvs < 0 ? 0 : recvs) + 10);
+  /* The default stream needs no lookup either. */
+  CHECK_OK(ncore_allreduce(comm, mem, mem, 2, NCORE_FLOAT32, NCORE_SUM, NULL));
+  CHECK_EQ(driver_lookups(), lookups);
+  unsigned long long not_a_stream[2] = {0, 0};
+  CHECK_STATUS(ncore_allreduce(comm, mem, mem, 2, NCORE_FLOAT32, NCORE_SUM,
+                               (ncore_stream_t)not_a_stream),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("stream: ");
+  CHECK_STATUS(ncore_send(comm, mem, 2, NCORE_FLOAT32, 0,
+                          (ncore_stream_t)not_a_stream),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("is not a CUDA stream");
+  CHECK_EQ(record("calls.ncclAllReduce"), allreduces + 11);
+  /* A stream destroyed through ncore is forgotten: its address is checked
+   * again if it comes back. */
+  CHECK_OK(ncore_stream_destroy(stream, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
 HARNESS_MAIN

@@ -90,18 +90,22 @@ class CollectivesMixin:
         send = self._buffer(sendbuf, "sendbuf")
         op_value = _op_value(op)
         stream_handle = resolve_stream(stream)
+        if root is None:
+            # In place (the common case): one resolution serves both.
+            recv = send if recvbuf is sendbuf else self._buffer(recvbuf, "recvbuf")
+            _same_dtype(send, recv)
+            _at_least("recvbuf", recv.count, send.count)
+            raw.ncore_allreduce(self._live(), send.ptr, recv.ptr, send.count,
+                                int(send.dtype), op_value, stream_handle)
+            return
         recv_ptr = 0
-        if root is None or root == self.rank:
+        if root == self.rank:
             recv = self._buffer(recvbuf, "recvbuf")
             _same_dtype(send, recv)
             _at_least("recvbuf", recv.count, send.count)
             recv_ptr = recv.ptr
-        if root is None:
-            raw.ncore_allreduce(self._live(), send.ptr, recv_ptr, send.count,
-                                int(send.dtype), op_value, stream_handle)
-        else:
-            raw.ncore_reduce(self._live(), send.ptr, recv_ptr, send.count,
-                             int(send.dtype), op_value, root, stream_handle)
+        raw.ncore_reduce(self._live(), send.ptr, recv_ptr, send.count,
+                         int(send.dtype), op_value, root, stream_handle)
 
     def broadcast(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
         """Copies root's sendbuf into every rank's recvbuf; the count comes

@@ -6,18 +6,29 @@ cupy), ``__cuda_array_interface__`` or ``__array_interface__``, or an explicit
 :class:`Buffer`. Resolution happens in C (ncore_buffer_resolve_dlpack /
 ncore_buffer_resolve_array_interface), so every language accepts and rejects
 the same buffers with the same messages; the communicator then checks the
-device with ncore_comm_check_buffer."""
+device with ncore_comm_check_buffer.
+
+The per-call cost (issue 15): for torch tensors and CuPy arrays, what the C
+resolver yields is cached under the values it depends on (address, element
+count, dtype, device), read from the object on every call without a DLPack
+export; a non-contiguous or grad-requiring tensor always takes the full
+path (and its error). A communicator's device check is cached per
+(communicator handle, device): handles are never reused, and a
+communicator's device never changes. Only successes are cached, so every
+failure still raises with the C message."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, Dict, NamedTuple, Optional
 
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend, DeviceType, NcclDataType
 
-__all__ = ["Buffer", "ResolvedBuffer", "Stream", "resolve_buffer", "resolve_stream"]
+__all__ = ["Buffer", "ResolvedBuffer", "Stream", "resolve_buffer", "resolve_for_comm",
+           "resolve_stream"]
 
 
 def __getattr__(name: str) -> Any:
@@ -161,20 +172,26 @@ def _bool_as_uint8(obj: Any) -> Any:
     return obj
 
 
-def resolve_buffer(obj: Any) -> ResolvedBuffer:
-    """Resolves a buffer specification to (ptr, count, dtype, device_type,
-    device_id).
+def _export_dlpack(obj: Any, dlpack: Callable[..., Any]) -> Any:
+    """A DLPack capsule of obj, or None when the producer refuses. A CUDA
+    producer is asked for no synchronisation first (stream=-1): resolution
+    only reads the address and shape, and the call itself is ordered on the
+    caller's stream; without it torch makes its default stream wait for the
+    current one (an event record and wait on every call)."""
+    device = getattr(obj, "__dlpack_device__", None)
+    if device is not None:
+        try:
+            if device()[0] in (2, 13):  # kDLCUDA, kDLCUDAManaged
+                return dlpack(stream=-1)
+        except (BufferError, TypeError, RuntimeError, ValueError):
+            pass  # a producer without the keyword or the value: ask plainly
+    try:
+        return dlpack()
+    except (BufferError, TypeError, RuntimeError, ValueError):
+        return None
 
-    Order: ResolvedBuffer / :class:`Buffer`; ``__dlpack__`` (read without
-    consuming the capsule); ``__cuda_array_interface__``;
-    ``__array_interface__``. A producer whose ``__dlpack__`` refuses (NumPy
-    refuses read-only arrays) falls through to the interfaces.
 
-    Raises:
-        NcclInvalid: not a buffer, non-contiguous, unsupported dtype
-            (complex), unsupported device (messages from the C resolver).
-            Bool arrays and tensors are viewed as UINT8.
-    """
+def _resolve_uncached(obj: Any) -> ResolvedBuffer:
     if isinstance(obj, ResolvedBuffer):
         return obj
     if isinstance(obj, Buffer):
@@ -182,10 +199,7 @@ def resolve_buffer(obj: Any) -> ResolvedBuffer:
     obj = _bool_as_uint8(obj)
     dlpack = getattr(obj, "__dlpack__", None)
     if dlpack is not None:
-        try:
-            capsule = dlpack()
-        except (BufferError, TypeError, RuntimeError, ValueError):
-            capsule = None
+        capsule = _export_dlpack(obj, dlpack)
         if capsule is not None:
             return _from_desc(raw.ncore_buffer_resolve_dlpack(capsule))
     cai = getattr(obj, "__cuda_array_interface__", None)
@@ -198,6 +212,120 @@ def resolve_buffer(obj: Any) -> ResolvedBuffer:
         f"buffer: a {type(obj).__name__} is not a buffer (it has no __dlpack__, "
         "__cuda_array_interface__ or __array_interface__)"
     )
+
+
+# ---- the per-call cache (issue 15) ----
+
+def _torch_key(tensor: Any) -> Optional[tuple]:
+    """What resolving a torch tensor depends on, or None for the full path."""
+    if tensor.requires_grad or not tensor.is_contiguous():
+        return None  # DLPack refuses the first; the C resolver the second
+    return (tensor.data_ptr(), tensor.numel(), tensor.dtype, tensor.get_device())
+
+
+def _cupy_key(array: Any) -> Optional[tuple]:
+    """What resolving a CuPy array depends on, or None for the full path."""
+    if not array.flags.c_contiguous:
+        return None
+    data = array.data
+    return (data.ptr, array.size, array.dtype, data.device_id)
+
+
+def _cupy_key_attribute(array: Any) -> Optional[tuple]:
+    """_cupy_key through CuPy's own contiguity attribute (no flags object)."""
+    if not array._c_contiguous:
+        return None
+    data = array.data
+    return (data.ptr, array.size, array.dtype, data.device_id)
+
+
+# type -> key reader (None: the type is always resolved in full). Found once
+# per type; tests add readers for stand-in types.
+_KEY_READERS: Dict[type, Optional[Callable[[Any], Optional[tuple]]]] = {}
+# (type, key) -> what the C resolver returned for an object with that key.
+_RESOLVED: Dict[tuple, ResolvedBuffer] = {}
+# (communicator handle, device type, device id) that passed the device check.
+_CHECKED: set = set()
+_CACHE_LIMIT = 4096  # entries before a cache starts again (addresses churn)
+_UNSEEN = object()
+_CPU = DeviceType.CPU
+
+
+def _key_reader(kind: type) -> Optional[Callable[[Any], Optional[tuple]]]:
+    if kind in _KEY_READERS:
+        return _KEY_READERS[kind]
+    reader = None
+    torch = sys.modules.get("torch")
+    cupy = sys.modules.get("cupy")
+    if torch is not None and kind in (getattr(torch, "Tensor", None),
+                                      getattr(getattr(torch, "nn", None), "Parameter", None)):
+        reader = _torch_key
+    elif cupy is not None and kind is getattr(cupy, "ndarray", None):
+        reader = _cupy_key_attribute if hasattr(kind, "_c_contiguous") else _cupy_key
+    _KEY_READERS[kind] = reader
+    return reader
+
+
+def _resolve_cached(obj: Any) -> ResolvedBuffer:
+    kind = type(obj)
+    reader = _KEY_READERS.get(kind, _UNSEEN)
+    if reader is _UNSEEN:
+        reader = _key_reader(kind)
+    if reader is None:
+        return _resolve_uncached(obj)
+    try:
+        key = reader(obj)
+    except Exception:  # noqa: BLE001 - an object the reader cannot read (sparse, meta)
+        key = None
+    if key is None:
+        return _resolve_uncached(obj)
+    key = (kind, key)
+    buf = _RESOLVED.get(key)
+    if buf is None:
+        buf = _resolve_uncached(obj)
+        if len(_RESOLVED) >= _CACHE_LIMIT:
+            _RESOLVED.clear()
+        _RESOLVED[key] = buf
+    return buf
+
+
+def resolve_buffer(obj: Any) -> ResolvedBuffer:
+    """Resolves a buffer specification to (ptr, count, dtype, device_type,
+    device_id).
+
+    Order: ResolvedBuffer / :class:`Buffer`; ``__dlpack__`` (read without
+    consuming the capsule); ``__cuda_array_interface__``;
+    ``__array_interface__``. A producer whose ``__dlpack__`` refuses (NumPy
+    refuses read-only arrays) falls through to the interfaces. torch tensors
+    and CuPy arrays already resolved with the same address, count, dtype and
+    device are answered from the cache (module docstring).
+
+    Raises:
+        NcclInvalid: not a buffer, non-contiguous, unsupported dtype
+            (complex), unsupported device (messages from the C resolver).
+            Bool arrays and tensors are viewed as UINT8.
+    """
+    return _resolve_cached(obj)
+
+
+def resolve_for_comm(comm: int, obj: Any, argument_name: str) -> ResolvedBuffer:
+    """Resolves obj (resolve_buffer) and checks that communicator handle
+    `comm` can use it (ncore_comm_check_buffer: host memory on the host
+    backend, the communicator's device on NCCL), asking C once per
+    communicator and device.
+
+    Raises:
+        NcclInvalid: as resolve_buffer, or the buffer is on another device.
+    """
+    buf = _resolve_cached(obj)
+    # Plain values: hashing an Enum member runs Python code.
+    checked = (comm, buf.device_id, buf.device_type is _CPU)
+    if checked not in _CHECKED:
+        raw.ncore_comm_check_buffer(comm, buf.as_desc(), argument_name)
+        if len(_CHECKED) >= _CACHE_LIMIT:
+            _CHECKED.clear()
+        _CHECKED.add(checked)
+    return buf
 
 
 class Stream:
@@ -235,16 +363,8 @@ class Stream:
         self.close()
 
 
-def resolve_stream(stream: Any) -> int:
-    """A stream argument as an address: None (default stream) -> 0; an int;
-    an object with ``__cuda_stream__`` (method or attribute giving
-    (version, handle)); torch's ``cuda_stream``; cupy's ``ptr``.
-
-    Raises:
-        NcclInvalid: anything else.
-    """
-    if stream is None:
-        return 0
+def _generic_stream(stream: Any) -> int:
+    """The full reading of a stream argument (resolve_stream's docstring)."""
     if isinstance(stream, bool):
         raise NcclInvalid("stream: a bool is not a stream")
     if isinstance(stream, int):
@@ -260,3 +380,58 @@ def resolve_stream(stream: Any) -> int:
         if isinstance(value, int):
             return value
     raise NcclInvalid(f"stream: a {type(stream).__name__} is not a stream")
+
+
+def _torch_stream(stream: Any) -> Any:
+    return stream.cuda_stream
+
+
+def _attribute_stream(attribute: str) -> Callable[[Any], int]:
+    """Reads one int attribute; anything else takes the full reading."""
+    def read(stream: Any) -> int:
+        value = getattr(stream, attribute, None)
+        return value if type(value) is int else _generic_stream(stream)
+    return read
+
+
+def _stream_reader(kind: type, sample: Any) -> Callable[[Any], int]:
+    """How to read streams of this type, found once per type (the lookups
+    that miss cost more than the call): torch's streams by ``cuda_stream``
+    (what their ``__cuda_stream__`` gives); a type without the protocol by
+    the attribute the first one had (``cuda_stream`` or ``ptr``, checked on
+    every call); anything else by the full reading, protocol first."""
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None) if torch is not None else None
+    stream_type = getattr(cuda, "Stream", None) if cuda is not None else None
+    if isinstance(stream_type, type) and issubclass(kind, stream_type):
+        return _torch_stream
+    if kind is bool or issubclass(kind, int) or hasattr(kind, "__cuda_stream__"):
+        return _generic_stream
+    for attribute in ("cuda_stream", "ptr"):
+        if type(getattr(sample, attribute, None)) is int:
+            return _attribute_stream(attribute)
+    return _generic_stream
+
+
+_STREAM_READERS: Dict[type, Callable[[Any], int]] = {}
+
+
+def resolve_stream(stream: Any) -> int:
+    """A stream argument as an address: None (default stream) -> 0; an int;
+    an object with ``__cuda_stream__`` (method or attribute giving
+    (version, handle)); torch's ``cuda_stream``; cupy's ``ptr``.
+
+    Raises:
+        NcclInvalid: anything else.
+    """
+    if stream is None:
+        return 0
+    kind = type(stream)
+    if kind is int:
+        return stream
+    reader = _STREAM_READERS.get(kind)
+    if reader is None:
+        reader = _stream_reader(kind, stream)
+        if len(_STREAM_READERS) < _CACHE_LIMIT:
+            _STREAM_READERS[kind] = reader
+    return reader(stream)

@@ -16,7 +16,7 @@ from ._lib import raw
 from ._p2p import P2PMixin
 from ._types import (Backend, CommShrinkFlag, NcclDataType, NcclGinType,
                      ScalarResidence, WindowFlag)
-from .buffer import ResolvedBuffer, resolve_buffer, resolve_stream
+from .buffer import ResolvedBuffer, resolve_buffer, resolve_for_comm, resolve_stream
 from .config import NCCLConfig, NCCLDevCommRequirements, config_to_c
 from .cuda import get_cuda_device
 from .resources import (CommResource, CustomRedOp, DevCommResource,
@@ -293,9 +293,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
     def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer:
         """Resolves a buffer and checks it can be used with this communicator
         (host memory on the host backend, this device's memory on NCCL)."""
-        buf = resolve_buffer(obj)
-        raw.ncore_comm_check_buffer(self._live(), buf.as_desc(), argument_name)
-        return buf
+        return resolve_for_comm(self._live(), obj, argument_name)
 
     # ---- resources ----
 
