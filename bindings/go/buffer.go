@@ -35,6 +35,7 @@ type bufferView struct {
 	dtype    DataType
 	elemSize int
 	isGo     bool // memory belongs to Go: host backend only, staged in groups
+	foreign  bool // a type other than the package's kinds (refused: check)
 }
 
 // bytes is the size of the viewed memory.
@@ -187,10 +188,42 @@ func (b DeviceBuffer) Elements(off, n int) DeviceBuffer {
 		dtype: b.dtype, count: n, size: b.size}
 }
 
-// viewOf is the view of a possibly nil Buffer.
-func viewOf(b Buffer) bufferView {
-	if b == nil {
-		return bufferView{}
+// refused is the error for a Buffer of another type than the package's
+// kinds (viewOf), nil otherwise.
+func (v bufferView) refused(function, argument string) error {
+	if !v.foreign {
+		return nil
 	}
-	return b.view()
+	return newError(StatusInvalid, function, argument,
+		"is not a HostBuffer or DeviceBuffer (a type embedding one is not accepted: pass the field)")
 }
+
+// viewOf is the view of a possibly nil Buffer. The package's two kinds are
+// read through a type switch, not the interface method: a method called
+// through an interface makes the compiler move every value converted to
+// Buffer to the heap (an allocation per call for a DeviceBuffer, issue 15);
+// with the switch it stays on the caller's stack. Any other type (one that
+// embeds a kind gets its method) is marked foreign and refused by the
+// checks (refused).
+func viewOf(b Buffer) bufferView {
+	switch v := b.(type) {
+	case nil:
+		return bufferView{}
+	case DeviceBuffer:
+		return v.view()
+	case HostBuffer:
+		return v.view()
+	case *DeviceBuffer:
+		if v != nil {
+			return v.view()
+		}
+	case *HostBuffer:
+		if v != nil {
+			return v.view()
+		}
+	default:
+		return bufferView{foreign: true}
+	}
+	return bufferView{}
+}
+

@@ -50,6 +50,9 @@ func (c *Communicator) prepare(fn string, send, recv Buffer, sendNeed, recvNeed 
 
 // needs checks that a buffer holds at least need elements.
 func needs(fn, name string, b Buffer, v bufferView, need int, mayBeNil bool) error {
+	if err := v.refused(fn, name); err != nil {
+		return err
+	}
 	if b == nil {
 		if mayBeNil || need == 0 {
 			return nil

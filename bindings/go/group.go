@@ -162,6 +162,9 @@ func bufferArgs(comm *Communicator, function, argument string, v bufferView, wri
 // group (symmetric put / get): Go slices are refused on NCCL, else passed
 // directly.
 func immediateArgs(comm *Communicator, function, argument string, v bufferView) (cArgs, error) {
+	if err := v.refused(function, argument); err != nil {
+		return cArgs{}, err
+	}
 	if v.isGo && v.goPtr != nil && comm != nil && comm.backend == BackendNCCL {
 		return cArgs{}, newError(StatusInvalid, function, argument,
 			"is a Go slice, and the NCCL backend needs device memory (DeviceMemory or a DevicePtr)")
@@ -177,6 +180,9 @@ func bufferPairArgs(comm *Communicator, function, sendArg, recvArg string, send,
 		name string
 		v    bufferView
 	}{{sendArg, send}, {recvArg, recv}} {
+		if err := a.v.refused(function, a.name); err != nil {
+			return cArgs{}, cArgs{}, err
+		}
 		if a.v.isGo && a.v.goPtr != nil && comm != nil && comm.backend == BackendNCCL {
 			return cArgs{}, cArgs{}, newError(StatusInvalid, function, a.name,
 				"is a Go slice, and the NCCL backend needs device memory (DeviceMemory or a DevicePtr)")

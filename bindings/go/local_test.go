@@ -296,3 +296,30 @@ func TestLibraryInfoDescribesTheLibrary(t *testing.T) {
 		t.Fatalf("features %#x, nccl %d %q", info.Features, info.NCCLVersion, info.NCCLPath)
 	}
 }
+
+// The package's buffers travel by value without a heap allocation per call
+// (viewOf reads them through a type switch); a type that embeds one is
+// refused with a clear error rather than read through the interface.
+func TestBuffersOfOtherTypesAreRefused(t *testing.T) {
+	id, err := NewUniqueID(BackendHost)
+	must(t, "NewUniqueID", err)
+	c, err := InitRank(1, id, 0, hostConfig(5*time.Second))
+	must(t, "InitRank", err)
+	defer c.Close()
+	type embedding struct{ HostBuffer }
+	data := []float32{1, 2}
+	foreign := embedding{Host(data)}
+	err = c.AllReduce(foreign, foreign, Sum, nil)
+	wantErr(t, "AllReduce", err, ErrInvalid, "ncore_allreduce: sendbuf:", "HostBuffer or DeviceBuffer")
+	err = c.Send(foreign, 0, nil)
+	wantErr(t, "Send", err, ErrInvalid, "ncore_send: buf:", "pass the field")
+	err = Memcpy(BackendHost, Host(make([]float32, 2)), foreign, nil)
+	wantErr(t, "Memcpy", err, ErrInvalid, "ncore_memcpy: src:")
+	// The field itself, and a pointer to a buffer, are accepted.
+	must(t, "AllReduce(field)", c.AllReduce(foreign.HostBuffer, foreign.HostBuffer, Sum, nil))
+	buf := Host(data)
+	must(t, "AllReduce(pointer)", c.AllReduce(&buf, &buf, Sum, nil))
+	if data[0] != 1 || data[1] != 2 {
+		t.Errorf("one-rank sum changed the data: %v", data)
+	}
+}

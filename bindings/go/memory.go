@@ -185,6 +185,9 @@ func MemFree(backend Backend, addr uintptr) error {
 // pointer.
 func Memcpy(backend Backend, dst, src Buffer, stream *Stream) error {
 	d, s := viewOf(dst), viewOf(src)
+	if err := s.refused("ncore_memcpy", "src"); err != nil {
+		return err
+	}
 	if d.bytes() < s.bytes() {
 		return newError(StatusInvalid, "ncore_memcpy", "dst",
 			"holds %d bytes, src has %d", d.bytes(), s.bytes())
@@ -200,6 +203,12 @@ func MemcpyBytes(backend Backend, dst, src Buffer, n int, kind MemcpyKind, strea
 		return err
 	}
 	d, s := viewOf(dst), viewOf(src)
+	if err := d.refused(fn, "dst"); err != nil {
+		return err
+	}
+	if err := s.refused(fn, "src"); err != nil {
+		return err
+	}
 	if n < 0 {
 		return newError(StatusInvalid, fn, "bytes", "%d is negative", n)
 	}
@@ -229,6 +238,9 @@ func Memset(backend Backend, dst Buffer, value byte, stream *Stream) error {
 		return err
 	}
 	d := viewOf(dst)
+	if err := d.refused(fn, "dst"); err != nil {
+		return err
+	}
 	da := directArgs(d)
 	var err error
 	if d.isGo {

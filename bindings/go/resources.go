@@ -68,6 +68,9 @@ func (c *Communicator) CreatePreMulSum(scalar Buffer, residence ScalarResidence)
 	const fn = "ncore_create_pre_mul_sum"
 	defer runtime.KeepAlive(c)
 	v := viewOf(scalar)
+	if err := v.refused(fn, "scalar"); err != nil {
+		return nil, err
+	}
 	if scalar != nil && v.count < 1 {
 		return nil, newError(StatusInvalid, fn, "scalar", "holds no element")
 	}
