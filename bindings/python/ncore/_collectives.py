@@ -8,13 +8,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import NcclInvalid
-from ._lib import raw
+from ._lib import capi, raw
+from ._types import NcclDataType, NcclRedOp
 from .buffer import ResolvedBuffer, resolve_stream
 from .resources import CustomRedOp
 
 
 def _op_value(op: Any) -> int:
     """NcclRedOp / int / CustomRedOp -> the ncore_redop_t value."""
+    if type(op) is NcclRedOp:  # the common case, without isinstance or int()
+        return op._value_
     if isinstance(op, CustomRedOp):
         return op.op
     if isinstance(op, bool) or not isinstance(op, int):
@@ -22,11 +25,15 @@ def _op_value(op: Any) -> int:
     return int(op)
 
 
+def _dtype_mismatch(send_dtype: int, recv_dtype: int) -> None:
+    raise NcclInvalid(
+        f"sendbuf and recvbuf have different dtypes ({NcclDataType(send_dtype).name} and "
+        f"{NcclDataType(recv_dtype).name})")
+
+
 def _same_dtype(send: ResolvedBuffer, recv: ResolvedBuffer) -> None:
     if send.dtype != recv.dtype:
-        raise NcclInvalid(
-            f"sendbuf and recvbuf have different dtypes ({send.dtype.name} and "
-            f"{recv.dtype.name})")
+        _dtype_mismatch(send.dtype, recv.dtype)
 
 
 def _expect_count(what: str, actual: int, expected: int) -> None:
@@ -66,6 +73,8 @@ class CollectivesMixin:
 
         def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer: ...
 
+        def _call_args(self, handle: int, obj: Any, argument_name: str) -> tuple: ...
+
     def allreduce(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
         """Reduces over all ranks; every rank's recvbuf gets the result.
         Same as reduce(sendbuf, recvbuf, op, root=None). In place when both
@@ -75,7 +84,18 @@ class CollectivesMixin:
             NcclInvalid: mismatched dtypes, recvbuf smaller than sendbuf,
                 wrong device, bad buffers.
         """
-        self.reduce(sendbuf, recvbuf, op, root=None, stream=stream)
+        handle = self._live()
+        send_ptr, count, dtype = self._call_args(handle, sendbuf, "sendbuf")
+        op_value = _op_value(op)
+        stream_handle = resolve_stream(stream)
+        if recvbuf is sendbuf:  # in place, the common case: one resolution
+            recv_ptr = send_ptr
+        else:
+            recv_ptr, recv_count, recv_dtype = self._call_args(handle, recvbuf, "recvbuf")
+            if recv_dtype != dtype:
+                _dtype_mismatch(dtype, recv_dtype)
+            _at_least("recvbuf", recv_count, count)
+        capi.ncore_allreduce(handle, send_ptr, recv_ptr, count, dtype, op_value, stream_handle)
 
     def reduce(self, sendbuf: Any, recvbuf: Any, op: Any, root: Optional[int] = None,
                *, stream: Any = None) -> None:
@@ -87,17 +107,12 @@ class CollectivesMixin:
             NcclInvalid: mismatched dtypes, recvbuf smaller than sendbuf,
                 wrong device, bad buffers, root out of range.
         """
+        if root is None:
+            self.allreduce(sendbuf, recvbuf, op, stream=stream)
+            return
         send = self._buffer(sendbuf, "sendbuf")
         op_value = _op_value(op)
         stream_handle = resolve_stream(stream)
-        if root is None:
-            # In place (the common case): one resolution serves both.
-            recv = send if recvbuf is sendbuf else self._buffer(recvbuf, "recvbuf")
-            _same_dtype(send, recv)
-            _at_least("recvbuf", recv.count, send.count)
-            raw.ncore_allreduce(self._live(), send.ptr, recv.ptr, send.count,
-                                int(send.dtype), op_value, stream_handle)
-            return
         recv_ptr = 0
         if root == self.rank:
             recv = self._buffer(recvbuf, "recvbuf")

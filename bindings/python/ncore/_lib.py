@@ -32,7 +32,12 @@ _point_at_nccl_wheel()
 
 from . import _ncore as raw  # noqa: E402  (after the NCCL pointer)
 
-__all__ = ["raw", "abi_mismatch"]
+# The compiled functions themselves, for the per-call hot path: SWIG's
+# shadow module wraps each in a Python function that only forwards (one
+# Python frame per call, issue 15). Same arguments, same exceptions.
+capi = raw._ncore_c
+
+__all__ = ["raw", "capi", "abi_mismatch"]
 
 
 def abi_mismatch(loaded: int, built: int) -> Optional[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from ._errors import NcclInvalid
-from ._lib import raw
+from ._lib import capi, raw
 from .buffer import ResolvedBuffer, resolve_stream
 from .resources import RegisteredWindowHandle
 
@@ -35,6 +35,8 @@ class P2PMixin:
 
         def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer: ...
 
+        def _call_args(self, handle: int, obj: Any, argument_name: str) -> tuple: ...
+
     def send(self, sendbuf: Any, peer: int, *, stream: Any = None) -> None:
         """Sends a buffer to rank `peer` (ncclSend); count and dtype come from
         the buffer.
@@ -43,9 +45,9 @@ class P2PMixin:
             NcclInvalid: bad buffer specification, buffer on the wrong device,
                 peer out of range, communicator not initialized.
         """
-        buf = self._buffer(sendbuf, "sendbuf")
-        raw.ncore_send(self._live(), buf.ptr, buf.count, int(buf.dtype), peer,
-                       resolve_stream(stream))
+        handle = self._live()
+        ptr, count, dtype = self._call_args(handle, sendbuf, "sendbuf")
+        capi.ncore_send(handle, ptr, count, dtype, peer, resolve_stream(stream))
 
     def recv(self, recvbuf: Any, peer: int, *, stream: Any = None) -> None:
         """Receives into a buffer from rank `peer` (ncclRecv).
@@ -53,9 +55,9 @@ class P2PMixin:
         Raises:
             NcclInvalid: as send.
         """
-        buf = self._buffer(recvbuf, "recvbuf")
-        raw.ncore_recv(self._live(), buf.ptr, buf.count, int(buf.dtype), peer,
-                       resolve_stream(stream))
+        handle = self._live()
+        ptr, count, dtype = self._call_args(handle, recvbuf, "recvbuf")
+        capi.ncore_recv(handle, ptr, count, dtype, peer, resolve_stream(stream))
 
     def signal(self, peer: int, signal_index: int = 0, context: int = 0,
                flags: int = 0, *, stream: Any = None) -> None:

@@ -15,10 +15,14 @@ export; a non-contiguous or grad-requiring tensor always takes the full
 path (and its error). A communicator's device check is cached per
 (communicator handle, device): handles are never reused, and a
 communicator's device never changes. Only successes are cached, so every
-failure still raises with the C message."""
+failure still raises with the C message. The calls made most often (send,
+recv, allreduce) go one step further with call_args: a communicator's own
+table from those values straight to the C call's (pointer, count, dtype),
+filled only by buffers that passed its device check."""
 
 from __future__ import annotations
 
+import operator
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, NamedTuple, Optional
@@ -27,8 +31,8 @@ from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend, DeviceType, NcclDataType
 
-__all__ = ["Buffer", "ResolvedBuffer", "Stream", "resolve_buffer", "resolve_for_comm",
-           "resolve_stream"]
+__all__ = ["Buffer", "ResolvedBuffer", "Stream", "call_args", "resolve_buffer",
+           "resolve_for_comm", "resolve_stream"]
 
 
 def __getattr__(name: str) -> Any:
@@ -216,11 +220,28 @@ def _resolve_uncached(obj: Any) -> ResolvedBuffer:
 
 # ---- the per-call cache (issue 15) ----
 
-def _torch_key(tensor: Any) -> Optional[tuple]:
-    """What resolving a torch tensor depends on, or None for the full path."""
-    if tensor.requires_grad or not tensor.is_contiguous():
-        return None  # DLPack refuses the first; the C resolver the second
-    return (tensor.data_ptr(), tensor.numel(), tensor.dtype, tensor.get_device())
+def _torch_key_reader(data_ptr: Callable[[Any], int], numel: Callable[[Any], int],
+                      is_contiguous: Callable[[Any], bool],
+                      get_device: Callable[[Any], int]) -> Callable[[Any], Optional[tuple]]:
+    """A reader of what resolving a torch tensor depends on (None: the full
+    path), through the given accessors: torch's own C methods, unbound, for
+    torch.Tensor (a lookup on the instance per access saved, issue 15)."""
+    def key(tensor: Any) -> Optional[tuple]:
+        if tensor.requires_grad or not is_contiguous(tensor):
+            return None  # DLPack refuses the first; the C resolver the second
+        return (data_ptr(tensor), numel(tensor), tensor.dtype, get_device(tensor))
+    return key
+
+
+# Through the methods of the object itself (stand-ins in the tests).
+_torch_key = _torch_key_reader(operator.methodcaller("data_ptr"), operator.methodcaller("numel"),
+                               operator.methodcaller("is_contiguous"),
+                               operator.methodcaller("get_device"))
+
+
+def _torch_native_key(torch: Any) -> Callable[[Any], Optional[tuple]]:
+    base = getattr(torch._C, "TensorBase", None) or torch._C._TensorBase
+    return _torch_key_reader(base.data_ptr, base.numel, base.is_contiguous, base.get_device)
 
 
 def _cupy_key(array: Any) -> Optional[tuple]:
@@ -259,7 +280,12 @@ def _key_reader(kind: type) -> Optional[Callable[[Any], Optional[tuple]]]:
     cupy = sys.modules.get("cupy")
     if torch is not None and kind in (getattr(torch, "Tensor", None),
                                       getattr(getattr(torch, "nn", None), "Parameter", None)):
-        reader = _torch_key
+        # Exactly these types: a subclass may override the accessors
+        # (__torch_function__), so it takes the full path.
+        try:
+            reader = _torch_native_key(torch)
+        except AttributeError:
+            reader = _torch_key
     elif cupy is not None and kind is getattr(cupy, "ndarray", None):
         reader = _cupy_key_attribute if hasattr(kind, "_c_contiguous") else _cupy_key
     _KEY_READERS[kind] = reader
@@ -306,6 +332,39 @@ def resolve_buffer(obj: Any) -> ResolvedBuffer:
             Bool arrays and tensors are viewed as UINT8.
     """
     return _resolve_cached(obj)
+
+
+def call_args(table: Dict[tuple, tuple], comm: int, obj: Any,
+              argument_name: str) -> tuple:
+    """(pointer, element count, dtype value) of obj for communicator handle
+    `comm`: resolve_for_comm's answer, kept in `table` (the communicator's
+    own, so the device check it stands for is this communicator's) under
+    the values the resolution depends on, for torch tensors and CuPy
+    arrays. Anything else is resolved every call.
+
+    Raises:
+        NcclInvalid: as resolve_for_comm.
+    """
+    reader = _KEY_READERS.get(type(obj), _UNSEEN)
+    if reader is _UNSEEN:
+        reader = _key_reader(type(obj))
+    key = None
+    if reader is not None:
+        try:
+            key = reader(obj)
+        except Exception:  # noqa: BLE001 - as _resolve_cached
+            key = None
+        if key is not None:
+            args = table.get(key)
+            if args is not None:
+                return args
+    buf = resolve_for_comm(comm, obj, argument_name)
+    args = (buf.ptr, buf.count, int(buf.dtype))
+    if key is not None:
+        if len(table) >= _CACHE_LIMIT:
+            table.clear()
+        table[key] = args
+    return args
 
 
 def resolve_for_comm(comm: int, obj: Any, argument_name: str) -> ResolvedBuffer:
@@ -394,17 +453,37 @@ def _attribute_stream(attribute: str) -> Callable[[Any], int]:
     return read
 
 
-def _stream_reader(kind: type, sample: Any) -> Callable[[Any], int]:
-    """How to read streams of this type, found once per type (the lookups
-    that miss cost more than the call): torch's streams by ``cuda_stream``
-    (what their ``__cuda_stream__`` gives); a type without the protocol by
-    the attribute the first one had (``cuda_stream`` or ``ptr``, checked on
-    every call); anything else by the full reading, protocol first."""
+def _cupy_stream(stream: Any) -> Any:
+    return stream.ptr
+
+
+def _framework_stream_reader(kind: type) -> Optional[Callable[[Any], int]]:
+    """The reader of torch's and CuPy's stream types (what their
+    ``__cuda_stream__`` gives, read directly), or None for other types. An
+    object of these types names one CUDA stream for its whole life."""
     torch = sys.modules.get("torch")
     cuda = getattr(torch, "cuda", None) if torch is not None else None
     stream_type = getattr(cuda, "Stream", None) if cuda is not None else None
     if isinstance(stream_type, type) and issubclass(kind, stream_type):
         return _torch_stream
+    cupy = sys.modules.get("cupy")
+    cupy_cuda = getattr(cupy, "cuda", None) if cupy is not None else None
+    base = getattr(getattr(cupy_cuda, "stream", None), "BaseStream", None)
+    if isinstance(base, type) and issubclass(kind, base):
+        return _cupy_stream
+    return None
+
+
+def _stream_reader(kind: type, sample: Any) -> Callable[[Any], int]:
+    """How to read streams of this type, found once per type (the lookups
+    that miss cost more than the call): torch's and CuPy's streams by
+    ``cuda_stream`` / ``ptr``; a type without the protocol by the attribute
+    the first one had (``cuda_stream`` or ``ptr``, checked on every call);
+    anything else by the full reading, protocol first."""
+    framework = _framework_stream_reader(kind)
+    if framework is not None:
+        _STABLE_STREAM_TYPES.add(kind)
+        return framework
     if kind is bool or issubclass(kind, int) or hasattr(kind, "__cuda_stream__"):
         return _generic_stream
     for attribute in ("cuda_stream", "ptr"):
@@ -414,6 +493,13 @@ def _stream_reader(kind: type, sample: Any) -> Callable[[Any], int]:
 
 
 _STREAM_READERS: Dict[type, Callable[[Any], int]] = {}
+# Types whose objects name one stream for life (torch's, CuPy's), and the
+# last such object read with its handle: programs pass the same stream call
+# after call, and an identity test is the cheapest answer. The reference
+# keeps that one stream object alive until another is read (so its
+# identity cannot pass to a new object).
+_STABLE_STREAM_TYPES: set = set()
+_LAST_STREAM: tuple = (None, 0)
 
 
 def resolve_stream(stream: Any) -> int:
@@ -424,6 +510,10 @@ def resolve_stream(stream: Any) -> int:
     Raises:
         NcclInvalid: anything else.
     """
+    global _LAST_STREAM
+    last = _LAST_STREAM  # one read: another thread may replace it
+    if stream is last[0]:
+        return last[1]
     if stream is None:
         return 0
     kind = type(stream)
@@ -434,4 +524,7 @@ def resolve_stream(stream: Any) -> int:
         reader = _stream_reader(kind, stream)
         if len(_STREAM_READERS) < _CACHE_LIMIT:
             _STREAM_READERS[kind] = reader
-    return reader(stream)
+    handle = reader(stream)
+    if kind in _STABLE_STREAM_TYPES:
+        _LAST_STREAM = (stream, handle)
+    return handle

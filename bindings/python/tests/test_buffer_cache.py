@@ -137,6 +137,48 @@ def test_device_check_once_per_communicator_and_device(counting, comm):
     assert counting["check"] == 3
 
 
+def test_call_table_answers_send_recv_allreduce_per_communicator(counting, comm):
+    """send / recv / allreduce read a communicator's own table: after the
+    first call no resolution and no device check, in place or not; another
+    communicator fills its own (its device check is its own)."""
+    a = Tensorish(np.arange(4, dtype=np.float32))
+    b = Tensorish(np.zeros(4, dtype=np.float32))
+    for _ in range(3):
+        comm.allreduce(a, b, ncore.SUM)
+        comm.allreduce(b, b, ncore.SUM)
+    assert counting["check"] == 1
+    assert len(comm._call_table) == 2
+    np.testing.assert_array_equal(b.array, a.array)  # one rank: the sum is a
+    other = ncore.Communicator.init(1, 0, ncore.get_unique_id(ncore.Backend.HOST),
+                                    ncore.NCCLConfig(backend=ncore.Backend.HOST))
+    try:
+        other.allreduce(a, b, ncore.SUM)
+        assert counting["check"] == 2 and len(other._call_table) == 2
+    finally:
+        other.destroy()
+
+
+def test_call_table_keeps_every_check(counting, comm):
+    """What the table cannot stand for still raises every time: a changed
+    dtype or a short recvbuf (the Python checks), a destroyed communicator."""
+    a = Tensorish(np.zeros(4, dtype=np.float32))
+    comm.allreduce(a, a, ncore.SUM)
+    for _ in range(2):
+        with pytest.raises(ncore.NcclInvalid, match="different dtypes .FLOAT32 and INT32"):
+            comm.allreduce(a, Tensorish(np.zeros(4, dtype=np.int32)), ncore.SUM)
+        with pytest.raises(ncore.NcclInvalid, match="recvbuf: holds 2 elements"):
+            comm.allreduce(a, Tensorish(np.zeros(2, dtype=np.float32)), ncore.SUM)
+    a.array = a.array.view(np.int32)  # same address and count, other dtype
+    comm.allreduce(a, a, ncore.SUM)  # resolved again, not answered as FLOAT32
+    assert comm._call_table[buffer._torch_key(a)][2] == int(ncore.INT32)
+    grad = Tensorish(np.zeros(4, dtype=np.float32))
+    grad.requires_grad = True
+    assert buffer._torch_key(grad) is None  # never from a table: the full path decides
+    comm.destroy()
+    with pytest.raises(ncore.NcclInvalid, match="not initialized"):
+        comm.allreduce(a, a, ncore.SUM)
+
+
 def test_stream_readers():
     assert ncore.resolve_stream(None) == 0
     assert ncore.resolve_stream(1234) == 1234
@@ -160,3 +202,31 @@ def test_stream_readers():
         ncore.resolve_stream(Pointer(None))  # the per-type reader checks each time
     with pytest.raises(ncore.NcclInvalid, match="__cuda_stream__"):
         ncore.resolve_stream(type("Bad", (), {"__cuda_stream__": lambda self: 5})())
+
+
+def test_stable_stream_identity(monkeypatch):
+    """A stream of a type whose objects name one stream for life (torch's,
+    CuPy's) is answered by identity on the next call; None, ints and other
+    objects are still read."""
+
+    class FrameworkStream:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+    monkeypatch.setattr(buffer, "_LAST_STREAM", (None, 0))
+    monkeypatch.setitem(buffer._STREAM_READERS, FrameworkStream, buffer._cupy_stream)
+    monkeypatch.setattr(buffer, "_STABLE_STREAM_TYPES", {FrameworkStream})
+    a, b = FrameworkStream(11), FrameworkStream(22)
+    assert ncore.resolve_stream(a) == 11
+    assert buffer._LAST_STREAM == (a, 11)
+    assert ncore.resolve_stream(a) == 11
+    assert ncore.resolve_stream(None) == 0
+    assert ncore.resolve_stream(5) == 5
+    assert ncore.resolve_stream(b) == 22 and buffer._LAST_STREAM[0] is b
+    assert ncore.resolve_stream(a) == 11
+    stream = ncore.Stream(ncore.Backend.HOST)  # closable: never answered by identity
+    handle = ncore.resolve_stream(stream)
+    assert handle != 0 and buffer._LAST_STREAM[0] is a
+    stream.close()
+    assert ncore.resolve_stream(stream) == 0
+
