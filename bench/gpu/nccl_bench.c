@@ -6,7 +6,7 @@
  * copies) goes through ncore's API.
  *
  * Modes (rank 0 prints one JSON object, or writes it to --json FILE):
- *   percall (default)  8-byte calls: allreduce, broadcast, reduce, allgather,
+ *   percall (default)  8-byte calls: allreduce (also in place), broadcast, reduce, allgather,
  *                      reducescatter, send, recv, group(send+recv) (to
  *                      itself on one rank, a ring on several). Rounds of
  *                      --calls calls per side, raw and ncore interleaved (the
@@ -113,12 +113,14 @@ static void load_raw_nccl(void) {
 
 /* ---- the run's state ---- */
 typedef enum op {
-  OP_ALLREDUCE, OP_BROADCAST, OP_REDUCE, OP_ALLGATHER, OP_REDUCESCATTER,
-  OP_SEND, OP_RECV, OP_GROUP_SENDRECV, OP_COUNT
+  OP_ALLREDUCE, OP_ALLREDUCE_INPLACE, OP_BROADCAST, OP_REDUCE, OP_ALLGATHER,
+  OP_REDUCESCATTER, OP_SEND, OP_RECV, OP_GROUP_SENDRECV, OP_COUNT
 } op_t;
+/* allreduce_inplace: on one rank NCCL launches nothing for it, so it shows
+ * the host-side cost of a call alone (what the bindings' benches time). */
 static const char *const op_names[OP_COUNT] = {
-    "allreduce", "broadcast", "reduce", "allgather", "reducescatter",
-    "send", "recv", "group_sendrecv"};
+    "allreduce", "allreduce_inplace", "broadcast", "reduce", "allgather",
+    "reducescatter", "send", "recv", "group_sendrecv"};
 
 static struct {
   int rank, nranks, device;
@@ -168,6 +170,10 @@ static void issue(op_t op, int ncore_side, size_t count) {
         OK(ncore_allreduce(g.comm, sb, rb, count, NCORE_FLOAT32, NCORE_SUM,
                            g.stream));
         return;
+      case OP_ALLREDUCE_INPLACE:
+        OK(ncore_allreduce(g.comm, rb, rb, count, NCORE_FLOAT32, NCORE_SUM,
+                           g.stream));
+        return;
       case OP_BROADCAST:
         OK(ncore_broadcast(g.comm, sb, rb, count, NCORE_FLOAT32, 0, g.stream));
         return;
@@ -201,6 +207,9 @@ static void issue(op_t op, int ncore_side, size_t count) {
   switch (op) {
     case OP_ALLREDUCE:
       NCCL_OK(nccl.AllReduce(sb, rb, count, ncclFloat32, ncclSum, g.raw, s));
+      return;
+    case OP_ALLREDUCE_INPLACE:
+      NCCL_OK(nccl.AllReduce(rb, rb, count, ncclFloat32, ncclSum, g.raw, s));
       return;
     case OP_BROADCAST:
       NCCL_OK(nccl.Broadcast(sb, rb, count, ncclFloat32, 0, g.raw, s));
@@ -283,7 +292,8 @@ static void fill(float *device, size_t n, float value) {
 static float expected(op_t op, size_t i, size_t count) {
   float n = (float)g.nranks, sum = n * (n + 1) / 2;
   switch (op) {
-    case OP_ALLREDUCE: return i < count ? sum : NAN;
+    case OP_ALLREDUCE:
+    case OP_ALLREDUCE_INPLACE: return i < count ? sum : NAN;
     case OP_BROADCAST: return i < count ? 1.0f : NAN;
     case OP_REDUCE: return g.rank == 0 && i < count ? sum : NAN;
     case OP_ALLGATHER:
@@ -301,7 +311,7 @@ static float expected(op_t op, size_t i, size_t count) {
 static int check_op(op_t op, int ncore_side, size_t count) {
   size_t n = count * (size_t)g.nranks;
   fill(g.send, n, (float)(g.rank + 1));
-  fill(g.recv, n, -1.0f);
+  fill(g.recv, n, op == OP_ALLREDUCE_INPLACE ? (float)(g.rank + 1) : -1.0f);
   issue(op == OP_SEND || op == OP_RECV ? OP_GROUP_SENDRECV : op, ncore_side,
         count);
   sync_stream();
@@ -486,7 +496,8 @@ static size_t op_bytes(op_t op, size_t count) {
 static double bus_factor(op_t op) {
   double n = g.nranks;
   switch (op) {
-    case OP_ALLREDUCE: return 2 * (n - 1) / n;
+    case OP_ALLREDUCE:
+    case OP_ALLREDUCE_INPLACE: return 2 * (n - 1) / n;
     case OP_ALLGATHER:
     case OP_REDUCESCATTER: return (n - 1) / n;
     default: return 1;

@@ -89,6 +89,9 @@ def bindings_table(py, rust, go) -> str:
     for name, op, c, b, added, goal in binding_rows(py, rust, go):
         lines.append(f"| {name} | {op} | {c:.3f} | {b:.3f} | {added:+.3f} µs | ≤ {goal} µs | "
                      f"{met(added, goal)} |")
+    if go and "cgo_crossing_us" in go:
+        lines += ["", f"Go: one cgo crossing into an empty C function costs "
+                  f"{go['cgo_crossing_us']:.3f} µs in the same run (the floor under any Go call)."]
     if py:
         lines += ["", f"Python {py['python']}, torch {py['torch']}, CuPy {py['cupy']}; "
                   "every Python variant in one process:", "",
@@ -101,6 +104,10 @@ def bindings_table(py, rust, go) -> str:
                 over_text += f" ({met(over, GOAL_PY_OVER_CUPY_US)})"
             lines.append(f"| {x['op']} | {x['variant']} | {x['us']:.3f} | "
                          f"{x['added_over_c_us']:+.3f} µs | {over_text} |")
+        if py.get("pieces_us"):
+            lines += ["", "What a package call spends per step, each timed alone:", "",
+                      "| step | µs |", "| --- | ---: |"]
+            lines += [f"| {name} | {us:.3f} |" for name, us in py["pieces_us"].items()]
     return "\n".join(lines)
 
 

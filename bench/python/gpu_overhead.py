@@ -59,13 +59,16 @@ def c_baseline(calls: int, rounds: int) -> Dict[str, dict]:
     binary = os.path.join(ROOT, "build", "bin", "nccl_bench")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "c.json")
-        done = subprocess.run([binary, "--ops", "allreduce,send,recv", "--calls", str(calls),
+        done = subprocess.run([binary, "--ops", "allreduce_inplace,send,recv", "--calls", str(calls),
                                "--rounds", str(rounds), "--json", out], timeout=300)
         with open(out) as f:  # written even when a result check failed (exit 1)
             report = json.load(f)
         if done.returncode != 0 or not report.get("checked"):
             print("gpu_overhead: nccl_bench's result check failed (see above)", file=sys.stderr)
-        return {r["op"]: r for r in report["results"]}
+        # The Python allreduces are in place: on one rank NCCL launches
+        # nothing for them, so the comparison is of the host-side cost.
+        return {("allreduce" if r["op"] == "allreduce_inplace" else r["op"]): r
+                for r in report["results"]}
 
 
 class Variant:
@@ -119,7 +122,45 @@ def time_p2p(v: Variant, calls: int, timed_send: bool) -> float:
     return spent / done
 
 
-def variants() -> List[Variant]:
+# What one call of the package spends in each of its steps, timed alone
+# (µs; filled by variants(), reported under "pieces_us").
+PIECES: Dict[str, float] = {}
+
+
+def time_pieces(comm, objects: Dict[str, tuple], rounds: int, n: int = 20000) -> None:
+    """Best of `rounds` loops of n calls of each step the package makes per
+    call, for each framework's (buffer, stream): the buffer's table lookup
+    (call_args: key read + dict), the key read alone, the stream read, and
+    a Python function call that does nothing (the price of one more frame)."""
+    from ncore import buffer as nb
+    from ncore._collectives import _op_value
+
+    def nothing():
+        return None
+
+    handle = comm.ptr
+    steps: Dict[str, Callable[[], object]] = {"empty Python call": nothing,
+                                              "op value (NcclRedOp -> int)":
+                                              lambda: _op_value(ncore.SUM)}
+    for name, (buf, stream_obj) in objects.items():
+        reader = nb._key_reader(type(buf))
+        comm._call_args(handle, buf, "sendbuf")  # fill the table
+        steps[f"{name}: buffer (call_args, a hit)"] = (
+            lambda b=buf: comm._call_args(handle, b, "sendbuf"))
+        if reader is not None:
+            steps[f"{name}: key read alone"] = lambda b=buf, r=reader: r(b)
+        steps[f"{name}: stream read"] = lambda st=stream_obj: nb.resolve_stream(st)
+    for name, fn in steps.items():
+        best_t = float("inf")
+        for _ in range(rounds + 1):
+            start = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best_t = min(best_t, (time.perf_counter() - start) / n)
+        PIECES[name] = round(best_t * 1e6, 4)
+
+
+def variants(rounds: int = 5) -> List[Variant]:
     uid = ncore.get_unique_id(ncore.Backend.NCCL)
     comm = ncore.Communicator.init(1, 0, uid, ncore.NCCLConfig(backend=ncore.Backend.NCCL, device=0))
     handle = comm.ptr
@@ -144,6 +185,13 @@ def variants() -> List[Variant]:
     else:
         sp, rp = c_send.data.ptr, c_recv.data.ptr
     f32, add = raw.NCORE_FLOAT32, raw.NCORE_SUM
+    capi = raw._ncore_c
+    out.append(Variant(
+        "ncore capi",  # the compiled SWIG functions, no Python frame: the floor
+        lambda: capi.ncore_allreduce(handle, rp, rp, 2, f32, add, stream_ptr),
+        lambda: capi.ncore_send(handle, sp, 2, f32, 0, stream_ptr),
+        lambda: capi.ncore_recv(handle, rp, 2, f32, 0, stream_ptr),
+        (capi.ncore_group_start, capi.ncore_group_end)))
     out.append(Variant(
         "ncore.raw",
         lambda: raw.ncore_allreduce(handle, rp, rp, 2, f32, add, stream_ptr),
@@ -158,10 +206,13 @@ def variants() -> List[Variant]:
                        lambda: comm.send(send_buf, 0, stream=stream_obj),
                        lambda: comm.recv(recv_buf, 0, stream=stream_obj), package_group)
 
+    objects: Dict[str, tuple] = {}
     if t_send is not None:
         out.append(package("ncore torch", t_send, t_recv, stream))
+        objects["torch"] = (t_send, stream)
     if cupy is not None:
         out.append(package("ncore cupy", c_send, c_recv, c_stream))
+        objects["cupy"] = (c_send, c_stream)
         try:
             from cupy.cuda import nccl as cnccl
             cc = cnccl.NcclCommunicator(1, cnccl.get_unique_id(), 0)
@@ -184,6 +235,7 @@ def variants() -> List[Variant]:
                                calls_scale=0.1))
         except Exception as error:  # noqa: BLE001
             print(f"gpu_overhead: torch.distributed skipped: {error}", file=sys.stderr)
+    time_pieces(comm, objects, rounds)
     return out
 
 
@@ -197,7 +249,7 @@ def main() -> int:
         print("gpu_overhead: needs torch or CuPy", file=sys.stderr)
         return 1
     c = c_baseline(args.calls, args.rounds)
-    vs = variants()
+    vs = variants(args.rounds)
     best: Dict[tuple, float] = {}
     measures = [("allreduce", lambda v: time_allreduce(v, args.calls))]
     measures += [("send", lambda v: time_p2p(v, args.calls, True)),
@@ -226,6 +278,7 @@ def main() -> int:
         "torch": getattr(torch, "__version__", None), "cupy": getattr(cupy, "__version__", None),
         "c": {op: {"raw_nccl_us": r["raw_us"], "ncore_us": r["ncore_us"]} for op, r in c.items()},
         "results": results,
+        "pieces_us": PIECES,
     }
     text = json.dumps(report, indent=1)
     if args.json:
