@@ -155,3 +155,16 @@ def check(condition: bool, what: str) -> None:
     """Stops the example with a message naming what went wrong."""
     if not condition:
         raise SystemExit(f"FAILED: {what}")
+
+
+# The exit status of an example that the platform cannot run (automake's
+# "skipped"): run.sh reports it as a skip with the reason printed.
+SKIPPED = 77
+
+
+def skip(rank: int, reason: str) -> None:
+    """Stops the example on a platform that lacks what it shows, saying why
+    (e.g. ranks outside each other's NVLink domain on an NCCL without the
+    calls that reach them)."""
+    print(f"rank {rank}: skipped: {reason}")
+    raise SystemExit(SKIPPED)

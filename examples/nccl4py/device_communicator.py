@@ -8,7 +8,7 @@ headers takes; this example makes and inspects one without a kernel.
 
 import ncore as nccl  # with nccl4py: import nccl.core as nccl
 
-from common import check, share_unique_id, use_device, world
+from common import check, share_unique_id, skip, use_device, world
 
 
 def main() -> None:
@@ -20,6 +20,9 @@ def main() -> None:
           f"{comm.railed_gin_type.name}, host RMA {comm.host_rma_support}")
     if not comm.device_api_support:
         print(f"rank {rank}: this platform has no device API; nothing more to show")
+    elif comm.n_lsa_teams > 1 and comm.gin_type == nccl.NcclGinType.NONE:
+        # A device communicator reaches ranks outside the LSA team by GIN.
+        skip(rank, f"{comm.n_lsa_teams} LSA teams and no GIN on this platform")
     else:
         # Fields left None keep NCCL's defaults; GIN only where there is GIN.
         requirements = nccl.NCCLDevCommRequirements(lsa_barrier_count=1)

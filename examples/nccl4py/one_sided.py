@@ -8,7 +8,7 @@ its left neighbour, then reads what arrived.
 
 import ncore as nccl  # with nccl4py: import nccl.core as nccl
 
-from common import check, full, host, nccl_empty, share_unique_id, use_device, world
+from common import check, full, host, nccl_empty, share_unique_id, skip, use_device, world
 
 
 def main() -> None:
@@ -16,6 +16,10 @@ def main() -> None:
     use_device(local_rank)
     comm = nccl.Communicator.init(nranks, rank, share_unique_id(nccl, rank, nranks))
     right, left = (rank + 1) % nranks, (rank - 1) % nranks
+    if comm.n_lsa_teams > 1 and not comm.host_rma_support:
+        # Peers outside this rank's load/store (NVLink) team are reached
+        # through NCCL's host RMA (NCCL 2.29.2+ with a GIN-capable network).
+        skip(rank, f"{comm.n_lsa_teams} LSA teams and no host RMA on this platform")
     count = 16
     inbox = nccl_empty(nccl, 2 * count)
     inbox[:] = -1
