@@ -104,8 +104,10 @@ def n_pes(comm: Any = None) -> int:
 
 
 def device_of(comm: Any = None) -> int:
-    """The device of the symmetric heap: the world (or given) communicator's."""
-    return _comm(comm).device
+    """The device ordinal of the symmetric heap: the world (or given)
+    communicator's (-1 on the host backend). An int, where
+    Communicator.device is a cuda.core Device (nccl.core's)."""
+    return raw.ncore_comm_device(_comm(comm)._live())
 
 
 def set_gc_policy(policy: str) -> None:
@@ -136,7 +138,7 @@ class SymmetricMemory:
         self.comm = _comm(comm)
         self.nbytes = int(nbytes)
         self.backend = self.comm.backend
-        self.device = self.comm.device
+        self.device = raw.ncore_comm_device(self.comm._live())  # the ordinal
         self.handle = raw.ncore_symmetric_alloc(self.comm._live(), max(self.nbytes, 1))
         self.freed = False
         self.ptr = raw.ncore_symmetric_local_pointer(self.handle)

@@ -76,6 +76,10 @@ def test_symmetric_put_get_and_peer_views(n):
 def _symmetric_queries(comm):
     memory = ncore.symmetric.alloc(10, comm)
     size, valid = memory.size, memory.is_valid()
+    # Ordinals (what framework views are built from), not comm.device's
+    # cuda.core Device object.
+    assert type(memory.device) is int and memory.device == comm.device.device_id
+    assert ncore.symmetric.device_of(comm) == memory.device
     memory.free()
     with pytest.raises(ncore.NcclClosed):
         memory.size
