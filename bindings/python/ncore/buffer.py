@@ -468,9 +468,10 @@ def _framework_stream_reader(kind: type) -> Optional[Callable[[Any], int]]:
         return _torch_stream
     cupy = sys.modules.get("cupy")
     cupy_cuda = getattr(cupy, "cuda", None) if cupy is not None else None
-    base = getattr(getattr(cupy_cuda, "stream", None), "BaseStream", None)
-    if isinstance(base, type) and issubclass(kind, base):
-        return _cupy_stream
+    for name in ("Stream", "ExternalStream"):
+        cupy_type = getattr(cupy_cuda, name, None)
+        if isinstance(cupy_type, type) and issubclass(kind, cupy_type):
+            return _cupy_stream
     return None
 
 
