@@ -10,6 +10,7 @@ import "C"
 type Feature uint32
 
 const (
+	FeatureOneSided     Feature = C.NCORE_FEATURE_ONE_SIDED
 	FeatureRevoke       Feature = C.NCORE_FEATURE_REVOKE
 	FeatureGrow         Feature = C.NCORE_FEATURE_GROW
 	FeatureSuspend      Feature = C.NCORE_FEATURE_SUSPEND

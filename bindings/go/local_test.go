@@ -292,7 +292,7 @@ func TestLibraryInfoDescribesTheLibrary(t *testing.T) {
 	if info.Backend != BackendHost || info.BackendReason != "NCORE_BACKEND=host" {
 		t.Fatalf("backend %v (%q), want host (NCORE_BACKEND=host)", info.Backend, info.BackendReason)
 	}
-	if info.Features&FeatureRevoke == 0 || (info.NCCLVersion == 0) != (info.NCCLPath == "") {
+	if info.Features&(FeatureOneSided|FeatureRevoke) != FeatureOneSided|FeatureRevoke || (info.NCCLVersion == 0) != (info.NCCLPath == "") {
 		t.Fatalf("features %#x, nccl %d %q", info.Features, info.NCCLVersion, info.NCCLPath)
 	}
 }

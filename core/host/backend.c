@@ -12,7 +12,7 @@ static ncore_status_t host_probe(void) { return NCORE_OK; }
 
 /* The host backend implements every call (ncore/comm_control.h). */
 static void host_describe(ncore_library_info_t *out) {
-  out->features = NCORE_FEATURE_REVOKE | NCORE_FEATURE_GROW |
+  out->features = NCORE_FEATURE_ONE_SIDED | NCORE_FEATURE_REVOKE | NCORE_FEATURE_GROW |
                   NCORE_FEATURE_SUSPEND | NCORE_FEATURE_MEM_STAT |
                   NCORE_FEATURE_SCALABLE_INIT;
 }

@@ -15,6 +15,10 @@ static uint32_t nccl_features(void) {
     const void *fn;
     int since;
   } needs[] = {
+      /* ncore's own put/signal path needs windows; the native calls of
+       * 2.29.2+ are taken where present (ncore/onesided.h). */
+      {NCORE_FEATURE_ONE_SIDED, (const void *)nccl_fn.ncclCommWindowRegister,
+       NCORE_NCCL_VERSION(2, 27, 0)},
       {NCORE_FEATURE_REVOKE, (const void *)nccl_fn.ncclCommRevoke,
        NCORE_NCCL_VERSION(2, 28, 7)},
       {NCORE_FEATURE_GROW, (const void *)nccl_fn.ncclCommGrow,

@@ -18,10 +18,13 @@ TEST(library_info_describes_the_library) {
   CHECK(info.backend_reason[0] != '\0');
   if (resolved == NCORE_BACKEND_HOST) {
     /* The host backend implements every call. */
-    CHECK(info.features == (NCORE_FEATURE_REVOKE | NCORE_FEATURE_GROW |
-                            NCORE_FEATURE_SUSPEND | NCORE_FEATURE_MEM_STAT |
-                            NCORE_FEATURE_SCALABLE_INIT));
+    CHECK(info.features ==
+          (NCORE_FEATURE_ONE_SIDED | NCORE_FEATURE_REVOKE | NCORE_FEATURE_GROW |
+           NCORE_FEATURE_SUSPEND | NCORE_FEATURE_MEM_STAT |
+           NCORE_FEATURE_SCALABLE_INIT));
   } else {
+    /* Every supported NCCL (2.28+) has windows, so ncore's own path. */
+    CHECK(info.features & NCORE_FEATURE_ONE_SIDED);
     CHECK(info.nccl_version >= 22800);
     CHECK(info.nccl_path[0] != '\0');
     CHECK(info.cuda_device_count >= 1);

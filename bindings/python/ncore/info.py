@@ -15,6 +15,7 @@ __all__ = ["Feature", "LibraryInfo", "get_library_info"]
 
 class Feature(enum.IntFlag):
     """Calls the chosen backend serves (NCORE_FEATURE_*)."""
+    ONE_SIDED = raw.NCORE_FEATURE_ONE_SIDED
     REVOKE = raw.NCORE_FEATURE_REVOKE
     GROW = raw.NCORE_FEATURE_GROW
     SUSPEND = raw.NCORE_FEATURE_SUSPEND

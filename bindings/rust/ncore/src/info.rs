@@ -6,6 +6,30 @@ use crate::error::{check, Result};
 use crate::sys;
 use crate::types::Backend;
 
+/// Calls the chosen backend serves (`NCORE_FEATURE_*` bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Features(pub u32);
+
+impl Features {
+    /// `ncore_signal`, `ncore_put_signal`, `ncore_wait_signal`.
+    pub const ONE_SIDED: Features = Features(sys::NCORE_FEATURE_ONE_SIDED);
+    /// `ncore_comm_revoke`.
+    pub const REVOKE: Features = Features(sys::NCORE_FEATURE_REVOKE);
+    /// `ncore_comm_get_unique_id` and `ncore_comm_grow`.
+    pub const GROW: Features = Features(sys::NCORE_FEATURE_GROW);
+    /// `ncore_comm_suspend` and `ncore_comm_resume`.
+    pub const SUSPEND: Features = Features(sys::NCORE_FEATURE_SUSPEND);
+    /// `ncore_comm_mem_stat`.
+    pub const MEM_STAT: Features = Features(sys::NCORE_FEATURE_MEM_STAT);
+    /// `ncore_comm_init_rank_scalable` with more than one id.
+    pub const SCALABLE_INIT: Features = Features(sys::NCORE_FEATURE_SCALABLE_INIT);
+
+    /// Whether every bit of `other` is set here.
+    pub fn contains(self, other: Features) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
 /// The loaded libncore's description (`ncore_library_info_t`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LibraryInfo {
@@ -18,8 +42,8 @@ pub struct LibraryInfo {
     pub backend: Option<Backend>,
     /// Why `backend` is what it is.
     pub backend_reason: String,
-    /// `NCORE_FEATURE_*` bits of the chosen backend.
-    pub features: u32,
+    /// What the chosen backend serves; empty when `backend` is `None`.
+    pub features: Features,
     /// The loaded libnccl's version code (22809 for 2.28.9); 0 when none.
     pub nccl_version: i32,
     /// The file libnccl was loaded from; empty when none.
@@ -47,7 +71,7 @@ pub fn library_info() -> Result<LibraryInfo> {
         abi_version: raw.abi_version,
         backend: Backend::from_raw(raw.backend as u32).filter(|b| *b != Backend::Auto),
         backend_reason: text(&raw.backend_reason),
-        features: raw.features,
+        features: Features(raw.features),
         nccl_version: raw.nccl_version,
         nccl_path: text(&raw.nccl_path),
         cuda_device_count: raw.cuda_device_count,

@@ -61,7 +61,7 @@ pub use custom_redop::{CustomRedOp, ScalarResidence};
 pub use devcomm::{DevComm, DevCommInfo, DevCommRequirements, GinConnectionType, GinType};
 pub use error::{Error, ErrorKind, Result};
 pub use group::{group, group_end, group_start, Group};
-pub use info::{library_info, LibraryInfo};
+pub use info::{library_info, Features, LibraryInfo};
 pub use memory::{
     current_device, device_count, free_raw, memcpy, memset, set_device, DeviceMemory, MemcpyKind,
 };

@@ -358,3 +358,25 @@ fn init_all_drives_two_ranks_from_one_thread() {
         assert_error(comm.size(), ErrorKind::Closed, "");
     }
 }
+
+#[test]
+fn library_info_describes_the_library() {
+    let info = ncore::library_info().expect("library_info");
+    assert_eq!(info.version, ncore::version());
+    assert_eq!(info.abi_version, ncore::abi_version());
+    assert!(!info.backend_reason.is_empty());
+    assert_eq!(info.nccl_version == 0, info.nccl_path.is_empty());
+    match info.backend {
+        // The host backend serves every call; every supported NCCL has
+        // windows, so ncore's own one-sided path.
+        Some(Backend::Host) => {
+            for bit in [ncore::Features::ONE_SIDED, ncore::Features::REVOKE, ncore::Features::GROW,
+                        ncore::Features::SUSPEND, ncore::Features::MEM_STAT,
+                        ncore::Features::SCALABLE_INIT] {
+                assert!(info.features.contains(bit), "{bit:?} missing from {:?}", info.features);
+            }
+        }
+        Some(_) => assert!(info.features.contains(ncore::Features::ONE_SIDED)),
+        None => assert_eq!(info.features, ncore::Features::default()),
+    }
+}
