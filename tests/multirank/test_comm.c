@@ -314,6 +314,7 @@ typedef struct blocked_recv {
   void *buf;
   ncore_status_t status;
   char message[512];
+  double returned_ms; /* when the blocked call returned */
 } blocked_recv_t;
 
 static void *recv_thread(void *arg) {
@@ -322,6 +323,7 @@ static void *recv_thread(void *arg) {
   b->status = mr_complete(b->comm,
                           ncore_recv(b->comm, b->buf, 4, NCORE_INT32, b->peer, NULL),
                           NULL);
+  b->returned_ms = mr_now_ms();
   snprintf(b->message, sizeof b->message, "%s", ncore_last_error_message());
   return NULL;
 }
@@ -334,7 +336,7 @@ MR_TEST_EX(abort_unblocks_recv_and_peers_see_remote, MR_OWN_PROCESSES, 2) {
   CHECK(buf);
   mr_barrier(comm);
   if (rank == 0) {
-    blocked_recv_t b = {comm, 1, buf, NCORE_OK, ""};
+    blocked_recv_t b = {comm, 1, buf, NCORE_OK, "", 0};
     pthread_t t;
     CHECK_EQ(pthread_create(&t, NULL, recv_thread, &b), 0);
     usleep(300 * 1000);
@@ -346,7 +348,12 @@ MR_TEST_EX(abort_unblocks_recv_and_peers_see_remote, MR_OWN_PROCESSES, 2) {
                    ncore_status_string(b.status), b.message);
       return;
     }
-    CHECK(mr_now_ms() - t0 < 2000);
+    /* What abort promises: the blocked wait returns at once. Abort itself
+     * returns when NCCL stopped the communicator's work (ncclCommRevoke
+     * joins its proxy threads: ~10 s with 4 ranks over sockets on NCCL
+     * 2.30.7); the test holds it to the communicator's timeout. */
+    CHECK(b.returned_ms - t0 < 2000);
+    CHECK(mr_now_ms() - t0 < MR_TIMEOUT_MS);
     CHECK_EQ(ncore_comm_is_valid(comm), 0);
     int v;
     CHECK_STATUS(ncore_comm_rank(comm, &v), NCORE_ERR_CLOSED);

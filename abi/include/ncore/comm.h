@@ -252,7 +252,10 @@ NCORE_API ncore_status_t ncore_comm_destroy(ncore_comm_t comm);
  * NCORE_ERR_CLOSED, peers waiting on this rank get NCORE_ERR_REMOTE, and
  * everything is released as by ncore_comm_destroy (ncclCommAbort).
  * NCCL: ncore's own waits (ncore_comm_synchronize, a non-blocking or
- * bounded init, finalize) return at once. A call blocked inside NCCL itself
+ * bounded init, finalize) return at once; abort itself returns once NCCL
+ * stopped the communicator's work (ncclCommRevoke waits for NCCL's internal
+ * streams and joins its proxy threads: seconds with several peers over
+ * sockets, 11 s with 4 ranks on NCCL 2.30.7). A call blocked inside NCCL itself
  * returns when NCCL gives up: NCCL connects to a peer inside the first call
  * that needs the connection (point-to-point always; collectives unless
  * NCCL_RUNTIME_CONNECT=0), and a peer that is dead or never takes part
