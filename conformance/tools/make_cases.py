@@ -972,8 +972,11 @@ def failure_cases():
                {"op": "die", "ranks": [0]},
                unreachable({"op": "wait_signal", "ranks": [1], "descs": [{"peer": 0}],
                             "expect": may_fail}),
+               # Split: no wait was made, so the communicator has nothing
+               # to fail; NCCL's proxy may still see the dead rank's socket
+               # close and keep that (2.30.7 did, in one run of four).
                lsa_split({"op": "synchronize", "ranks": [1], "expect": REMOTE},
-                         {"status": "NCORE_OK"})]})
+                         may_fail)]})
     write({"name": "dead_peer_allreduce", "ranks": 3, "timeout_ms": timeout,
            "description": "a rank that dies makes the others' allreduce fail, not hang",
            "steps": barrier() + [
