@@ -68,7 +68,7 @@ bin=$user/target/debug/ring-sum
 check crate_binary_links_no_libncore_and_names_no_checkout_path bash -c "
   [ -x '$bin' ] && ! readelf -d '$bin' | grep -q 'libncore\|RUNPATH\|RPATH' && ! grep -q '$repo' '$bin'"
 check crate_binary_runs_2_ranks_without_ld_library_path bash -c "
-  cd '$work' && env -u LD_LIBRARY_PATH NCORE_BACKEND=host '$prefix/bin/ncore-run' -n 2 --timeout 120 '$bin' > '$rust/run.log' 2>&1
+  cd '$work' && env -u LD_LIBRARY_PATH -u NCORE_LIBRARY NCORE_BACKEND=host '$prefix/bin/ncore-run' -n 2 --timeout 120 '$bin' > '$rust/run.log' 2>&1
   rc=\$?; cat '$rust/run.log'; [ \$rc = 0 ] &&
   grep -q 'libncore: $prefix/lib/libncore.so.1\$' '$rust/run.log' &&
   grep -q 'rank 1 of 2: sum 3\$' '$rust/run.log'"
