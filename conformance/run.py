@@ -117,7 +117,10 @@ def main():
             work[language] = (command, runnable, max(1, args.batch_size))
     failures = []
     with tempfile.TemporaryDirectory(prefix="ncore-conformance-") as workdir:
-        schedule = Schedule(ROOT, BUILD, workdir, args.jobs)
+        # The runners' AUTO is the backend the matrix reports (unset means
+        # host here, not whatever AUTO would pick on this machine).
+        schedule = Schedule(ROOT, BUILD, workdir, args.jobs,
+                            env=dict(os.environ, NCORE_BACKEND=backend))
         schedule.run(work)
         for case in cases:
             row = cells[case["name"]]

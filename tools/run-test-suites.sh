@@ -79,8 +79,9 @@ if [ -x examples/nccl4py/run.sh ]; then
   run_suite nccl4py-examples examples/nccl4py/run.sh
 fi
 # ncore as a user gets it: make install into a fresh prefix, then a C
-# (pkg-config, CMake), Python (wheel in a venv) and Go program built and run
-# on several ranks from outside the repository.
+# (pkg-config, CMake), Python (wheel in a venv), Rust (the packaged crates,
+# vendored) and Go program built and run on several ranks from outside the
+# repository.
 if [ -x tests/install/run.sh ]; then
   run_suite install tests/install/run.sh
 fi

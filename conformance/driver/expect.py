@@ -51,12 +51,15 @@ def expectation(step, rank, header):
 
 
 def resolve(value, rank, header):
-    """An expected value for `rank`: per_rank resolved, and {"header": KEY}
+    """An expected value for `rank`: per_rank resolved, {"header": KEY}
     read from the rank's header record (a value that depends on the
-    topology, such as lsa_size)."""
+    topology, such as lsa_size), and {"text": S} as the hex of S's UTF-8
+    bytes (how runners report text, e.g. library_info's backend_reason)."""
     value = per_rank(value, rank)
     if isinstance(value, dict) and set(value) == {"header"}:
         return header[value["header"]]
+    if isinstance(value, dict) and set(value) == {"text"}:
+        return value["text"].encode().hex()
     return value
 
 

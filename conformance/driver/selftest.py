@@ -90,6 +90,8 @@ def test_expectations(t):
     t.eq("a value read from the header", expect.resolve({"header": "lsa_size"}, 1,
                                                          header(1, 4, 2)), 2)
     t.eq("a per-rank value", expect.resolve({"per_rank": [5, 6]}, 1, header(1, 2, 2)), 6)
+    t.eq("a text value, as hex", expect.resolve({"text": "NCORE_BACKEND=host"}, 0, header(0, 1, 1)),
+         "4e434f52455f4241434b454e443d686f7374")
 
 
 def test_checks(t):

@@ -949,6 +949,23 @@ def memory_cases():
                       "expect": {"status": "NCORE_ERR_INVALID_ARGUMENT", "message_contains": "dtype"}}]})
 
 
+def info_cases():
+    # run.py runs every case under NCORE_BACKEND=<the backend it reports>,
+    # so what AUTO resolves to, and why, is known here.
+    every_feature = 0x3F  # ONE_SIDED|REVOKE|GROW|SUSPEND|MEM_STAT|SCALABLE_INIT
+    write({"name": "library_info_version", "ranks": 1,
+           "description": "ncore_library_info's version is ncore_version_string()",
+           "steps": [{"op": "library_info", "what": "version_matches", "expect": {"value": 1}}]})
+    write({"name": "library_info_host", "ranks": 2, "backends": ["host"],
+           "description": "under NCORE_BACKEND=host, ncore_library_info names the host backend, "
+                          "says why, and lists every feature (the host backend serves them all)",
+           "steps": [{"op": "library_info", "what": "backend", "expect": {"value": 1}},
+                     {"op": "library_info", "what": "backend_reason",
+                      "expect": {"value": {"text": "NCORE_BACKEND=host"}}},
+                     {"op": "library_info", "what": "features", "mask": every_feature,
+                      "expect": {"value": every_feature}}]})
+
+
 def failure_cases():
     # Every rank takes part in a barrier first, so the peers are connected
     # when one dies. On NCCL the operation that needs the dead peer is only
@@ -1029,7 +1046,7 @@ def main():
         os.remove(path)
     for family in [collective_cases, in_place_cases, custom_op_cases, collective_error_cases,
                    p2p_cases, comm_cases, comm_control_cases, resource_cases, window_cases, onesided_cases,
-                   devcomm_cases, symmetric_cases, memory_cases, failure_cases]:
+                   devcomm_cases, symmetric_cases, memory_cases, info_cases, failure_cases]:
         family()
     total = len([n for n in os.listdir(CASES) if n.endswith(".json")])
     written = len(generated_files())

@@ -19,5 +19,5 @@ outside() { # dir command...
   local dir=$1
   shift
   (cd "$dir" && env -u LD_LIBRARY_PATH -u PYTHONPATH -u NCORE_LIBRARY_DIR \
-     -u NCORE_LIB_DIR NCORE_BACKEND=host "$@")
+     -u NCORE_LIB_DIR -u NCORE_LIBRARY NCORE_BACKEND=host "$@")
 }

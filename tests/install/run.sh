@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/install/run.sh [LANGUAGES]: ncore as a user gets it. Installs `make
 # lib`'s build into a fresh prefix (tools/install/install.sh), then for each
-# language (default: c python go) builds a program outside the
+# language (default: c python rust go) builds a program outside the
 # repository against that install only and runs it on several ranks (host
 # backend) from outside the repository: tests/install/<language>.sh.
 # Prints PASS/FAIL per check and "N passed, N failed"; exit 1 on a failure.
@@ -19,7 +19,7 @@ if ! "$repo/tools/install/install.sh" "$prefix" >/dev/null; then
 fi
 echo "PASS install into $prefix"
 passed=1
-for lang in ${1:-c python go}; do
+for lang in ${1:-c python rust go}; do
   echo "== $lang"
   out=$(bash "$here/$lang.sh" "$prefix" "$work" 2>&1)
   echo "$out" | grep -v '^[0-9]* passed, [0-9]* failed$'

@@ -369,6 +369,29 @@ static ncore_status_t op_dtype_size(runner_t *r, const plan_step_t *step, result
   return SET_VALUE(res, ncore_dtype_size(op_dtype(step, "dtype"), &size), (long long)size);
 }
 
+/* ncore_library_info; backend_reason as the hex of its bytes (the value
+ * channel of text), features masked by "mask" (default: all bits). */
+static ncore_status_t op_library_info(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  ncore_library_info_t info = NCORE_LIBRARY_INFO_INIT;
+  ncore_status_t st = ncore_library_info(&info);
+  if (st != NCORE_OK) return st;
+  if (what_is(step, "version_matches"))
+    return SET_VALUE(res, NCORE_OK, strcmp(info.version, ncore_version_string()) == 0);
+  if (what_is(step, "backend")) return SET_VALUE(res, NCORE_OK, info.backend);
+  if (what_is(step, "features"))
+    return SET_VALUE(res, NCORE_OK, info.features & (uint32_t)plan_arg_int(step, "mask", -1));
+  if (what_is(step, "backend_reason")) {
+    size_t n = strlen(info.backend_reason);
+    res->hex = malloc(2 * n + 1);
+    for (size_t i = 0; i < n; i++)
+      sprintf(res->hex + 2 * i, "%02x", (unsigned char)info.backend_reason[i]);
+    res->hex[2 * n] = '\0';
+    return NCORE_OK;
+  }
+  return NCORE_ERR_INTERNAL;
+}
+
 static ncore_status_t op_sleep(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)r;
   (void)res;
@@ -410,7 +433,8 @@ static const struct {
     {"destroy", op_lifecycle}, {"abort", op_lifecycle},
     {"revoke", op_comm_control}, {"suspend", op_comm_control},
     {"resume", op_comm_control}, {"mem_stat", op_mem_stat},
-    {"synchronize", op_synchronize}, {"mem_alloc", op_mem}, {"mem_free", op_mem}, {"dtype_size", op_dtype_size}, {"sleep", op_sleep},
+    {"synchronize", op_synchronize}, {"mem_alloc", op_mem}, {"mem_free", op_mem}, {"dtype_size", op_dtype_size},
+    {"library_info", op_library_info}, {"sleep", op_sleep},
     {"die", op_die},
 };
 

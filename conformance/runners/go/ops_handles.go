@@ -5,6 +5,7 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"os"
 	"strconv"
@@ -410,6 +411,28 @@ func opDtypeSize(r *runner, s step) (result, error) {
 	return intResult(ncore.DataTypeSize(dtypeArg(s, "dtype")))
 }
 
+// opLibraryInfo answers ncore.GetLibraryInfo; backend_reason as the hex of
+// its bytes (the value channel of text), features masked by "mask"
+// (default: all bits).
+func opLibraryInfo(r *runner, s step) (result, error) {
+	info, err := ncore.GetLibraryInfo()
+	if err != nil {
+		return result{}, err
+	}
+	switch s.str("what") {
+	case "version_matches":
+		return boolValue(info.Version == ncore.Version()), nil
+	case "backend":
+		return intValue(int64(info.Backend)), nil
+	case "features":
+		return intValue(int64(uint32(info.Features) & uint32(s.int("mask", -1)))), nil
+	case "backend_reason":
+		text := hex.EncodeToString([]byte(info.BackendReason))
+		return result{hex: &text}, nil
+	}
+	return result{}, &ncore.Error{Status: ncore.StatusInternal}
+}
+
 func opSleep(r *runner, s step) (result, error) {
 	time.Sleep(time.Duration(s.int("ms", 0)) * time.Millisecond)
 	return result{}, nil
@@ -442,8 +465,9 @@ func init() {
 		"symmetric_query": opSymmetricQuery, "split": opSplit, "shrink": opShrink,
 		"finalize": opLifecycle, "destroy": opLifecycle, "abort": opLifecycle,
 		"revoke": opCommControl, "suspend": opCommControl, "resume": opCommControl,
-		"mem_stat": opMemStat,
+		"mem_stat":    opMemStat,
 		"synchronize": opSynchronize, "mem_alloc": opMemAlloc, "mem_free": opMemFree,
-		"dtype_size": opDtypeSize, "sleep": opSleep, "die": opDie,
+		"dtype_size": opDtypeSize, "library_info": opLibraryInfo,
+		"sleep": opSleep, "die": opDie,
 	}
 }

@@ -335,6 +335,22 @@ def op_dtype_size(r: Runner, step: Step) -> int:
     return raw.ncore_dtype_size(op_dtype(step))
 
 
+def op_library_info(r: Runner, step: Step):
+    """ncore.get_library_info(); backend_reason as the hex of its bytes (the
+    value channel of text), features masked by `mask` (default: all bits)."""
+    info = ncore.get_library_info()
+    what = _what(step)
+    if what == "version_matches":
+        return int(info.version == raw.ncore_version_string())
+    if what == "backend":
+        return int(info.backend)
+    if what == "features":
+        return int(info.features) & (step.int("mask", -1) & 0xFFFFFFFF)
+    if what == "backend_reason":
+        return info.backend_reason.encode().hex()
+    raise UnknownQuery(f"library_info: what: {what}")
+
+
 def op_sleep(r: Runner, step: Step) -> None:
     time.sleep(step.int("ms") / 1000)
 

@@ -59,7 +59,8 @@ OPS = {
     "resume": ops_handles.op_comm_control, "mem_stat": ops_handles.op_mem_stat,
     "synchronize": ops_handles.op_synchronize,
     "mem_alloc": ops_handles.op_mem, "mem_free": ops_handles.op_mem,
-    "dtype_size": ops_handles.op_dtype_size, "sleep": ops_handles.op_sleep,
+    "dtype_size": ops_handles.op_dtype_size,
+    "library_info": ops_handles.op_library_info, "sleep": ops_handles.op_sleep,
     "die": ops_handles.op_die,
 }
 

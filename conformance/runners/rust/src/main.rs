@@ -214,6 +214,7 @@ fn lookup(op: &str) -> Option<Op> {
         "synchronize" => ops_handles::synchronize,
         "mem_alloc" | "mem_free" => ops_handles::mem,
         "dtype_size" => |_, s| ops_handles::dtype_size(s),
+        "library_info" => |_, s| ops_handles::library_info(s),
         "sleep" => |_, s| ops_handles::sleep(s),
         "die" => |_, _| ops_handles::die(),
         _ => return None,

@@ -456,6 +456,24 @@ pub fn mem(r: &mut Runner, step: &Step) -> StepResult {
     Ok(Value::None)
 }
 
+/// `library_info`: backend_reason as the hex of its bytes (the value
+/// channel of text), features masked by `mask` (default: all bits).
+pub fn library_info(step: &Step) -> StepResult {
+    let info = ncore::library_info()?;
+    match what(step) {
+        "version_matches" => int(i64::from(info.version == ncore::version())),
+        "backend" => int(info.backend.map_or(0, |b| b.raw())),
+        "features" => int(info.features.0 & step.int("mask", -1) as u32),
+        "backend_reason" => Ok(Value::Hex(
+            info.backend_reason
+                .bytes()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        )),
+        _ => internal(),
+    }
+}
+
 /// `dtype_size`.
 pub fn dtype_size(step: &Step) -> StepResult {
     int(dtype_arg(step, "dtype").size()?)
