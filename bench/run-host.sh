@@ -2,7 +2,8 @@
 # make bench: the host-backend benchmarks on 2 and 4 processes, ncore against
 # Open MPI's shared-memory transport and memcpy in the same run, written to
 # bench/results/host-<N>ranks.{json,md} and rendered to PNG plots
-# (bench/report.py). Benchmarks are not tests: they never fail on speed.
+# (bench/report.py), then handle lookups from several threads
+# (bench/c/handle_lookups.c). Benchmarks are not tests: they never fail on speed.
 #   NCORE_BENCH_MAX_BYTES  largest message (default 64 MiB)
 #   NCORE_BENCH_ROUNDS     interleaved rounds, best of (default 5)
 #   NCORE_BENCH_RANKS      rank counts (default "2 4")
@@ -51,3 +52,8 @@ PY
   rm -f "$out.tmp"
   /usr/bin/python3 "$root/bench/report.py" "$out"
 done
+# Handle lookups from threads driving their own communicators (issue 15:
+# the table lock and shared cache lines made them wait for each other).
+cc -O2 -std=c11 -Wall -Werror -D_GNU_SOURCE -I"$root/abi/include" "$root/bench/c/handle_lookups.c" \
+  -o "$bin/handle_lookups" -L"$build/lib" -Wl,-rpath,"$build/lib" -lncore -lpthread
+NCORE_BACKEND=host "$bin/handle_lookups" 2000000 "$(nproc)" | tee "$root/bench/results/host-handle-lookups.txt"

@@ -1,19 +1,27 @@
 /* core — the handle table (core/handles.h).
  *
  * Slots live in fixed-size chunks that are allocated on demand and never
- * moved or freed, so a pointer to a slot stays valid while the table grows.
- * One mutex guards every slot and generation, and the lookups that take a
- * reference: handle operations are short, and a single lock keeps close /
- * acquire races simple to reason about. Reference counts are atomic, so
- * that dropping a reference and taking one more on an object the caller
- * already holds (every call's release, a group's holds) need no lock: a
- * lookup takes a reference only from a live handle, which still holds the
- * table's own reference, so a count never comes back from 0; the drop to 0
- * (after close) takes the lock to free the slot. Destructors run outside
- * the lock, because they call into backends and may close further
+ * moved or freed, so a pointer to a slot stays valid while the table grows,
+ * and a thread may look at any slot at any time.
+ *
+ * The hot path takes no lock (issue 15: the mutex was most of what ncore
+ * added to a send). Each slot has one atomic state word: the slot's
+ * generation (high 32 bits), the closed mark (bit 31) and the number of
+ * references (bits 0..30). A lookup takes a reference with one
+ * compare-and-swap, and only while the word still says: this generation
+ * (the handle's), not closed, at least one reference (the table's own, held
+ * until close). So a reference is never taken on a closed or freed object,
+ * and never from 0. Close sets the mark with a compare-and-swap and drops
+ * the table's reference; the drop to 0 is therefore final: it takes the
+ * mutex to advance the generation (stale handles then fail the generation
+ * test) and return the slot to the free list. The mutex guards the free
+ * list, the growth of the table, and core_handle_any's walk. Destructors run
+ * outside the lock, because they call into backends and may close further
  * handles. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "handles.h"
@@ -27,20 +35,45 @@
 #define CHUNK_SLOTS 1024
 #define MAX_CHUNKS ((MAX_SLOTS + CHUNK_SLOTS - 1) / CHUNK_SLOTS)
 
+/* The state word. */
+#define STATE_REFS_MASK UINT64_C(0x7fffffff)
+#define STATE_CLOSED (UINT64_C(1) << 31)
+#define STATE_GENERATION_SHIFT 32
+
+/* One cache line each: threads driving different communicators touch
+ * different lines (adjacent slots shared one, and every call's reference
+ * count bounced it between their cores). */
 typedef struct slot {
-  core_object_t *object;  /* NULL when free */
-  uint32_t generation;    /* bumped each time the slot is freed */
-  uint32_t next_free;     /* index + 1 of the next free slot, 0 = none */
+  _Alignas(64) _Atomic(core_object_t *) object; /* NULL when free */
+  _Atomic uint64_t state;          /* generation | closed | references */
+  uint32_t next_free; /* under the lock: index + 1 of the next free slot */
 } slot_t;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static slot_t *chunks[MAX_CHUNKS];
-static size_t slots_in_use_range; /* slots ever handed out: [0, this) */
-static uint32_t free_head;        /* index + 1 of a free slot, 0 = none */
+static _Atomic(slot_t *) chunks[MAX_CHUNKS];
+/* Slots ever handed out: [0, this). Grows under the lock; read by lookups. */
+static _Atomic size_t slots_in_use_range;
+static uint32_t free_head; /* under the lock: index + 1 of a free slot */
 
-/* The slot at index; the caller holds the lock and index < range. */
+static uint32_t state_generation(uint64_t state) {
+  return (uint32_t)(state >> STATE_GENERATION_SHIFT);
+}
+
+static uint64_t state_of(uint32_t generation, uint64_t refs) {
+  return ((uint64_t)generation << STATE_GENERATION_SHIFT) | refs;
+}
+
+/* The slot at index; index < slots_in_use_range, read with acquire order
+ * (the chunk was published before the range grew over it). */
 static slot_t *slot_at(size_t index) {
-  return &chunks[index / CHUNK_SLOTS][index % CHUNK_SLOTS];
+  slot_t *chunk = atomic_load_explicit(&chunks[index / CHUNK_SLOTS],
+                                       memory_order_acquire);
+  return &chunk[index % CHUNK_SLOTS];
+}
+
+/* The slot of an object in the table. */
+static slot_t *slot_of(const core_object_t *obj) {
+  return slot_at((size_t)(obj->handle & SLOT_MASK) - 1);
 }
 
 /* A name for messages, per handle type. */
@@ -70,15 +103,20 @@ static long take_slot(void) {
     free_head = slot_at(index)->next_free;
     return (long)index;
   }
-  if (slots_in_use_range >= MAX_SLOTS) return -1;
-  size_t index = slots_in_use_range;
+  size_t index = atomic_load_explicit(&slots_in_use_range, memory_order_relaxed);
+  if (index >= MAX_SLOTS) return -1;
   size_t chunk = index / CHUNK_SLOTS;
-  if (chunks[chunk] == NULL) {
-    chunks[chunk] = calloc(CHUNK_SLOTS, sizeof(slot_t));
-    if (chunks[chunk] == NULL) return -1;
-    for (size_t i = 0; i < CHUNK_SLOTS; i++) chunks[chunk][i].generation = 1;
+  if (atomic_load_explicit(&chunks[chunk], memory_order_relaxed) == NULL) {
+    slot_t *fresh = aligned_alloc(_Alignof(slot_t), CHUNK_SLOTS * sizeof(slot_t));
+    if (fresh == NULL) return -1;
+    memset(fresh, 0, CHUNK_SLOTS * sizeof(slot_t));
+    for (size_t i = 0; i < CHUNK_SLOTS; i++) {
+      atomic_init(&fresh[i].object, NULL);
+      atomic_init(&fresh[i].state, state_of(1, 0));
+    }
+    atomic_store_explicit(&chunks[chunk], fresh, memory_order_release);
   }
-  slots_in_use_range++;
+  atomic_store_explicit(&slots_in_use_range, index + 1, memory_order_release);
   return (long)index;
 }
 
@@ -94,18 +132,21 @@ uint64_t core_handle_insert(core_object_t *obj, core_handle_type_t type,
     return NCORE_NULL_HANDLE;
   }
   slot_t *slot = slot_at((size_t)index);
+  uint32_t generation = state_generation(
+      atomic_load_explicit(&slot->state, memory_order_relaxed));
   obj->type = type;
-  atomic_init(&obj->refcount, 1);
-  obj->closed = 0;
   obj->destroy = destroy;
-  obj->handle = make_handle(type, slot->generation, (size_t)index);
-  slot->object = obj;
+  obj->handle = make_handle(type, generation, (size_t)index);
+  atomic_store_explicit(&slot->object, obj, memory_order_relaxed);
   slot->next_free = 0;
+  /* Publishes the object: a lookup that sees one reference sees it whole. */
+  atomic_store_explicit(&slot->state, state_of(generation, 1),
+                        memory_order_release);
   pthread_mutex_unlock(&table_lock);
   return obj->handle;
 }
 
-/* Lookup outcome, computed under the lock. */
+/* Lookup outcome. */
 typedef enum lookup {
   LOOKUP_LIVE,
   LOOKUP_STALE,   /* right type, closed or slot reused */
@@ -114,18 +155,30 @@ typedef enum lookup {
   LOOKUP_BAD_SLOT
 } lookup_t;
 
-static lookup_t lookup_locked(uint64_t handle, core_handle_type_t type,
-                              slot_t **out) {
+/* Finds handle's slot and, with take_reference, takes a reference on its
+ * object in the same step as the liveness test (without one, only tests). */
+static lookup_t lookup(uint64_t handle, core_handle_type_t type,
+                       int take_reference, slot_t **out) {
   if (handle == NCORE_NULL_HANDLE) return LOOKUP_NULL;
   if ((int)(handle >> TYPE_SHIFT) != (int)type) return LOOKUP_WRONG_TYPE;
   uint64_t slot_plus_one = handle & SLOT_MASK;
-  if (slot_plus_one == 0 || slot_plus_one > slots_in_use_range)
+  if (slot_plus_one == 0 ||
+      slot_plus_one > atomic_load_explicit(&slots_in_use_range,
+                                           memory_order_acquire))
     return LOOKUP_BAD_SLOT;
   slot_t *slot = slot_at((size_t)(slot_plus_one - 1));
   uint32_t generation = (uint32_t)((handle >> SLOT_BITS) & GENERATION_MASK);
-  if (slot->object == NULL || slot->generation != generation ||
-      slot->object->handle != handle || slot->object->closed)
-    return LOOKUP_STALE;
+  uint64_t state = atomic_load_explicit(&slot->state, memory_order_acquire);
+  for (;;) {
+    if (state_generation(state) != generation || (state & STATE_CLOSED) ||
+        (state & STATE_REFS_MASK) == 0)
+      return LOOKUP_STALE;
+    if (!take_reference) break;
+    if (atomic_compare_exchange_weak_explicit(&slot->state, &state, state + 1,
+                                              memory_order_acquire,
+                                              memory_order_acquire))
+      break;
+  }
   *out = slot;
   return LOOKUP_LIVE;
 }
@@ -165,37 +218,36 @@ static ncore_status_t lookup_error(lookup_t result, uint64_t handle,
 ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
                                    const char *argument, core_object_t **out) {
   slot_t *slot = NULL;
-  pthread_mutex_lock(&table_lock);
-  lookup_t result = lookup_locked(handle, type, &slot);
-  if (result == LOOKUP_LIVE) {
-    atomic_fetch_add(&slot->object->refcount, 1);
-    *out = slot->object;
-  }
-  pthread_mutex_unlock(&table_lock);
+  lookup_t result = lookup(handle, type, 1, &slot);
   if (result != LOOKUP_LIVE) return lookup_error(result, handle, type, argument);
+  /* Our reference keeps the slot's object in place. */
+  *out = atomic_load_explicit(&slot->object, memory_order_relaxed);
   return NCORE_OK;
 }
 
-/* Drops one reference; frees the slot and runs the destructor at zero. */
+/* Drops one reference; at zero (only after close: the table holds one
+ * until then) frees the slot and runs the destructor. */
 void core_handle_release(core_object_t *obj) {
   if (obj == NULL) return;
-  if (atomic_fetch_sub(&obj->refcount, 1) != 1) return;
+  slot_t *slot = slot_of(obj);
+  uint64_t before = atomic_fetch_sub_explicit(&slot->state, 1,
+                                              memory_order_acq_rel);
+  if ((before & STATE_REFS_MASK) != 1) return;
+  /* No lookup can take a reference from 0: the slot is ours to free. */
+  uint32_t next = state_generation(before) + 1;
+  if (next == 0) next = 1;
   pthread_mutex_lock(&table_lock);
   size_t index = (size_t)(obj->handle & SLOT_MASK) - 1;
-  slot_t *slot = slot_at(index);
-  if (slot->object == obj) {
-    slot->object = NULL;
-    slot->generation++;
-    if (slot->generation == 0) slot->generation = 1;
-    slot->next_free = free_head;
-    free_head = (uint32_t)(index + 1);
-  }
+  atomic_store_explicit(&slot->object, NULL, memory_order_relaxed);
+  atomic_store_explicit(&slot->state, state_of(next, 0), memory_order_release);
+  slot->next_free = free_head;
+  free_head = (uint32_t)(index + 1);
   pthread_mutex_unlock(&table_lock);
   if (obj->destroy != NULL) obj->destroy(obj);
 }
 
 void core_handle_retain(core_object_t *obj) {
-  atomic_fetch_add(&obj->refcount, 1);
+  atomic_fetch_add_explicit(&slot_of(obj)->state, 1, memory_order_relaxed);
 }
 
 int core_handle_any(core_handle_type_t type,
@@ -203,8 +255,10 @@ int core_handle_any(core_handle_type_t type,
                     const void *arg) {
   int found = 0;
   pthread_mutex_lock(&table_lock);
-  for (size_t i = 0; i < slots_in_use_range && !found; i++) {
-    const core_object_t *obj = slot_at(i)->object;
+  size_t range = atomic_load_explicit(&slots_in_use_range, memory_order_relaxed);
+  for (size_t i = 0; i < range && !found; i++) {
+    const core_object_t *obj =
+        atomic_load_explicit(&slot_at(i)->object, memory_order_relaxed);
     found = obj != NULL && obj->type == type && match(obj, arg);
   }
   pthread_mutex_unlock(&table_lock);
@@ -212,24 +266,22 @@ int core_handle_any(core_handle_type_t type,
 }
 
 int core_handle_close(core_object_t *obj) {
-  int closed_now = 0;
-  pthread_mutex_lock(&table_lock);
-  if (!obj->closed) {
-    obj->closed = 1;
-    closed_now = 1;
-  }
-  pthread_mutex_unlock(&table_lock);
+  slot_t *slot = slot_of(obj);
+  uint64_t state = atomic_load_explicit(&slot->state, memory_order_relaxed);
+  do {
+    if (state & STATE_CLOSED) return 0;
+  } while (!atomic_compare_exchange_weak_explicit(
+      &slot->state, &state, state | STATE_CLOSED, memory_order_acq_rel,
+      memory_order_relaxed));
   /* The table's own reference goes with the close. */
-  if (closed_now) core_handle_release(obj);
-  return closed_now;
+  core_handle_release(obj);
+  return 1;
 }
 
 int core_handle_classify(uint64_t handle, core_handle_type_t type,
                          const char *argument) {
   slot_t *slot = NULL;
-  pthread_mutex_lock(&table_lock);
-  lookup_t result = lookup_locked(handle, type, &slot);
-  pthread_mutex_unlock(&table_lock);
+  lookup_t result = lookup(handle, type, 0, &slot);
   switch (result) {
     case LOOKUP_LIVE: return 1;
     case LOOKUP_STALE: return 0;

@@ -6,11 +6,11 @@
  * Objects are reference-counted: core_handle_acquire takes a reference that
  * the caller drops with core_handle_release; the object's destructor runs when
  * the handle is closed and the last reference is gone. That is what lets
- * ncore_comm_abort run on one thread while another is blocked in a call. */
+ * ncore_comm_abort run on one thread while another is blocked in a call.
+ * Lookups, references and close take no lock (handles.c says how). */
 #ifndef NCORE_CORE_HANDLES_H
 #define NCORE_CORE_HANDLES_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <ncore.h>
 
@@ -27,12 +27,9 @@ typedef enum core_handle_type {
 typedef struct core_object {
   core_handle_type_t type;
   uint64_t handle;
-  /* Atomic: taken by a lookup under the table lock (never from 0: a live
-   * handle holds the table's reference), dropped without it; only the drop
-   * to 0 takes the lock, to free the slot. */
-  atomic_int refcount;
-  int closed;             /* set once; the handle then answers CLOSED */
-  void (*destroy)(struct core_object *self); /* runs at refcount 0 after close */
+  /* Runs once the handle is closed and its last reference dropped. The
+   * references and the closed mark live in the object's slot. */
+  void (*destroy)(struct core_object *self);
 } core_object_t;
 
 /* Inserts obj (refcount becomes 1, owned by the table) and returns its
@@ -56,7 +53,8 @@ void core_handle_retain(core_object_t *obj);
 
 /* 1 if match(obj, arg) holds for an object of type still in the table
  * (closed ones too, until their last reference goes), else 0. match runs
- * under the table lock and must not call into the table. */
+ * under the table lock (no object is freed meanwhile) and must not call
+ * into the table. */
 int core_handle_any(core_handle_type_t type,
                     int (*match)(const core_object_t *obj, const void *arg),
                     const void *arg);

@@ -3,10 +3,12 @@
  * while another waits in ncore_wait_signal and lands a peer's puts (issue
  * 14 item 5: the teardown freed a window the waiter was landing into, and
  * both landed the same pieces), and ncore_comm_abort while another thread
- * is inside ncore_group_end (item 2). Ranks are threads of this process
+ * is inside ncore_group_end (item 2), and handle lookups (lock-free since
+ * issue 15) while the handle is closed and its slot reused. Ranks are threads of this process
  * (ncore_comm_init_all), so TSan sees every access. Built and run by
  * tests/race/run.sh; a report fails the run. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -126,6 +128,59 @@ TEST(abort_while_another_thread_is_in_group_end) {
   pthread_join(t, NULL);
   CHECK_EQ(g.status, NCORE_ERR_CLOSED);
   CHECK_OK(ncore_comm_destroy(comms[1]));
+}
+
+typedef struct looker {
+  ncore_comm_t comm;
+  int expected_size;
+  atomic_int *stop;
+  long answered, closed, wrong;
+} looker_t;
+
+/* Asks the communicator's size until told to stop: every answer is the
+ * right size or CLOSED, never another communicator's. */
+static void *look_up_until_stopped(void *arg) {
+  looker_t *l = arg;
+  while (!atomic_load(l->stop)) {
+    int size = -1;
+    ncore_status_t st = ncore_comm_size(l->comm, &size);
+    if (st == NCORE_OK && size == l->expected_size)
+      l->answered++;
+    else if (st == NCORE_ERR_CLOSED)
+      l->closed++;
+    else
+      l->wrong++;
+  }
+  return NULL;
+}
+
+TEST(handle_lookups_race_with_close_and_slot_reuse) {
+  /* Lookups take no lock (core/handles.c): threads look a handle up while
+   * it is destroyed and its slot is handed to new communicators. */
+  enum { LOOKERS = 4 };
+  ncore_comm_t comms[2];
+  CHECK_OK(ncore_comm_init_all(comms, 2, NULL, NULL));
+  atomic_int stop = 0;
+  looker_t lookers[LOOKERS];
+  pthread_t threads[LOOKERS];
+  for (int i = 0; i < LOOKERS; i++) {
+    lookers[i] = (looker_t){comms[1], 2, &stop, 0, 0, 0};
+    CHECK(pthread_create(&threads[i], NULL, look_up_until_stopped, &lookers[i]) == 0);
+  }
+  usleep(50 * 1000);
+  CHECK_OK(ncore_comm_destroy(comms[1]));
+  ncore_comm_t after[3];
+  CHECK_OK(ncore_comm_init_all(after, 3, NULL, NULL));
+  usleep(50 * 1000);
+  atomic_store(&stop, 1);
+  for (int i = 0; i < LOOKERS; i++) {
+    pthread_join(threads[i], NULL);
+    CHECK_EQ(lookers[i].wrong, 0);
+    CHECK(lookers[i].answered > 0);
+    CHECK(lookers[i].closed > 0);
+  }
+  CHECK_OK(ncore_comm_destroy(comms[0]));
+  for (int i = 0; i < 3; i++) CHECK_OK(ncore_comm_destroy(after[i]));
 }
 
 HARNESS_MAIN
