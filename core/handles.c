@@ -21,7 +21,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "error.h"
 #include "handles.h"
@@ -109,10 +108,10 @@ static long take_slot(void) {
   if (atomic_load_explicit(&chunks[chunk], memory_order_relaxed) == NULL) {
     slot_t *fresh = aligned_alloc(_Alignof(slot_t), CHUNK_SLOTS * sizeof(slot_t));
     if (fresh == NULL) return -1;
-    memset(fresh, 0, CHUNK_SLOTS * sizeof(slot_t));
     for (size_t i = 0; i < CHUNK_SLOTS; i++) {
       atomic_init(&fresh[i].object, NULL);
       atomic_init(&fresh[i].state, state_of(1, 0));
+      fresh[i].next_free = 0;
     }
     atomic_store_explicit(&chunks[chunk], fresh, memory_order_release);
   }
@@ -229,7 +228,8 @@ ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
  * until then) frees the slot and runs the destructor. */
 void core_handle_release(core_object_t *obj) {
   if (obj == NULL) return;
-  slot_t *slot = slot_of(obj);
+  size_t index = (size_t)(obj->handle & SLOT_MASK) - 1;
+  slot_t *slot = slot_at(index);
   uint64_t before = atomic_fetch_sub_explicit(&slot->state, 1,
                                               memory_order_acq_rel);
   if ((before & STATE_REFS_MASK) != 1) return;
@@ -237,7 +237,6 @@ void core_handle_release(core_object_t *obj) {
   uint32_t next = state_generation(before) + 1;
   if (next == 0) next = 1;
   pthread_mutex_lock(&table_lock);
-  size_t index = (size_t)(obj->handle & SLOT_MASK) - 1;
   atomic_store_explicit(&slot->object, NULL, memory_order_relaxed);
   atomic_store_explicit(&slot->state, state_of(next, 0), memory_order_release);
   slot->next_free = free_head;
