@@ -173,21 +173,25 @@ run_pass() { # label
     path=$(program_path "$name") || { echo "FAIL $name: does not build"; TOTAL_FAILED=$((TOTAL_FAILED + 1)); continue; }
     for n in $RANKS; do queue_one "$pass $name $n" "$path" "$n"; done
   done
-  local first_n
-  first_n=$(echo $RANKS | awk '{print $1}')
+  # The non-blocking pass runs with the fewest ranks that still have peers
+  # (with 1 rank the p2p tests have nobody to talk to and skip).
+  local nonblocking_n
+  nonblocking_n=$(echo $RANKS | tr ' ' '\n' | awk '$1 >= 2' | sort -n | head -1)
+  [ -n "$nonblocking_n" ] || nonblocking_n=$(echo $RANKS | awk '{print $1}')
   for name in $NONBLOCKING_PROGRAMS; do
     selected "$name" || continue
     path=$(program_path "$name") || continue
-    queue_one "$pass $name $first_n non-blocking" env NCORE_TEST_NONBLOCKING=1 "$path" "$first_n"
+    queue_one "$pass $name $nonblocking_n non-blocking" env NCORE_TEST_NONBLOCKING=1 "$path" "$nonblocking_n"
   done
   run_queued
   # One program under the launcher, so tools/ncore-run is exercised.
   path=$(program_path "$LAUNCHER_PROGRAM") || return
   local launcher
   if launcher=$(launcher_path); then
-    # 3 ranks, or fewer when RANKS asks for fewer (one GPU per NCCL rank).
-    local n_launch=3 r
-    for r in $RANKS; do [ "$r" -lt "$n_launch" ] && n_launch=$r; done
+    # 3 ranks, or fewer when RANKS goes no higher (one GPU per NCCL rank).
+    local n_launch=1 r
+    for r in $RANKS; do [ "$r" -gt "$n_launch" ] && n_launch=$r; done
+    [ "$n_launch" -gt 3 ] && n_launch=3
     queue_one "$pass $LAUNCHER_PROGRAM under ncore-run -n $n_launch" "$launcher" -n "$n_launch" -- "$path"
     run_queued
   else
