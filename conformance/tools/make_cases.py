@@ -973,7 +973,10 @@ def failure_cases():
     # waiting for it, in synchronize; on the host backend the call fails and
     # synchronize reports the error the communicator kept.
     may_fail = {"status": ["NCORE_OK"] + REMOTE["status"]}
-    timeout = 5000
+    # The timeout bounds the world's init too: NCCL 2.30.7 over sockets,
+    # with the whole matrix running on one GPU, once took over 5 s to make it.
+    # A death shows sooner than this anyway (REMOTE, from the closed sockets).
+    timeout = 15000
     write({"name": "dead_peer_recv", "ranks": 2, "timeout_ms": timeout,
            "description": "a rank that dies makes its peer's recv fail, not hang",
            "steps": barrier() + connect_pair() + [

@@ -11,6 +11,7 @@
 #endif
 #include "harness.h"
 
+#include <execinfo.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -174,9 +175,43 @@ static const harness_entry_t *find_entry(const char *name) {
   return NULL;
 }
 
+/* A test process that crashes (a double free inside a library aborts, a
+ * bad pointer faults) prints its stack to stderr before it dies, so that a
+ * crash seen once on a GPU machine says where it happened. Only
+ * async-signal-safe calls: backtrace() is primed before any crash (its first
+ * call may load libgcc) and backtrace_symbols_fd does not allocate. */
+static void print_stack_and_die(int sig) {
+  char line[160];
+  int n = snprintf(line, sizeof line, "\nharness: %s crashed with signal %d; stack:\n",
+                   current_name, sig);
+  if (n > 0) (void)!write(STDERR_FILENO, line, (size_t)n);
+  void *frames[64];
+  int count = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, count, STDERR_FILENO);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void print_stack_on_crash(void) {
+  void *prime[1];
+  (void)backtrace(prime, 1);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = print_stack_and_die;
+  action.sa_flags = SA_RESETHAND;
+  sigaction(SIGABRT, &action, NULL);
+#ifndef __SANITIZE_ADDRESS__ /* AddressSanitizer reports faults better itself */
+  sigaction(SIGSEGV, &action, NULL);
+  sigaction(SIGBUS, &action, NULL);
+  sigaction(SIGILL, &action, NULL);
+  sigaction(SIGFPE, &action, NULL);
+#endif
+}
+
 /* The child mode (argv: prog HARNESS_CHILD_FLAG name rank nranks fd): runs
  * one test, or one rank of one multi-rank test, and exits. */
 static int child_main(char **argv) {
+  print_stack_on_crash();
   const harness_entry_t *e = find_entry(argv[2]);
   int rank = atoi(argv[3]), nranks = atoi(argv[4]), fd = atoi(argv[5]);
   if (e == NULL) {
@@ -185,6 +220,20 @@ static int child_main(char **argv) {
   }
   if (e->fn) return single_child_main(e, fd);
   return mr_child_main(e->name, rank, nranks, e->mr_fn, fd);
+}
+
+/* 1 unless NCORE_TEST_ONLY (test names, separated by commas or spaces) is
+ * set and does not name this test: to run one test again and again. */
+static int selected_by_env(const char *name) {
+  const char *only = getenv("NCORE_TEST_ONLY");
+  if (only == NULL || *only == '\0') return 1;
+  size_t length = strlen(name);
+  for (const char *p = only; (p = strstr(p, name)) != NULL; p += length) {
+    int starts = p == only || p[-1] == ',' || p[-1] == ' ';
+    int ends = p[length] == '\0' || p[length] == ',' || p[length] == ' ';
+    if (starts && ends) return 1;
+  }
+  return 0;
 }
 
 int harness_main(int argc, char **argv) {
@@ -209,6 +258,7 @@ int harness_main(int argc, char **argv) {
   int print = !mr_in_launcher() || atoi(getenv("NCORE_RANK")) == 0;
   for (int i = 0; i < entry_count; i++) {
     const harness_entry_t *e = &entries[i];
+    if (!selected_by_env(e->name)) continue;
     int result;
     if (e->fn) {
       if (mr_in_launcher()) {

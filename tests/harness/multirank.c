@@ -134,7 +134,7 @@ int mr_onesided_reachable(ncore_comm_t comm, int peer) {
 }
 
 /* Selects this rank's GPU on the NCCL backend (one GPU per rank, wrapping). */
-static void select_device(int rank) {
+void mr_select_device(int rank) {
   if (harness_is_host()) return;
   int count = 0;
   if (ncore_device_count(NCORE_BACKEND_NCCL, &count) == NCORE_OK && count > 0)
@@ -144,7 +144,7 @@ static void select_device(int rank) {
 ncore_comm_t mr_comm_init(int rank, int nranks, const ncore_unique_id_t *id) {
   ncore_comm_config_t config = mr_config();
   ncore_comm_t comm = NCORE_NULL_HANDLE;
-  select_device(rank);
+  mr_select_device(rank);
   ncore_status_t st = ncore_comm_init_rank(&comm, nranks, id, rank, &config);
   if (st == NCORE_IN_PROGRESS) {
     st = settle_comm(comm);
@@ -400,7 +400,7 @@ static int launcher_join(int rank, int nranks) {
   }
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
   config.timeout_ms = 30000;
-  select_device(rank);
+  mr_select_device(rank);
   ncore_status_t st = ncore_comm_init_rank(&launcher_base, nranks, &id, rank, &config);
   if (st != NCORE_OK) {
     fprintf(stderr, "rank %d: joining the launcher's communicator: %s (%s)\n",

@@ -65,6 +65,10 @@ ncore_comm_config_t mr_config(void);
 /* 1 when NCORE_TEST_NONBLOCKING=1 asks for non-blocking communicators. */
 int mr_nonblocking(void);
 
+/* On the NCCL backend makes device rank % device_count the calling thread's
+ * current device (the one its communicator will use); nothing on the host. */
+void mr_select_device(int rank);
+
 /* Creates this rank's communicator with mr_config(); on failure records a
  * test failure and returns NCORE_NULL_HANDLE. On the NCCL backend it first
  * selects device rank % device_count. A non-blocking init is polled with

@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,6 +131,56 @@ MR_TEST_EX(killed_during_large_send_fails, MR_OWN_PROCESSES, 2) {
   }
   CHECK_OK(ncore_comm_destroy(comm));
   tb_free(buf);
+}
+
+/* The victim's side of init_fails_when_a_rank_dies_during_it: it makes its
+ * communicator on a thread of its own, so that its main thread can die at
+ * any moment of the init. */
+typedef struct victim_init {
+  int rank, nranks;
+  const ncore_unique_id_t *id;
+} victim_init_t;
+
+static void *init_and_keep(void *arg) {
+  const victim_init_t *init = arg;
+  (void)mr_comm_init(init->rank, init->nranks, init->id);
+  return NULL;
+}
+
+/* A rank killed while the communicator is being made: every other rank's
+ * init fails with REMOTE or TIMEOUT within its timeout — or, where the
+ * victim got through init first, the first collective does — and none of
+ * them crashes (NCCL 2.30.7 under load once aborted with a double free
+ * after such an init). NCORE_TEST_DIE_AFTER_MS (default 300) is when the
+ * victim dies, so a loop over it reaches each phase of NCCL's init. */
+MR_TEST_EX(init_fails_when_a_rank_dies_during_it, MR_OWN_PROCESSES, 2) {
+  const char *after = getenv("NCORE_TEST_DIE_AFTER_MS");
+  int die_after_ms = after && *after ? atoi(after) : 300;
+  int victim = nranks - 1;
+  if (rank == victim) {
+    victim_init_t init = {rank, nranks, id};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, init_and_keep, &init) == 0);
+    usleep((useconds_t)die_after_ms * 1000);
+    mr_die();
+  }
+  ncore_comm_config_t config = mr_config();
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  mr_select_device(rank);
+  double t0 = mr_now_ms();
+  ncore_status_t st = ncore_comm_init_rank(&comm, nranks, id, rank, &config);
+  if (st == NCORE_OK) {
+    int32_t *buf = tb_alloc(sizeof(int32_t));
+    CHECK(buf);
+    CHECK_PEER_FAILURE(comm, ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL));
+    CHECK_OK(ncore_comm_destroy(comm));
+    tb_free(buf);
+    return;
+  }
+  CHECK(st == NCORE_ERR_REMOTE || st == NCORE_ERR_TIMEOUT);
+  CHECK_MESSAGE_CONTAINS("ncore_comm_init_rank");
+  CHECK_EQ(comm, NCORE_NULL_HANDLE);
+  CHECK(mr_now_ms() - t0 <= die_after_ms + DEAD_PEER_LIMIT_MS);
 }
 
 MR_TEST_EX(shrink_away_killed_rank, MR_OWN_PROCESSES, 2) {
