@@ -97,6 +97,12 @@ static int host_peer_alive(host_comm_t *c, int rank) {
 
 int host_peer_died(host_comm_t *c, int rank) {
   host_rank_slot_t *s = host_rank_slot(c, rank);
-  return atomic_load(&s->joined) && !atomic_load(&s->left) &&
-         atomic_load(&s->pid) != 0 && !host_peer_alive(c, rank);
+  if (!atomic_load(&s->joined) || atomic_load(&s->pid) == 0) return 0;
+  if (host_peer_alive(c, rank)) return 0;
+  /* `left` is read only after the lock was seen gone: a rank that leaves
+   * marks it before it lets go of its lock (host_comm_destroy), so now it
+   * tells a departure from a death. Read first, it could hold its value
+   * from just before the rank left, and a polite departure passed for a
+   * death (REMOTE on a peer that looked at that moment). */
+  return !atomic_load(&s->left);
 }

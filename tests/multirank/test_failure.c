@@ -278,6 +278,40 @@ MR_TEST_EX(resources_of_aborted_comm_are_closed, MR_OWN_PROCESSES, 2) {
   tb_free(mem);
 }
 
+/* A rank that leaves politely (destroy) is never taken for dead by a peer
+ * that looks at that moment: the host backend tells a departure from a
+ * death by the rank's `left` mark and its liveness lock, and once read the
+ * mark before the lock, so a peer that read "not left" just before the
+ * rank left, then found the lock gone, answered REMOTE (seen once in CI as
+ * forked_child_cannot_use_the_communicator's async error). Each round makes
+ * a fresh communicator; rank 0 destroys it at once while the others ask
+ * for its asynchronous error again and again. */
+MR_TEST_EX(a_peer_that_leaves_is_not_taken_for_dead, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("the host backend's liveness marks; NCCL keeps no "
+                       "such state for a destroyed peer");
+  MR_COMM(base);
+  for (int round = 0; round < 300 && !harness_failed(); round++) {
+    ncore_comm_t comm = NCORE_NULL_HANDLE;
+    CHECK_OK(ncore_comm_split(base, 0, rank, &comm, NULL));
+    if (comm == NCORE_NULL_HANDLE) break;
+    if (rank == 0) {
+      CHECK_OK(ncore_comm_destroy(comm));
+    } else {
+      double until = mr_now_ms() + 2.0;
+      while (mr_now_ms() < until && !harness_failed()) {
+        ncore_status_t async = NCORE_ERR_INTERNAL;
+        CHECK_OK(ncore_comm_async_error(comm, &async));
+        if (async != NCORE_OK)
+          harness_fail(__FILE__, __LINE__, "round %d: async error %s (%s)", round,
+                       ncore_status_string(async), ncore_last_error_message());
+      }
+      CHECK_OK(ncore_comm_destroy(comm));
+    }
+    mr_barrier(base);
+  }
+  CHECK_OK(ncore_comm_destroy(base));
+}
+
 /* A communicator of this test with a short timeout. */
 static ncore_comm_t comm_with_timeout(int rank, int nranks, const ncore_unique_id_t *id,
                                       int timeout_ms) {
