@@ -188,8 +188,7 @@ static void print_stack_and_die(int sig) {
   void *frames[64];
   int count = backtrace(frames, 64);
   backtrace_symbols_fd(frames, count, STDERR_FILENO);
-  signal(sig, SIG_DFL);
-  raise(sig);
+  raise(sig); /* SA_RESETHAND restored the default action: it ends us */
 }
 
 static void print_stack_on_crash(void) {

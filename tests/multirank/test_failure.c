@@ -150,9 +150,10 @@ static void *init_and_keep(void *arg) {
 /* A rank killed while the communicator is being made: every other rank's
  * init fails with REMOTE or TIMEOUT within its timeout — or, where the
  * victim got through init first, the first collective does (host) or the
- * communicator aborts (NCCL) — and none of them crashes (NCCL 2.30.7 under load once aborted with a double free
- * after such an init). NCORE_TEST_DIE_AFTER_MS (default 300) is when the
- * victim dies, so a loop over it reaches each phase of NCCL's init. */
+ * communicator aborts (NCCL) — and none of them crashes (NCCL 2.30.7 under
+ * load once aborted with a double free after such an init).
+ * NCORE_TEST_DIE_AFTER_MS (default 300) is when the victim dies, so a loop
+ * over it reaches each phase of NCCL's init. */
 MR_TEST_EX(init_fails_when_a_rank_dies_during_it, MR_OWN_PROCESSES, 2) {
   const char *after = getenv("NCORE_TEST_DIE_AFTER_MS");
   int die_after_ms = after && *after ? atoi(after) : 300;
