@@ -7,8 +7,12 @@
 #include "multirank.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +39,7 @@ typedef struct mr_report {
 
 static int report_fd = -1; /* the pipe of this child rank */
 static int my_rank = -1;
+static int my_nranks = 0; /* the test's ranks (child-process mode only) */
 
 double mr_now_ms(void) {
   struct timespec ts;
@@ -159,6 +164,79 @@ ncore_comm_t mr_comm_init(int rank, int nranks, const ncore_unique_id_t *id) {
   return comm;
 }
 
+/* The environment variable naming the file mr_host_barrier counts in. */
+#define BARRIER_VARIABLE "NCORE_HARNESS_BARRIER"
+
+/* The arrivals counter of this child rank's test, mapped from the file the
+ * parent made; NULL until the first mr_host_barrier. */
+static _Atomic uint64_t *barrier_arrivals;
+static uint64_t barrier_calls;
+
+/* Maps the parent's counter file. Returns 0, or -1 with a failure recorded. */
+static int barrier_map(void) {
+  if (barrier_arrivals != NULL) return 0;
+  const char *path = getenv(BARRIER_VARIABLE);
+  int fd = path ? open(path, O_RDWR) : -1;
+  void *p = fd >= 0 ? mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                           MAP_SHARED, fd, 0)
+                    : MAP_FAILED;
+  if (fd >= 0) close(fd);
+  if (p == MAP_FAILED) {
+    harness_fail(__FILE__, __LINE__, "host barrier: cannot map %s (%s)",
+                 path ? path : BARRIER_VARIABLE " (unset)", strerror(errno));
+    return -1;
+  }
+  barrier_arrivals = p;
+  return 0;
+}
+
+int mr_host_barrier_within(int nranks, int timeout_ms) {
+  if (mr_in_launcher()) {
+    harness_fail(__FILE__, __LINE__, "mr_host_barrier needs ranks started by "
+                 "the harness (MR_OWN_PROCESSES), not by ncore-run");
+    return -1;
+  }
+  if (barrier_map() != 0) return -1;
+  /* The counter only grows: the k-th barrier is passed once every rank
+   * arrived k times (a rank that gave up on one still counts there). */
+  uint64_t target = ++barrier_calls * (uint64_t)nranks;
+  atomic_fetch_add(barrier_arrivals, 1);
+  double until = mr_now_ms() + timeout_ms;
+  while (atomic_load(barrier_arrivals) < target) {
+    if (mr_now_ms() > until) return -1;
+    usleep(500);
+  }
+  return 0;
+}
+
+void mr_host_barrier(int nranks) {
+  if (mr_host_barrier_within(nranks, MR_TIMEOUT_MS) != 0 && !harness_failed())
+    harness_fail(__FILE__, __LINE__, "host barrier %llu: not every one of %d "
+                 "ranks arrived within %d ms",
+                 (unsigned long long)barrier_calls, nranks, MR_TIMEOUT_MS);
+}
+
+/* Makes the counter file of one test's mr_host_barrier and names it in this
+ * process's environment, which the ranks inherit. Returns 0 or -1. */
+static int barrier_create(char *path, size_t size) {
+  const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+  snprintf(path, size, "%s/ncore-harness-barrier-XXXXXX", dir);
+  int fd = mkstemp(path);
+  if (fd < 0) return -1;
+  int ok = ftruncate(fd, sizeof(uint64_t)) == 0; /* zeroed */
+  close(fd);
+  if (!ok || setenv(BARRIER_VARIABLE, path, 1) != 0) {
+    unlink(path);
+    return -1;
+  }
+  return 0;
+}
+
+static void barrier_remove(const char *path) {
+  unsetenv(BARRIER_VARIABLE);
+  unlink(path);
+}
+
 void mr_barrier(ncore_comm_t comm) {
   int32_t *buf = tb_alloc(sizeof(int32_t));
   if (!buf) return;
@@ -166,10 +244,27 @@ void mr_barrier(ncore_comm_t comm) {
    * the stream after the call returned. */
   ncore_status_t st = mr_complete(
       comm, ncore_allreduce(comm, buf, buf, 1, NCORE_INT32, NCORE_SUM, NULL), NULL);
-  if (st != NCORE_OK)
+  if (st != NCORE_OK) {
     harness_fail(__FILE__, __LINE__, "barrier allreduce: %s (\"%s\")",
                  ncore_status_string(st), ncore_last_error_message());
+    /* Left allocated: on NCCL the allreduce may still wait on the device,
+     * and freeing waits for the device (ncore_mem_free) — for ever, until
+     * the communicator is aborted. */
+    return;
+  }
   tb_free(buf);
+  /* On NCCL a rank's collective ends once its last bytes are handed to
+   * its proxy thread, before they reach the peers: a rank that aborted or
+   * died right after this allreduce would leave the others waiting in it
+   * (NCCL 2.30.7, sockets: ranks 1 and 2 of 3 hung in 9 of 12 runs of
+   * resources_of_aborted_comm_are_closed). So every rank returns only
+   * once every rank's allreduce is over — where the communicator holds all
+   * of the test's ranks, each of which calls this barrier too (a split's
+   * or a shrink's part does not). */
+  int size = 0;
+  if (my_nranks > 0 && ncore_comm_size(comm, &size) == NCORE_OK &&
+      size == my_nranks)
+    mr_host_barrier(my_nranks);
 }
 
 /* Writes this rank's report to the parent (child-process mode). */
@@ -237,6 +332,7 @@ int mr_child_main(const char *name, int rank, int nranks, mr_test_fn fn,
   }
   report_fd = fd;
   my_rank = rank;
+  my_nranks = nranks;
   tracked_count = 0;
   harness_reset_current(name);
   fn(rank, nranks, &id);
@@ -303,6 +399,12 @@ static int run_children(const char *name, int nranks, mr_test_fn fn) {
   int fds[MR_MAX_RANKS];
   int status[MR_MAX_RANKS];
   int done[MR_MAX_RANKS] = {0};
+  char barrier[128];
+  if (barrier_create(barrier, sizeof barrier) != 0) {
+    printf("FAIL %s: cannot make the host barrier's file: %s\n", name,
+           strerror(errno));
+    return 1;
+  }
   for (int r = 0; r < nranks; r++) {
     pids[r] = harness_spawn(name, r, nranks, &id, &fds[r]);
     if (pids[r] < 0) {
@@ -313,6 +415,7 @@ static int run_children(const char *name, int nranks, mr_test_fn fn) {
         close(fds[q]);
       }
       printf("FAIL %s: cannot start rank %d\n", name, r);
+      barrier_remove(barrier);
       return 1;
     }
   }
@@ -345,6 +448,7 @@ static int run_children(const char *name, int nranks, mr_test_fn fn) {
     }
     usleep(2000);
   }
+  barrier_remove(barrier);
   int failed = 0, skipped = 0;
   char first[1200] = "";
   for (int r = 0; r < nranks; r++) {

@@ -160,9 +160,22 @@ void mr_die(void) __attribute__((noreturn));
 /* 1 when running under tools/ncore-run. */
 int mr_in_launcher(void);
 
-/* A barrier: a one-element allreduce, completed (mr_complete). Records a
+/* A barrier: a one-element allreduce, completed (mr_complete); where comm
+ * holds all of the test's ranks (ranks of their own), also mr_host_barrier,
+ * so that no rank leaves before every rank's allreduce is over. Records a
  * failure if it fails. */
 void mr_barrier(ncore_comm_t comm);
+
+/* A barrier outside any communicator: a counter in a file the harness's
+ * parent shares with the test's ranks. Returns once all nranks ranks of the
+ * test called it as often as this one; records a failure after
+ * MR_TIMEOUT_MS. For ranks started by the harness only (not ncore-run). */
+void mr_host_barrier(int nranks);
+
+/* mr_host_barrier with its own timeout, recording no failure of its own
+ * for a timeout. Returns 0 once every rank arrived, -1 after timeout_ms (or
+ * when the barrier's file is missing: then a failure is recorded). */
+int mr_host_barrier_within(int nranks, int timeout_ms);
 
 /* Milliseconds of a monotonic clock. */
 double mr_now_ms(void);

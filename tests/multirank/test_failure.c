@@ -286,6 +286,32 @@ MR_TEST_EX(resources_of_aborted_comm_are_closed, MR_OWN_PROCESSES, 2) {
   tb_free(mem);
 }
 
+/* The harness's host barrier, which mr_barrier adds on NCCL's behalf: a
+ * rank whose allreduce is over may still have its last bytes in NCCL's
+ * proxy, so a rank that aborted at once stranded its peers in the barrier
+ * (resources_of_aborted_comm_are_closed hung, NCCL 2.30.7). A late rank
+ * holds the others; a rank that waits alone gives up after its timeout,
+ * and the barrier after it still pairs up. */
+MR_TEST_EX(host_barrier_waits_for_every_rank, MR_OWN_PROCESSES, 2) {
+  (void)id;
+  int late = nranks - 1;
+  if (rank == late) usleep(300 * 1000);
+  double t0 = mr_now_ms();
+  CHECK_EQ(mr_host_barrier_within(nranks, 5000), 0);
+  if (rank != late) CHECK(mr_now_ms() - t0 >= 250);
+  if (rank == 0) {
+    t0 = mr_now_ms();
+    CHECK_EQ(mr_host_barrier_within(nranks, 200), -1);
+    CHECK(mr_now_ms() - t0 >= 200);
+  } else {
+    usleep(500 * 1000); /* rank 0 gives up meanwhile */
+    CHECK_EQ(mr_host_barrier_within(nranks, 5000), 0);
+  }
+  t0 = mr_now_ms();
+  CHECK_EQ(mr_host_barrier_within(nranks, 5000), 0);
+  CHECK(mr_now_ms() - t0 < 5000);
+}
+
 /* A rank that leaves politely (destroy) is never taken for dead by a peer
  * that looks at that moment: the host backend tells a departure from a
  * death by the rank's `left` mark and its liveness lock, and once read the

@@ -48,6 +48,10 @@ NCORE_API ncore_status_t ncore_mem_alloc(void **out, size_t size,
 /* Frees memory from ncore_mem_alloc (ncclMemFree). NULL is a no-op.
  * Like cudaFree, on NCCL it first waits for the device's outstanding work
  * (an operation still reading or writing the memory would otherwise fault).
+ * An operation that waits for a peer which died or aborted never ends on its
+ * own (its communicator's calls answer REMOTE or TIMEOUT, its kernel stays):
+ * abort that communicator first (ncore_comm_abort stops its work), or this
+ * call waits with it.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (unknown backend; ptr was not
  * returned by ncore_mem_alloc of this backend, was already freed, or is a
  * symmetric allocation's part, which only ncore_symmetric_free releases);
