@@ -2,7 +2,8 @@
 # tools/gpu-repeat.sh: runs one C test again and again on the NCCL backend,
 # so that a failure seen once on a GPU machine (a hang, a crash) shows again
 # with what explains it: a hung rank's stacks (NCORE_TEST_HANG_COMMAND,
-# cuda-gdb) and a crashing rank's stack (the harness prints it). From
+# tools/gpu-hang-stacks.sh) and a crashing rank's stack (the harness prints
+# it); tools/nccl-symbolize.py names their frames in a stripped libnccl. From
 # binaries built elsewhere (make lib; carry build/).
 # Usage: tools/gpu-repeat.sh PROGRAM TEST RANKS TIMES [AT_ONCE]
 #   PROGRAM: a test program of build/tests (test_failure); TEST: one test of
@@ -25,7 +26,7 @@ out=${OUT:-/tmp/ncore-repeat}
 mkdir -p "$out"
 export NCORE_BACKEND=${NCORE_BACKEND:-nccl} NCCL_NVLS_ENABLE=0 NCORE_TEST_ONLY=$test
 export NCORE_OVERSUBSCRIBE=${NCORE_OVERSUBSCRIBE:-1}
-export NCORE_TEST_HANG_COMMAND=${NCORE_TEST_HANG_COMMAND:-"timeout 30 cuda-gdb -batch -ex 'thread apply all bt 16' -p %d"}
+export NCORE_TEST_HANG_COMMAND=${NCORE_TEST_HANG_COMMAND:-"$PWD/tools/gpu-hang-stacks.sh %d"}
 for n in $(seq 1 "$times"); do
   # The harness's watchdog ends a hung run; the outer limit is a backstop.
   timeout -k 5 180 "build/tests/$program" "$ranks" > "$out/$test-$ranks-$n.log" 2>&1 &
