@@ -99,9 +99,12 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
 
 ncore_status_t nccl_signals_finish(nccl_comm_t *c) {
   ncore_status_t status = nccl_window_finish(c->signal_window);
+  /* On any failure finish has released the window: forget it, or the
+   * communicator's release frees it a second time (a failed LSA-team split
+   * during init did, on NCCL 2.30.7: "double free detected"). */
+  if (status != NCORE_OK) c->signal_window = NULL;
   if (status == NCORE_ERR_NOT_SUPPORTED) {
     /* No window on this topology: the communicator works, signals do not. */
-    c->signal_window = NULL;
     c->signals_status = status;
     snprintf(c->signals_reason, sizeof c->signals_reason,
              "signals need a window over every rank's signal slots, and NCCL "

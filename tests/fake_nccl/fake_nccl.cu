@@ -44,6 +44,7 @@ ncclResult_t fail(ncclResult_t r, const char *fmt, ...) {
 }
 struct FakeComm {
   int revoked = 0, suspended = 0, id_outstanding = 0;
+  int nranks = 1, rank = 0;
 };
 struct FakeWindow {
   char *base;
@@ -101,11 +102,26 @@ static ncclResult_t check_config(const ncclConfig_t *config) {
   return ncclSuccess;
 }
 
+// FAKE_NCCL_WORLD_RANKS (default 1): the ranks of a world communicator, of
+// which this process plays any one; every rank is its own LSA team (as
+// ranks on one GPU, each its own NCCL host). Nothing crosses to the other
+// ranks: it shows what ncore does around a world of several LSA teams.
+static int world_ranks() {
+  const char *n = std::getenv("FAKE_NCCL_WORLD_RANKS");
+  return n ? std::atoi(n) : 1;
+}
+static ncclComm_t new_comm(int nranks, int rank) {
+  FakeComm *c = new FakeComm;
+  c->nranks = nranks;
+  c->rank = rank;
+  return reinterpret_cast<ncclComm_t>(c);
+}
 static ncclResult_t make_comm(ncclComm_t *comm, int nranks, int rank) {
-  if (nranks != 1 || rank != 0)
-    return fail(ncclInvalidArgument, "the fake runs one rank (%d of %d)", rank,
+  if (nranks != world_ranks() || rank < 0 || rank >= nranks)
+    return fail(ncclInvalidArgument, "the fake runs rank %d of %d ranks only "
+                "(FAKE_NCCL_WORLD_RANKS), not of %d", rank, world_ranks(),
                 nranks);
-  *comm = reinterpret_cast<ncclComm_t>(new FakeComm);
+  *comm = new_comm(nranks, rank);
   return ncclSuccess;
 }
 static FakeComm *fake(ncclComm_t comm) {
@@ -139,7 +155,12 @@ FAKE_API ncclResult_t ncclCommSplit(ncclComm_t, int color, int, ncclComm_t *out,
     *out = nullptr;
     return ncclSuccess;
   }
-  return make_comm(out, 1, 0);
+  // FAKE_NCCL_SPLIT_RESULT: what a split answers instead (a peer that died
+  // during it: ncclRemoteError = 6).
+  if (const char *result = std::getenv("FAKE_NCCL_SPLIT_RESULT"))
+    return fail((ncclResult_t)std::atoi(result), "split answers %s", result);
+  *out = new_comm(1, 0); /* the rank's own team, in this world */
+  return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclCommShrink(ncclComm_t, int *, int, ncclComm_t *,
                                      ncclConfig_t *, int) {
@@ -164,16 +185,16 @@ FAKE_API ncclResult_t ncclCommGetAsyncError(ncclComm_t, ncclResult_t *e) {
   *e = ncclSuccess;
   return ncclSuccess;
 }
-FAKE_API ncclResult_t ncclCommCount(const ncclComm_t, int *n) {
-  *n = 1;
+FAKE_API ncclResult_t ncclCommCount(const ncclComm_t c, int *n) {
+  *n = fake(c)->nranks;
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclCommCuDevice(const ncclComm_t, int *d) {
   *d = 0;
   return ncclSuccess;
 }
-FAKE_API ncclResult_t ncclCommUserRank(const ncclComm_t, int *r) {
-  *r = 0;
+FAKE_API ncclResult_t ncclCommUserRank(const ncclComm_t c, int *r) {
+  *r = fake(c)->rank;
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclCommRegister(const ncclComm_t, void *, size_t,
@@ -185,10 +206,17 @@ FAKE_API ncclResult_t ncclCommDeregister(const ncclComm_t, void *handle) {
   std::free(handle);
   return ncclSuccess;
 }
-FAKE_API ncclResult_t ncclCommWindowRegister(ncclComm_t, void *buff, size_t size,
+FAKE_API ncclResult_t ncclCommWindowRegister(ncclComm_t c, void *buff, size_t size,
                                              ncclWindow_t *win, int flags) {
   count("ncclCommWindowRegister");
   record("window.flags", flags);
+  if (fake(c)->nranks > 1) {
+    // Several LSA teams and no GIN: NCCL 2.29.2+ makes no window, without
+    // an error (seen on the GPU machine); the fake answers so for every
+    // version, since ncore takes the same path on each.
+    *win = nullptr;
+    return ncclSuccess;
+  }
   *win = reinterpret_cast<ncclWindow_t>(new FakeWindow{(char *)buff, size});
   return ncclSuccess;
 }
@@ -366,7 +394,7 @@ FAKE_API ncclResult_t ncclWinGetUserPtr(ncclComm_t, ncclWindow_t win,
   *out = reinterpret_cast<FakeWindow *>(win)->base;
   return ncclSuccess;
 }
-FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t,
+FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t c,
                                               ncclCommProperties_t *props) {
   count("ncclCommQueryProperties");
   record("props.size", (long long)props->size);
@@ -375,15 +403,15 @@ FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t,
   if (props->magic != 0xcafebeef || props->size > sizeof *props)
     return fail(ncclInvalidArgument, "properties size %zu magic 0x%x",
                 props->size, props->magic);
-  props->rank = 0;
-  props->nRanks = 1;
+  props->rank = fake(c)->rank;
+  props->nRanks = fake(c)->nranks;
   props->cudaDev = 0;
   props->nvmlDev = 5;
   props->deviceApiSupport = true;
   props->multimemSupport = false;
   props->ginType = NCCL_GIN_TYPE_NONE;
 #if NCCL_VERSION_CODE >= 22905
-  props->nLsaTeams = 1;
+  props->nLsaTeams = fake(c)->nranks; /* each rank its own team */
   props->hostRmaSupport = true;
   props->railedGinType = NCCL_GIN_TYPE_NONE;
 #endif

@@ -245,6 +245,38 @@ TEST(result_codes_of_newer_versions_map) {
   CHECK_OK(ncore_comm_abort(comm));
 }
 
+/* A world of two ranks, each its own LSA team (as ranks on one GPU): NCCL
+ * makes no window over several teams without GIN, so ncore registers its
+ * signal window over the rank's team, on a communicator split off for it.
+ * Where that split fails (a peer died meanwhile: ncclRemoteError), init
+ * answers the split's error and frees what it made once — the window it had
+ * started was freed a second time, a double free that aborted a rank on NCCL
+ * 2.30.7 (docs/gpu-results.md, session 6). */
+TEST(signal_window_over_the_lsa_team_and_its_failed_split) {
+  REQUIRE_FAKE();
+  setenv("FAKE_NCCL_WORLD_RANKS", "2", 1);
+  ncore_unique_id_t id;
+  CHECK_OK(ncore_get_unique_id(&id, NCORE_BACKEND_AUTO));
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_comm_init_rank(&comm, 2, &id, 1, NULL));
+  CHECK_EQ(record("calls.ncclCommSplit"), 1LL);
+  int v = 0;
+  CHECK_OK(ncore_comm_size(comm, &v));
+  CHECK_EQ(v, 2);
+  CHECK_OK(ncore_comm_lsa_size(comm, &v));
+  CHECK_EQ(v, 1);
+  CHECK_OK(ncore_comm_destroy(comm));
+
+  setenv("FAKE_NCCL_SPLIT_RESULT", "6", 1); /* ncclRemoteError */
+  comm = NCORE_NULL_HANDLE;
+  CHECK_STATUS(ncore_comm_init_rank(&comm, 2, &id, 1, NULL), NCORE_ERR_REMOTE);
+  CHECK_MESSAGE_CONTAINS("ncclCommSplit(LSA team)");
+  CHECK_EQ(comm, NCORE_NULL_HANDLE);
+  CHECK_EQ(record("calls.ncclCommSplit"), 2LL);
+  unsetenv("FAKE_NCCL_SPLIT_RESULT");
+  unsetenv("FAKE_NCCL_WORLD_RANKS");
+}
+
 /* The driver lookups the stand-in driver counted (fake_cuda_lookups). */
 static long long driver_lookups(void) {
   void *h = dlopen(getenv("NCORE_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
