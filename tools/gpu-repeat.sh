@@ -14,7 +14,8 @@
 # NCCL (NCORE_BACKEND=host runs it on the host backend); other variables
 # (NCORE_TEST_DIE_AFTER_MS, NCCL_DEBUG) pass through.
 # Each run's output goes to $OUT/<TEST>-<RANKS>-<n>.log (OUT defaults to
-# /tmp/ncore-repeat); the last line counts the runs that passed and failed.
+# /tmp/ncore-repeat); the last line counts the runs that passed, failed and
+# were skipped (a test that skips, e.g. for too few GPUs, is no failure).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 4 ]; then
@@ -33,10 +34,15 @@ for n in $(seq 1 "$times"); do
   while [ "$(jobs -r | wc -l)" -ge "$at_once" ]; do sleep 0.2; done
 done
 wait
-passed=$(grep -l "^1 passed, 0 failed" "$out/$test-$ranks-"*.log | wc -l)
-failed=$((times - passed))
-for log in $(grep -L "^1 passed, 0 failed" "$out/$test-$ranks-"*.log); do
+# A run passed or skipped by its summary line; anything else (a failure, a
+# crash, no summary at all) failed.
+logs=("$out/$test-$ranks-"*.log)
+passed=$(grep -l "^1 passed, 0 failed$" "${logs[@]}" | wc -l)
+skipped=$(grep -l "^0 passed, 0 failed, 1 skipped$" "${logs[@]}" | wc -l)
+failed=$((times - passed - skipped))
+for log in $(grep -LE "^(1 passed, 0 failed|0 passed, 0 failed, 1 skipped)$" "${logs[@]}"); do
   echo "FAIL $log:"; grep -E "FAIL|crashed|hangs" "$log" | head -5
 done
-echo "$passed passed, $failed failed"
+[ "$skipped" = 0 ] || { echo "skipped, for instance:"; grep -h "^skip" "${logs[@]}" | head -1; }
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
