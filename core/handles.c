@@ -70,9 +70,14 @@ static slot_t *slot_at(size_t index) {
   return &chunk[index % CHUNK_SLOTS];
 }
 
+/* The index of an object's slot in the table. */
+static size_t index_of(const core_object_t *obj) {
+  return (size_t)(obj->handle & SLOT_MASK) - 1;
+}
+
 /* The slot of an object in the table. */
 static slot_t *slot_of(const core_object_t *obj) {
-  return slot_at((size_t)(obj->handle & SLOT_MASK) - 1);
+  return slot_at(index_of(obj));
 }
 
 /* A name for messages, per handle type. */
@@ -228,7 +233,7 @@ ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
  * until then) frees the slot and runs the destructor. */
 void core_handle_release(core_object_t *obj) {
   if (obj == NULL) return;
-  size_t index = (size_t)(obj->handle & SLOT_MASK) - 1;
+  size_t index = index_of(obj);
   slot_t *slot = slot_at(index);
   uint64_t before = atomic_fetch_sub_explicit(&slot->state, 1,
                                               memory_order_acq_rel);

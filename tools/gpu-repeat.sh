@@ -25,6 +25,7 @@ fi
 program=$1 test=$2 ranks=$3 times=$4 at_once=${5:-4}
 out=${OUT:-/tmp/ncore-repeat}
 mkdir -p "$out"
+rm -f "$out/$test-$ranks-"*.log # an earlier batch's logs would be counted
 export NCORE_BACKEND=${NCORE_BACKEND:-nccl} NCCL_NVLS_ENABLE=0 NCORE_TEST_ONLY=$test
 export NCORE_OVERSUBSCRIBE=${NCORE_OVERSUBSCRIBE:-1}
 export NCORE_TEST_HANG_COMMAND=${NCORE_TEST_HANG_COMMAND:-"$PWD/tools/gpu-hang-stacks.sh %d"}
@@ -36,13 +37,17 @@ done
 wait
 # A run passed or skipped by its summary line; anything else (a failure, a
 # crash, no summary at all) failed.
-logs=("$out/$test-$ranks-"*.log)
-passed=$(grep -l "^1 passed, 0 failed$" "${logs[@]}" | wc -l)
-skipped=$(grep -l "^0 passed, 0 failed, 1 skipped$" "${logs[@]}" | wc -l)
-failed=$((times - passed - skipped))
-for log in $(grep -LE "^(1 passed, 0 failed|0 passed, 0 failed, 1 skipped)$" "${logs[@]}"); do
-  echo "FAIL $log:"; grep -E "FAIL|crashed|hangs" "$log" | head -5
+passed=0 failed=0 skipped=0 why_skipped=""
+for log in "$out/$test-$ranks-"*.log; do
+  if grep -q "^1 passed, 0 failed$" "$log"; then
+    passed=$((passed + 1))
+  elif grep -q "^0 passed, 0 failed, 1 skipped$" "$log"; then
+    skipped=$((skipped + 1)); why_skipped=$(grep -m1 "^skip" "$log")
+  else
+    failed=$((failed + 1))
+    echo "FAIL $log:"; grep -E "FAIL|crashed|hangs" "$log" | head -5
+  fi
 done
-[ "$skipped" = 0 ] || { echo "skipped, for instance:"; grep -h "^skip" "${logs[@]}" | head -1; }
+[ "$skipped" = 0 ] || echo "skipped, for instance: $why_skipped"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
