@@ -49,10 +49,32 @@ NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
   return ops->get_unique_id(out);
 }
 
-/* ncore_comm_init_rank and _scalable: nids ids (checked non-NULL). */
+/* The launcher's device rule (ncore/launch.h): a rank that names no device
+ * gets GPU local_rank % visible devices, so that one rank per GPU is what a
+ * launched program gets without a device call. Backends without devices
+ * (host) keep -1. */
+static ncore_status_t apply_launch_device(const core_backend_ops_t *ops,
+                                          int local_rank,
+                                          core_config_t *resolved) {
+  if (resolved->user.device != -1 || ops->kind == NCORE_BACKEND_HOST)
+    return NCORE_OK;
+  int count = 0;
+  ncore_status_t status = ops->device_count(&count);
+  if (status != NCORE_OK) return status;
+  if (count < 1)
+    return core_error(NCORE_ERR_UNAVAILABLE, "no visible device for local "
+                      "rank %d (CUDA_VISIBLE_DEVICES?)", local_rank);
+  resolved->user.device = local_rank % count;
+  return NCORE_OK;
+}
+
+/* ncore_comm_init_rank and _scalable: nids ids (checked non-NULL);
+ * local_rank >= 0 applies the launcher's device rule, -1 keeps the
+ * thread's current device where the config names none. */
 static ncore_status_t init_rank(ncore_comm_t *out, int nranks,
                                 const ncore_unique_id_t *ids, int nids,
-                                int rank, const ncore_comm_config_t *config) {
+                                int rank, int local_rank,
+                                const ncore_comm_config_t *config) {
   *out = NCORE_NULL_HANDLE;
   if (nranks < 1)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
@@ -66,6 +88,10 @@ static ncore_status_t init_rank(ncore_comm_t *out, int nranks,
   const core_backend_ops_t *ops = NULL;
   status = core_config_select_backend(&resolved, &ops);
   if (status != NCORE_OK) return status;
+  if (local_rank >= 0) {
+    status = apply_launch_device(ops, local_rank, &resolved);
+    if (status != NCORE_OK) return status;
+  }
   status = core_group_join(ops, NULL, 0);
   if (status != NCORE_OK) return status;
   void *impl = NULL;
@@ -81,7 +107,7 @@ NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
   CHECK_NOT_NULL(out, "out");
   *out = NCORE_NULL_HANDLE;
   CHECK_NOT_NULL(id, "id");
-  return init_rank(out, nranks, id, 1, rank, config);
+  return init_rank(out, nranks, id, 1, rank, -1, config);
 }
 
 NCORE_API ncore_status_t ncore_comm_init_from_env(
@@ -91,7 +117,7 @@ NCORE_API ncore_status_t ncore_comm_init_from_env(
   *out = NCORE_NULL_HANDLE;
   /* The launcher's own decoder (tools/ncore_launch_env.h): the variables
    * have one reader and one writer. */
-  int rank = 0, nranks = 0;
+  int rank = 0, nranks = 0, local_rank = 0;
   ncore_unique_id_t id;
   if (ncore_env_rank(&rank) != 0)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
@@ -109,7 +135,14 @@ NCORE_API ncore_status_t ncore_comm_init_from_env(
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "NCORE_UNIQUE_ID: missing or not %d hex characters",
                       NCORE_LAUNCH_ENV_ID_HEX_CHARS);
-  return init_rank(out, nranks, &id, 1, rank, config);
+  /* NCORE_LOCAL_RANK is optional (one machine: the rank), but a value
+   * that is there must be read as written. */
+  if (getenv("NCORE_LOCAL_RANK") != NULL &&
+      ncore_launch_env_int("NCORE_LOCAL_RANK", &local_rank) != 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "NCORE_LOCAL_RANK: not a non-negative integer");
+  (void)ncore_env_local_rank(&local_rank);
+  return init_rank(out, nranks, &id, 1, rank, local_rank, config);
 }
 
 /* The most bootstrap roots one scalable init takes: NCCL spreads its
@@ -128,7 +161,7 @@ NCORE_API ncore_status_t ncore_comm_init_rank_scalable(
                       "id_count: %d is invalid (expected 1..nranks)",
                       id_count);
   CHECK_NOT_NULL(ids, "ids");
-  return init_rank(out, nranks, ids, id_count, rank, config);
+  return init_rank(out, nranks, ids, id_count, rank, -1, config);
 }
 
 /* Checks devlist for ncore_comm_init_all on ops (NULL is always fine). */

@@ -5,13 +5,23 @@
  * memcpy; kernels cannot run (cuLaunchKernel answers NOT_SUPPORTED, so a
  * path that needs one shows up as an error, not as a silent success). */
 #include <cuda.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FAKE_API __attribute__((visibility("default")))
 
 static _Thread_local CUcontext current;
-static int fake_context; /* its address is the one primary context */
+/* FAKE_CUDA_DEVICES (default 1, at most 8) devices, each with one primary
+ * context: the address of its entry here. */
+#define FAKE_MAX_DEVICES 8
+static int fake_contexts[FAKE_MAX_DEVICES];
+#define fake_context (fake_contexts[0])
+static int device_count(void) {
+  const char *n = getenv("FAKE_CUDA_DEVICES");
+  int count = n ? atoi(n) : 1;
+  return count < 1 ? 1 : count > FAKE_MAX_DEVICES ? FAKE_MAX_DEVICES : count;
+}
 /* Streams carry this first, so cuStreamGetCtx can refuse other pointers. */
 static const unsigned long long stream_magic = 0x6661b3e5747265ull;
 
@@ -32,10 +42,10 @@ FAKE_API CUresult cuGetErrorName(CUresult r, const char **s) {
   *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE";
   return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
+FAKE_API CUresult cuDeviceGetCount(int *n) { *n = device_count(); return CUDA_SUCCESS; }
 FAKE_API CUresult cuDeviceGet(CUdevice *d, int ordinal) {
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *d = 0;
+  if (ordinal < 0 || ordinal >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
@@ -46,19 +56,25 @@ FAKE_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
-  (void)d;
-  *c = (CUcontext)&fake_context;
+  if (d < 0 || d >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  *c = (CUcontext)&fake_contexts[d];
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuCtxSetCurrent(CUcontext c) { LOOKUP(); current = c; return CUDA_SUCCESS; }
 FAKE_API CUresult cuCtxGetCurrent(CUcontext *c) { LOOKUP(); *c = current; return CUDA_SUCCESS; }
-FAKE_API CUresult cuCtxGetDevice(CUdevice *d) { LOOKUP(); *d = 0; return CUDA_SUCCESS; }
+FAKE_API CUresult cuCtxGetDevice(CUdevice *d) {
+  LOOKUP();
+  if (current == NULL) return CUDA_ERROR_INVALID_CONTEXT;
+  *d = (CUdevice)((int *)current - fake_contexts);
+  return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
 FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned int flags) {
   (void)flags;
   unsigned long long *stream = malloc(16);
   if (stream == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
   stream[0] = stream_magic;
+  stream[1] = (unsigned long long)(uintptr_t)(current ? current : (CUcontext)&fake_context);
   *s = (CUstream)stream;
   return CUDA_SUCCESS;
 }
@@ -75,7 +91,7 @@ FAKE_API CUresult cuStreamGetCtx(CUstream s, CUcontext *c) {
   LOOKUP();
   if (*(const unsigned long long *)s != stream_magic)
     return CUDA_ERROR_INVALID_HANDLE;
-  *c = (CUcontext)&fake_context;
+  *c = (CUcontext)(uintptr_t)((const unsigned long long *)s)[1];
   return CUDA_SUCCESS;
 }
 static CUresult copy(CUdeviceptr dst, const void *src, size_t n) {

@@ -8,6 +8,9 @@
 // structs), records what it received (fake_nccl_record), and behaves as a
 // one-rank communicator on host memory. With the stand-in driver
 // (fake_cuda.c) it lets the dispatch of every version run in CI.
+#include <cuda.h>
+#include <dlfcn.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +48,7 @@ ncclResult_t fail(ncclResult_t r, const char *fmt, ...) {
 struct FakeComm {
   int revoked = 0, suspended = 0, id_outstanding = 0;
   int nranks = 1, rank = 0;
+  int device = 0; /* the device current when it was made, as NCCL's */
 };
 struct FakeWindow {
   char *base;
@@ -110,10 +114,23 @@ static int world_ranks() {
   const char *n = std::getenv("FAKE_NCCL_WORLD_RANKS");
   return n ? std::atoi(n) : 1;
 }
+// The calling thread's current device, from the stand-in driver ncore
+// loaded (NCORE_CUDA_LIBRARY): NCCL runs a rank on the current device.
+static int current_device() {
+  const char *lib = std::getenv("NCORE_CUDA_LIBRARY");
+  void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  auto get = h ? reinterpret_cast<CUresult (*)(CUdevice *)>(
+                     dlsym(h, "cuCtxGetDevice"))
+               : nullptr;
+  CUdevice d = 0;
+  if (get == nullptr || get(&d) != CUDA_SUCCESS) d = 0;
+  return static_cast<int>(d);
+}
 static ncclComm_t new_comm(int nranks, int rank) {
   FakeComm *c = new FakeComm;
   c->nranks = nranks;
   c->rank = rank;
+  c->device = current_device();
   return reinterpret_cast<ncclComm_t>(c);
 }
 static ncclResult_t make_comm(ncclComm_t *comm, int nranks, int rank) {
@@ -189,8 +206,8 @@ FAKE_API ncclResult_t ncclCommCount(const ncclComm_t c, int *n) {
   *n = fake(c)->nranks;
   return ncclSuccess;
 }
-FAKE_API ncclResult_t ncclCommCuDevice(const ncclComm_t, int *d) {
-  *d = 0;
+FAKE_API ncclResult_t ncclCommCuDevice(const ncclComm_t c, int *d) {
+  *d = fake(c)->device;
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclCommUserRank(const ncclComm_t c, int *r) {

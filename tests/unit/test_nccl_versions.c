@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ncore_launch_env.h"
 #include "unit_comm.h"
 
 static int version;                 /* e.g. 22907 */
@@ -275,6 +276,62 @@ TEST(signal_window_over_the_lsa_team_and_its_failed_split) {
   CHECK_EQ(record("calls.ncclCommSplit"), 2LL);
   unsetenv("FAKE_NCCL_SPLIT_RESULT");
   unsetenv("FAKE_NCCL_WORLD_RANKS");
+}
+
+/* Issue 26: the device rule. A launched rank (ncore_comm_init_from_env)
+ * that names no device runs on NCORE_LOCAL_RANK % visible devices; one that
+ * names a device gets it; ncore_comm_init_rank with device -1 runs on the
+ * calling thread's current device, as NCCL does. The stand-in driver shows
+ * FAKE_CUDA_DEVICES devices and the fake NCCL reports the device that was
+ * current when the communicator was made (ncclCommCuDevice). */
+static int device_of_launched_rank(const char *local_rank, int config_device) {
+  ncore_unique_id_t id;
+  char hex[NCORE_LAUNCH_ENV_ID_HEX_CHARS + 1];
+  if (ncore_get_unique_id(&id, NCORE_BACKEND_AUTO) != NCORE_OK) return -100;
+  ncore_launch_env_encode(&id, hex);
+  setenv("NCORE_RANK", "0", 1);
+  setenv("NCORE_NRANKS", "1", 1);
+  setenv("NCORE_UNIQUE_ID", hex, 1);
+  setenv("NCORE_LOCAL_RANK", local_rank, 1);
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.device = config_device;
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  int device = -1, current = -2;
+  ncore_status_t st = ncore_comm_init_from_env(&comm, &config);
+  if (st == NCORE_OK) st = ncore_comm_device(comm, &device);
+  if (st == NCORE_OK) st = ncore_device_get(NCORE_BACKEND_NCCL, &current);
+  if (comm != NCORE_NULL_HANDLE) (void)ncore_comm_destroy(comm);
+  if (st != NCORE_OK) return -10 - (int)st;
+  return device == current ? device : -3; /* current on the caller too */
+}
+
+TEST(launched_ranks_get_local_rank_modulo_devices) {
+  REQUIRE_FAKE();
+  setenv("FAKE_CUDA_DEVICES", "4", 1);
+  CHECK_OK(ncore_device_set(NCORE_BACKEND_NCCL, 0));
+  CHECK_EQ(device_of_launched_rank("3", -1), 3);
+  CHECK_EQ(device_of_launched_rank("6", -1), 2);  /* 6 % 4 */
+  CHECK_EQ(device_of_launched_rank("1", -1), 1);
+  CHECK_EQ(device_of_launched_rank("3", 0), 0);   /* a named device wins */
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  setenv("NCORE_LOCAL_RANK", "x1", 1);
+  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("NCORE_LOCAL_RANK");
+  /* init_rank: the calling thread's current device. */
+  CHECK_OK(ncore_device_set(NCORE_BACKEND_NCCL, 2));
+  ncore_unique_id_t id;
+  CHECK_OK(ncore_get_unique_id(&id, NCORE_BACKEND_AUTO));
+  CHECK_OK(ncore_comm_init_rank(&comm, 1, &id, 0, NULL));
+  int device = -1;
+  CHECK_OK(ncore_comm_device(comm, &device));
+  CHECK_EQ(device, 2);
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_device_set(NCORE_BACKEND_NCCL, 0));
+  unsetenv("NCORE_RANK");
+  unsetenv("NCORE_NRANKS");
+  unsetenv("NCORE_UNIQUE_ID");
+  unsetenv("NCORE_LOCAL_RANK");
+  unsetenv("FAKE_CUDA_DEVICES");
 }
 
 /* The driver lookups the stand-in driver counted (fake_cuda_lookups). */

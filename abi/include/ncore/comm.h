@@ -55,8 +55,11 @@ typedef struct ncore_comm_config {
    * 300000). Negative = wait forever (a dead peer is still detected on the
    * host backend). */
   int32_t timeout_ms;
-  /* CUDA device ordinal for the NCCL backend; -1 = the calling thread's
-   * current device. Must be -1 on the host backend. */
+  /* CUDA device ordinal for the NCCL backend. -1: ncore_comm_init_rank uses
+   * the calling thread's current device (device 0 where none is current),
+   * as NCCL does; ncore_comm_init_from_env uses local rank % visible
+   * devices (ncore/launch.h). Init makes the device current on the calling
+   * thread. Must be -1 on the host backend. */
   int32_t device;
   /* The fields below mirror ncclConfig_t one to one. NCORE_CONFIG_UNDEF_INT /
    * NULL leaves NCCL's default. The host backend accepts and ignores them,
@@ -152,7 +155,13 @@ NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
  * nranks: number of ranks, >= 1.
  * id: the unique id from ncore_get_unique_id; borrowed.
  * rank: this rank, in [0, nranks).
- * config: NULL for defaults, or a versioned config (borrowed).
+ * config: NULL for defaults, or a versioned config (borrowed). NCCL: the
+ *   rank runs on config->device, or, when that is -1, on the calling
+ *   thread's current device (device 0 where none is current): ranks of one
+ *   machine must each select their own GPU first (ncore_device_set) or name
+ *   it, else NCCL refuses them ("Duplicate GPU"). ncore_comm_init_from_env
+ *   does this for launched programs. Either way the device is current on
+ *   the calling thread when init returns.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or id NULL, nranks < 1,
  * rank out of range, bad struct_size, unknown backend, id made for another
  * backend, nranks beyond what the host backend can hold, nranks differing
