@@ -43,7 +43,7 @@ func InitRank(nranks int, id UniqueID, rank int, cfg *Config) (*Communicator, er
 	defer cc.free()
 	cid := id.toC()
 	var h C.ncore_comm_t
-	if err := fromCreation(C.ncgo_comm_init_rank(&h, C.int(nranks), &cid, C.int(rank), cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_init_rank(&h, C.int(nranks), &cid, C.int(rank), cc.ptr())); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)
@@ -109,7 +109,7 @@ func (c *Communicator) Split(color, key int, cfg *Config) (*Communicator, error)
 	}
 	defer cc.free()
 	var h C.ncore_comm_t
-	if err := fromCreation(C.ncgo_comm_split(c.ch(), C.int(color), C.int(key), &h, cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_split(c.ch(), C.int(color), C.int(key), &h, cc.ptr())); err != nil {
 		return nil, err
 	}
 	if h == 0 {
@@ -136,7 +136,7 @@ func (c *Communicator) Shrink(exclude []int, cfg *Config, flags ShrinkFlags) (*C
 		ex = &cex[0]
 	}
 	var h C.ncore_comm_t
-	if err := fromCreation(C.ncgo_comm_shrink(c.ch(), ex, C.int(len(exclude)), &h, cc.ptr(), C.uint32_t(flags))); err != nil {
+	if err := fromResult(C.ncgo_comm_shrink(c.ch(), ex, C.int(len(exclude)), &h, cc.ptr(), C.uint32_t(flags))); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)

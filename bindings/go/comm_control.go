@@ -105,7 +105,7 @@ func grow(h C.ncore_comm_t, nranks int, id *UniqueID, rank int, cfg *Config) (*C
 		cid = &v
 	}
 	var out C.ncore_comm_t
-	if err := fromCreation(C.ncgo_comm_grow(h, C.int(nranks), cid, C.int(rank), &out, cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_grow(h, C.int(nranks), cid, C.int(rank), &out, cc.ptr())); err != nil {
 		return nil, err
 	}
 	return newCommunicator(out)
@@ -145,7 +145,7 @@ func InitRankScalable(nranks, rank int, ids []UniqueID, cfg *Config) (*Communica
 		cids[i] = ids[i].toC()
 	}
 	var h C.ncore_comm_t
-	if err := fromCreation(C.ncgo_comm_init_rank_scalable(&h, C.int(nranks), C.int(rank), C.int(len(ids)), &cids[0], cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_init_rank_scalable(&h, C.int(nranks), C.int(rank), C.int(len(ids)), &cids[0], cc.ptr())); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)

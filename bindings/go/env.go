@@ -30,7 +30,7 @@ func FromEnv(cfg *Config) (*Communicator, error) {
 	}
 	defer cc.free()
 	var h C.ncore_comm_t
-	if err := fromCreation(C.ncgo_comm_init_from_env(&h, cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_init_from_env(&h, cc.ptr())); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)

@@ -89,8 +89,16 @@ var ErrInvalid = ErrInvalidArgument
 
 // fromResult turns a wrapper's result into nil or an *Error, freeing the
 // message copy the wrapper made.
+//
+// NCORE_IN_PROGRESS is a success, as in NCCL and nccl.core: a call on a
+// non-blocking communicator was accepted and still runs (poll AsyncError
+// until StatusOK, or just make the next call: it waits for it), and a
+// communicator that came with it is still initialising.
 func fromResult(r C.ncgo_result) error {
-	if r.status == C.NCORE_OK {
+	if r.status == C.NCORE_OK || r.status == C.NCORE_IN_PROGRESS {
+		if r.message != nil {
+			C.free(unsafe.Pointer(r.message))
+		}
 		return nil
 	}
 	msg := ""
@@ -99,20 +107,6 @@ func fromResult(r C.ncgo_result) error {
 		C.free(unsafe.Pointer(r.message))
 	}
 	return &Error{Status: Status(r.status), Message: msg}
-}
-
-// fromCreation is fromResult for the calls that make a communicator
-// (InitRank, Split, Shrink): NCORE_IN_PROGRESS there is a success whose
-// communicator, non-blocking, is still initialising (poll AsyncError until
-// StatusOK), and the handle it came with must be kept.
-func fromCreation(r C.ncgo_result) error {
-	if r.status == C.NCORE_IN_PROGRESS {
-		if r.message != nil {
-			C.free(unsafe.Pointer(r.message))
-		}
-		return nil
-	}
-	return fromResult(r)
 }
 
 // newError makes an error for a check the binding does itself, in the

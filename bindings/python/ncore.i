@@ -164,12 +164,16 @@ error_classes = _ncore_c.error_classes
   Py_END_ALLOW_THREADS
 }
 
-/* The one place a status becomes an exception: a status other than NCORE_OK
- * raises (status, message); a successful call returns its out-values, or None
- * when it has none. Only functions that return ncore_status_t match; the few
- * that cannot fail return their result directly. */
+/* The one place a status becomes an exception: an error status raises
+ * (status, message); a successful call returns its out-values, or None when
+ * it has none. NCORE_IN_PROGRESS is a success, as in nccl.core: a call on a
+ * non-blocking communicator was accepted and still runs (poll
+ * get_async_error, or just make the next call: it waits for it), and a
+ * communicator made with it is still initialising (its handle is returned).
+ * Only functions that return ncore_status_t match; the few that cannot fail
+ * return their result directly. */
 %typemap(out) ncore_status_t {
-  if ($1 != NCORE_OK) {
+  if ($1 != NCORE_OK && $1 != NCORE_IN_PROGRESS) {
     ncore_py_raise($1);
     SWIG_fail;
   }
@@ -179,21 +183,6 @@ error_classes = _ncore_c.error_classes
 /* ncore_last_error_status returns a status as its value. */
 %typemap(out) ncore_status_t ncore_last_error_status {
   $result = PyLong_FromLong((long)$1);
-}
-/* The calls that make a communicator answer NCORE_IN_PROGRESS when a
- * non-blocking NCCL communicator is still initialising: the handle is made
- * and the caller polls ncore_comm_async_error, so it is returned, not lost
- * in an exception. */
-%typemap(out) ncore_status_t ncore_comm_init_rank, ncore_status_t ncore_comm_split,
-              ncore_status_t ncore_comm_shrink, ncore_status_t ncore_comm_grow,
-              ncore_status_t ncore_comm_init_rank_scalable,
-              ncore_status_t ncore_comm_init_from_env {
-  if ($1 != NCORE_OK && $1 != NCORE_IN_PROGRESS) {
-    ncore_py_raise($1);
-    SWIG_fail;
-  }
-  $result = Py_None;
-  Py_INCREF(Py_None);
 }
 
 /* Appends an out-value to $result (None -> value -> tuple of values). */

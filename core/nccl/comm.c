@@ -152,6 +152,18 @@ ncore_status_t nccl_wait_ready(ncclComm_t comm, int64_t timeout_ms,
   return wait_ready(comm, NULL, timeout_ms, what);
 }
 
+/* NCCL refuses every call on a non-blocking communicator whose state is
+ * still ncclInProgress ("Attempt to use communicator before the previous
+ * operation returned ncclSuccess"): the call after one that answered
+ * NCORE_IN_PROGRESS waits for it, within the timeout, instead of failing. */
+static ncore_status_t settle_in_progress(nccl_comm_t *c) {
+  ncore_status_t status =
+      wait_ready(c->nccl, c, c->timeout_ms, "the previous call (in progress)");
+  if (status == NCORE_OK) atomic_store(&c->in_progress, 0);
+  else if (status != NCORE_ERR_CLOSED) atomic_store(&c->failed, status);
+  return status;
+}
+
 ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what) {
   /* A non-blocking NCCL communicator may answer ncclSuccess while the work
    * it queued still runs on NCCL's group thread (ncclCommWindowRegister
@@ -170,7 +182,19 @@ ncore_status_t nccl_comm_check_live(nccl_comm_t *c) {
     return core_error(failed, "comm: the communicator failed earlier (%s); "
                       "abort it or shrink the failed ranks away",
                       ncore_status_string(failed));
+  if (atomic_load_explicit(&c->in_progress, memory_order_relaxed))
+    return settle_in_progress(c);
   return NCORE_OK;
+}
+
+ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r, const char *what) {
+  if (r != ncclInProgress) return nccl_check(r, what, c->nccl);
+  atomic_store(&c->in_progress, 1);
+  return core_error(NCORE_IN_PROGRESS, "%s: enqueued; NCCL is still "
+                    "preparing it (a non-blocking communicator): the next "
+                    "call on this communicator waits for that, or poll "
+                    "ncore_comm_async_error until it is not "
+                    "NCORE_IN_PROGRESS", what);
 }
 
 /* A new, not yet set up communicator around nc. */
@@ -181,12 +205,18 @@ static nccl_comm_t *comm_new(ncclComm_t nc, CUcontext ctx,
   c->nccl = nc;
   c->ctx = ctx;
   c->nonblocking = config_nonblocking(config);
+  c->legacy_stream_detour =
+      config->user.cta_policy != NCORE_CONFIG_UNDEF_INT &&
+      (config->user.cta_policy & NCCL_CTA_POLICY_ZERO) != 0 &&
+      nccl_runtime_version() < NCORE_NCCL_VERSION(2, 29, 7);
   c->timeout_ms = config->timeout_ms;
   c->rank = c->nranks = -1;
   c->device = -1;
   atomic_init(&c->aborted, 0);
   atomic_init(&c->failed, NCORE_OK);
+  atomic_init(&c->in_progress, 0);
   pthread_mutex_init(&c->abort_lock, NULL);
+  pthread_mutex_init(&c->liveness_lock, NULL);
   return c;
 }
 
@@ -196,10 +226,11 @@ static void comm_discard(nccl_comm_t *c) {
   if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
   nccl_fn.ncclCommAbort(c->nccl); /* first: its kernels may use our memory */
   if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
-  nccl_signals_release(c);
+  nccl_signals_release(c, 1);
   if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
   if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
   pthread_mutex_destroy(&c->abort_lock);
+  pthread_mutex_destroy(&c->liveness_lock);
   free(c);
 }
 
@@ -740,14 +771,9 @@ void nccl_comm_abort_signal(void *comm) {
     cu_fn.CtxGetCurrent(&previous);
     if (previous != c->ctx) cu_fn.CtxSetCurrent(c->ctx);
     /* Release stream waits on this rank's signal slots (cuStreamWaitValue64
-     * or the spin kernel), which no revoke reaches: fill the slots with
-     * 0x7f.. bytes, a count above any expected one. Data after such a wait
-     * is meaningless, but the stream no longer hangs; the communicator
-     * answers NCORE_ERR_CLOSED from now on. Memory is freed only later, in
-     * comm_destroy. */
-    if (c->signal_slots != NULL && c->helper_stream != NULL)
-      (void)cu_fn.MemsetD8Async((CUdeviceptr)(uintptr_t)c->signal_slots, 0x7f,
-                                8 * (size_t)c->nranks, c->helper_stream);
+     * or the spin kernel), which no revoke reaches, and tell the LSA peers
+     * (liveness.c). Memory is freed only later, in comm_destroy. */
+    nccl_signals_abandon(c);
     if (nccl_fn.ncclCommRevoke != NULL && c->stage == NCCL_STAGE_READY &&
         nccl_env_long("NCORE_NCCL_REVOKE_ON_ABORT", 1) != 0) {
       /* Stops in-flight NCCL operations; the ncclComm_t stays valid until
@@ -777,12 +803,20 @@ void nccl_comm_destroy(void *comm, int aborted) {
   if (c == NULL) return;
   cu_fn.CtxSetCurrent(c->ctx);
   aborted = needs_abort(c, aborted);
-  /* Pending helper work (abort's slot memset) must finish before the
-   * memory it touches is freed. */
+  pthread_mutex_lock(&c->abort_lock);
+  /* A communicator that failed (a dead peer, a timeout) may leave a wait
+   * for a signal that never comes on a stream: release it as abort does,
+   * or the next synchronisation of the device hangs; peers read "aborted".
+   * A polite destroy tells the peers this rank left, not died. */
+  if (aborted && !c->nccl_aborted) nccl_signals_abandon(c);
+  else if (!aborted) nccl_liveness_mark_left(c);
+  pthread_mutex_unlock(&c->abort_lock);
+  /* Pending helper work (the slots' memset, the state) must finish before
+   * the memory it touches is freed. */
   if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
   if (!aborted) {
     /* Polite teardown: the signal window deregistration is local. */
-    nccl_signals_release(c);
+    nccl_signals_release(c, 0);
     if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
     if (c->lsa_nccl) (void)nccl_fn.ncclCommDestroy(c->lsa_nccl);
     /* Blocking; its result has nowhere to go (destroy cannot fail), and
@@ -794,11 +828,12 @@ void nccl_comm_destroy(void *comm, int aborted) {
     nccl_fn.ncclCommAbort(c->nccl);
     if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
     atomic_store(&c->aborted, 1); /* windows went with the communicator */
-    nccl_signals_release(c);
+    nccl_signals_release(c, 1);
     if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
   }
   if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
   pthread_mutex_destroy(&c->abort_lock);
+  pthread_mutex_destroy(&c->liveness_lock);
   free(c);
 }
 
@@ -835,8 +870,21 @@ ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out) {
       c->nccl);
   if (status != NCORE_OK) return status;
   *out = nccl_status_of(state);
+  if (state == ncclSuccess && !atomic_load(&c->aborted)) {
+    /* Pollers of the asynchronous error (NCCL's way to wait) learn of a
+     * dead or aborted peer too; the check runs at most every 100 ms. */
+    ncore_status_t peers = nccl_liveness_check(c, now_ms());
+    if (peers != NCORE_OK) {
+      atomic_store(&c->failed, peers);
+      *out = peers;
+    }
+  }
+  if (state != ncclInProgress) atomic_store(&c->in_progress, 0);
   return NCORE_OK;
 }
+
+/* How long a synchronisation waits before it looks at its peers. */
+#define LIVENESS_AFTER_MS 20
 
 ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
                                      int64_t timeout_ms) {
@@ -860,7 +908,17 @@ ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
       atomic_store(&c->failed, status);
       return status;
     }
-    if (timeout_ms >= 0 && now_ms() - start > timeout_ms) {
+    /* A wait that lasts may be for a peer that died or aborted, which
+     * nothing else reports between GPUs of one machine. */
+    int64_t now = now_ms();
+    if (now - start >= LIVENESS_AFTER_MS) {
+      status = nccl_liveness_check(c, now);
+      if (status != NCORE_OK) {
+        atomic_store(&c->failed, status);
+        return status;
+      }
+    }
+    if (timeout_ms >= 0 && now - start > timeout_ms) {
       atomic_store(&c->failed, NCORE_ERR_TIMEOUT);
       return core_error(NCORE_ERR_TIMEOUT,
                         "comm: timed out: the work on the stream did not "
@@ -873,16 +931,72 @@ ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
   return NCORE_OK;
 }
 
+/* Groups this thread is inside, and the contexts whose legacy streams must
+ * wait for their per-thread streams once the group launched
+ * (nccl_join_legacy_stream): a group's operations are enqueued only at
+ * ncclGroupEnd. */
+#define MAX_GROUP_JOINS 16
+static _Thread_local int group_depth;
+static _Thread_local CUcontext group_joins[MAX_GROUP_JOINS];
+static _Thread_local int group_join_count;
+
+/* Makes ctx's legacy stream wait for its per-thread default stream. */
+static ncore_status_t join_now(CUcontext ctx) {
+  CUcontext previous = NULL;
+  ncore_status_t status = cu_check(cu_fn.CtxGetCurrent(&previous),
+                                   "cuCtxGetCurrent");
+  if (status == NCORE_OK && previous != ctx)
+    status = cu_check(cu_fn.CtxSetCurrent(ctx), "cuCtxSetCurrent");
+  CUevent done = NULL;
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.EventCreate(&done, CU_EVENT_DISABLE_TIMING),
+                      "cuEventCreate");
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.EventRecord(done, CU_STREAM_PER_THREAD),
+                      "cuEventRecord");
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.StreamWaitEvent(CU_STREAM_LEGACY, done, 0),
+                      "cuStreamWaitEvent");
+  if (done != NULL) (void)cu_fn.EventDestroy(done); /* freed once complete */
+  if (previous != ctx) (void)cu_fn.CtxSetCurrent(previous);
+  return status;
+}
+
+int nccl_stream_is_legacy(cudaStream_t s) {
+  return s == NULL || s == (cudaStream_t)CU_STREAM_LEGACY;
+}
+
+ncore_status_t nccl_join_legacy_stream(CUcontext ctx) {
+  if (group_depth == 0) return join_now(ctx);
+  for (int i = 0; i < group_join_count; i++)
+    if (group_joins[i] == ctx) return NCORE_OK;
+  /* Past the table the implicit synchronisation of a blocking stream with
+   * the legacy stream still orders later legacy work after it. */
+  if (group_join_count < MAX_GROUP_JOINS) group_joins[group_join_count++] = ctx;
+  return NCORE_OK;
+}
+
 ncore_status_t nccl_group_start(void) {
   ncore_status_t status = nccl_load();
   if (status != NCORE_OK) return status;
-  return nccl_check(nccl_fn.ncclGroupStart(), "ncclGroupStart", NULL);
+  status = nccl_check(nccl_fn.ncclGroupStart(), "ncclGroupStart", NULL);
+  if (status == NCORE_OK) group_depth++;
+  return status;
 }
 
 ncore_status_t nccl_group_end(void) {
   ncore_status_t status = nccl_load();
   if (status != NCORE_OK) return status;
   ncclResult_t r = nccl_fn.ncclGroupEnd();
-  if (r == ncclInProgress) return NCORE_IN_PROGRESS;
-  return nccl_check(r, "ncclGroupEnd", NULL);
+  if (group_depth > 0) group_depth--;
+  if (r == ncclInProgress) status = NCORE_IN_PROGRESS;
+  else status = nccl_check(r, "ncclGroupEnd", NULL);
+  if (group_depth == 0) {
+    for (int i = 0; i < group_join_count; i++) {
+      ncore_status_t joined = join_now(group_joins[i]);
+      if (status == NCORE_OK) status = joined;
+    }
+    group_join_count = 0;
+  }
+  return status;
 }

@@ -103,6 +103,9 @@ ncore_status_t nccl_mem_free(void *ptr) {
   status = nccl_context_ensure();
   if (status == NCORE_OK)
     status = cu_check(cu_fn.CtxSynchronize(), "cuCtxSynchronize");
+  CUcontext ctx = NULL;
+  if (status == NCORE_OK && cu_fn.CtxGetCurrent(&ctx) == CUDA_SUCCESS)
+    nccl_retired_release(ctx); /* no stream work is left to read it */
   ncore_status_t freed = nccl_check(nccl_fn.ncclMemFree(ptr), "ncclMemFree",
                                     NULL);
   return status != NCORE_OK ? status : freed;

@@ -187,6 +187,10 @@ static int resolve_cuda(void *cu) {
          CU_REQ(MemGetAddressRange, "cuMemGetAddressRange_v2") &&
          CU_REQ(ModuleLoadData, "cuModuleLoadData") &&
          CU_REQ(ModuleGetFunction, "cuModuleGetFunction") &&
+         CU_REQ(EventCreate, "cuEventCreate") &&
+         CU_REQ(EventRecord, "cuEventRecord") &&
+         CU_REQ(EventDestroy, "cuEventDestroy_v2") &&
+         CU_REQ(StreamWaitEvent, "cuStreamWaitEvent") &&
          CU_REQ(LaunchKernel, "cuLaunchKernel");
 }
 

@@ -23,6 +23,27 @@ typedef enum nccl_signal_mode {
 
 struct nccl_devcomm;
 
+/* Who a rank's process is (liveness.c): enough for a peer of the same
+ * machine and pid namespace to tell whether it still exists. magic is 0
+ * where it could not be read (no /proc). */
+typedef struct nccl_identity {
+  uint64_t magic, pid, start_ticks, boot_hash, pid_namespace;
+} nccl_identity_t;
+
+/* What each rank publishes in its signal window after its nranks slots:
+ * the state word, then its identity (liveness.c). */
+typedef struct nccl_peer_record {
+  uint64_t state; /* NCCL_PEER_LIVE, NCCL_PEER_LEFT, else aborted or failed */
+  nccl_identity_t identity;
+} nccl_peer_record_t;
+#define NCCL_PEER_LIVE 0ull
+#define NCCL_PEER_LEFT 0x5446454cull /* "LEFT" */
+/* Byte offset of the record in a signal window of nranks slots. */
+#define NCCL_SIGNAL_STATE_OFFSET(nranks) (8 * (size_t)(nranks))
+/* Bytes of a signal window: the slots and the record. */
+#define NCCL_SIGNAL_WINDOW_BYTES(nranks) \
+  (NCCL_SIGNAL_STATE_OFFSET(nranks) + sizeof(nccl_peer_record_t))
+
 /* How far a communicator's setup got (comm.c): NCCL's communicator, then
  * ncore's signal window; only READY communicators take calls. */
 typedef enum nccl_stage {
@@ -68,6 +89,22 @@ typedef struct nccl_comm {
   uint64_t *signals_consumed;  /* per peer: its signals earlier waits consumed */
   ncore_gin_type_t gin_type, railed_gin_type; /* from the last devcomm, else NONE */
   struct nccl_devcomm *multimem_devcomm;      /* last live devcomm with multimem */
+  /* Peer liveness (liveness.c): this process, what the LSA peers
+   * published (by LSA rank), when they were last read, and the stream the
+   * reads use. */
+  nccl_identity_t identity;
+  nccl_peer_record_t *peer_records;
+  int64_t liveness_checked_ms;
+  pthread_mutex_t liveness_lock;
+  CUstream probe_stream;
+  /* A call on this non-blocking communicator answered NCORE_IN_PROGRESS:
+   * NCCL takes no other call before its state leaves ncclInProgress, so the
+   * next call waits for that first (nccl_comm_check_live). */
+  atomic_int in_progress;
+  /* The loaded NCCL refuses its copy-engine collectives on the legacy
+   * default stream (before 2.29.7) and this communicator may use them (CTA
+   * policy ZERO): such calls run on the per-thread stream (ops.c). */
+  int legacy_stream_detour;
   /* This rank's LSA team as a communicator of its own, made on the first
    * window NCCL refuses over the whole communicator (nccl_lsa_comm). */
   ncclComm_t lsa_nccl;
@@ -155,8 +192,19 @@ ncore_status_t nccl_kernel_launch(nccl_kernel_t kernel, unsigned grid,
                                   void **params);
 
 /* ---- comm.c ---- */
-/* NCORE_ERR_CLOSED when the communicator was aborted. */
+/* NCORE_ERR_CLOSED when the communicator was aborted, its recorded failure
+ * when it failed; after a call that answered NCORE_IN_PROGRESS, waits
+ * until NCCL is ready for the next one. */
 ncore_status_t nccl_comm_check_live(nccl_comm_t *c);
+/* 1 for the legacy default stream (NULL or CU_STREAM_LEGACY). */
+int nccl_stream_is_legacy(cudaStream_t s);
+/* Makes the legacy default stream of ctx wait for the calling thread's
+ * per-thread default stream: at once, or inside a group at its end. */
+ncore_status_t nccl_join_legacy_stream(CUcontext ctx);
+/* The result of an enqueue on c: ncclInProgress (a non-blocking
+ * communicator) is NCORE_IN_PROGRESS with a message saying what to do, and
+ * makes the next call wait; anything else as nccl_check. */
+ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r, const char *what);
 
 /* Like nccl_check, but an ncclInProgress result (non-blocking
  * communicator) is waited out first (default timeout, abort flag). */
@@ -195,12 +243,40 @@ int nccl_peer_in_lsa(const nccl_comm_t *c, int peer);
  * broken. */
 ncore_status_t nccl_signals_begin(nccl_comm_t *c);
 ncore_status_t nccl_signals_finish(nccl_comm_t *c);
-void nccl_signals_release(nccl_comm_t *c);
+/* Frees the signal window; retire: its slots may still be read by stream
+ * waits (a communicator that failed or was aborted): nccl_retire them. */
+void nccl_signals_release(nccl_comm_t *c, int retire);
+/* Fills this rank's slots and liveness state with 0x7f bytes on the helper
+ * stream: every stream wait on the slots is satisfied (no revoke reaches
+ * them) and LSA peers read "aborted". Under abort_lock. */
+void nccl_signals_abandon(nccl_comm_t *c);
+
+/* ---- liveness.c ---- */
+/* Fills *out with this process's identity. */
+void nccl_identity_of_self(nccl_identity_t *out);
+/* At creation, after the signal slots were zeroed and before the window is
+ * registered: writes this rank's record (live, identity) on the helper
+ * stream. */
+ncore_status_t nccl_liveness_begin(nccl_comm_t *c);
+/* NCORE_ERR_REMOTE naming the rank when an LSA peer aborted (or failed) its
+ * communicator or its process is gone; NCORE_OK otherwise, and at most once
+ * per 100 ms (now: now_ms) it looks at all. Any thread. */
+ncore_status_t nccl_liveness_check(nccl_comm_t *c, int64_t now);
+/* Publishes "left politely" (a destroy without abort), on the helper
+ * stream; the caller synchronises it. */
+void nccl_liveness_mark_left(nccl_comm_t *c);
+void nccl_liveness_release(nccl_comm_t *c);
 
 /* allocations.c: what ncore_mem_alloc returned and is not yet freed. */
 ncore_status_t nccl_allocation_add(void *ptr);
 /* 1 if ptr was listed (and is now removed), 0 if it never was. */
 int nccl_allocation_remove(void *ptr);
+
+/* Memory stream work may still read (a failed communicator's signal
+ * slots): freed by nccl_retired_release once ctx was synchronised. */
+void nccl_retire(void *ptr, CUcontext ctx);
+/* Frees what was retired in ctx; call right after synchronising ctx. */
+void nccl_retired_release(CUcontext ctx);
 
 /* Environment integer with a default. */
 long nccl_env_long(const char *name, long fallback);

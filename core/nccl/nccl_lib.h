@@ -135,6 +135,10 @@ typedef struct cuda_functions {
   CUresult (*MemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
   CUresult (*ModuleLoadData)(CUmodule *, const void *);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*EventCreate)(CUevent *, unsigned int);
+  CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventDestroy)(CUevent);
+  CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned int);
   CUresult (*LaunchKernel)(CUfunction, unsigned int, unsigned int,
                            unsigned int, unsigned int, unsigned int,
                            unsigned int, unsigned int, CUstream, void **,

@@ -79,7 +79,8 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   if (!c->signals_sent || !c->signals_consumed)
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   c->signals_status = NCORE_OK;
-  size_t bytes = 8 * (size_t)c->nranks;
+  /* The slots, then this rank's liveness record (liveness.c). */
+  size_t bytes = NCCL_SIGNAL_WINDOW_BYTES(c->nranks);
   /* Windows are registered in 4 KiB granules; ask for at least one. */
   size_t alloc = bytes < 4096 ? 4096 : (bytes + 4095) & ~(size_t)4095;
   ncore_status_t status = nccl_check(nccl_fn.ncclMemAlloc(&c->signal_slots, alloc),
@@ -90,6 +91,7 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
     status = cu_check(cu_fn.MemsetD8Async((CUdeviceptr)(uintptr_t)c->signal_slots,
                                           0, alloc, c->helper_stream),
                       "cuMemsetD8Async");
+  if (status == NCORE_OK) status = nccl_liveness_begin(c);
   if (status == NCORE_OK) status = nccl_helper_sync(c);
   if (status == NCORE_OK)
     status = nccl_window_start(c, c->signal_slots, alloc,
@@ -140,14 +142,25 @@ static ncore_status_t require_lsa_peer(nccl_comm_t *c, int peer) {
       peer, c->rank, c->lsa_size, nccl_version_text(nccl_runtime_version()));
 }
 
-void nccl_signals_release(nccl_comm_t *c) {
+void nccl_signals_release(nccl_comm_t *c, int retire) {
+  nccl_liveness_release(c);
   if (c->signal_window != NULL) nccl_window_release(c->signal_window, 1);
   c->signal_window = NULL;
-  if (c->signal_slots != NULL) nccl_fn.ncclMemFree(c->signal_slots);
+  if (c->signal_slots != NULL && retire) nccl_retire(c->signal_slots, c->ctx);
+  else if (c->signal_slots != NULL) nccl_fn.ncclMemFree(c->signal_slots);
   c->signal_slots = NULL;
   free(c->signals_sent);
   free(c->signals_consumed);
   c->signals_sent = c->signals_consumed = NULL;
+}
+
+void nccl_signals_abandon(nccl_comm_t *c) {
+  /* Data after a wait released this way is meaningless, but the stream no
+   * longer hangs; the communicator answers NCORE_ERR_CLOSED from now on. */
+  if (c->signal_slots != NULL && c->helper_stream != NULL)
+    (void)cu_fn.MemsetD8Async((CUdeviceptr)(uintptr_t)c->signal_slots, 0x7f,
+                              NCCL_SIGNAL_STATE_OFFSET(c->nranks) + 8,
+                              c->helper_stream);
 }
 
 /* Address of this rank's slot in peer's signal window, or NOT_SUPPORTED. */
@@ -183,9 +196,9 @@ ncore_status_t nccl_signal(void *comm, int peer, ncore_stream_t stream) {
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   if (native_peer(c, peer))
-    return nccl_check(nccl_fn.ncclSignal(peer, 0, 0, 0, c->nccl,
-                                         (cudaStream_t)stream),
-                      "ncclSignal", c->nccl);
+    return nccl_enqueued(c, nccl_fn.ncclSignal(peer, 0, 0, 0, c->nccl,
+                                               (cudaStream_t)stream),
+                         "ncclSignal");
   if (c->signals_status != NCORE_OK) return signals_unusable(c);
   uint64_t *slot = NULL;
   status = peer_slot(c, peer, &slot);
@@ -224,12 +237,15 @@ ncore_status_t nccl_wait_signal(void *comm, const core_wait_t *waits,
       d[n].peer = waits[i].peer;
       n++;
     }
-    status = nccl_check(nccl_fn.ncclWaitSignal((int)n, d, c->nccl,
-                                               (cudaStream_t)stream),
-                        "ncclWaitSignal", c->nccl);
+    status = nccl_enqueued(c, nccl_fn.ncclWaitSignal((int)n, d, c->nccl,
+                                                     (cudaStream_t)stream),
+                           "ncclWaitSignal");
     free(d);
-    if (status != NCORE_OK || native == count) return status;
+    if ((status != NCORE_OK && status != NCORE_IN_PROGRESS) || native == count)
+      return status;
   }
+  ncore_status_t enqueued = status; /* NCORE_OK or NCORE_IN_PROGRESS */
+  status = NCORE_OK;
   for (size_t i = 0; i < count && status == NCORE_OK; i++) {
     int peer = waits[i].peer;
     if (native_peer(c, peer)) continue;
@@ -248,7 +264,7 @@ ncore_status_t nccl_wait_signal(void *comm, const core_wait_t *waits,
     }
     if (status == NCORE_OK) c->signals_consumed[peer] = expected;
   }
-  return status;
+  return status == NCORE_OK ? enqueued : status;
 }
 
 ncore_status_t nccl_put_signal(void *comm, const void *buf, size_t bytes,
@@ -264,10 +280,10 @@ ncore_status_t nccl_put_signal(void *comm, const void *buf, size_t bytes,
      * fallback"): NCCL cannot put into it from outside. */
     return require_lsa_peer(c, peer);
   if (native_peer(c, peer))
-    return nccl_check(nccl_fn.ncclPutSignal(buf, bytes, ncclUint8, peer, w->win,
-                                            byte_offset, 0, 0, 0, c->nccl,
-                                            (cudaStream_t)stream),
-                      "ncclPutSignal", c->nccl);
+    return nccl_enqueued(c, nccl_fn.ncclPutSignal(buf, bytes, ncclUint8, peer,
+                                                  w->win, byte_offset, 0, 0, 0,
+                                                  c->nccl, (cudaStream_t)stream),
+                         "ncclPutSignal");
   if (c->signals_status != NCORE_OK) return signals_unusable(c);
   uint64_t *slot = NULL;
   status = peer_slot(c, peer, &slot);

@@ -8,11 +8,8 @@
 #include "nccl_ops.h"
 
 /* ncclInProgress from an enqueue on a non-blocking communicator means
- * "queued"; report it as NCORE_IN_PROGRESS without an error message. */
-static ncore_status_t enqueued(ncclResult_t r, const char *what, ncclComm_t nc) {
-  if (r == ncclInProgress) return NCORE_IN_PROGRESS;
-  return nccl_check(r, what, nc);
-}
+ * "queued": NCORE_IN_PROGRESS, and the next call waits (nccl_enqueued). */
+#define enqueued(r, what, nc) nccl_enqueued(c, (r), (what))
 
 /* Send, recv and the collectives do not make the communicator's context
  * current (nccl_comm_enter): NCCL switches to the communicator's device
@@ -40,15 +37,13 @@ ncore_status_t nccl_recv(void *comm, void *buf, size_t count,
                   "ncclRecv", c->nccl);
 }
 
-ncore_status_t nccl_collective(void *comm, const core_coll_args_t *a) {
-  nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_comm_check_live(c);
-  if (status != NCORE_OK) return status;
+/* One collective, as NCCL's call for a->kind, on stream s. */
+static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
+                                    cudaStream_t s) {
   ncclDataType_t t = (ncclDataType_t)a->dtype;
   /* A custom op's impl holds its ncclRedOp_t. */
   ncclRedOp_t op = a->custom_op ? *(ncclRedOp_t *)a->custom_op
                                 : (ncclRedOp_t)a->op;
-  cudaStream_t s = (cudaStream_t)a->stream;
   ncclComm_t nc = c->nccl;
   switch (a->kind) {
     case CORE_COLL_ALLREDUCE:
@@ -80,6 +75,29 @@ ncore_status_t nccl_collective(void *comm, const core_coll_args_t *a) {
   }
   return core_error(NCORE_ERR_INTERNAL, "kind: unknown collective %d",
                     (int)a->kind);
+}
+
+ncore_status_t nccl_collective(void *comm, const core_coll_args_t *a) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_check_live(c);
+  if (status != NCORE_OK) return status;
+  cudaStream_t s = (cudaStream_t)a->stream;
+  if (!c->legacy_stream_detour || !nccl_stream_is_legacy(s))
+    return collective_on(c, a, s);
+  /* NCCL before 2.29.7 runs copy-engine collectives (CTA policy ZERO over
+   * symmetric windows) with cudaMemcpyBatchAsync, which refuses the legacy
+   * default stream: "Cuda failure 'invalid argument'" (2.29.7 falls back to
+   * cudaMemcpyAsync there, ce_coll.cc). Such a call runs on the calling
+   * thread's per-thread default stream instead, which the legacy stream
+   * synchronises with both ways (a blocking stream), and the legacy stream
+   * then waits for it: the order and a later synchronisation of the legacy
+   * stream are as if it had run there. */
+  status = collective_on(c, a, (cudaStream_t)CU_STREAM_PER_THREAD);
+  if (status == NCORE_OK || status == NCORE_IN_PROGRESS) {
+    ncore_status_t joined = nccl_join_legacy_stream(c->ctx);
+    if (joined != NCORE_OK) return joined;
+  }
+  return status;
 }
 
 ncore_status_t nccl_buffer_register(void *comm, void *ptr, size_t size,

@@ -170,3 +170,38 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigne
   (void)shm; (void)s; (void)params; (void)extra;
   return CUDA_ERROR_NOT_SUPPORTED;
 }
+
+/* Events: records what ncore asks so tests can see a join of two streams
+ * (fake_cuda_count("cuStreamWaitEvent")); streams complete at once, so an
+ * event is complete as soon as it is recorded. */
+static long long event_records, stream_event_waits;
+static CUstream last_event_stream, last_wait_stream;
+FAKE_API long long fake_cuda_count(const char *what) {
+  if (strcmp(what, "cuEventRecord") == 0) return event_records;
+  if (strcmp(what, "cuStreamWaitEvent") == 0) return stream_event_waits;
+  if (strcmp(what, "cuEventRecord.stream") == 0) return (long long)(uintptr_t)last_event_stream;
+  if (strcmp(what, "cuStreamWaitEvent.stream") == 0) return (long long)(uintptr_t)last_wait_stream;
+  return -1;
+}
+FAKE_API CUresult cuEventCreate(CUevent *e, unsigned int flags) {
+  (void)flags;
+  *e = (CUevent)malloc(8);
+  return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+FAKE_API CUresult cuEventRecord(CUevent e, CUstream s) {
+  (void)e;
+  event_records++;
+  last_event_stream = s;
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuEventDestroy_v2(CUevent e) {
+  free(e);
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
+  (void)e;
+  (void)flags;
+  stream_event_waits++;
+  last_wait_stream = s;
+  return CUDA_SUCCESS;
+}

@@ -49,6 +49,7 @@ struct FakeComm {
   int revoked = 0, suspended = 0, id_outstanding = 0;
   int nranks = 1, rank = 0;
   int device = 0; /* the device current when it was made, as NCCL's */
+  int busy_polls = 0; /* ncclCommGetAsyncError answers InProgress this often */
 };
 struct FakeWindow {
   char *base;
@@ -144,6 +145,22 @@ static ncclResult_t make_comm(ncclComm_t *comm, int nranks, int rank) {
 static FakeComm *fake(ncclComm_t comm) {
   return reinterpret_cast<FakeComm *>(comm);
 }
+// A non-blocking communicator's calls: FAKE_NCCL_IN_PROGRESS=N makes an
+// enqueue answer ncclInProgress and the communicator's state stay
+// ncclInProgress for N polls; until then NCCL refuses every other call on
+// it, with NCCL's own message.
+static ncclResult_t refuse_if_busy(ncclComm_t comm) {
+  if (comm != nullptr && fake(comm)->busy_polls > 0)
+    return fail(ncclInvalidUsage, "Attempt to use communicator before the "
+                "previous operation returned ncclSuccess");
+  return ncclSuccess;
+}
+static ncclResult_t enqueued(ncclComm_t comm) {
+  const char *n = std::getenv("FAKE_NCCL_IN_PROGRESS");
+  if (n == nullptr || comm == nullptr) return ncclSuccess;
+  fake(comm)->busy_polls = std::atoi(n);
+  return ncclInProgress;
+}
 
 FAKE_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
                                              ncclUniqueId, int rank,
@@ -163,8 +180,9 @@ FAKE_API ncclResult_t ncclCommInitRankScalable(ncclComm_t *comm, int nranks,
 FAKE_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int n, const int *) {
   return make_comm(comms, n, 0);
 }
-FAKE_API ncclResult_t ncclCommSplit(ncclComm_t, int color, int, ncclComm_t *out,
-                                    ncclConfig_t *config) {
+FAKE_API ncclResult_t ncclCommSplit(ncclComm_t parent, int color, int,
+                                    ncclComm_t *out, ncclConfig_t *config) {
+  if (refuse_if_busy(parent) != ncclSuccess) return ncclInvalidUsage;
   count("ncclCommSplit");
   ncclResult_t r = check_config(config);
   if (r != ncclSuccess) return r;
@@ -185,7 +203,8 @@ FAKE_API ncclResult_t ncclCommShrink(ncclComm_t, int *, int, ncclComm_t *,
 }
 // FAKE_NCCL_FINALIZE_RESULT: the ncclResult_t finalize answers (a result
 // code of a newer NCCL, such as ncclTimeout = 8, reaches ncore this way).
-FAKE_API ncclResult_t ncclCommFinalize(ncclComm_t) {
+FAKE_API ncclResult_t ncclCommFinalize(ncclComm_t comm) {
+  if (refuse_if_busy(comm) != ncclSuccess) return ncclInvalidUsage;
   const char *result = std::getenv("FAKE_NCCL_FINALIZE_RESULT");
   if (result == nullptr) return ncclSuccess;
   return fail((ncclResult_t)std::atoi(result), "finalize answers %s", result);
@@ -198,8 +217,12 @@ FAKE_API ncclResult_t ncclCommAbort(ncclComm_t c) {
   delete fake(c);
   return ncclSuccess;
 }
-FAKE_API ncclResult_t ncclCommGetAsyncError(ncclComm_t, ncclResult_t *e) {
+FAKE_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *e) {
   *e = ncclSuccess;
+  if (c != nullptr && fake(c)->busy_polls > 0) {
+    fake(c)->busy_polls--;
+    *e = ncclInProgress;
+  }
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclCommCount(const ncclComm_t c, int *n) {
@@ -269,10 +292,15 @@ static size_t type_size(ncclDataType_t t) {
 }
 // One rank: every collective copies send to receive.
 static ncclResult_t copy(const void *s, void *r, size_t n, ncclDataType_t t,
+                         ncclComm_t comm, cudaStream_t stream,
                          const char *call) {
+  ncclResult_t busy = refuse_if_busy(comm);
+  if (busy != ncclSuccess) return busy;
   count(call);
+  record((std::string("stream.") + call).c_str(),
+         (long long)(uintptr_t)stream);
   if (s != r) std::memmove(r, s, n * type_size(t));
-  return ncclSuccess;
+  return enqueued(comm);
 }
 FAKE_API ncclResult_t ncclSend(const void *, size_t, ncclDataType_t, int,
                                ncclComm_t, cudaStream_t) {
@@ -285,41 +313,41 @@ FAKE_API ncclResult_t ncclRecv(void *, size_t, ncclDataType_t, int, ncclComm_t,
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclAllReduce(const void *s, void *r, size_t n,
-                                    ncclDataType_t t, ncclRedOp_t, ncclComm_t,
-                                    cudaStream_t) {
-  return copy(s, r, n, t, "ncclAllReduce");
+                                    ncclDataType_t t, ncclRedOp_t, ncclComm_t comm,
+                                    cudaStream_t stream) {
+  return copy(s, r, n, t, comm, stream, "ncclAllReduce");
 }
 FAKE_API ncclResult_t ncclBroadcast(const void *s, void *r, size_t n,
-                                    ncclDataType_t t, int, ncclComm_t,
-                                    cudaStream_t) {
-  return copy(s, r, n, t, "ncclBroadcast");
+                                    ncclDataType_t t, int, ncclComm_t comm,
+                                    cudaStream_t stream) {
+  return copy(s, r, n, t, comm, stream, "ncclBroadcast");
 }
 FAKE_API ncclResult_t ncclReduce(const void *s, void *r, size_t n,
-                                 ncclDataType_t t, ncclRedOp_t, int, ncclComm_t,
-                                 cudaStream_t) {
-  return copy(s, r, n, t, "ncclReduce");
+                                 ncclDataType_t t, ncclRedOp_t, int, ncclComm_t comm,
+                                 cudaStream_t stream) {
+  return copy(s, r, n, t, comm, stream, "ncclReduce");
 }
 FAKE_API ncclResult_t ncclAllGather(const void *s, void *r, size_t n,
-                                    ncclDataType_t t, ncclComm_t, cudaStream_t) {
-  return copy(s, r, n, t, "ncclAllGather");
+                                    ncclDataType_t t, ncclComm_t comm, cudaStream_t stream) {
+  return copy(s, r, n, t, comm, stream, "ncclAllGather");
 }
 FAKE_API ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n,
                                         ncclDataType_t t, ncclRedOp_t,
-                                        ncclComm_t, cudaStream_t) {
-  return copy(s, r, n, t, "ncclReduceScatter");
+                                        ncclComm_t comm, cudaStream_t stream) {
+  return copy(s, r, n, t, comm, stream, "ncclReduceScatter");
 }
 FAKE_API ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n,
-                                   ncclDataType_t t, ncclComm_t, cudaStream_t) {
-  return copy(s, r, n, t, "ncclAlltoAll");
+                                   ncclDataType_t t, ncclComm_t comm, cudaStream_t stream) {
+  return copy(s, r, n, t, comm, stream, "ncclAlltoAll");
 }
 FAKE_API ncclResult_t ncclGather(const void *s, void *r, size_t n,
-                                 ncclDataType_t t, int, ncclComm_t, cudaStream_t) {
-  return copy(s, r, n, t, "ncclGather");
+                                 ncclDataType_t t, int, ncclComm_t comm, cudaStream_t stream) {
+  return copy(s, r, n, t, comm, stream, "ncclGather");
 }
 FAKE_API ncclResult_t ncclScatter(const void *s, void *r, size_t n,
-                                  ncclDataType_t t, int, ncclComm_t,
-                                  cudaStream_t) {
-  return copy(s, r, n, t, "ncclScatter");
+                                  ncclDataType_t t, int, ncclComm_t comm,
+                                  cudaStream_t stream) {
+  return copy(s, r, n, t, comm, stream, "ncclScatter");
 }
 
 // ---- device API host calls ----

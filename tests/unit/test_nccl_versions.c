@@ -334,6 +334,108 @@ TEST(launched_ranks_get_local_rank_modulo_devices) {
   unsetenv("FAKE_CUDA_DEVICES");
 }
 
+/* Issue 26: on a non-blocking communicator NCCL may answer ncclInProgress
+ * from an enqueue (a collective that needs new connections) and then
+ * refuses every other call until its state leaves ncclInProgress. ncore
+ * answers NCORE_IN_PROGRESS with a message saying what to do, and its next
+ * call waits instead of failing ("Attempt to use communicator before the
+ * previous operation returned ncclSuccess"); finalize and destroy work, and
+ * the handles are dead afterwards. */
+TEST(calls_after_an_in_progress_enqueue_wait_for_it) {
+  REQUIRE_FAKE();
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.blocking = 0;
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  ncore_status_t st = unit_comm1(&comm, &config);
+  CHECK(st == NCORE_OK || st == NCORE_IN_PROGRESS);
+  ncore_status_t state = NCORE_IN_PROGRESS;
+  for (int i = 0; i < 1000 && state == NCORE_IN_PROGRESS; i++)
+    CHECK_OK(ncore_comm_async_error(comm, &state));
+  CHECK_EQ(state, NCORE_OK);
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 256, NCORE_BACKEND_NCCL));
+  float scale = 0.5f;
+  ncore_custom_redop_t op = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_create_pre_mul_sum(&op, comm, &scale, NCORE_FLOAT32,
+                                    NCORE_SCALAR_HOST_IMMEDIATE));
+  ncore_redop_t scaled_sum;
+  CHECK_OK(ncore_custom_redop_value(op, &scaled_sum));
+  setenv("FAKE_NCCL_IN_PROGRESS", "5", 1);
+  st = ncore_reduce_scatter(comm, mem, (char *)mem + 128, 4, NCORE_FLOAT32,
+                            scaled_sum, NULL);
+  CHECK_EQ(st, NCORE_IN_PROGRESS);
+  CHECK_MESSAGE_CONTAINS("ncclReduceScatter: enqueued");
+  unsetenv("FAKE_NCCL_IN_PROGRESS");
+  /* No poll in between: the calls wait for NCCL instead of failing. */
+  CHECK_OK(ncore_gather(comm, mem, (char *)mem + 128, 4, NCORE_FLOAT32, 0,
+                        NULL));
+  setenv("FAKE_NCCL_IN_PROGRESS", "5", 1);
+  CHECK_EQ(ncore_broadcast(comm, mem, mem, 4, NCORE_FLOAT32, 0, NULL),
+           NCORE_IN_PROGRESS);
+  unsetenv("FAKE_NCCL_IN_PROGRESS");
+  ncore_comm_t child = NCORE_NULL_HANDLE;
+  st = ncore_comm_split(comm, 0, 0, &child, NULL);
+  CHECK(st == NCORE_OK || st == NCORE_IN_PROGRESS);
+  CHECK_OK(ncore_comm_destroy(child));
+  CHECK_OK(ncore_comm_finalize(comm));
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_EQ(ncore_comm_is_valid(comm), 0);
+  CHECK_EQ(ncore_custom_redop_is_valid(op), 0);
+  CHECK_OK(ncore_custom_redop_close(op)); /* idempotent */
+  CHECK_OK(ncore_comm_destroy(comm)); /* idempotent */
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
+/* The stand-in driver's count of what (fake_cuda_count). */
+static long long driver_count(const char *what) {
+  void *h = dlopen(getenv("NCORE_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+  long long (*count)(const char *) =
+      h ? (long long (*)(const char *))dlsym(h, "fake_cuda_count") : NULL;
+  return count ? count(what) : -1;
+}
+
+/* Issue 26: NCCL before 2.29.7 refuses its copy-engine collectives (CTA
+ * policy ZERO) on the legacy default stream. On such a communicator a
+ * collective on the default stream runs on the per-thread stream, and the
+ * legacy stream then waits for it (at once, or at the end of a group);
+ * newer NCCL, other policies and other streams get the caller's stream. */
+TEST(copy_engine_collectives_on_the_default_stream_before_2_29_7) {
+  REQUIRE_FAKE();
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.cta_policy = 0x02; /* NCCL_CTA_POLICY_ZERO */
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  CHECK_OK(unit_comm1(&comm, &config));
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 64, NCORE_BACKEND_NCCL));
+  long long waits = driver_count("cuStreamWaitEvent");
+  int detour = version < 22907;
+  CHECK_OK(ncore_allgather(comm, mem, (char *)mem + 32, 2, NCORE_FLOAT32, NULL));
+  CHECK_EQ(record("stream.ncclAllGather"), detour ? 2LL : 0LL); /* per-thread */
+  CHECK_EQ(driver_count("cuStreamWaitEvent"), waits + detour);
+  if (detour) {
+    CHECK_EQ(driver_count("cuStreamWaitEvent.stream"), 1LL); /* legacy */
+    CHECK_EQ(driver_count("cuEventRecord.stream"), 2LL);     /* per-thread */
+  }
+  CHECK_OK(ncore_group_start());
+  CHECK_OK(ncore_allgather(comm, mem, (char *)mem + 32, 2, NCORE_FLOAT32, NULL));
+  CHECK_OK(ncore_allreduce(comm, mem, mem, 2, NCORE_FLOAT32, NCORE_SUM, NULL));
+  CHECK_EQ(driver_count("cuStreamWaitEvent"), waits + detour); /* not yet */
+  CHECK_OK(ncore_group_end());
+  CHECK_EQ(driver_count("cuStreamWaitEvent"), waits + 2 * detour); /* once */
+  ncore_stream_t stream = NULL;
+  CHECK_OK(ncore_stream_create(&stream, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_allgather(comm, mem, (char *)mem + 32, 2, NCORE_FLOAT32, stream));
+  CHECK_EQ(record("stream.ncclAllGather"), (long long)(uintptr_t)stream);
+  CHECK_OK(ncore_stream_destroy(stream, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_comm_destroy(comm));
+  /* The default CTA policy keeps the default stream. */
+  CHECK_OK(unit_comm1(&comm, NULL));
+  CHECK_OK(ncore_allgather(comm, mem, (char *)mem + 32, 2, NCORE_FLOAT32, NULL));
+  CHECK_EQ(record("stream.ncclAllGather"), 0LL);
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
 /* The driver lookups the stand-in driver counted (fake_cuda_lookups). */
 static long long driver_lookups(void) {
   void *h = dlopen(getenv("NCORE_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);

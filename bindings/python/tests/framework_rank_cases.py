@@ -228,20 +228,16 @@ def settle(comm: Any, what: str) -> None:
 
 class Calls:
     """Runs calls on one communicator. On a non-blocking one a call may
-    raise NcclInProgress (the work is enqueued, NCCL still runs it): then the
-    communicator is polled until it is done, as NCCL asks. On a blocking one
-    NcclInProgress is a failure. Either way the asynchronous state must be
-    NCORE_OK afterwards."""
+    return with its work still in progress (NCORE_IN_PROGRESS is a success,
+    as in nccl.core): then the communicator is polled until it is done, as
+    NCCL asks. Either way the asynchronous state must be NCORE_OK
+    afterwards."""
 
     def __init__(self, comm: Any, nonblocking: bool) -> None:
         self.comm, self.nonblocking = comm, nonblocking
 
     def __call__(self, call: Callable, *args: Any, **kwargs: Any) -> None:
-        try:
-            call(*args, **kwargs)
-        except ncore.NcclInProgress:
-            if not self.nonblocking:
-                raise
+        call(*args, **kwargs)
         settle(self.comm, getattr(call, "__name__", "call"))
 
     def lsa(self, peer: int, call: Callable, *args: Any, **kwargs: Any) -> bool:
@@ -551,6 +547,40 @@ def case_nonblocking(comm: Any, fw: Any, device: int) -> None:
         nb.destroy()
 
 
+def case_nonblocking_without_polls(comm: Any, fw: Any, device: int) -> None:
+    """Issue 26: on a non-blocking communicator the calls of a program that
+    never polls between them (reduce_scatter with a PreMulSum operator,
+    gather, scatter, broadcast, split, shrink, finalize) all work: a call
+    NCCL accepted as in progress raises nothing, and the next call waits for
+    it. destroy() then leaves the object invalid (NcclInvalid)."""
+    n, r = comm.nranks, comm.rank
+    uid = ncore.get_unique_id(fw.backend).as_bytes if r == 0 else bytes(128)
+    shared = fw.from_bytes(uid)
+    comm.broadcast(shared, shared, 0)
+    fw.sync()
+    nb = ncore.Communicator.init(n, r, fw.to_bytes(shared), config(fw, device, blocking=False))
+    settle(nb, "non-blocking init")
+    send = fw.full(4 * n, float(r + 1))
+    recv = fw.full(4, 0.0)
+    op = nb.create_pre_mul_sum(1.0 / n, ncore.FLOAT32)
+    nb.reduce_scatter(send, recv, op)
+    gathered = fw.full(4 * n, 0.0)
+    nb.gather(recv, gathered, 0)
+    nb.scatter(gathered, recv, 0)
+    nb.broadcast(recv, recv, 0)
+    fw.sync()
+    equal("reduce_scatter(PreMulSum 1/n), gather, scatter, broadcast", recv,
+          [(n + 1) / 2] * 4)
+    child = nb.split(0, r)
+    child.destroy()
+    shrunk = nb.shrink([])
+    shrunk.destroy()
+    op.close()
+    nb.finalize()
+    nb.destroy()
+    raises(ncore.NcclInvalid, "a destroyed communicator", lambda: nb.rank)
+
+
 CASES: list = [
     ("properties", case_properties),
     ("collectives", case_collectives),
@@ -560,6 +590,7 @@ CASES: list = [
     ("symmetric", case_symmetric),
     ("pre_mul_sum", case_pre_mul_sum),
     ("nonblocking", case_nonblocking),
+    ("nonblocking_without_polls", case_nonblocking_without_polls),
     # Last: where NCCL refuses it, a refusal must leave the communicator
     # usable, which the barrier after each case checks.
     ("dev_comm", case_dev_comm),

@@ -4,7 +4,7 @@ use ncore_sys as sys;
 
 use crate::config::Config;
 use crate::devcomm::GinType;
-use crate::error::{check, check_created, invalid_argument, ErrorKind, Result};
+use crate::error::{check, invalid_argument, ErrorKind, Result};
 use crate::handle::{handle_type, query};
 use crate::stream::{raw_stream, Stream};
 use crate::types::Backend;
@@ -55,7 +55,7 @@ impl Communicator {
             .transpose()?;
         let mut out = 0;
         // SAFETY: out and the config are valid for the call.
-        check_created(unsafe {
+        check(unsafe {
             sys::ncore_comm_init_from_env(
                 &mut out,
                 raw_config.as_ref().map_or(std::ptr::null(), |c| &c.raw),
@@ -81,7 +81,7 @@ impl Communicator {
         let raw_id = id.to_raw();
         let mut out = 0;
         // SAFETY: all pointers are valid for the call; strings live in raw_config.
-        check_created(unsafe {
+        check(unsafe {
             sys::ncore_comm_init_rank(
                 &mut out,
                 nranks,
@@ -146,7 +146,7 @@ impl Communicator {
         let raw_config = config.map(|c| c.to_raw("ncore_comm_split")).transpose()?;
         let mut out = 0;
         // SAFETY: out and the config are valid for the call.
-        check_created(unsafe {
+        check(unsafe {
             sys::ncore_comm_split(
                 self.raw,
                 color,
@@ -173,7 +173,7 @@ impl Communicator {
         let raw_config = config.map(|c| c.to_raw("ncore_comm_shrink")).transpose()?;
         let mut out = 0;
         // SAFETY: exclude holds exclude.len() ranks; out and config are valid.
-        check_created(unsafe {
+        check(unsafe {
             sys::ncore_comm_shrink(
                 self.raw,
                 if exclude.is_empty() {

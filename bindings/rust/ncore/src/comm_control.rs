@@ -8,7 +8,7 @@ use ncore_sys as sys;
 use crate::comm::Communicator;
 use crate::config::Config;
 use crate::devcomm::GinType;
-use crate::error::{check, check_created, invalid_argument, Result};
+use crate::error::{check, invalid_argument, Result};
 use crate::unique_id::UniqueId;
 
 /// [`Communicator::suspend`] flags (`NCORE_SUSPEND_*`).
@@ -178,7 +178,7 @@ impl Communicator {
         })?;
         let mut out = 0;
         // SAFETY: raw_ids holds count ids; out and config are valid.
-        check_created(unsafe {
+        check(unsafe {
             sys::ncore_comm_init_rank_scalable(
                 &mut out,
                 nranks,
@@ -207,7 +207,7 @@ fn grow_raw(
     let raw_id = id.map(|i| i.to_raw());
     let mut out = 0;
     // SAFETY: the id, out and config are valid for the call.
-    check_created(unsafe {
+    check(unsafe {
         sys::ncore_comm_grow(
             comm,
             nranks,

@@ -133,9 +133,14 @@ impl std::error::Error for Error {}
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Turns a status into a Result, reading the thread-local message right away
-/// (same thread, before any other ncore call) when the status is not OK.
+/// (same thread, before any other ncore call) when the status is an error.
+/// `NCORE_IN_PROGRESS` is a success, as in NCCL and nccl.core: a call on a
+/// non-blocking communicator was accepted and still runs (poll
+/// [`Communicator::async_error`](crate::Communicator::async_error) until it
+/// reports none, or just make the next call: it waits for it), and a
+/// communicator that came with it is still initialising.
 pub(crate) fn check(status: sys::ncore_status_t) -> Result<()> {
-    if status == sys::ncore_status_NCORE_OK {
+    if status == sys::ncore_status_NCORE_OK || status == sys::ncore_status_NCORE_IN_PROGRESS {
         return Ok(());
     }
     // SAFETY: the message is a NUL-terminated string owned by the library and
@@ -147,14 +152,6 @@ pub(crate) fn check(status: sys::ncore_status_t) -> Result<()> {
     })
 }
 
-/// `check` for the calls that make a communicator (init_rank, split,
-/// shrink): `NCORE_IN_PROGRESS` there is a success whose communicator,
-/// non-blocking, is still initialising (poll `async_error` until it is
-/// `None`), and the handle that came with it must be kept.
-pub(crate) fn check_created(status: sys::ncore_status_t) -> Result<()> {
-    if status == sys::ncore_status_NCORE_IN_PROGRESS {
-        return Ok(());
-    }
     check(status)
 }
 
