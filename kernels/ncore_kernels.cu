@@ -24,27 +24,31 @@ extern "C" __global__ void ncore_signal_add(unsigned long long *slot,
                :: "l"(slot), "l"(value) : "memory");
 }
 
-// Small put_signal in one kernel: the block copies `bytes` from src to dst
-// (the peer's window through its LSA pointer), then thread 0 fences at system
-// scope and publishes the signal with a release: add `value` (store == 0) or
-// store `value`, the sender's running count (store != 0).
+// put_signal's copy by the SMs: the grid copies `bytes` from src to dst (the
+// peer's window through its LSA pointer), 16 bytes per thread per step where
+// both ends and the size allow. With one block (small puts) the kernel also
+// signals: after __syncthreads, thread 0 fences at system scope and
+// publishes the signal with a release: add `value` (store == 0) or store
+// `value`, the sender's running count (store != 0). With several blocks
+// (slot == nullptr) a signal kernel follows on the stream: kernel boundaries
+// order the copy before it.
 extern "C" __global__ void ncore_put_signal(unsigned char *dst,
                                             const unsigned char *src,
                                             unsigned long long bytes,
                                             unsigned long long *slot,
                                             unsigned long long value,
                                             int store) {
+  unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   bool aligned = ((reinterpret_cast<uintptr_t>(dst) |
-                   reinterpret_cast<uintptr_t>(src) | bytes) & 15) == 0;
-  if (aligned) {
-    const uint4 *s = reinterpret_cast<const uint4 *>(src);
-    uint4 *d = reinterpret_cast<uint4 *>(dst);
-    for (unsigned long long i = threadIdx.x; i < bytes / 16; i += blockDim.x)
-      d[i] = s[i];
-  } else {
-    for (unsigned long long i = threadIdx.x; i < bytes; i += blockDim.x)
-      dst[i] = src[i];
-  }
+                   reinterpret_cast<uintptr_t>(src)) & 15) == 0;
+  unsigned long long vectors = aligned ? bytes / 16 : 0;
+  const uint4 *s = reinterpret_cast<const uint4 *>(src);
+  uint4 *d = reinterpret_cast<uint4 *>(dst);
+  for (unsigned long long i = first; i < vectors; i += stride) d[i] = s[i];
+  for (unsigned long long i = vectors * 16 + first; i < bytes; i += stride)
+    dst[i] = src[i];
+  if (slot == nullptr) return;
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence_system();
@@ -60,15 +64,25 @@ extern "C" __global__ void ncore_put_signal(unsigned char *dst,
 // Waits until the local slot reaches `expected` (wrap-safe, as
 // CU_STREAM_WAIT_VALUE_GEQ), reading with system-scope acquire so the data
 // the signaller published before its release is visible to later work on
-// this stream. NCORE_NCCL_WAIT=spin selects it over cuStreamWaitValue64.
+// this stream. limit_ns == 0: until then (NCORE_NCCL_WAIT=spin); else at
+// most limit_ns of the GPU's clock, after which a cuStreamWaitValue64 queued
+// behind the kernel takes over without holding an SM
+// (NCORE_NCCL_WAIT=hybrid): short waits get the spin's latency, long ones
+// cost no SM.
 extern "C" __global__ void ncore_wait_geq(const unsigned long long *slot,
-                                          unsigned long long expected) {
-  unsigned long long v;
+                                          unsigned long long expected,
+                                          unsigned long long limit_ns) {
+  unsigned long long v, start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   for (;;) {
     asm volatile("ld.acquire.sys.global.u64 %0, [%1];"
                  : "=l"(v) : "l"(slot) : "memory");
     if ((long long)(v - expected) >= 0) break;
-    __nanosleep(100);
+    if (limit_ns != 0) {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (now - start > limit_ns) return;
+    }
+    __nanosleep(32);
   }
   __threadfence_system();
 }

@@ -32,6 +32,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ncore-gpu}
 mkdir -p "$out"
+export OUT_DIR=$out
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ "${1:-}" = oversubscribed ]; then
   # Several NCCL ranks per GPU (ncore_launch_env_isolate_host): every
@@ -48,6 +49,16 @@ if [ "${1:-}" = oversubscribed ]; then
   ranks=4
   C_TESTS_LIMIT=${C_TESTS_LIMIT:-330}
   TEST_JOBS=${TEST_JOBS:-5}
+elif [ "${1:-}" = multi ]; then
+  # One rank per GPU (issue 26), everything in one device call: the
+  # correctness suites in the background from the start, the put_signal
+  # tests and a quick latency look in the foreground.
+  ranks=$gpus
+  RANK_COUNTS=${RANK_COUNTS:-$(seq -s ' ' 2 "$gpus")}
+  TEST_JOBS=${TEST_JOBS:-4}
+  PARTS=${PARTS:-"conformance c-tests python nccl4py sanitize putsignal onesided smoke demo rust rust-example go go-tests"}
+  BACKGROUND=${BACKGROUND:-"conformance c-tests python nccl4py sanitize"}
+  NCCL4PY_RANKS=${NCCL4PY_RANKS:-"1 2 $gpus"}
 elif [ "${1:-}" = bench ]; then
   ranks=$gpus
 else
@@ -56,6 +67,9 @@ else
   TEST_JOBS=${TEST_JOBS:-1}
 fi
 export NCCL_NVLS_ENABLE=0 NCORE_BACKEND=nccl
+# The library of this build/, wherever it was carried (the Rust binaries
+# load libncore at run time).
+export NCORE_LIBRARY=${NCORE_LIBRARY:-$PWD/build/lib/libncore.so.1}
 if [ -z "${NCORE_NCCL_LIBRARY:-}" ]; then
   for candidate in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2 \
                    /usr/local/lib/python3*/dist-packages/nvidia/nccl/lib/libnccl.so.2 \
@@ -123,6 +137,19 @@ part conformance "${CONFORMANCE_LIMIT:-420}" python3 conformance/run.py --max-ra
 part memcheck "${MEMCHECK_LIMIT:-250}" env SKIP_HOST=1 RANKS=2 JOBS="${MEMCHECK_JOBS:-2}" PROGRAM_TIMEOUT=240 \
   TEST_WRAPPER="compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 --print-limit 20" \
   tests/run.sh build
+# The one-sided and symmetric tests with 2 ranks under compute-sanitizer's
+# memcheck and racecheck (issue 26).
+part sanitize "${SANITIZE_LIMIT:-400}" bash -c '
+  f=0; p=0
+  for tool in memcheck racecheck; do
+    for prog in test_onesided test_symmetric; do
+      echo "=== $tool $prog 2"
+      if env SKIP_HOST=1 RANKS=2 ONLY=$prog JOBS=1 PROGRAM_TIMEOUT=300 \
+           TEST_WRAPPER="compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20" \
+           tests/run.sh build; then p=$((p + 1)); else f=$((f + 1)); fi
+    done
+  done
+  echo "$p passed, $f failed"; [ $f = 0 ]'
 part python 420 env -u NCORE_BACKEND NCORE_OVERSUBSCRIBE="$oversubscribe" \
   NCORE_TEST_LOG_DIR="$out" PYTHONPATH=bindings/python \
   python3 -m pytest -v -rs -p no:cacheprovider bindings/python/tests
@@ -133,6 +160,18 @@ part nccl4py 300 env -u NCORE_BACKEND NCORE_OVERSUBSCRIBE="$oversubscribe" PYTHO
 part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$RANK_COUNTS" JOBS="$TEST_JOBS" \
   PROGRAM_TIMEOUT=300 NCORE_TEST_HANG_COMMAND="timeout 30 cuda-gdb -batch -ex 'thread apply all bt 12' -p %d" \
   tests/run.sh build
+# put_signal -> wait_signal on real GPUs (tests/gpu/run.sh).
+part putsignal "${PUTSIGNAL_LIMIT:-300}" tests/gpu/run.sh
+# A first look at put_signal latency per wait mode (figures only from the
+# bench call, on an otherwise idle machine).
+part onesided "${ONESIDED_LIMIT:-120}" bash -c '
+  n=0
+  for wait in stream spin hybrid; do
+    echo "=== NCORE_NCCL_WAIT=$wait"
+    NCORE_NCCL_WAIT=$wait timeout 35 build/bin/ncore-run -n 2 --timeout 35 -- \
+      build/bin/onesided_bench --max "${ONESIDED_MAX:-16}" --json "$OUT_DIR/onesided-$wait.json" && n=$((n + 1))
+  done
+  echo "$n passed, $((3 - n)) failed"'
 part demo 45 build/bin/ncore-run -n "$ranks" --timeout 45 build/bin/ncore-demo
 part smoke 90 tools/gpu-smoke/run.sh
 part rust 240 env NCORE_OVERSUBSCRIBE="$oversubscribe" NCORE_RUN="$root/build/bin/ncore-run" \

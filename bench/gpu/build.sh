@@ -3,6 +3,8 @@
 # (make lib first; no GPU, NCCL or CUDA library needed: everything is loaded
 # at run time):
 #   build/bin/nccl_bench         raw NCCL against ncore (nccl_bench.c)
+#   build/bin/onesided_bench     put_signal against NCCL send/recv and
+#                                cudaMemcpyPeerAsync (onesided_bench.cu)
 #   build/lib/callcount.so       its call counter, for --count (callcount.c)
 #   build/bin/bench-rust-gpu, build/bin/bench-go-gpu   the bindings' GPU
 #                                benches, when cargo / go are here
@@ -14,6 +16,12 @@ mkdir -p build/bin build/lib "$gen"
 gcc -std=c11 -O2 -Wall -Wextra -Iabi/include -I/usr/local/cuda/include \
     bench/gpu/nccl_bench.c -o build/bin/nccl_bench -Lbuild/lib -lncore \
     -Wl,-rpath,'$ORIGIN/../lib' -ldl -lm
+# put_signal against raw NCCL send/recv and cudaMemcpyPeerAsync: CUDA C++,
+# the runtime linked statically (only the driver is needed where it runs).
+/usr/local/cuda/bin/nvcc -O2 -std=c++17 -arch=sm_90 -cudart static -Iabi/include \
+    bench/gpu/onesided_bench.cu -o build/bin/onesided_bench -Lbuild/lib -lncore \
+    -Xlinker -rpath,'$ORIGIN/../lib' -ldl
+strip build/bin/onesided_bench
 # The counter's trampolines: slot i adds 1 to callcount_counts[i] and jumps
 # to callcount_targets[i] (16 bytes each; no register is touched).
 {

@@ -72,9 +72,23 @@ if [ "$gpus" -ge 2 ]; then
 else
   part sweep 120 "$bench" --sweep 8:16777216 --rounds 1 --json "$out/gpu-sweep-1rank-check.json"
 fi
-if [[ "$parts" == *" python "* ]]; then
+if [[ "$parts" == *" python "* || "$parts" == *" torch "* ]]; then
   bash bindings/python/build-ext.sh "$python" > "$out/build-ext.log" 2>&1 ||
     echo "build-ext.sh failed with $python: see $out/build-ext.log"
+fi
+if [ "$gpus" -ge 2 ]; then
+  # put_signal against NCCL send/recv and cudaMemcpyPeerAsync (2 GPUs), in
+  # each wait mode; the default mode over every size.
+  part onesided 240 bash -c '
+    for wait in ${ONESIDED_WAITS:-default spin stream hybrid}; do
+      max=16; [ "$wait" = default ] && max=${ONESIDED_MAX:-1073741824}
+      if [ "$wait" = default ]; then unset NCORE_NCCL_WAIT; else export NCORE_NCCL_WAIT=$wait; fi
+      timeout 150 build/bin/ncore-run -n 2 --timeout 150 -- build/bin/onesided_bench         --max "$max" --json "'"$out"'/gpu-onesided-2ranks-$wait.json"
+    done'
+  # ncore allreduce on torch tensors against torch.distributed, one rank per GPU.
+  part torch 240 build/bin/ncore-run -n "$gpus" --timeout 230 -- env PYTHONPATH="$PWD/bindings/python" "$python" \
+    bench/python/allreduce_vs_torch.py --max "${TORCH_MAX:-1073741824}" \
+    --json "$out/python-allreduce-vs-torch-${gpus}ranks.json"
 fi
 part python 300 "$python" bench/python/gpu_overhead.py --calls "$calls" --rounds "$rounds" \
   --json "$out/python-gpu.json"

@@ -109,6 +109,10 @@ def run_launch(root, build, command, cases, directory, env):
     plans.write_batch(directory, cases)
     env = dict(env, NCORE_CONFORMANCE_PLAN_DIR=directory)
     env["PYTHONPATH"] = os.path.join(root, "bindings", "python") + os.pathsep + env.get("PYTHONPATH", "")
+    # The library this build made, wherever build/ now lies (a copy carried
+    # to a GPU machine): the Rust runner loads libncore at run time and would
+    # otherwise look in the folder it was built against.
+    env.setdefault("NCORE_LIBRARY", os.path.join(os.path.abspath(build), "lib", "libncore.so.1"))
     launcher = os.path.join(build, "bin", "ncore-run")
     proc = subprocess.Popen([launcher, "-n", str(cases[0]["ranks"]), "--"] + command, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -280,3 +280,12 @@ ncore_status_t nccl_memset_async(void *dst, int value, size_t bytes,
                                       (CUstream)stream),
                   "cuMemsetD8Async");
 }
+
+int nccl_is_device_pointer(const void *p) {
+  /* Host memory (pageable or pinned) and unknown pointers read by a kernel
+   * on the device would fault or be slow: those go to the copy engine. */
+  CUmemorytype type = 0;
+  return cu_fn.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+         type == CU_MEMORYTYPE_DEVICE;
+}

@@ -23,6 +23,13 @@ typedef enum nccl_signal_mode {
 
 struct nccl_devcomm;
 
+/* How a wait for a signal waits on its stream (NCORE_NCCL_WAIT). */
+typedef enum nccl_wait_mode {
+  NCCL_WAIT_STREAM = 0, /* cuStreamWaitValue64: no SM, the driver's poll */
+  NCCL_WAIT_SPIN = 1,   /* a one-thread kernel reading with acquire */
+  NCCL_WAIT_HYBRID = 2  /* the kernel for a while, then the stream wait */
+} nccl_wait_mode_t;
+
 /* Who a rank's process is (liveness.c): enough for a peer of the same
  * machine and pid namespace to tell whether it still exists. magic is 0
  * where it could not be read (no /proc). */
@@ -78,9 +85,11 @@ typedef struct nccl_comm {
   /* One-sided. */
   int native_onesided;      /* NCCL 2.29+ ncclPutSignal & co. are used */
   nccl_signal_mode_t signal_mode;
-  int wait_spin;            /* NCORE_NCCL_WAIT=spin */
+  nccl_wait_mode_t wait_mode;  /* NCORE_NCCL_WAIT */
+  uint64_t wait_spin_ns;       /* hybrid: how long the kernel spins first */
   unsigned wait_flags;      /* GEQ, plus FLUSH where the device can */
   size_t put_kernel_max;    /* puts up to this many bytes use the fused kernel */
+  size_t put_sm_max;        /* ... up to this many, a copy kernel of a grid */
   void *signal_slots;       /* ncclMemAlloc: nranks uint64 slots, one per sender */
   struct nccl_window *signal_window; /* window over signal_slots */
   ncore_status_t signals_status;     /* why signals are unusable, or OK */
@@ -172,6 +181,9 @@ ncore_status_t nccl_query_properties(nccl_comm_t *c,
 ncore_status_t nccl_device_enter(int device, int *resolved, CUcontext *ctx);
 /* Makes the context of comm current on the calling thread. */
 ncore_status_t nccl_comm_enter(nccl_comm_t *c);
+/* 1 when a kernel on the device may read p (device memory); 0 for host
+ * memory and pointers the driver does not know. */
+int nccl_is_device_pointer(const void *p);
 /* Ensures some context is current (for calls without a communicator). */
 ncore_status_t nccl_context_ensure(void);
 

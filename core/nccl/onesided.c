@@ -53,7 +53,12 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   c->signal_mode = (mode && strcmp(mode, "write") == 0) ? NCCL_SIGNAL_WRITE_VALUE
                                                         : NCCL_SIGNAL_ADD_KERNEL;
   const char *wait = getenv("NCORE_NCCL_WAIT");
-  c->wait_spin = wait && strcmp(wait, "spin") == 0;
+  c->wait_mode = !wait ? NCCL_WAIT_STREAM
+                 : strcmp(wait, "spin") == 0 ? NCCL_WAIT_SPIN
+                 : strcmp(wait, "hybrid") == 0 ? NCCL_WAIT_HYBRID
+                                                : NCCL_WAIT_STREAM;
+  c->wait_spin_ns =
+      (uint64_t)nccl_env_long("NCORE_NCCL_WAIT_SPIN_US", 50) * 1000;
   /* FLUSH makes remote (peer) writes that landed before the wait was
    * satisfied visible to the work after it, where the device supports it. */
   c->wait_flags = CU_STREAM_WAIT_VALUE_GEQ;
@@ -70,10 +75,11 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   if (cu_fn.DeviceGetAttribute(&memops64,
                                CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
                                dev) != CUDA_SUCCESS || !memops64) {
-    c->wait_spin = 1;
+    c->wait_mode = NCCL_WAIT_SPIN;
     c->signal_mode = NCCL_SIGNAL_ADD_KERNEL;
   }
   c->put_kernel_max = (size_t)nccl_env_long("NCORE_NCCL_PUT_KERNEL_MAX", 16384);
+  c->put_sm_max = (size_t)nccl_env_long("NCORE_NCCL_PUT_SM_MAX", 4 << 20);
   c->signals_sent = calloc((size_t)c->nranks, sizeof *c->signals_sent);
   c->signals_consumed = calloc((size_t)c->nranks, sizeof *c->signals_consumed);
   if (!c->signals_sent || !c->signals_consumed)
@@ -251,17 +257,22 @@ ncore_status_t nccl_wait_signal(void *comm, const core_wait_t *waits,
     if (native_peer(c, peer)) continue;
     uint64_t expected = c->signals_consumed[peer] + waits[i].op_count;
     uint64_t *slot = (uint64_t *)c->signal_slots + peer;
-    if (c->wait_spin) {
+    if (c->wait_mode != NCCL_WAIT_STREAM) {
+      /* spin: until the value is there; hybrid: at most wait_spin_ns, then
+       * the stream wait below takes over (at once satisfied if the value
+       * came in time). */
       unsigned long long value = expected;
-      void *params[] = {&slot, &value};
+      unsigned long long limit =
+          c->wait_mode == NCCL_WAIT_HYBRID ? c->wait_spin_ns : 0;
+      void *params[] = {&slot, &value, &limit};
       status = nccl_kernel_launch(NCCL_KERNEL_WAIT_GEQ, 1, 1, (CUstream)stream,
                                   params);
-    } else {
+    }
+    if (status == NCORE_OK && c->wait_mode != NCCL_WAIT_SPIN)
       status = cu_check(cu_fn.StreamWaitValue64((CUstream)stream,
                                                 (CUdeviceptr)(uintptr_t)slot,
                                                 expected, c->wait_flags),
                         "cuStreamWaitValue64");
-    }
     if (status == NCORE_OK) c->signals_consumed[peer] = expected;
   }
   return status == NCORE_OK ? enqueued : status;
@@ -296,7 +307,8 @@ ncore_status_t nccl_put_signal(void *comm, const void *buf, size_t bytes,
                       "peer: rank %d's part of the window is not load/store "
                       "reachable (GIN would be needed)", peer);
   char *dst = (char *)base + byte_offset;
-  if (bytes > 0 && bytes <= c->put_kernel_max) {
+  int device_source = bytes > 0 && nccl_is_device_pointer(buf);
+  if (device_source && bytes <= c->put_kernel_max) {
     /* Small: one fused kernel copies, fences and signals (8.7 us against
      * 9.9 us for copy engine + stream write; core/nccl/README.md). */
     c->signals_sent[peer]++;
@@ -309,7 +321,19 @@ ncore_status_t nccl_put_signal(void *comm, const void *buf, size_t bytes,
     if (status != NCORE_OK) c->signals_sent[peer]--;
     return status;
   }
-  if (bytes > 0) {
+  if (device_source && bytes <= c->put_sm_max) {
+    /* Medium: the SMs copy (a grid of up to 64 blocks; the copy engine
+     * starts too slowly for these sizes), then the signal kernel. */
+    unsigned long long n = bytes;
+    unsigned long long *none = NULL, zero = 0;
+    int no_store = 0;
+    size_t per_block = 256 * 16 * 8; /* 8 vectors per thread */
+    unsigned grid = (unsigned)((bytes + per_block - 1) / per_block);
+    if (grid > 64) grid = 64;
+    void *params[] = {&dst, &buf, &n, &none, &zero, &no_store};
+    status = nccl_kernel_launch(NCCL_KERNEL_PUT_SIGNAL, grid, 256, s, params);
+    if (status != NCORE_OK) return status;
+  } else if (bytes > 0) {
     /* Large: the copy engine over NVLink; cuMemcpyAsync infers the kind so
      * a host source also works. */
     status = cu_check(cu_fn.MemcpyAsync((CUdeviceptr)(uintptr_t)dst,

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,7 +53,16 @@ int mr_in_launcher(void) {
          getenv("NCORE_NRANKS");
 }
 
-int mr_timeout_ms(void) { return harness_is_host() ? 5000 : 15000; }
+int mr_timeout_ms(void) {
+  /* NCORE_TEST_TIMEOUT_MS overrides. The timeout bounds NCCL's init too:
+   * seconds over sockets (ranks oversubscribed on one GPU), about one with
+   * one rank per GPU. */
+  const char *v = getenv("NCORE_TEST_TIMEOUT_MS");
+  if (v != NULL && atoi(v) > 0) return atoi(v);
+  if (harness_is_host()) return 5000;
+  const char *over = getenv("NCORE_OVERSUBSCRIBE");
+  return over != NULL && *over && strcmp(over, "0") != 0 ? 15000 : 8000;
+}
 
 int mr_nonblocking(void) {
   const char *v = getenv("NCORE_TEST_NONBLOCKING");
@@ -335,6 +345,9 @@ int mr_child_main(const char *name, int rank, int nranks, mr_test_fn fn,
   my_nranks = nranks;
   tracked_count = 0;
   harness_reset_current(name);
+  /* As a program that makes its communicators with ncore_comm_init_rank
+   * must: one GPU per rank of this machine, current before any init. */
+  mr_select_device(rank);
   fn(rank, nranks, &id);
   if (harness_failed())
     printf("rank %d: FAIL %s: %s\n", rank, name, harness_current_message());

@@ -112,7 +112,19 @@ static int run_rank(int rank, const ncore_unique_id_t *id) {
        ncore_window_lsa_multimem_device_pointer(win, 0, &mm));
   printf("rank %d: self=%p (buffer %p) peer+64=%p lsa0=%p multimem=%p\n", rank,
          self, (void *)wbuf, other, lsa0, mm);
-  check("self pointer == buffer", self == (void *)wbuf);
+  /* The rank's own part through NCCL's address is the buffer's memory
+   * (window.h: not necessarily the buffer's address): a pattern written
+   * through it reads back from the buffer. */
+  unsigned char through[64], back[64];
+  for (int i = 0; i < 64; i++) through[i] = (unsigned char)(0xc3 ^ i ^ rank);
+  step("write through the self pointer",
+       ncore_memcpy(self, through, sizeof through, NCORE_MEMCPY_HOST_TO_DEVICE,
+                    stream, B));
+  step("read the buffer", ncore_memcpy(back, wbuf, sizeof back,
+                                       NCORE_MEMCPY_DEVICE_TO_HOST, stream, B));
+  step("sync", ncore_stream_synchronize(stream, B));
+  check("self pointer reaches the buffer's memory",
+        self != NULL && memcmp(through, back, sizeof back) == 0);
   check("peer pointer non-NULL", other != NULL);
 
   /* Small put_signal (fused kernel): rank 0 -> rank 1, 256 bytes at 128. */

@@ -86,6 +86,11 @@ NCORE_API ncore_status_t ncore_window_lsa_device_pointer(ncore_window_t window,
 
 /* Device pointer to byte `offset` of world rank peer's part of the window, or
  * NULL in *out when peer is not load/store reachable (nccl.core returns None).
+ * For the caller's own rank it is an address of the caller's own buffer's
+ * memory, but not necessarily `buffer + offset`: NCCL maps every part of a
+ * window, the rank's own included, in an address range of its own, so
+ * stores through either address reach the same bytes (the host backend
+ * gives `buffer + offset` itself).
  * peer: in [0, nranks). offset: <= that part's size.
  * Returns as ncore_window_lsa_device_pointer. */
 NCORE_API ncore_status_t ncore_window_peer_device_pointer(ncore_window_t window,

@@ -14,6 +14,7 @@ typedef struct runner {
   int nranks;
   ncore_comm_t world;
   ncore_backend_t backend;
+  int device; /* named in every config the runner makes (-1: none) */
 } runner_t;
 
 typedef struct result {

@@ -37,11 +37,25 @@ static void print_result(const plan_t *plan, int rank, const plan_step_t *step,
   fflush(stdout);
 }
 
+/* The GPU this rank names for its communicators: local rank % devices on
+ * NCCL (ncore/launch.h's rule, as every runner does), -1 on the host. */
+static int rank_device(void) {
+  ncore_backend_t backend = NCORE_BACKEND_HOST;
+  int count = 0, local = 0;
+  if (ncore_backend_resolve(NCORE_BACKEND_AUTO, &backend) != NCORE_OK ||
+      backend != NCORE_BACKEND_NCCL ||
+      ncore_device_count(NCORE_BACKEND_NCCL, &count) != NCORE_OK || count < 1)
+    return -1;
+  if (ncore_env_local_rank(&local) != 0) local = 0;
+  return local % count;
+}
+
 /* Makes the case's world communicator and prints the header record: the
  * world's size and this rank's LSA team, or why there is no world. */
 static ncore_status_t begin_case(runner_t *r, const plan_t *plan, const ncore_unique_id_t *id) {
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
   config.timeout_ms = plan->timeout_ms;
+  config.device = r->device;
   int nranks = 0, lsa_rank = 0, lsa_size = 0;
   ncore_status_t st = ncore_comm_init_rank(&r->world, r->nranks, id, r->rank, &config);
   if (st == NCORE_OK) st = ncore_comm_backend(r->world, &r->backend);
@@ -64,7 +78,10 @@ static ncore_status_t begin_case(runner_t *r, const plan_t *plan, const ncore_un
 static int run_case(const plan_t *plan, const char *case_dir, int rank, int nranks) {
   ncore_unique_id_t id;
   if (batch_unique_id(case_dir, rank, &id) != 0) return -1;
-  runner_t r = {.rank = rank, .nranks = nranks, .world = NCORE_NULL_HANDLE};
+  static int device = -2;
+  if (device == -2) device = rank_device();
+  runner_t r = {.rank = rank, .nranks = nranks, .world = NCORE_NULL_HANDLE,
+                .device = device};
   if (begin_case(&r, plan, &id) == NCORE_OK) {
     for (int i = 0; i < plan->nsteps; i++) {
       const plan_step_t *step = &plan->steps[i];

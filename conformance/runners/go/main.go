@@ -98,12 +98,33 @@ func runCase(p *plan, rank, nranks int, id ncore.UniqueID) {
 	out.Flush()
 }
 
+// rankDevice is the GPU this rank names for its communicators: local rank %
+// devices on NCCL (ncore/launch.h's rule, as every runner does), -1 on the
+// host.
+func rankDevice() int {
+	if b, err := ncore.BackendAuto.Resolve(); err != nil || b != ncore.BackendNCCL {
+		return -1
+	}
+	count, err := ncore.DeviceCount(ncore.BackendNCCL)
+	if err != nil || count < 1 {
+		return -1
+	}
+	local, err := strconv.Atoi(os.Getenv("NCORE_LOCAL_RANK"))
+	if err != nil {
+		local, _ = strconv.Atoi(os.Getenv(ncore.EnvRank))
+	}
+	return local % count
+}
+
+var device = rankDevice()
+
 // beginCase makes the case's world communicator and prints the header
 // record: the world's size and this rank's LSA team, or why there is no
 // world (then nil).
 func beginCase(p *plan, rank, nranks int, id ncore.UniqueID) *runner {
 	cfg := ncore.DefaultConfig()
 	cfg.Timeout = time.Duration(p.timeoutMs) * time.Millisecond
+	cfg.Device = device
 	r := &runner{rank: rank, nranks: nranks}
 	var size, lsaRank, lsaSize int
 	world, err := ncore.InitRank(nranks, id, rank, &cfg)

@@ -89,6 +89,19 @@ def print_result(case: str, rank: int, step: plan_module.Step, status: str, mess
     emit(record)
 
 
+def rank_device() -> "int | None":
+    """The GPU this rank names for its communicators: local rank % devices
+    on NCCL (ncore/launch.h's rule, as every runner does), None on the host."""
+    if ncore.Backend.resolve() != ncore.Backend.NCCL:
+        return None
+    count = raw.ncore_device_count(int(ncore.Backend.NCCL))
+    local = int(os.environ.get("NCORE_LOCAL_RANK", os.environ.get("NCORE_RANK", "0")))
+    return local % count if count > 0 else None
+
+
+DEVICE = rank_device()
+
+
 def begin_case(plan: plan_module.Plan, rank: int, nranks: int,
                uid: "ncore.UniqueId") -> "Runner | None":
     """Makes the case's world communicator and prints the header record: the
@@ -97,7 +110,8 @@ def begin_case(plan: plan_module.Plan, rank: int, nranks: int,
     world = None
     try:
         world = ncore.Communicator.init(nranks, rank, uid,
-                                        ncore.NCCLConfig(timeout=plan.timeout_ms / 1000))
+                                        ncore.NCCLConfig(timeout=plan.timeout_ms / 1000,
+                                                         device=DEVICE))
         runner = Runner(world)
         team = {"nranks": world.nranks, "lsa_rank": world.lsa_rank, "lsa_size": world.lsa_size}
     except ncore.NcclError as error:

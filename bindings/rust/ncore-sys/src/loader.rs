@@ -10,7 +10,10 @@
 //!   2. `libncore.so.MAJOR` through the dynamic loader's search: the
 //!      binary's run path, `LD_LIBRARY_PATH`, `ldconfig`'s cache, the system
 //!      folders;
-//!   3. the folder `build.rs` found libncore in when this crate was built.
+//!   3. `../lib/libncore.so.MAJOR` beside the running executable (a
+//!      binary in a `bin` folder next to the library's `lib`, as in an
+//!      install prefix or ncore's `build/`, wherever that folder was moved);
+//!   4. the folder `build.rs` found libncore in when this crate was built.
 //!
 //! When none loads, the process stops with one line naming what was tried
 //! and what to set: a C function's signature has no room to return a Rust
@@ -128,14 +131,25 @@ fn load_library() -> Result<Library, LoadError> {
         Ok(library) => return Ok(library),
         Err(e) => e,
     };
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().and_then(Path::parent).map(|p| p.join("lib").join(SONAME)));
+    let beside_error = match &beside {
+        Some(path) => match open(path.as_os_str()) {
+            Ok(library) => return Ok(library),
+            Err(e) => e,
+        },
+        None => "the executable's path is unknown".to_string(),
+    };
     let built = Path::new(BUILD_LIB_DIR).join(SONAME);
     match open(built.as_os_str()) {
         Ok(library) => Ok(library),
         Err(e) => Err(LoadError(format!(
             "ncore: cannot load {SONAME}: NCORE_LIBRARY is not set; the loader's search \
-             (LD_LIBRARY_PATH, ldconfig, system folders): {searched}; the folder found when \
-             ncore-sys was built: {e}. Set NCORE_LIBRARY to the {SONAME} file, install ncore \
-             where the loader finds it, or add its folder to LD_LIBRARY_PATH"
+             (LD_LIBRARY_PATH, ldconfig, system folders): {searched}; ../lib beside the \
+             executable: {beside_error}; the folder found when ncore-sys was built: {e}. Set \
+             NCORE_LIBRARY to the {SONAME} file, install ncore where the loader finds it, or \
+             add its folder to LD_LIBRARY_PATH"
         ))),
     }
 }

@@ -8,7 +8,7 @@ use crate::error::{check, invalid_argument, ErrorKind, Result};
 use crate::handle::{handle_type, query};
 use crate::stream::{raw_stream, Stream};
 use crate::types::Backend;
-use crate::unique_id::{LaunchEnv, UniqueId};
+use crate::unique_id::UniqueId;
 
 /// Passing this color to [`Communicator::split`] leaves the rank out of every
 /// new communicator (`NCORE_SPLIT_NOCOLOR`).
@@ -94,10 +94,10 @@ impl Communicator {
     }
 
     /// Creates the communicator of a rank started by `ncore-run`, from its
-    /// environment ([`LaunchEnv`]).
+    /// environment: the same as [`from_env`](Communicator::from_env), device
+    /// rule included.
     pub fn from_launch_env(config: Option<&Config>) -> Result<Communicator> {
-        let env = LaunchEnv::from_env()?;
-        Communicator::init_rank(env.nranks, &env.unique_id, env.rank, config)
+        Communicator::from_env(config)
     }
 
     /// Creates `ndev` communicators in this process, one per rank

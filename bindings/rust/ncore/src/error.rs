@@ -152,9 +152,6 @@ pub(crate) fn check(status: sys::ncore_status_t) -> Result<()> {
     })
 }
 
-    check(status)
-}
-
 /// An InvalidArgument error made by the binding itself, formatted like the
 /// library's: "<function>: <argument>: <what is wrong>".
 pub(crate) fn invalid_argument(function: &str, argument: &str, what: String) -> Error {

@@ -129,10 +129,24 @@ fn run_case(plan: &Plan, rank: i32, nranks: i32, id: &UniqueId) {
     emit(&json::end_line(&plan.case_name, rank));
 }
 
+/// The GPU this rank names for its communicators: local rank % devices on
+/// NCCL (ncore/launch.h's rule, as every runner does), None on the host.
+fn rank_device() -> Option<i32> {
+    if Backend::Auto.resolve().ok()? != Backend::Nccl {
+        return None;
+    }
+    let count = ncore::device_count(Backend::Nccl).ok().filter(|&n| n > 0)?;
+    let local = env_int("NCORE_LOCAL_RANK").or_else(|| env_int("NCORE_RANK")).unwrap_or(0);
+    Some(local % count)
+}
+
 /// Makes the case's world communicator and prints the header record: the
 /// world's size and this rank's LSA team, or why there is no world.
 fn begin_case(plan: &Plan, rank: i32, nranks: i32, id: &UniqueId) -> Option<Runner> {
-    let config = Config::new().timeout_ms(plan.timeout_ms);
+    let mut config = Config::new().timeout_ms(plan.timeout_ms);
+    if let Some(device) = rank_device() {
+        config = config.device(device);
+    }
     let made = Communicator::init_rank(nranks, id, rank, Some(&config)).and_then(|world| {
         let team = (world.size()?, world.lsa_rank()?, world.lsa_size()?);
         Ok((world.backend()?, team, world))

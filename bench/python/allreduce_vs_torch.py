@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""ncore's allreduce on torch tensors against torch.distributed's, one rank
+per GPU, the same processes, GPUs and run (issue 26):
+
+    python3 -m ncore.run -n 4 bench/python/allreduce_vs_torch.py [--json FILE]
+
+Sizes 8 B to --max bytes (float32, x4 steps). Per size and side: --iters
+allreduces enqueued on the current stream, then torch.cuda.synchronize();
+time per call; the two sides interleaved (the side that goes first
+alternates), best of --rounds after a warm-up. torch.distributed's NCCL
+process group meets through a file store (no port to agree on). Rank 0
+prints and writes one JSON object: per size the microseconds per call of
+each side and their ratio torch / ncore (>= 1: ncore is as fast or faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+import ncore
+
+
+def timed(call, iters: int) -> float:
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(iters):
+        call()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / iters
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--max", type=int, default=1 << 30)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    rank, nranks = int(os.environ["NCORE_RANK"]), int(os.environ["NCORE_NRANKS"])
+    comm = ncore.Communicator.from_env()  # GPU: local rank % devices
+    device = comm.device.device_id
+    torch.cuda.set_device(device)
+    store_dir = os.environ.get("BENCH_STORE_DIR", "/tmp")
+    store = f"file://{store_dir}/ncore-bench-torch-store-{os.environ['NCORE_UNIQUE_ID'][:16]}"
+    dist.init_process_group("nccl", init_method=store, rank=rank, world_size=nranks,
+                            device_id=torch.device("cuda", device))
+    results = []
+    size = 8
+    while size <= args.max:
+        count = size // 4 if size >= 4 else 1
+        x = torch.ones(count, dtype=torch.float32, device="cuda")
+        iters = 2000 if size <= (1 << 20) else 200 if size <= (64 << 20) else 20
+        ours = lambda: comm.allreduce(x, x, ncore.SUM)  # noqa: E731
+        theirs = lambda: dist.all_reduce(x)  # noqa: E731
+        timed(ours, max(1, iters // 10))
+        timed(theirs, max(1, iters // 10))
+        best = {"ncore": float("inf"), "torch": float("inf")}
+        for r in range(args.rounds):
+            order = [("ncore", ours), ("torch", theirs)]
+            if r % 2:
+                order.reverse()
+            for name, call in order:
+                best[name] = min(best[name], timed(call, iters))
+        # The slowest rank's figure (allreduce of the maxima).
+        t = torch.tensor([best["ncore"], best["torch"]], dtype=torch.float64, device="cuda")
+        comm.allreduce(t, t, ncore.MAX)
+        torch.cuda.synchronize()
+        ncore_us, torch_us = (v * 1e6 for v in t.tolist())
+        row = {"bytes": size, "ncore_us": round(ncore_us, 2), "torch_us": round(torch_us, 2),
+               "torch_over_ncore": round(torch_us / ncore_us, 3)}
+        results.append(row)
+        if rank == 0:
+            print(json.dumps(row), flush=True)
+        size *= 4
+    out = {"bench": "allreduce_vs_torch", "nranks": nranks, "dtype": "float32",
+           "gpu": torch.cuda.get_device_name(device), "torch": torch.__version__,
+           "nccl": ".".join(map(str, torch.cuda.nccl.version())), "sizes": results}
+    if rank == 0:
+        print(json.dumps(out), flush=True)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(out, f, indent=1)
+    dist.destroy_process_group()
+    comm.destroy()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

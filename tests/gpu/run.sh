@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh: the CUDA test programs of tests/gpu (tests/gpu/build.sh
+# built them here; carried in build/bin) on a GPU machine, one rank per GPU:
+# put_signal_test's case groups each under ncore-run with 2 ranks and with
+# every GPU, on a created stream and on the legacy default stream, each
+# group bounded in time (a hung group fails alone and shows what arrived).
+# Ends with "N passed, N failed" over all groups' cases.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export NCCL_NVLS_ENABLE=0
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "$gpus" -ge 2 ] || { echo "skip: tests/gpu needs 2 GPUs or more (found $gpus)"; echo "0 passed, 0 failed"; exit 0; }
+program=build/bin/put_signal_test
+[ -x "$program" ] || { echo "FAIL: $program missing (tests/gpu/build.sh)"; echo "0 passed, 1 failed"; exit 1; }
+passed=0 failed=0
+group() { # ranks limit args...
+  local n=$1 limit=$2; shift 2
+  echo "=== put_signal_test -n $n $*"
+  local log
+  log=$(mktemp)
+  timeout -k 5 "$limit" build/bin/ncore-run -n "$n" --timeout "$limit" -- "$program" "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local line
+  line=$(grep -E '^(\[0\] )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | sed -E 's/^\[0\] //')
+  if [ -n "$line" ]; then
+    passed=$((passed + $(echo "$line" | awk '{print $1}')))
+    failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  fi
+  if [ -z "$line" ] || [ "$rc" != 0 ] && [ "$(echo "$line" | awk '{print $3}')" = 0 ]; then
+    echo "FAIL group -n $n $*: exit status $rc"
+    failed=$((failed + 1))
+  fi
+  rm -f "$log"
+}
+group 2 90 many_before_one_wait
+group 2 90 sizes
+group 2 60 waits_of_one late_waiter
+group 2 60 both_directions
+group 2 90 many_before_one_wait --legacy-stream
+group "$gpus" 90 all_peers both_directions
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
