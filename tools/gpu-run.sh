@@ -129,7 +129,7 @@ if [[ "$parts" == *" python "* || "$parts" == *" conformance "* ||
 fi
 # Background-capable parts first, so they overlap the ones after them.
 part conformance "${CONFORMANCE_LIMIT:-420}" python3 conformance/run.py --max-ranks "$ranks" \
-  --languages "${LANGUAGES:-c,python,rust,go}" --jobs 4
+  --languages "${LANGUAGES:-c,python,rust,go}" --jobs "${CONFORMANCE_JOBS:-4}"
 # Every C test program with 2 ranks under compute-sanitizer memcheck (it
 # follows the test's rank processes). NCCL's own probing at init hits CUDA
 # API errors on purpose (no kernel image for other GPUs, cuMem features):
@@ -140,13 +140,22 @@ part memcheck "${MEMCHECK_LIMIT:-250}" env SKIP_HOST=1 RANKS=2 JOBS="${MEMCHECK_
 # The one-sided and symmetric tests with 2 ranks under compute-sanitizer's
 # memcheck and racecheck (issue 26).
 part sanitize "${SANITIZE_LIMIT:-400}" bash -c '
-  f=0; p=0
+  # The four runs at once; NCCL initialises slowly under the sanitizers.
   for tool in memcheck racecheck; do
     for prog in test_onesided test_symmetric; do
-      echo "=== $tool $prog 2"
-      if env SKIP_HOST=1 RANKS=2 ONLY=$prog JOBS=1 PROGRAM_TIMEOUT=300 \
-           TEST_WRAPPER="compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20" \
-           tests/run.sh build; then p=$((p + 1)); else f=$((f + 1)); fi
+      ( env SKIP_HOST=1 RANKS=2 ONLY=$prog JOBS=1 PROGRAM_TIMEOUT=380 NCORE_TEST_TIMEOUT_MS=30000 \
+          TEST_WRAPPER="compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20" \
+          tests/run.sh build > "$OUT_DIR/sanitize-$tool-$prog.log" 2>&1
+        echo $? > "$OUT_DIR/sanitize-$tool-$prog.rc" ) &
+    done
+  done
+  wait
+  p=0; f=0
+  for tool in memcheck racecheck; do
+    for prog in test_onesided test_symmetric; do
+      echo "=== $tool $prog 2: exit $(cat "$OUT_DIR/sanitize-$tool-$prog.rc")"
+      grep -E "^(ok|FAIL|skip) |ERROR SUMMARY|passed, " "$OUT_DIR/sanitize-$tool-$prog.log" | tail -25
+      if [ "$(cat "$OUT_DIR/sanitize-$tool-$prog.rc")" = 0 ]; then p=$((p + 1)); else f=$((f + 1)); fi
     done
   done
   echo "$p passed, $f failed"; [ $f = 0 ]'

@@ -243,8 +243,9 @@ int main(int argc, char **argv) {
   // Warm-up (connections, kernels, pointer caches).
   ping_pong_put(200, false);
   ping_pong_nccl(200, false);
-  stream_put(1 << 20, 4);
-  stream_nccl(1 << 20, 4);
+  size_t warm = std::min(max_bytes, size_t(1) << 20);
+  stream_put(warm, 4);
+  stream_nccl(warm, 4);
 
   std::string out = "{\"bench\": \"onesided\", \"nranks\": 2";
   char text[512];

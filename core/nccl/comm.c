@@ -267,6 +267,7 @@ static ncore_status_t setup_begin(nccl_comm_t *c) {
 static ncore_status_t setup_finish(nccl_comm_t *c) {
   ncore_status_t status = nccl_signals_finish(c);
   if (status == NCORE_OK) status = nccl_read_lsa_team(c);
+  if (status == NCORE_OK) status = nccl_liveness_finish(c);
   if (status != NCORE_OK) return status;
   c->stage = NCCL_STAGE_READY;
   return NCORE_OK;
@@ -634,6 +635,11 @@ static ncore_status_t child_created(nccl_comm_t *parent, ncclResult_t r,
                                     ncclComm_t nc, const core_config_t *config,
                                     const char *what, void **out) {
   ncore_status_t status;
+  /* A non-blocking parent stays in progress while NCCL makes the child:
+   * its next call waits for that (nccl_comm_check_live). */
+  if (parent->nonblocking && parent->nccl != NULL &&
+      (r == ncclSuccess || r == ncclInProgress))
+    atomic_store(&parent->in_progress, 1);
   if (config_nonblocking(config) && (r == ncclSuccess || r == ncclInProgress) &&
       nc != NULL)
     return wrap(nc, parent->ctx, config, out); /* the child polls its setup */

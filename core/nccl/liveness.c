@@ -108,23 +108,17 @@ static int process_gone(const nccl_identity_t *self,
 static int lsa_first(const nccl_comm_t *c) { return c->rank - c->lsa_rank; }
 
 /* Copies every LSA peer's state word and identity into c->peer_records
- * (indexed by LSA rank), on the communicator's probe stream. */
+ * (indexed by LSA rank), on the communicator's probe stream. Only copies:
+ * the addresses were resolved at setup (nccl_liveness_finish), since a
+ * pointer query may launch a kernel, and loading a module waits for the
+ * device, which a kernel stuck on a dead peer never frees. */
 static ncore_status_t read_peer_records(nccl_comm_t *c) {
   ncore_status_t status = NCORE_OK;
-  if (c->probe_stream == NULL)
-    status = cu_check(cu_fn.StreamCreate(&c->probe_stream,
-                                         CU_STREAM_NON_BLOCKING),
-                      "cuStreamCreate");
-  size_t offset = NCCL_SIGNAL_STATE_OFFSET(c->nranks);
   for (int l = 0; status == NCORE_OK && l < c->lsa_size; l++) {
-    int peer = lsa_first(c) + l;
-    if (peer == c->rank) continue;
-    void *base = NULL;
-    status = nccl_window_peer_base(c->signal_window, peer, &base);
-    if (status != NCORE_OK || base == NULL) continue;
+    if (c->peer_record_addr[l] == NULL) continue;
     status = cu_check(cu_fn.MemcpyDtoHAsync(
                           &c->peer_records[l],
-                          (CUdeviceptr)(uintptr_t)((char *)base + offset),
+                          (CUdeviceptr)(uintptr_t)c->peer_record_addr[l],
                           sizeof c->peer_records[l], c->probe_stream),
                       "cuMemcpyDtoHAsync(peer state)");
   }
@@ -134,13 +128,33 @@ static ncore_status_t read_peer_records(nccl_comm_t *c) {
   return status;
 }
 
+ncore_status_t nccl_liveness_finish(nccl_comm_t *c) {
+  if (c->signals_status != NCORE_OK || c->signal_window == NULL ||
+      c->lsa_size <= 1)
+    return NCORE_OK;
+  c->peer_record_addr = calloc((size_t)c->lsa_size, sizeof *c->peer_record_addr);
+  if (c->peer_record_addr == NULL)
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  ncore_status_t status = cu_check(
+      cu_fn.StreamCreate(&c->probe_stream, CU_STREAM_NON_BLOCKING),
+      "cuStreamCreate");
+  size_t offset = NCCL_SIGNAL_STATE_OFFSET(c->nranks);
+  for (int l = 0; status == NCORE_OK && l < c->lsa_size; l++) {
+    int peer = lsa_first(c) + l;
+    if (peer == c->rank) continue;
+    void *base = NULL;
+    status = nccl_window_peer_base(c->signal_window, peer, &base);
+    if (status == NCORE_OK && base != NULL)
+      c->peer_record_addr[l] = (char *)base + offset;
+  }
+  return status;
+}
+
 /* How often a waiting rank looks at its peers, at most. */
 #define LIVENESS_PERIOD_MS 100
 
 ncore_status_t nccl_liveness_check(nccl_comm_t *c, int64_t now) {
-  if (c->signals_status != NCORE_OK || c->signal_window == NULL ||
-      c->peer_records == NULL || c->lsa_size <= 1)
-    return NCORE_OK;
+  if (c->peer_record_addr == NULL || c->peer_records == NULL) return NCORE_OK;
   pthread_mutex_lock(&c->liveness_lock);
   if (now - c->liveness_checked_ms < LIVENESS_PERIOD_MS) {
     pthread_mutex_unlock(&c->liveness_lock);
@@ -208,4 +222,6 @@ void nccl_liveness_release(nccl_comm_t *c) {
   c->probe_stream = NULL;
   free(c->peer_records);
   c->peer_records = NULL;
+  free(c->peer_record_addr);
+  c->peer_record_addr = NULL;
 }

@@ -103,6 +103,7 @@ typedef struct nccl_comm {
    * reads use. */
   nccl_identity_t identity;
   nccl_peer_record_t *peer_records;
+  void **peer_record_addr;  /* per LSA rank: its record, through its pointer */
   int64_t liveness_checked_ms;
   pthread_mutex_t liveness_lock;
   CUstream probe_stream;
@@ -270,6 +271,10 @@ void nccl_identity_of_self(nccl_identity_t *out);
  * registered: writes this rank's record (live, identity) on the helper
  * stream. */
 ncore_status_t nccl_liveness_begin(nccl_comm_t *c);
+/* Once the signal window and the LSA team are known: the probe stream and
+ * the address of every LSA peer's record (pointer queries may launch
+ * kernels: here, never while a kernel may be stuck). */
+ncore_status_t nccl_liveness_finish(nccl_comm_t *c);
 /* NCORE_ERR_REMOTE naming the rank when an LSA peer aborted (or failed) its
  * communicator or its process is gone; NCORE_OK otherwise, and at most once
  * per 100 ms (now: now_ms) it looks at all. Any thread. */

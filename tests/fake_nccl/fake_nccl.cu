@@ -184,6 +184,8 @@ FAKE_API ncclResult_t ncclCommSplit(ncclComm_t parent, int color, int,
                                     ncclComm_t *out, ncclConfig_t *config) {
   if (refuse_if_busy(parent) != ncclSuccess) return ncclInvalidUsage;
   count("ncclCommSplit");
+  // A non-blocking parent is in progress while its child is made.
+  (void)enqueued(parent);
   ncclResult_t r = check_config(config);
   if (r != ncclSuccess) return r;
   if (color == NCCL_SPLIT_NOCOLOR) {

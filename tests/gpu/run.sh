@@ -13,12 +13,15 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 program=build/bin/put_signal_test
 [ -x "$program" ] || { echo "FAIL: $program missing (tests/gpu/build.sh)"; echo "0 passed, 1 failed"; exit 1; }
 passed=0 failed=0
-group() { # ranks limit args...
+group() { # ranks limit [VAR=value ...] args...
   local n=$1 limit=$2; shift 2
-  echo "=== put_signal_test -n $n $*"
+  local vars=()
+  while [[ "${1:-}" == *=* ]]; do vars+=("$1"); shift; done
+  echo "=== ${vars[*]} put_signal_test -n $n $*"
   local log
   log=$(mktemp)
-  timeout -k 5 "$limit" build/bin/ncore-run -n "$n" --timeout "$limit" -- "$program" "$@" 2>&1 | tee "$log"
+  timeout -k 5 "$limit" env "${vars[@]}" build/bin/ncore-run -n "$n" --timeout "$limit" -- \
+    "$program" "$@" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local line
   line=$(grep -E '^(\[0\] )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | sed -E 's/^\[0\] //')
@@ -37,6 +40,11 @@ group 2 90 sizes
 group 2 60 waits_of_one late_waiter
 group 2 60 both_directions
 group 2 90 many_before_one_wait --legacy-stream
+# The copy engine for everything above the fused kernel (the path of the
+# hang seen before issue 26's fix), and the other wait modes.
+group 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait waits_of_one
+group 2 90 NCORE_NCCL_WAIT=spin many_before_one_wait late_waiter
+group 2 90 NCORE_NCCL_WAIT=hybrid many_before_one_wait late_waiter
 group "$gpus" 90 all_peers both_directions
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -123,21 +123,31 @@ static void pair_allreduce(ncore_dtype_t dtype, ncore_redop_t op,
     td_encode(dtype, a[i], host[0] + es * i);
     td_encode(dtype, b[i], host[1] + es * i);
   }
-  void *buf[2] = {tb_alloc(bytes), tb_alloc(bytes)};
-  CHECK(buf[0] && buf[1]);
-  tb_put(buf[0], host[0], bytes);
-  tb_put(buf[1], host[1], bytes);
+  /* Each rank's buffer on its own GPU (init_all: rank r on device r), and
+   * each rank's stream waited for before its result is read. */
+  void *buf[2];
+  for (int r = 0; r < 2; r++) {
+    if (!harness_is_host()) CHECK_OK(ncore_device_set(NCORE_BACKEND_NCCL, r));
+    buf[r] = tb_alloc(bytes);
+    CHECK(buf[r]);
+    tb_put(buf[r], host[r], bytes);
+  }
   CHECK_OK(ncore_group_start());
   for (int r = 0; r < 2; r++)
     CHECK_OK(ncore_allreduce(comms[r], buf[r], buf[r], (size_t)n, dtype, op, NULL));
   CHECK_OK(ncore_group_end());
-  tb_get(host[0], buf[0], bytes);
-  tb_get(host[1], buf[1], bytes);
+  for (int r = 0; r < 2; r++) {
+    CHECK_OK(ncore_comm_synchronize(comms[r], NULL));
+    if (!harness_is_host()) CHECK_OK(ncore_device_set(NCORE_BACKEND_NCCL, r));
+    tb_get(host[r], buf[r], bytes);
+  }
   CHECK(memcmp(host[0], host[1], bytes) == 0);
   for (int i = 0; i < n; i++) out[i] = td_decode(dtype, host[0] + es * i);
-  tb_free(buf[0]);
-  tb_free(buf[1]);
-  for (int r = 0; r < 2; r++) CHECK_OK(ncore_comm_destroy(comms[r]));
+  for (int r = 0; r < 2; r++) {
+    if (!harness_is_host()) CHECK_OK(ncore_device_set(NCORE_BACKEND_NCCL, r));
+    tb_free(buf[r]);
+    CHECK_OK(ncore_comm_destroy(comms[r]));
+  }
 }
 
 /* Checks each result against the expected value, naming the element. */

@@ -374,7 +374,12 @@ TEST(calls_after_an_in_progress_enqueue_wait_for_it) {
            NCORE_IN_PROGRESS);
   unsetenv("FAKE_NCCL_IN_PROGRESS");
   ncore_comm_t child = NCORE_NULL_HANDLE;
+  setenv("FAKE_NCCL_IN_PROGRESS", "5", 1); /* the parent, while splitting */
   st = ncore_comm_split(comm, 0, 0, &child, NULL);
+  unsetenv("FAKE_NCCL_IN_PROGRESS");
+  CHECK(st == NCORE_OK || st == NCORE_IN_PROGRESS);
+  CHECK_OK(ncore_comm_destroy(child));
+  st = ncore_comm_shrink(comm, NULL, 0, &child, NULL, NCORE_SHRINK_DEFAULT);
   CHECK(st == NCORE_OK || st == NCORE_IN_PROGRESS);
   CHECK_OK(ncore_comm_destroy(child));
   CHECK_OK(ncore_comm_finalize(comm));
