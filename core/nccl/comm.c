@@ -255,6 +255,7 @@ static ncore_status_t setup_begin(nccl_comm_t *c) {
     status = cu_check(cu_fn.StreamCreate(&c->helper_stream,
                                          CU_STREAM_NON_BLOCKING),
                       "cuStreamCreate");
+  if (status == NCORE_OK) status = nccl_kernels_load();
   if (status == NCORE_OK)
     status = nccl_check(nccl_fn.ncclMemAlloc(&c->scratch,
                                              8 * (2 * (size_t)c->nranks + 1)),

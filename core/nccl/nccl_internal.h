@@ -198,6 +198,11 @@ typedef enum nccl_kernel {
   NCCL_KERNEL_MULTIMEM_POINTER,
   NCCL_KERNEL_COUNT
 } nccl_kernel_t;
+/* Loads the kernels into the current context now, if not yet: loading
+ * waits for the device's running kernels, so communicators do it at setup,
+ * before any of their collective work can be in flight (a kernel stuck on a
+ * dead peer would otherwise block it, and abort behind it). */
+ncore_status_t nccl_kernels_load(void);
 /* Launches kernel with grid x block threads on stream; params as
  * cuLaunchKernel's kernelParams. Loads the module of the current context. */
 ncore_status_t nccl_kernel_launch(nccl_kernel_t kernel, unsigned grid,

@@ -38,6 +38,9 @@ unsigned char *win_buf;  // this rank's part of the window
 unsigned char *src_buf;  // what this rank puts from
 cudaStream_t stream;     // the stream puts and waits go on
 bool legacy = false;     // --legacy-stream: the default stream instead
+// --source-in-window: put from this rank's own window memory (ncclMemAlloc,
+// second half) instead of cudaMalloc memory; cases then stay below 512 MiB.
+bool source_in_window = false;
 unsigned long long *mismatches;  // device counter
 
 #define CUDA(call)                                                          \
@@ -288,6 +291,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> only;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp(argv[i], "--legacy-stream") == 0) legacy = true;
+    else if (std::strcmp(argv[i], "--source-in-window") == 0) source_in_window = true;
     else only.push_back(argv[i]);
   }
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
@@ -310,7 +314,8 @@ int main(int argc, char **argv) {
   }
   CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   NC(ncore_mem_alloc((void **)&win_buf, WINDOW_BYTES, NCORE_BACKEND_NCCL));
-  CUDA(cudaMalloc(&src_buf, WINDOW_BYTES));
+  if (source_in_window) src_buf = win_buf + (WINDOW_BYTES / 2);
+  else CUDA(cudaMalloc(&src_buf, WINDOW_BYTES));
   CUDA(cudaMalloc(&mismatches, sizeof *mismatches));
   NC(ncore_register_window(&window, comm, win_buf, WINDOW_BYTES, NCORE_WINDOW_COLL_SYMMETRIC));
 
