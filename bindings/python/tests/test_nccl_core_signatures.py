@@ -4,7 +4,8 @@ parameters in nccl.core's order under nccl.core's keyword names, with
 nccl.core's optional parameters optional; every documented attribute,
 property, enum member and field exists. ncore 1.1's own keyword names stay
 as aliases (tested here too). What ncore does not provide is named in
-bindings/python/README.md's compatibility table, with the reason.
+bindings/python/README.md's compatibility table, with the reason. The
+spec's nvshmem.core interop page is checked the same way.
 
 The table below is nccl.core's API as declared in NVIDIA/nccl's
 bindings/nccl4py (nccl/core/*.py; names and parameters only): a parameter
@@ -103,6 +104,27 @@ NCCL_CORE_SIGNATURES = {
     "interop.torch.resolve_tensor": "tensor",
 }
 
+# nvshmem.core's interop pages (the spec's symmetric-memory page): ncore's
+# names for them, ncore.interop.* and the top-level helpers.
+NVSHMEM_CORE_SIGNATURES = {
+    "interop.torch.bytetensor": "shape, dtype=",
+    "interop.torch.tensor": "shape, dtype=",
+    "interop.torch.free_tensor": "tensor",
+    "interop.torch.tensor_get_buffer": "tensor",
+    "interop.torch.get_peer_tensor": "tensor, peer_pe=",
+    "interop.cupy.bytearray": "shape, dtype=, device_id=",
+    "interop.cupy.array": "shape, dtype=",
+    "interop.cupy.free_array": "array",
+    "interop.cupy.array_get_buffer": "array",
+    "interop.cupy.get_peer_array": "array, peer_pe=",
+    # nvshmem.put(dst, src, count=..., pe=...) and its neighbours, as the
+    # page calls them (nvshmem.core's names at the package's top level).
+    "symmetric.put": "dst, src, count=, pe=",
+    "symmetric.get": "dst, src, count=, pe=",
+    "symmetric.my_pe": "",
+    "symmetric.n_pes": "",
+}
+
 NCCL_CORE_ATTRIBUTES = {
     "typing.NcclCommMemStat": "GPU_MEM_SUSPEND GPU_MEM_SUSPENDED GPU_MEM_PERSIST "
     "GPU_MEM_TOTAL GpuMemSuspend GpuMemSuspended GpuMemPersist GpuMemTotal",
@@ -174,6 +196,17 @@ def parameters(spec: str) -> list:
 
 @pytest.mark.parametrize("name", sorted(NCCL_CORE_SIGNATURES))
 def test_signature_takes_nccl_core_parameters(name):
+    check_signature(name, NCCL_CORE_SIGNATURES[name])
+
+
+@pytest.mark.parametrize("name", sorted(NVSHMEM_CORE_SIGNATURES))
+def test_signature_takes_nvshmem_core_parameters(name):
+    check_signature(name, NVSHMEM_CORE_SIGNATURES[name])
+    if name.startswith("symmetric."):  # also where nvshmem.core has them
+        assert getattr(ncore, name.split(".")[1]) is resolve(name)
+
+
+def check_signature(name: str, spec: str) -> None:
     obj = resolve(name)
     signature = inspect.signature(obj)
     if inspect.isfunction(obj) and "." in obj.__qualname__ and "self" in signature.parameters:
@@ -183,7 +216,7 @@ def test_signature_takes_nccl_core_parameters(name):
     positional = [p for p in ours if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     has_varargs = any(p.kind == p.VAR_POSITIONAL for p in ours)
     index = 0
-    for pname, kind, optional in parameters(NCCL_CORE_SIGNATURES[name]):
+    for pname, kind, optional in parameters(spec):
         if kind == "varargs":
             assert has_varargs, f"{name}{signature}: takes no *{pname}"
             continue
@@ -202,7 +235,7 @@ def test_signature_takes_nccl_core_parameters(name):
             assert ours_param.default is not inspect.Parameter.empty, \
                 f"{name}{signature}: {pname!r} is optional in nccl.core"
     # Nothing ncore requires beyond what nccl.core's callers pass.
-    named = {p for p, _, _ in parameters(NCCL_CORE_SIGNATURES[name])}
+    named = {p for p, _, _ in parameters(spec)}
     for p in ours:
         if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             assert p.name in named or (name, positional.index(p)) in POSITIONAL_RENAMED, \
