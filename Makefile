@@ -1,6 +1,10 @@
 # ncore — the README's commands. Every target works from a fresh clone.
 #   make deps          install the Debian packages the build and tests need (root)
-#   make lib           build/lib/libncore.so (+ .so.1) and build/bin/ncore-run
+#   make lib           only what a user needs: build/lib/libncore.so (+ .so.1),
+#                      build/bin/ncore-run and build/bin/ncore-demo
+#   make test-programs `make lib` plus the C test programs (build/tests/), the
+#                      C conformance runner and the host benchmark (build/bin/);
+#                      test, soak, bench and conformance build them first
 #   make demo          run examples/demo on 4 ranks
 #   make test          every test suite, then one "N passed, N failed" line
 #   make soak          a long multi-rank run checking RSS, fds, maps, /dev/shm
@@ -33,7 +37,7 @@ DEMO_RANKS ?= $(if $(filter-out 0,$(GPU_COUNT)),$(GPU_COUNT),4)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps lib install demo test soak bench conformance conformance-gpu abi-check abi-baseline clean
+.PHONY: all deps lib test-programs install demo test soak bench conformance conformance-gpu abi-check abi-baseline clean
 
 all: lib
 
@@ -50,7 +54,10 @@ deps:
 	else echo "deps: missing Debian packages (install as root: apt-get install$$missing)"; exit 1; fi
 
 lib:
-	tools/build-variant.sh normal build
+	tools/build-variant.sh normal build lib
+
+test-programs:
+	tools/build-variant.sh normal build all
 
 # The library (soname chain), headers, ncore-run, pkg-config and CMake files.
 install: lib
@@ -59,18 +66,18 @@ install: lib
 demo: deps lib
 	build/bin/ncore-run -n $(DEMO_RANKS) --timeout 300 build/bin/ncore-demo
 
-test: deps lib
+test: deps test-programs
 	tools/run-test-suites.sh
 
 # SOAK_ARGS bounds it (tests/soak/soak.c): ranks, rounds, cycles, seconds.
 SOAK_ARGS ?= --ranks 4 --iterations 100000 --cycles 1000 --seconds 900
-soak: deps lib
+soak: deps test-programs
 	build/tests/soak $(SOAK_ARGS)
 
-bench: deps lib
+bench: deps test-programs
 	bench/run-host.sh
 
-conformance: lib
+conformance: test-programs
 	/usr/bin/python3 conformance/run.py
 
 # On a GPU machine (no Bazel there: build here, carry build/ and the runners).

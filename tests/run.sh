@@ -7,7 +7,7 @@
 #
 # Usage: tests/run.sh [BUILD_DIR]
 #   BUILD_DIR (default: build) holds lib/libncore.so and tests/<program>
-#   (the Makefile's layout: `make lib`, tools/build-variant.sh). The tests
+#   (the Makefile's layout: `make test-programs`, tools/build-variant.sh). The tests
 #   always run against that library, the one Bazel builds with its version
 #   script, soname and kernels; it is never rebuilt here. A test program
 #   missing from BUILD_DIR/tests is compiled with gcc into /tmp/ncore-tests/

@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# tools/build-variant.sh VARIANT OUTDIR: builds libncore.so, the launcher and
-# the C test programs with Bazel (VARIANT: normal, asan or ubsan, the
-# .bazelrc configs) and copies them out of Bazel's tree:
+# tools/build-variant.sh VARIANT OUTDIR [PART]: builds with Bazel (VARIANT:
+# normal, asan or ubsan, the .bazelrc configs) and copies out of Bazel's tree:
 #   OUTDIR/lib/libncore.so.MAJOR.MINOR.PATCH (version.h) with the soname chain
-#   libncore.so -> libncore.so.1 -> libncore.so.MAJOR.MINOR.PATCH, OUTDIR/tests/<program>,
-#   and for the normal variant build/bin/ncore-run and build/bin/ncore-demo.
+#   libncore.so -> libncore.so.1 -> libncore.so.MAJOR.MINOR.PATCH, and for the
+#   normal variant build/bin/ncore-run and build/bin/ncore-demo     (PART lib:
+#   `make lib`);
+#   with PART all (the default; `make test-programs`, the sanitizer builds)
+#   also OUTDIR/tests/<program> (every C test program) and, for the normal
+#   variant, build/bin/ncore-conformance-c and build/bin/p2p_bench.
 set -euo pipefail
 variant=$1
 out=$2
+part=${3:-all}
 cd "$(dirname "$0")/.."
+case "$part" in
+  lib|all) ;;
+  *) echo "build-variant: unknown part $part (lib, all)" >&2; exit 2 ;;
+esac
 
 flags=()
 case "$variant" in
@@ -23,14 +31,14 @@ targets=(//:libncore.so)
 # Programs of other folders, installed in build/bin (conformance/run.py and
 # bench/run-host.sh look there): "bazel-bin path" of each, when its BUILD exists.
 extras=()
-if [ "$variant" = normal ]; then
+if [ "$variant" = normal ] && [ "$part" = all ]; then
   [ -f conformance/runners/c/BUILD ] && extras+=(conformance/runners/c/ncore-conformance-c)
   [ -f bench/host/BUILD ] && extras+=(bench/host/p2p_bench)
   for extra in "${extras[@]}"; do targets+=("//${extra%/*}:${extra##*/}"); done
 fi
 # The C tests (tests/BUILD belongs to the tests' author); every cc_binary there.
 test_programs=()
-if [ -f tests/BUILD ]; then
+if [ "$part" = all ] && [ -f tests/BUILD ]; then
   mapfile -t test_programs < <(bazel query --noshow_progress 'kind("cc_binary rule", //tests:*)' 2>/dev/null | sed 's|^//tests:||')
   targets+=("${test_programs[@]/#///tests:}")
 fi
@@ -65,4 +73,4 @@ if [ "${#test_programs[@]}" -gt 0 ]; then
   mkdir -p "$out/tests"
   for p in "${test_programs[@]}"; do install -m 755 "$bin/tests/$p" "$out/tests/$p"; done
 fi
-echo "build-variant: $variant -> $out"
+echo "build-variant: $variant ($part) -> $out"

@@ -4,7 +4,7 @@
 # with what explains it: a hung rank's stacks (NCORE_TEST_HANG_COMMAND,
 # tools/gpu-hang-stacks.sh) and a crashing rank's stack (the harness prints
 # it); tools/nccl-symbolize.py names their frames in a stripped libnccl. From
-# binaries built elsewhere (make lib; carry build/).
+# binaries built elsewhere (make test-programs; carry build/).
 # Usage: tools/gpu-repeat.sh PROGRAM TEST RANKS TIMES [AT_ONCE]
 #   PROGRAM: a test program of build/tests (test_failure); TEST: one test of
 #   it (NCORE_TEST_ONLY); RANKS: its rank count; TIMES: how many runs;

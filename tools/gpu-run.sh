@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/gpu-run.sh: everything ncore checks on a GPU machine, in one go, from
-# binaries built elsewhere (make lib; carry build/): the C tests on the NCCL
+# binaries built elsewhere (make test-programs; carry build/): the C tests on the NCCL
 # backend, the NCCL smoke test, the demo and the conformance suite (C runner;
 # other runners when built), the bindings' GPU tests. Each part runs under
 # its own time limit; its output streams to stdout and to $OUT/<part>.log

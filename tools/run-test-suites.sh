@@ -78,10 +78,12 @@ done
 if [ -x examples/nccl4py/run.sh ]; then
   run_suite nccl4py-examples examples/nccl4py/run.sh
 fi
-# ncore as a user gets it: make install into a fresh prefix, then a C
-# (pkg-config, CMake), Python (wheel in a venv), Rust (the packaged crates,
-# vendored) and Go program built and run on several ranks from outside the
-# repository.
+# ncore as a user gets it, by the README's commands as written (its tagged
+# blocks): make demo, make install into a fresh prefix, then the first
+# program in C (pkg-config; CMake with cmake --install), Python (the
+# ncore-nccl wheel in a venv, and its manylinux copy), Rust (a path
+# dependency) and Go (a replace onto the checkout), built and run on 4 ranks
+# from outside the repository.
 if [ -x tests/install/run.sh ]; then
   run_suite install tests/install/run.sh
 fi

@@ -7,9 +7,10 @@ markdown tables (stdout) and PNG plots (python3-matplotlib):
 Reads what is there of gpu-percall-1rank.json, gpu-callcount.json,
 gpu-oversubscribed-2ranks-check.json, gpu-sweep-*.json, python-gpu.json,
 rust-gpu.json, go-gpu.json and machine.txt; writes gpu-percall.png,
-gpu-bindings.png and, per sweep, gpu-sweep-<N>ranks-{busbw,latency}.png
-into --into (default: bench/results), and copies the JSON there too so the
-figures stay beside their data. Every figure is a difference or a ratio
+gpu-bindings.png and, per sweep, gpu-sweep-<N>ranks-latency.png (a panel
+per operation), -added.png (what ncore adds, a line per operation) and,
+for several ranks, -busbw.png, into --into (default: bench/results), and
+copies the JSON there too so the figures stay beside their data. Every figure is a difference or a ratio
 against a baseline measured in the same run; the goals are issue 15's.
 """
 
@@ -25,12 +26,34 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from report import human, log_plot  # noqa: E402  (the host report's helpers)
+from report import human  # noqa: E402  (the host report's helper)
 
 # Issue 15's goals: added µs per call over the baseline named.
 GOAL_C_US = 0.1            # ncore's C call over raw NCCL
 GOAL_US = {"python": 1.0, "rust": 0.05, "go": 0.2}  # binding over the C call
 GOAL_PY_OVER_CUPY_US = 1.0  # Python package over cupy.cuda.nccl
+
+
+# One colour per side in every figure, and a palette for one line per
+# operation that stays apart for colour-blind readers (Okabe and Ito).
+RAW_COLOUR, NCORE_COLOUR = "#7f7f7f", "#0072B2"
+OP_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
+              "#F0E442", "#000000"]
+OP_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def nccl_text(version) -> str:
+    """NCCL's version as people write it: 22809 (NCCL_VERSION_CODE) -> "2.28.9"."""
+    if isinstance(version, str):
+        return version
+    code = int(version)
+    if code >= 10000:
+        return f"{code // 10000}.{code % 10000 // 100}.{code % 100}"
+    return f"{code // 1000}.{code % 1000 // 100}.{code % 100}"
+
+
+def ranks_text(n: int) -> str:
+    return f"{n} rank" if n == 1 else f"{n} ranks"
 
 
 def load(folder: str, name: str):
@@ -46,7 +69,7 @@ def met(added: float, goal: float) -> str:
 
 
 def percall_table(r: dict) -> str:
-    lines = [f"NCCL {r['nccl_version']}, {r['nranks']} rank(s), {r['calls']} calls per "
+    lines = [f"NCCL {nccl_text(r['nccl_version'])}, {ranks_text(r['nranks'])}, {r['calls']} calls per "
              f"round, best of {r['rounds']}; results checked: {r.get('checked')}", "",
              "| call (8 B) | raw NCCL µs/call | ncore µs/call | ncore adds | ratio | "
              f"≤ {GOAL_C_US} µs? |", "| --- | ---: | ---: | ---: | ---: | --- |"]
@@ -112,7 +135,7 @@ def bindings_table(py, rust, go) -> str:
 
 
 def sweep_table(r: dict) -> str:
-    lines = [f"NCCL {r['nccl_version']}, {r['nranks']} ranks, best of {r['rounds']}; "
+    lines = [f"NCCL {nccl_text(r['nccl_version'])}, {ranks_text(r['nranks'])}, best of {r['rounds']}; "
              f"results checked: {r.get('checked')}", "",
              "| call | bytes | raw µs | ncore µs | raw busbw GB/s | ncore busbw GB/s | ratio |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -137,16 +160,16 @@ def plots(into: str, percall, py, rust, go, sweeps) -> None:
         fig, ax = plt.subplots(figsize=(8, 4.5))
         xs = range(len(ops))
         ax.bar([i - 0.2 for i in xs], [x["raw_us"] for x in percall["results"]], 0.4,
-               label="raw NCCL")
+               label="raw NCCL", color=RAW_COLOUR)
         ax.bar([i + 0.2 for i in xs], [x["ncore_us"] for x in percall["results"]], 0.4,
-               label="ncore")
+               label="ncore", color=NCORE_COLOUR)
         for i, x in enumerate(percall["results"]):
             ax.annotate(f"{x['added_us']:+.2f}", (i + 0.2, x["ncore_us"]), ha="center",
                         va="bottom", fontsize=8)
         ax.set_xticks(list(xs), ops, rotation=20)
         ax.set_ylabel("µs per call (8 B; lower is better)")
-        ax.set_title(f"ncore vs raw NCCL {percall['nccl_version']}, 1 rank: µs per call "
-                     "(labels: ncore adds)")
+        ax.set_title(f"ncore vs raw NCCL {nccl_text(percall['nccl_version'])}, "
+                     f"{ranks_text(percall['nranks'])}: µs per call (labels: ncore adds)")
         ax.legend()
         fig.tight_layout()
         fig.savefig(os.path.join(into, "gpu-percall.png"), dpi=100)
@@ -166,24 +189,119 @@ def plots(into: str, percall, py, rust, go, sweeps) -> None:
         fig.savefig(os.path.join(into, "gpu-bindings.png"), dpi=100)
         plt.close(fig)
     for name, r in sweeps:
-        # One figure per measure, every operation in it: rows by size, one
-        # series per (side, operation).
-        ops = sorted({x["op"] for x in r["results"]})
-        by_size: dict = {}
-        for x in r["results"]:
-            row = by_size.setdefault(x["bytes"], {"bytes": x["bytes"]})
-            for key in ("raw_us", "ncore_us", "raw_busbw_GBs", "ncore_busbw_GBs"):
-                row[f"{key}:{x['op']}"] = x[key] if x[key] > 0 else None
-        rows = [by_size[b] for b in sorted(by_size)]
-        title = f"ncore vs raw NCCL {r['nccl_version']}, {r['nranks']} ranks"
-        base = os.path.join(into, name)
-        log_plot(plt, rows, [(f"{side}_busbw_GBs:{op}", f"{label} {op}") for op in ops
-                             for side, label in (("raw", "raw NCCL"), ("ncore", "ncore"))],
-                 "bytes", "bus bandwidth GB/s (nccl-tests' definition)", title,
-                 base + "-busbw.png")
-        log_plot(plt, rows, [(f"{side}_us:{op}", f"{label} {op}") for op in ops
-                             for side, label in (("raw", "raw NCCL"), ("ncore", "ncore"))],
-                 "bytes", "µs per call (lower is better)", title, base + "-latency.png")
+        sweep_plots(plt, os.path.join(into, name), r)
+
+
+def by_op(r: dict, key: str) -> dict:
+    """operation -> ([bytes], [value]) of one measure, sizes ascending; a
+    measure of 0 (not measured) is left out."""
+    series: dict = {}
+    for x in sorted(r["results"], key=lambda x: x["bytes"]):
+        value = key(x) if callable(key) else x[key]
+        if value is not None and (callable(key) or value > 0):
+            xs, ys = series.setdefault(x["op"], ([], []))
+            xs.append(x["bytes"])
+            ys.append(value)
+    return series
+
+
+def sweep_plots(plt, base: str, r: dict) -> None:
+    """One figure per question a sweep answers (issue 29: the 14 lines of
+    one plot were unreadable):
+      BASE-latency.png  how long does each call take, with and without
+                        ncore? one panel per operation, the two sides in
+                        the same two colours everywhere;
+      BASE-added.png    what does ncore add to a call, by size? one line
+                        per operation;
+      BASE-busbw.png    does ncore keep NCCL's bandwidth? panels as for
+                        latency; only for several ranks (nccl-tests' bus
+                        bandwidth of one rank is 0 or the algorithm's)."""
+    about = f"ncore vs raw NCCL {nccl_text(r['nccl_version'])}, {ranks_text(r['nranks'])}"
+    panels(plt, r, "us", "µs per call (lower is better)",
+           f"Time per call by message size: {about}", base + "-latency.png")
+    # What ncore adds, per operation over all sizes: the median (dot), the
+    # middle half (thick) and the range (thin); one round per size is noisy,
+    # so a line per operation across sizes would mostly show the noise.
+    added = sorted(by_op(r, lambda x: x["ncore_us"] - x["raw_us"]).items(), reverse=True)
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(added) + 1.6))
+    for i, (op, (sizes, ys)) in enumerate(added):
+        q = quantiles(ys)
+        ax.plot([q[0], q[4]], [i, i], color=NCORE_COLOUR, linewidth=1)
+        ax.plot([q[1], q[3]], [i, i], color=NCORE_COLOUR, linewidth=5, solid_capstyle="butt")
+        ax.plot([q[2]], [i], "o", color="white", markeredgecolor=NCORE_COLOUR, markersize=7)
+        ax.annotate(f"{q[2]:+.2f}", (q[4], i), xytext=(6, 0), textcoords="offset points",
+                    va="center", fontsize=8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    low, high = ax.get_xlim()
+    ax.set_xlim(low, high + 0.12 * (high - low))  # room for the median's label
+    ax.set_yticks(range(len(added)), [op for op, _ in added])
+    sizes = sorted({x["bytes"] for x in r["results"]})
+    ax.set_xlabel(f"ncore − raw NCCL, µs per call: median (dot), middle half, range over "
+                  f"{len(sizes)} sizes, {human(sizes[0])} to {human(sizes[-1])}")
+    rounds = r["rounds"]
+    ax.set_title(f"What ncore adds to a call: {about} "
+                 f"({'one round' if rounds == 1 else f'best of {rounds} rounds'} per size)")
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(base + "-added.png", dpi=100)
+    plt.close(fig)
+    if r["nranks"] > 1:
+        panels(plt, r, "busbw_GBs", "bus bandwidth GB/s (nccl-tests' definition)",
+               f"Bus bandwidth by message size: {about}", base + "-busbw.png")
+    elif os.path.exists(base + "-busbw.png"):
+        os.remove(base + "-busbw.png")  # an older plot.py drew it for one rank
+
+
+def quantiles(values: list) -> list:
+    """min, 25 %, median, 75 %, max (linear interpolation)."""
+    v = sorted(values)
+
+    def at(f: float) -> float:
+        k = (len(v) - 1) * f
+        lo = int(k)
+        hi = min(lo + 1, len(v) - 1)
+        return v[lo] + (v[hi] - v[lo]) * (k - lo)
+    return [at(f) for f in (0, 0.25, 0.5, 0.75, 1)]
+
+
+def panels(plt, r: dict, measure: str, ylabel: str, title: str, path: str) -> None:
+    """Small multiples: one panel per operation, raw NCCL and ncore in it,
+    shared axes (log-log), one legend."""
+    raw, ours = by_op(r, f"raw_{measure}"), by_op(r, f"ncore_{measure}")
+    ops = sorted(set(raw) | set(ours))
+    if not ops:
+        return
+    columns = min(4, len(ops))
+    rows = (len(ops) + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 2.6 * rows + 0.8),
+                             sharex=True, sharey=True, squeeze=False)
+    for ax, op in zip(axes.flat, ops):
+        for side, series, colour in (("raw NCCL", raw, RAW_COLOUR), ("ncore", ours, NCORE_COLOUR)):
+            if op in series:
+                ax.plot(*series[op], marker="o", markersize=3, color=colour, label=side)
+        ax.set_title(op, fontsize=10)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    empty = list(axes.flat)[len(ops):]
+    for ax in empty:
+        ax.set_visible(False)
+        # The panel above an empty one is the bottom of its column.
+        above = axes.flat[list(axes.flat).index(ax) - columns]
+        above.xaxis.set_tick_params(labelbottom=True)
+    if empty:
+        empty[0].legend(handles, labels, loc="center", frameon=False)
+        empty[0].set_visible(True)
+        empty[0].axis("off")
+    else:
+        fig.legend(handles, labels, loc="upper right", ncol=2, frameon=False)
+    fig.supxlabel("message size (bytes)")
+    fig.supylabel(ylabel)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def main() -> int:

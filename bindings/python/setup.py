@@ -1,8 +1,11 @@
 """Builds the SWIG extension ncore._ncore_c against libncore, and a wheel
-that carries libncore itself:
+(distribution ncore-nccl, import name ncore) that carries libncore itself:
 
-    pip wheel --no-build-isolation bindings/python     # or: pip install ...
+    pip wheel --no-build-isolation --no-deps --no-index -w dist bindings/python
     python3 setup.py sdist                              # ncore.i and the headers
+
+(--no-deps: numpy, the one dependency, is not built into a wheel here;
+pip install brings it. --no-index: no package index is asked.)
 
 libncore and its headers are found in this order:
   1. NCORE_LIBRARY_DIR / NCORE_INCLUDE_DIR (environment variables);

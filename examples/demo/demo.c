@@ -1,4 +1,4 @@
-/* examples/demo — what ncore does, on N ranks started by tools/ncore-run:
+/* examples/demo — what ncore does, on N ranks started by build/bin/ncore-run:
  *   1. a window over ncore_mem_alloc memory on every rank;
  *   2. a ring exchange: each rank put_signals a block into the next rank's
  *      window and waits for the previous rank's signal, then checks the bytes
@@ -11,7 +11,7 @@
  * from "device" buffers), so the same program runs on the host backend and,
  * with NCORE_BACKEND=nccl, on GPUs.
  *
- *   ncore-run -n 4 ncore-demo [MIB] [ITERATIONS]
+ *   build/bin/ncore-run -n 4 build/bin/ncore-demo [MIB] [ITERATIONS]   (make demo)
  * MIB: block size in MiB (default 8 on the host backend, whose shared memory
  * may be small in containers; 256 on NCCL). ITERATIONS: default 20. */
 #include <stdio.h>
@@ -200,18 +200,31 @@ static int demo_allreduce(const demo_t *d) {
   return ok ? 0 : 1;
 }
 
+#define DEMO_USAGE "usage: build/bin/ncore-run -n N build/bin/ncore-demo [MIB] [ITERATIONS]"
+
 int main(int argc, char **argv) {
   demo_t d = {0};
+  if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    printf("%s\n(from the checkout, after make lib; make demo runs it on 4 ranks)\n"
+           "MIB: block size in MiB (default 8 on the host backend, 256 on NCCL); "
+           "ITERATIONS: default 20.\n", DEMO_USAGE);
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+    printf("ncore-demo (ncore %s)\n", ncore_version_string());
+    return 0;
+  }
   if (ncore_launch_env_read(&d.env) != 0) {
-    fprintf(stderr, "demo: start me with tools/ncore-run -n N (NCORE_RANK, NCORE_NRANKS, "
-                    "NCORE_UNIQUE_ID are missing or malformed)\n");
+    fprintf(stderr, "ncore-demo: start me with the launcher, which sets NCORE_RANK, "
+                    "NCORE_NRANKS and NCORE_UNIQUE_ID (missing or malformed here):\n  %s\n",
+            DEMO_USAGE);
     return 2;
   }
   CHECK(ncore_backend_resolve(NCORE_BACKEND_AUTO, &d.backend));
   size_t mib = d.backend == NCORE_BACKEND_NCCL ? 256 : 8;
   if (argc > 1) mib = (size_t)strtoul(argv[1], NULL, 10);
   d.iterations = argc > 2 ? atoi(argv[2]) : 20;
-  if (mib < 1 || d.iterations < 1) { fprintf(stderr, "usage: ncore-demo [MIB] [ITERATIONS]\n"); return 2; }
+  if (mib < 1 || d.iterations < 1) { fprintf(stderr, "%s\n", DEMO_USAGE); return 2; }
   d.bytes = mib << 20;
 
   if (d.backend == NCORE_BACKEND_NCCL) {

@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=build/fake-nccl
 program=build/tests/test_nccl_versions
-[ -x "$program" ] || { echo "run.sh: $program missing: make lib first"; echo "0 passed, 1 failed"; exit 1; }
+[ -x "$program" ] || { echo "run.sh: $program missing: make test-programs first"; echo "0 passed, 1 failed"; exit 1; }
 versions=$(tests/fake_nccl/build.sh "$out") || { echo "0 passed, 1 failed"; exit 1; }
 passed=0 failed=0
 for v in $versions; do

@@ -1,65 +1,84 @@
 #!/usr/bin/env bash
-# tests/install/python.sh PREFIX WORK: the Python package as a user gets it.
-# Builds a wheel and an sdist against the installed prefix (pkg-config), a
-# second wheel from the unpacked sdist, installs the wheel into a fresh venv
-# (--system-site-packages for numpy; offline) and runs a 2-rank script from
-# outside the repository with the prefix moved away: the wheel carries
-# libncore and the launcher. Also: the console script, the NCCL wheel pointer.
+# tests/install/python.sh PREFIX WORK: the README's Python steps as written,
+# outside the repository with Debian's python3: a venv, the wheel of the
+# distribution ncore-nccl built offline against the installed prefix
+# (pkg-config), installed without a package index, the README's script on 4
+# ranks; then the README's release step (the manylinux-tagged copy), which
+# installs and runs in a second venv. Also: an sdist and a wheel from it, the
+# extension's run path, the prefix moved away (the wheel carries libncore
+# and the launcher), the console script, the NCCL wheel pointer.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 prefix=$1 work=$2
 . "$here/lib.sh"
+# A fresh Debian 12 machine's python3 (this machine may put another first).
+export PATH=/usr/bin:$PATH
 py=/usr/bin/python3
-dist=$work/dist
-mkdir -p "$dist" "$work/py"
-cp "$here/python/ring_sum.py" "$work/py/"
-export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+user=$work/py
+mkdir -p "$user" "$work/sdist"
+cp "$here/python/ring_sum.py" "$user/"
 # The repository's bindings/python/include (an earlier sdist's copy) would
 # shadow pkg-config; the wheel must come from the install.
 rm -rf "$repo/bindings/python/include"
-check wheel_builds $py -m pip wheel -q --no-build-isolation --no-deps --no-index \
-  -w "$dist" "$repo/bindings/python"
-wheel=$(ls "$dist"/ncore-*.whl 2>/dev/null | head -1)
+
+# The README: venv, pip wheel (offline), pip install, ncore-run -n 4.
+check readme_python_wheel_installs_and_runs_4_ranks readme_run "$user" "$user/readme.log" python
+wheel=$(ls "$user"/dist/ncore_nccl-*.whl 2>/dev/null | head -1)
+check wheel_is_distribution_ncore_nccl_importing_ncore bash -c "[ -n '$wheel' ] &&
+  unzip -p '$wheel' '*.dist-info/METADATA' | grep -qx 'Name: ncore-nccl' &&
+  unzip -l '$wheel' | grep -q ' ncore/__init__.py\$'"
 check wheel_carries_libncore_and_launcher bash -c "unzip -l '$wheel' | grep -q 'ncore/libncore.so.1' &&
   unzip -l '$wheel' | grep -q 'ncore/bin/ncore-run'"
-check sdist_builds bash -c "cd '$repo/bindings/python' && $py setup.py -q sdist -d '$dist' >/dev/null 2>&1"
-sdist=$(ls "$dist"/ncore-*.tar.gz 2>/dev/null | head -1)
-rm -rf "$repo/bindings/python/include"
-check sdist_carries_interface_and_headers bash -c "tar tzf '$sdist' | grep -q '/ncore.i\$' &&
-  tar tzf '$sdist' | grep -q '/include/ncore.h\$' && tar tzf '$sdist' | grep -q '/include/ncore/info.h\$'"
-check wheel_builds_from_sdist outside "$work/py" bash -c "mkdir -p sd wheel2 && tar xzf '$sdist' -C sd &&
-  $py -m pip wheel -q --no-build-isolation --no-deps --no-index -w wheel2 sd/ncore-*/ && ls wheel2/ncore-*.whl"
-unset PKG_CONFIG_PATH
-
-venv=$work/venv
-check venv_install outside "$work" bash -c "$py -m venv --system-site-packages '$venv' &&
-  '$venv/bin/pip' install -q --no-index --no-deps '$wheel'"
+venv=$user/venv
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 check extension_runpath_is_origin bash -c "readelf -d '$site'/ncore/_ncore_c*.so | grep -E 'RUNPATH|RPATH' | grep -q '\[\\\$ORIGIN\]'"
 # (Debug information may name the build folder; what the loader reads may not.)
 check no_checkout_path_in_run_paths bash -c "for f in '$site'/ncore/*.so*; do
   readelf -d \"\$f\" | grep -q '$repo' && exit 1; done; exit 0"
+
+# The README's release step: the manylinux-tagged copy of the wheel, which
+# pip installs (into a second venv) and which runs.
+check readme_release_wheel_is_manylinux readme_run "$user" "$user/release.log" python-release
+release=$(ls "$user"/dist/ncore_nccl-*-manylinux_2_*_x86_64.whl 2>/dev/null | head -1)
+check release_wheel_installs_and_runs_2_ranks outside "$user" bash -c "[ -n '$release' ] &&
+  $py -m venv --system-site-packages release-venv &&
+  release-venv/bin/pip install -q --no-index '$release' &&
+  [ -x \"\$(echo release-venv/lib/python3*/site-packages/ncore/bin/ncore-run)\" ] &&
+  release-venv/bin/ncore-run -n 2 --timeout 120 release-venv/bin/python ring_sum.py"
+
+# The source package, and a wheel from it.
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+check sdist_builds bash -c "cd '$repo/bindings/python' && $py setup.py -q sdist -d '$work/sdist' >/dev/null 2>&1"
+sdist=$(ls "$work"/sdist/ncore[-_]nccl-*.tar.gz 2>/dev/null | head -1)
+rm -rf "$repo/bindings/python/include"
+check sdist_carries_interface_and_headers bash -c "[ -n '$sdist' ] && tar tzf '$sdist' | grep -q '/ncore.i\$' &&
+  tar tzf '$sdist' | grep -q '/include/ncore.h\$' && tar tzf '$sdist' | grep -q '/include/ncore/info.h\$'"
+check wheel_builds_from_sdist outside "$work/sdist" bash -c "mkdir -p sd wheel2 && tar xzf '$sdist' -C sd &&
+  $py -m pip wheel -q --no-build-isolation --no-deps --no-index -w wheel2 sd/ncore[-_]nccl-*/ &&
+  ls wheel2/ncore_nccl-*.whl"
+unset PKG_CONFIG_PATH
+
 # The checkout and the prefix must not matter: the prefix is moved away.
 mv "$prefix" "$prefix.away"
-check script_runs_2_ranks_python_launcher outside "$work/py" \
+check script_runs_2_ranks_python_launcher outside "$user" \
   "$venv/bin/python" -m ncore.run -n 2 --timeout 120 ring_sum.py
-check console_script_runs_3_ranks outside "$work/py" \
+check console_script_runs_3_ranks outside "$user" \
   "$venv/bin/ncore-run" -n 3 --timeout 120 "$venv/bin/python" ring_sum.py
-check console_script_version outside "$work/py" bash -c "'$venv/bin/ncore-run' --version | grep -q ncore"
-check module_launcher_version outside "$work/py" bash -c "'$venv/bin/python' -m ncore.run --version | grep -q ncore"
+check console_script_version outside "$user" bash -c "'$venv/bin/ncore-run' --version | grep -q ncore"
+check module_launcher_version outside "$user" bash -c "'$venv/bin/python' -m ncore.run --version | grep -q ncore"
 # The NCCL wheel's library (nvidia/nccl/lib) is what the loader is pointed at.
 fake=$work/fake-site/nvidia/nccl/lib
 mkdir -p "$fake"
 : > "$fake/libnccl.so.2"
-check points_loader_at_nccl_wheel outside "$work/py" env -u NCORE_NCCL_LIBRARY \
+check points_loader_at_nccl_wheel outside "$user" env -u NCORE_NCCL_LIBRARY \
   PYTHONPATH="$work/fake-site" "$venv/bin/python" -c "
 import os, ncore
 assert os.environ['NCORE_NCCL_LIBRARY'] == '$fake/libnccl.so.2', os.environ.get('NCORE_NCCL_LIBRARY')
 info = ncore.get_library_info()
 assert info.backend == ncore.Backend.HOST, info
 "
-check users_nccl_choice_wins outside "$work/py" env NCORE_NCCL_LIBRARY=/nowhere/libnccl.so.2 \
+check users_nccl_choice_wins outside "$user" env NCORE_NCCL_LIBRARY=/nowhere/libnccl.so.2 \
   PYTHONPATH="$work/fake-site" "$venv/bin/python" -c "
 import os, ncore
 assert os.environ['NCORE_NCCL_LIBRARY'] == '/nowhere/libnccl.so.2'

@@ -41,8 +41,13 @@ class NcclError(raw.NcoreError):
     #: Status used when the error is raised from Python with a message only.
     default_status: int = raw.NCORE_ERR_INTERNAL
 
-    def __init__(self, *args: object) -> None:
-        # From C: (status, message). From Python: (message,).
+    def __init__(self, *args: object, msg: object = None) -> None:
+        # From C: (status, message). From Python: (message,), or nccl.core's
+        # NcclInvalid(msg=message).
+        if msg is not None:
+            if args:
+                raise TypeError(f"{type(self).__name__}() got a message and msg=; give one")
+            args = (msg,)
         if len(args) == 2 and isinstance(args[0], int):
             status, message = int(args[0]), str(args[1])
         else:

@@ -10,10 +10,11 @@ from typing import Any, Dict, Optional, Sequence, TypeVar, Union
 import numpy as _np
 
 from ._collectives import CollectivesMixin
+from ._compat import MISSING, one_of
 from ._comm_control import CommControlMixin
 from ._errors import NcclInvalid, Result
 from ._lib import raw
-from ._p2p import P2PMixin
+from ._p2p import P2PMixin, WaitSignalDesc
 from ._types import (Backend, CommShrinkFlag, NcclDataType, NcclGinType,
                      ScalarResidence, WindowFlag)
 from .buffer import (_KEY_READERS, ResolvedBuffer, call_args, resolve_buffer, resolve_for_comm,
@@ -24,7 +25,8 @@ from .resources import (CommResource, CustomRedOp, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
 from .unique_id import UniqueId
 
-__all__ = ["Communicator"]
+# nccl.core.communicator also holds the config classes and WaitSignalDesc.
+__all__ = ["Communicator", "NCCLConfig", "NCCLDevCommRequirements", "WaitSignalDesc"]
 
 _Resource = TypeVar("_Resource", bound=CommResource)
 
@@ -38,11 +40,14 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
     serialised by the caller, except :meth:`abort`.
     """
 
-    def __init__(self, handle: int = 0) -> None:
-        """Wraps an ncore communicator handle; 0 makes a null communicator
-        (what split returns to a rank that passed no color; one to
-        :meth:`initialize` later, or to :meth:`grow` into as a new rank)."""
-        self._handle = int(handle)
+    def __init__(self, ptr: int = MISSING, *, handle: int = MISSING) -> None:
+        """Wraps a communicator: `ptr` is an ncore communicator handle (what
+        :attr:`ptr` gives; nccl.core's ``ptr`` is an ``ncclComm_t``, which the
+        C ABI never hands out); 0 makes a null communicator (what split
+        returns to a rank that passed no color; one to :meth:`initialize`
+        later, or to :meth:`grow` into as a new rank). ``handle=`` is ncore
+        1.1's name for `ptr`."""
+        self._handle = int(one_of("Communicator", "ptr", ptr, "handle", handle, 0))
         # The resources made through this object, for close_all_resources
         # (the C library releases them all at destroy / abort anyway).
         self._resources: "weakref.WeakSet[CommResource]" = weakref.WeakSet()
@@ -325,7 +330,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         """Registers a buffer for zero-copy transfers (ncclCommRegister). Local."""
         buf = self._buffer(buffer, "buffer")
         handle = raw.ncore_register_buffer(self._live(), buf.ptr, buf.nbytes)
-        return self._track(RegisteredBufferHandle(handle, self, buffer))
+        return self._track(RegisteredBufferHandle._adopt(handle, self, buffer))
 
     def register_window(self, buffer: Any,
                         flags: Union[WindowFlag, int, None] = None) -> RegisteredWindowHandle:
@@ -336,7 +341,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         buf = self._buffer(buffer, "buffer")
         handle = raw.ncore_register_window(self._live(), buf.ptr, buf.nbytes,
                                            int(flags or WindowFlag.DEFAULT))
-        return self._track(RegisteredWindowHandle(handle, self, buffer))
+        return self._track(RegisteredWindowHandle._adopt(handle, self, buffer))
 
     def create_pre_mul_sum(self, scalar: Any, datatype: Optional[NcclDataType] = None,
                            residence: Optional[ScalarResidence] = None) -> CustomRedOp:
@@ -375,7 +380,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
             ptr, keepalive = buf.ptr, scalar
         handle = raw.ncore_create_pre_mul_sum(self._live(), ptr, int(dtype), int(residence))
         # A DEVICE-resident scalar is read at each collective: keep it alive.
-        return self._track(CustomRedOp(
+        return self._track(CustomRedOp._adopt(
             handle, self, keepalive if residence == ScalarResidence.DEVICE else None))
 
     def create_dev_comm(self,
@@ -388,7 +393,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
             NcclNotSupported: GIN or multimem required but unavailable.
         """
         requirements_c = None if requirements is None else requirements.to_c()
-        return self._track(DevCommResource(
+        return self._track(DevCommResource._adopt(
             raw.ncore_create_dev_comm(self._live(), requirements_c), self))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Optional
 
+from ._compat import MISSING, one_of
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend, MemcpyKind
@@ -129,9 +130,11 @@ def mem_alloc(size: int, device: Any = None, *,
     return MemoryAllocation(size, backend, device)
 
 
-def mem_free(allocation: MemoryAllocation) -> None:
-    """Frees memory from mem_alloc now (optional: GC frees it too)."""
-    allocation.close()
+def mem_free(buf: MemoryAllocation = MISSING, *,
+             allocation: MemoryAllocation = MISSING) -> None:
+    """Frees memory from mem_alloc now (optional: GC frees it too).
+    ``allocation=`` is ncore 1.1's name for `buf`."""
+    one_of("mem_free", "buf", buf, "allocation", allocation).close()
 
 
 def _byte_count(nbytes: Optional[int], default: int, limits: dict) -> int:

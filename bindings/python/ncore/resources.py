@@ -12,8 +12,10 @@ from abc import ABC
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from ._compat import MISSING
+from ._errors import NcclInvalid
 from ._lib import raw
-from ._types import NcclDataType, NcclGinType, WindowFlag
+from ._types import NcclDataType, NcclGinType, ScalarResidence, WindowFlag
 
 __all__ = [
     "CommResource",
@@ -28,18 +30,63 @@ __all__ = [
 class CommResource(ABC):
     """Base of resources tied to a communicator. Released by close() (idempotent)
     or automatically when the owning communicator is destroyed or aborted.
-    A context manager: closes on exit."""
+    A context manager: closes on exit.
+
+    Each kind is made by its Communicator method (``register_buffer``, ...)
+    or, as in nccl.core, by its constructor from the communicator's ``ptr``
+    and raw addresses. ``Kind(handle)`` / ``Kind(handle=h)`` /
+    ``Kind.from_handle(h)`` wrap an existing ncore handle of that kind
+    (ncore 1.1's constructor; the raw layer's handles)."""
 
     # The C close and is_valid functions of the concrete kind.
     _close_fn: Callable[[int], None]
     _is_valid_fn: Callable[[int], int]
 
-    def __init__(self, handle: int, comm: Any = None, keepalive: Any = None) -> None:
-        self._handle = int(handle)
+    def __init__(self, comm_ptr: int = MISSING, *, handle: int = MISSING) -> None:
+        # nccl.core's base takes the communicator and is abstract; a kind of
+        # ncore's has a C handle, so the base only wraps one (ncore 1.1).
+        self._init_kind(type(self).__name__, handle, comm_ptr, {}, None)
+
+    def _init_kind(self, kind: str, handle: Any, comm_ptr: Any, arguments: dict,
+                   create: Optional[Callable[[int], int]]) -> None:
+        """One constructor for every kind: ``handle=``, or a lone first
+        argument (nccl.core needs more, so this is ncore 1.1's handle),
+        wraps; otherwise `create(comm_ptr)` makes the resource from
+        nccl.core's `arguments` (name: value, MISSING where not given)."""
+        given = [name for name, value in arguments.items() if value is not MISSING]
+        if handle is not MISSING:
+            if comm_ptr is not MISSING or given:
+                raise TypeError(f"{kind}() got handle= and nccl.core's arguments; give one")
+            self._adopt_handle(int(handle), None, None)
+            return
+        if comm_ptr is MISSING:
+            raise TypeError(f"{kind}() missing required argument: 'comm_ptr' (or handle=)")
+        if not given or create is None:
+            self._adopt_handle(int(comm_ptr), None, None)
+            return
+        if not int(comm_ptr):
+            raise NcclInvalid(f"{kind}: comm_ptr: 0, a null communicator (not initialized)")
+        self._adopt_handle(create(int(comm_ptr)), None, None)
+
+    def _adopt_handle(self, handle: int, comm: Any, keepalive: Any) -> None:
+        self._handle = handle
         # The communicator object, and the memory the resource refers to,
         # must outlive the resource from Python's point of view.
         self._comm = comm
         self._keepalive = keepalive
+
+    @classmethod
+    def _adopt(cls, handle: int, comm: Any = None, keepalive: Any = None) -> Any:
+        """The resource for a handle a Communicator method just made."""
+        resource = cls.__new__(cls)
+        resource._adopt_handle(int(handle), comm, keepalive)
+        return resource
+
+    @classmethod
+    def from_handle(cls, handle: int) -> Any:
+        """Wraps an existing ncore handle of this kind (from the raw layer);
+        closing the wrapper closes the resource."""
+        return cls._adopt(handle)
 
     @property
     def ncore_handle(self) -> int:
@@ -69,10 +116,23 @@ class CommResource(ABC):
 
 
 class RegisteredBufferHandle(CommResource):
-    """A buffer registered for zero-copy transfers (Communicator.register_buffer)."""
+    """A buffer registered for zero-copy transfers (Communicator.register_buffer).
+
+    ``RegisteredBufferHandle(comm_ptr, buffer_ptr, size)`` registers `size`
+    bytes at address `buffer_ptr` with the communicator whose ``ptr`` is
+    `comm_ptr` (nccl.core's constructor; the memory must outlive the
+    registration)."""
 
     _close_fn = staticmethod(raw.ncore_registered_buffer_close)
     _is_valid_fn = staticmethod(raw.ncore_registered_buffer_is_valid)
+
+    def __init__(self, comm_ptr: int = MISSING, buffer_ptr: int = MISSING,
+                 size: int = MISSING, *, handle: int = MISSING) -> None:
+        self._init_kind("RegisteredBufferHandle", handle, comm_ptr,
+                        {"buffer_ptr": buffer_ptr, "size": size},
+                        lambda comm: raw.ncore_register_buffer(
+                            comm, _required("RegisteredBufferHandle", "buffer_ptr", buffer_ptr),
+                            _required("RegisteredBufferHandle", "size", size)))
 
     @property
     def handle(self) -> int:
@@ -93,16 +153,53 @@ class RegisteredBufferHandle(CommResource):
         return raw.ncore_registered_buffer_pointer(self._handle)
 
 
+def _required(kind: str, name: str, value: Any) -> Any:
+    """`value`, or the TypeError Python gives for a missing argument."""
+    if value is MISSING:
+        raise TypeError(f"{kind}() missing required argument: {name!r}")
+    return value
+
+
+def _requirements(requirements: Any) -> Any:
+    """The C requirements struct for DevCommResource's `requirements_ptr`."""
+    from .config import NCCLDevCommRequirements
+
+    if requirements is None:
+        return None
+    if isinstance(requirements, NCCLDevCommRequirements):
+        return requirements.to_c()
+    raise NcclInvalid(
+        f"requirements_ptr: got {type(requirements).__name__}; ncore takes an "
+        "NCCLDevCommRequirements or None, not the address of an ncclDevCommRequirements_t "
+        "(its requirements are ncore's own struct)")
+
+
 def _none_if_null(address: int) -> Optional[int]:
     return address if address else None
 
 
 class RegisteredWindowHandle(CommResource):
     """A window registered collectively for one-sided access
-    (Communicator.register_window). Pass it as `peer_window` to put_signal."""
+    (Communicator.register_window). Pass it as `peer_window` to put_signal.
+
+    ``RegisteredWindowHandle(comm_ptr, buffer_ptr, size, flags=None)``
+    registers this rank's part, `size` bytes at address `buffer_ptr`, with
+    the communicator whose ``ptr`` is `comm_ptr` (nccl.core's constructor;
+    collective)."""
 
     _close_fn = staticmethod(raw.ncore_window_close)
     _is_valid_fn = staticmethod(raw.ncore_window_is_valid)
+
+    def __init__(self, comm_ptr: int = MISSING, buffer_ptr: int = MISSING,
+                 size: int = MISSING, flags: Optional[WindowFlag] = None, *,
+                 handle: int = MISSING) -> None:
+        self._init_kind("RegisteredWindowHandle", handle, comm_ptr,
+                        {"buffer_ptr": buffer_ptr, "size": size,
+                         "flags": MISSING if flags is None else flags},
+                        lambda comm: raw.ncore_register_window(
+                            comm, _required("RegisteredWindowHandle", "buffer_ptr", buffer_ptr),
+                            _required("RegisteredWindowHandle", "size", size),
+                            int(flags or WindowFlag.DEFAULT)))
 
     @property
     def handle(self) -> int:
@@ -163,10 +260,26 @@ class RegisteredWindowHandle(CommResource):
 
 class CustomRedOp(CommResource):
     """A PreMulSum operator, output = scalar * sum(inputs)
-    (Communicator.create_pre_mul_sum). Pass it (or its `op`) as `op`."""
+    (Communicator.create_pre_mul_sum). Pass it (or its `op`) as `op`.
+
+    ``CustomRedOp(comm_ptr, scalar_ptr, datatype, residence)`` makes one
+    from the scalar at address `scalar_ptr` (read now for
+    ``ScalarResidence.HOST_IMMEDIATE``, at each collective for ``DEVICE``:
+    keep it alive) on the communicator whose ``ptr`` is `comm_ptr`
+    (nccl.core's constructor)."""
 
     _close_fn = staticmethod(raw.ncore_custom_redop_close)
     _is_valid_fn = staticmethod(raw.ncore_custom_redop_is_valid)
+
+    def __init__(self, comm_ptr: int = MISSING, scalar_ptr: int = MISSING,
+                 datatype: NcclDataType = MISSING, residence: ScalarResidence = MISSING, *,
+                 handle: int = MISSING) -> None:
+        self._init_kind("CustomRedOp", handle, comm_ptr,
+                        {"scalar_ptr": scalar_ptr, "datatype": datatype, "residence": residence},
+                        lambda comm: raw.ncore_create_pre_mul_sum(
+                            comm, _required("CustomRedOp", "scalar_ptr", scalar_ptr),
+                            int(_required("CustomRedOp", "datatype", datatype)),
+                            int(_required("CustomRedOp", "residence", residence))))
 
     @property
     def op(self) -> int:
@@ -203,10 +316,24 @@ class DevCommInfo:
 
 
 class DevCommResource(CommResource):
-    """A device communicator (Communicator.create_dev_comm)."""
+    """A device communicator (Communicator.create_dev_comm).
+
+    ``DevCommResource(comm_ptr, requirements_ptr)`` makes one on the
+    communicator whose ``ptr`` is `comm_ptr` (nccl.core's constructor,
+    collective); `requirements_ptr` is an :class:`NCCLDevCommRequirements`
+    or None (the defaults), not the address of an
+    ``ncclDevCommRequirements_t``: ncore's requirements are its own
+    versioned struct, filled from that object."""
 
     _close_fn = staticmethod(raw.ncore_dev_comm_close)
     _is_valid_fn = staticmethod(raw.ncore_dev_comm_is_valid)
+
+    def __init__(self, comm_ptr: int = MISSING, requirements_ptr: Any = MISSING, *,
+                 handle: int = MISSING) -> None:
+        self._init_kind("DevCommResource", handle, comm_ptr,
+                        {"requirements_ptr": requirements_ptr},
+                        lambda comm: raw.ncore_create_dev_comm(
+                            comm, _requirements(requirements_ptr)))
 
     @property
     def ptr(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Optional, Union
 
+from ._compat import MISSING, one_of
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend
@@ -38,7 +39,12 @@ class UniqueId:
 
     __slots__ = ("_data", "__weakref__")
 
-    def __init__(self, data: Optional[_BytesLike] = None) -> None:
+    def __init__(self, data: Optional[_BytesLike] = None, *,
+                 _internal: Optional[_BytesLike] = None) -> None:
+        # nccl.core names this argument _internal (an nccl.bindings.UniqueId,
+        # bytes-like); here any 128 bytes.
+        data = one_of("UniqueId", "data", MISSING if data is None else data,
+                      "_internal", MISSING if _internal is None else _internal, None)
         data = bytearray(UNIQUE_ID_BYTES if data is None else bytes(data))
         if len(data) != UNIQUE_ID_BYTES:
             raise NcclInvalid(
@@ -48,9 +54,10 @@ class UniqueId:
         self._data = data
 
     @classmethod
-    def from_bytes(cls, data: _BytesLike) -> "UniqueId":
-        """Makes a UniqueId from its 128 bytes."""
-        return cls(data)
+    def from_bytes(cls, b: _BytesLike = MISSING, *, data: _BytesLike = MISSING) -> "UniqueId":
+        """Makes a UniqueId from its 128 bytes (a copy). ``data=`` is ncore
+        1.1's name for `b`."""
+        return cls(one_of("UniqueId.from_bytes", "b", b, "data", data))
 
     @classmethod
     def from_hex(cls, text: str) -> "UniqueId":
@@ -102,21 +109,30 @@ class UniqueId:
         return f"<UniqueId: {self._data[:8].hex()}...{self._data[-8:].hex()}>"
 
 
-def get_unique_id(backend: Backend | int = Backend.AUTO, *, empty: bool = False) -> UniqueId:
+def get_unique_id(empty: bool | Backend | int = False, *,
+                  backend: Backend | int = MISSING) -> UniqueId:
     """Makes a new unique id (ncclGetUniqueId) for a communicator on `backend`
-    (AUTO resolves as for Communicator.init; the id records the backend).
-    ``empty=True`` (keyword only) returns ``UniqueId()`` without asking the
-    library, to be filled in later.
+    (AUTO, the default, resolves as for Communicator.init; the id records
+    the backend). ``empty=True`` returns ``UniqueId()`` without asking the
+    library, to be filled in later (``get_unique_id(True)``, as nccl.core).
+
+    ncore 1.1 took the backend as the first positional argument; that
+    spelling still works: a first argument that is not a bool
+    (``get_unique_id(Backend.HOST)``) is the backend.
 
     Raises:
-        NcclInvalid: backend given as a bool (nccl.core's ``empty`` is a
-            keyword here: ``get_unique_id(empty=True)``); unknown backend.
+        TypeError: a backend given both ways.
+        NcclInvalid: unknown backend.
         NcclUnavailable: NCCL requested but missing.
     """
-    if isinstance(backend, bool):
-        raise NcclInvalid(
-            f"backend: got {backend!r}, a bool; to make an empty id say "
-            "get_unique_id(empty=True)")
+    if not isinstance(empty, bool):
+        # ncore 1.1's get_unique_id(backend): a Backend or an int there.
+        backend = one_of("get_unique_id", "backend", backend,
+                         "backend (first positional argument)", empty)
+        empty = False
     if empty:
         return UniqueId()
+    backend = Backend.AUTO if backend is MISSING else backend
+    if isinstance(backend, bool):
+        raise NcclInvalid(f"backend: got {backend!r}, a bool, not a Backend")
     return UniqueId(raw.ncore_get_unique_id(int(backend)))

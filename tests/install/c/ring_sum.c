@@ -1,4 +1,4 @@
-/* tests/install/c/ring_sum.c — a user's program, built against an installed
+/* tests/install/c/ring_sum.c — the README's first C program, built against an installed
  * ncore (pkg-config or CMake) and started by the installed ncore-run: every
  * rank contributes rank + 1, the allreduce must give n(n+1)/2 everywhere.
  * Rank 0 also prints ncore_library_info. Exit 0 when the sum is right. */

@@ -1,5 +1,5 @@
-// tests/install/go: a user's module built against an installed ncore
-// (cgo pkg-config) and started by the installed ncore-run: every rank
+// tests/install/go: the README's first Go program, a user's module built
+// against an installed ncore (cgo pkg-config) and started by the installed ncore-run: every rank
 // contributes rank + 1, the allreduce must give n(n+1)/2.
 package main
 

@@ -1,5 +1,5 @@
-"""tests/install/python/ring_sum.py — a user's script run from a venv where
-only the ncore wheel is installed: every rank contributes rank + 1, the
+"""tests/install/python/ring_sum.py — the README's first Python script, run from a venv where
+only the ncore-nccl wheel is installed: every rank contributes rank + 1, the
 allreduce must give n(n+1)/2. Rank 0 prints the library info."""
 import sys
 

@@ -1,5 +1,5 @@
-//! tests/install/rust: a user's crate depending on `ncore = "1.1"` (the
-//! packaged crates, vendored), built against an installed ncore (pkg-config)
+//! tests/install/rust: the README's first Rust program, in a user's crate
+//! with a path dependency on the checkout, built against an installed ncore (pkg-config)
 //! and started by the installed ncore-run without LD_LIBRARY_PATH: every
 //! rank contributes rank + 1, the allreduce must give n(n+1)/2 everywhere.
 //! Rank 0 also prints which libncore was loaded and the library's info.
