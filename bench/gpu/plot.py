@@ -6,7 +6,10 @@ markdown tables (stdout) and PNG plots (python3-matplotlib):
 
 Reads what is there of gpu-percall-1rank.json, gpu-callcount.json,
 gpu-oversubscribed-2ranks-check.json, gpu-sweep-*.json, python-gpu.json,
-rust-gpu.json, go-gpu.json and machine.txt; writes gpu-percall.png,
+rust-gpu.json, go-gpu.json, gpu-onesided-2ranks-<wait mode>.json,
+python-allreduce-vs-torch-*.json and machine.txt; writes gpu-percall.png,
+gpu-onesided-2ranks-latency.png and -bandwidth.png, one
+python-allreduce-vs-torch-<N>ranks.png per torch comparison,
 gpu-bindings.png and, per sweep, gpu-sweep-<N>ranks-latency.png (a panel
 per operation), -added.png (what ncore adds, a line per operation) and,
 for several ranks, -busbw.png, into --into (default: bench/results), and
@@ -304,6 +307,90 @@ def panels(plt, r: dict, measure: str, ylabel: str, title: str, path: str) -> No
     plt.close(fig)
 
 
+def onesided_table(runs: list) -> str:
+    """put_signal latency per wait mode against NCCL send/recv in the same
+    run, and the default mode's bandwidth against NCCL and the copy engine."""
+    lines = ["| wait mode | put_signal one way µs | NCCL send/recv µs | ratio | "
+             "host-synchronised put / NCCL µs |", "| --- | ---: | ---: | ---: | ---: |"]
+    for mode, r in runs:
+        lat = r["latency_us"]
+        lines.append(f"| {mode} | {lat['put_signal']:.2f} | {lat['nccl_sendrecv']:.2f} | "
+                     f"{lat['put_signal'] / lat['nccl_sendrecv']:.2f} | "
+                     f"{lat['put_signal_host_sync']:.2f} / {lat['nccl_sendrecv_host_sync']:.2f} |")
+    full = max(runs, key=lambda mr: len(mr[1]["bandwidth_GBps"]))[1]
+    if len(full["bandwidth_GBps"]) > 1:
+        lines += ["", "| bytes | put_signal GB/s | NCCL send/recv GB/s | cudaMemcpyPeerAsync GB/s | "
+                  "put / NCCL | put / memcpy |", "| ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for b in full["bandwidth_GBps"]:
+            peer = b["memcpy_peer"]
+            lines.append(f"| {human(b['bytes'])} | {b['put_signal']:.1f} | {b['nccl_sendrecv']:.1f} | "
+                         f"{peer if peer is None else f'{peer:.1f}'} | "
+                         f"{b['put_signal'] / max(b['nccl_sendrecv'], 1e-9):.2f} | "
+                         + (f"{b['put_signal'] / peer:.2f} |" if peer else "- |"))
+    return "\n".join(lines)
+
+
+def onesided_plots(plt, into: str, runs: list) -> None:
+    """gpu-onesided-2ranks-latency.png (one bar pair per wait mode) and
+    -bandwidth.png (the default mode against NCCL and the copy engine)."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    for i, (mode, r) in enumerate(runs):
+        lat = r["latency_us"]
+        ax.bar(i - 0.2, lat["put_signal"], 0.4, color=NCORE_COLOUR,
+               label="put_signal -> wait_signal" if i == 0 else None)
+        ax.bar(i + 0.2, lat["nccl_sendrecv"], 0.4, color=RAW_COLOUR,
+               label="raw NCCL send/recv (same run)" if i == 0 else None)
+    ax.set_xticks(range(len(runs)), [m for m, _ in runs])
+    ax.set_xlabel("NCORE_NCCL_WAIT")
+    ax.set_ylabel("one-way latency, 8 B (µs)")
+    ax.set_title("put_signal latency, 2 GPUs (NV18)")
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(into, "gpu-onesided-2ranks-latency.png"), dpi=100)
+    plt.close(fig)
+    full = max(runs, key=lambda mr: len(mr[1]["bandwidth_GBps"]))[1]["bandwidth_GBps"]
+    if len(full) < 2:
+        return
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    x = [b["bytes"] for b in full]
+    ax.plot(x, [b["put_signal"] for b in full], "o-", color=NCORE_COLOUR, label="put_signal")
+    ax.plot(x, [b["nccl_sendrecv"] for b in full], "s-", color=RAW_COLOUR, label="raw NCCL send/recv")
+    if all(b["memcpy_peer"] for b in full):
+        ax.plot(x, [b["memcpy_peer"] for b in full], "^--", color=OP_COLOURS[1],
+                label="cudaMemcpyPeerAsync")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("bytes per message")
+    ax.set_ylabel("GB/s")
+    ax.set_title("put_signal bandwidth, 2 GPUs (NV18)")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(into, "gpu-onesided-2ranks-bandwidth.png"), dpi=100)
+    plt.close(fig)
+
+
+def torch_table(r: dict) -> str:
+    lines = ["| bytes | ncore µs | torch.distributed µs | torch / ncore |",
+             "| ---: | ---: | ---: | ---: |"]
+    for row in r["sizes"]:
+        lines.append(f"| {human(row['bytes'])} | {row['ncore_us']:.2f} | {row['torch_us']:.2f} | "
+                     f"{row['torch_over_ncore']:.2f} |")
+    return "\n".join(lines)
+
+
+def torch_plot(plt, path: str, r: dict) -> None:
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    x = [row["bytes"] for row in r["sizes"]]
+    ax.plot(x, [row["torch_over_ncore"] for row in r["sizes"]], "o-", color=NCORE_COLOUR)
+    ax.axhline(1.0, color=RAW_COLOUR, linestyle="--", linewidth=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("bytes (float32)")
+    ax.set_ylabel("torch.distributed time / ncore time")
+    ax.set_title(f"Python allreduce, {ranks_text(r['nranks'])}: >= 1 is ncore as fast or faster")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder")
@@ -337,7 +424,29 @@ def main() -> int:
         print("### Bindings against the C call\n\n" + bindings_table(py, rust, go) + "\n")
     for name, r in sweeps:
         print(f"### {name}\n\n" + sweep_table(r) + "\n")
+    onesided = []
+    for mode in ("default", "spin", "hybrid", "stream"):
+        r = load(args.folder, f"gpu-onesided-2ranks-{mode}.json")
+        if r:
+            onesided.append((mode, r))
+    if onesided:
+        print("### put_signal against NCCL send/recv and the copy engine\n\n"
+              + onesided_table(onesided) + "\n")
+    torches = []
+    for path in sorted(glob.glob(os.path.join(args.folder, "python-allreduce-vs-torch-*.json"))):
+        with open(path) as f:
+            torches.append((os.path.splitext(os.path.basename(path))[0], json.load(f)))
+    for name, r in torches:
+        print(f"### {name}\n\n" + torch_table(r) + "\n")
     plots(args.into, percall, py, rust, go, sweeps)
+    if onesided or torches:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        if onesided:
+            onesided_plots(plt, args.into, onesided)
+        for name, r in torches:
+            torch_plot(plt, os.path.join(args.into, name + ".png"), r)
     if os.path.abspath(args.into) != os.path.abspath(args.folder):
         for path in glob.glob(os.path.join(args.folder, "*.json")):
             shutil.copy(path, args.into)
