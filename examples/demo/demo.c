@@ -1,4 +1,5 @@
-/* examples/demo — what ncore does, on N ranks started by tools/ncore-run:
+/* examples/demo — what ncore does, on N ranks started by ncore-run, mpirun,
+ * srun or torchrun (or alone, one rank):
  *   1. a window over ncore_mem_alloc memory on every rank;
  *   2. a ring exchange: each rank put_signals a block into the next rank's
  *      window and waits for the previous rank's signal, then checks the bytes
@@ -21,8 +22,6 @@
 
 #include <ncore.h>
 
-#include "ncore_launch_env.h"
-
 /* Stops the rank with the failing call, its status and ncore's message. */
 #define CHECK(call)                                                            \
   do {                                                                         \
@@ -35,7 +34,7 @@
   } while (0)
 
 typedef struct demo {
-  ncore_launch_env_t env;
+  struct { int rank, nranks; } env; /* this rank's place, from comm */
   ncore_backend_t backend;
   ncore_comm_t comm;
   ncore_stream_t stream;
@@ -202,11 +201,6 @@ static int demo_allreduce(const demo_t *d) {
 
 int main(int argc, char **argv) {
   demo_t d = {0};
-  if (ncore_launch_env_read(&d.env) != 0) {
-    fprintf(stderr, "demo: start me with tools/ncore-run -n N (NCORE_RANK, NCORE_NRANKS, "
-                    "NCORE_UNIQUE_ID are missing or malformed)\n");
-    return 2;
-  }
   CHECK(ncore_backend_resolve(NCORE_BACKEND_AUTO, &d.backend));
   size_t mib = d.backend == NCORE_BACKEND_NCCL ? 256 : 8;
   if (argc > 1) mib = (size_t)strtoul(argv[1], NULL, 10);
@@ -214,14 +208,13 @@ int main(int argc, char **argv) {
   if (mib < 1 || d.iterations < 1) { fprintf(stderr, "usage: ncore-demo [MIB] [ITERATIONS]\n"); return 2; }
   d.bytes = mib << 20;
 
-  if (d.backend == NCORE_BACKEND_NCCL) {
-    int devices;
-    CHECK(ncore_device_count(d.backend, &devices));
-    CHECK(ncore_device_set(d.backend, d.env.local_rank % devices));
-  }
+  /* Joins the job of whichever launcher started it (or runs alone); on
+   * NCCL each rank takes GPU local rank % visible devices. */
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
   config.timeout_ms = 60000;
-  CHECK(ncore_comm_init_rank(&d.comm, d.env.nranks, &d.env.id, d.env.rank, &config));
+  CHECK(ncore_comm_init_from_env(&d.comm, &config));
+  CHECK(ncore_comm_rank(d.comm, &d.env.rank));
+  CHECK(ncore_comm_size(d.comm, &d.env.nranks));
   CHECK(ncore_stream_create(&d.stream, d.backend));
   if (d.env.rank == 0)
     printf("rank 0: ncore %s, %d ranks on the %s backend\n", ncore_version_string(),

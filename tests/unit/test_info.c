@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "ncore_launch_env.h"
+#include "core/launch_vars.h"
 
 TEST(library_info_describes_the_library) {
   ncore_library_info_t info = NCORE_LIBRARY_INFO_INIT;
@@ -64,9 +64,9 @@ TEST(library_info_rejects_bad_struct) {
 /* Sets the launcher's variables for a one-rank job with a fresh id. */
 static void set_launch_env(const char *rank, const char *nranks) {
   ncore_unique_id_t id;
-  char hex[NCORE_LAUNCH_ENV_ID_HEX_CHARS + 1];
+  char hex[CORE_LAUNCH_ID_HEX_CHARS + 1];
   CHECK_OK(ncore_get_unique_id(&id, harness_backend()));
-  ncore_launch_env_encode(&id, hex);
+  core_launch_id_encode(&id, hex);
   setenv("NCORE_UNIQUE_ID", hex, 1);
   setenv("NCORE_RANK", rank, 1);
   setenv("NCORE_NRANKS", nranks, 1);

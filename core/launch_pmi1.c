@@ -1,0 +1,157 @@
+/* core — the unique id through PMI-1, the wire protocol MPICH's Hydra
+ * (mpiexec.hydra, mpirun.mpich) serves on the descriptor PMI_FD: text lines
+ * "cmd=... key=value ...\n", one answer per request. Rank 0 puts the id (as
+ * hex) in the job's key-value space, every rank enters the barrier, the
+ * others get it. Spoken directly: no PMI library is needed. */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "launch.h"
+#include "launch_vars.h"
+#include "log.h"
+
+/* The PMI connection: one request at a time, so one lock. */
+static pthread_mutex_t pmi_lock = PTHREAD_MUTEX_INITIALIZER;
+static char kvsname[256];  /* "" until the first exchange initialised PMI */
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sends request and reads one answer line (without its newline) into
+ * reply; deadline < 0: none. */
+static ncore_status_t pmi_call(int fd, const char *request, char *reply,
+                               size_t cap, int64_t deadline) {
+  size_t len = strlen(request), sent = 0;
+  while (sent < len) {
+    ssize_t n = write(fd, request + sent, len - sent);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      return core_error(NCORE_ERR_REMOTE, "PMI_FD %d: writing \"%.*s\": %s",
+                        fd, (int)strcspn(request, " \n"), request,
+                        strerror(errno));
+    sent += (size_t)n;
+  }
+  size_t used = 0;
+  for (;;) {
+    int wait = -1;
+    if (deadline >= 0) {
+      int64_t left = deadline - now_ms();
+      if (left <= 0)
+        return core_error(NCORE_ERR_TIMEOUT, "PMI_FD %d: no answer to \"%.*s\" "
+                          "in time", fd, (int)strcspn(request, " \n"), request);
+      wait = (int)left;
+    }
+    struct pollfd p = {fd, POLLIN, 0};
+    int ready = poll(&p, 1, wait);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    /* One byte at a time: the answer ends at its newline, and whatever
+     * follows belongs to the next request's reader. */
+    char c;
+    ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      return core_error(NCORE_ERR_REMOTE, "PMI_FD %d: the process manager "
+                        "closed the connection", fd);
+    if (c == '\n') break;
+    if (used + 1 < cap) reply[used++] = c;
+  }
+  reply[used] = '\0';
+  return NCORE_OK;
+}
+
+/* The value of field name in reply ("name=value", space separated) into
+ * out; 0, or -1 when absent. */
+static int pmi_field(const char *reply, const char *name, char *out, size_t cap) {
+  size_t n = strlen(name);
+  for (const char *at = reply; (at = strstr(at, name)) != NULL; at += n) {
+    if ((at != reply && at[-1] != ' ') || at[n] != '=') continue;
+    const char *value = at + n + 1;
+    size_t len = strcspn(value, " ");
+    if (len >= cap) len = cap - 1;
+    memcpy(out, value, len);
+    out[len] = '\0';
+    return 0;
+  }
+  return -1;
+}
+
+/* An answer whose rc is not 0 is the process manager's refusal. */
+static ncore_status_t pmi_checked(int fd, const char *request, char *reply,
+                                  size_t cap, int64_t deadline) {
+  ncore_status_t s = pmi_call(fd, request, reply, cap, deadline);
+  if (s != NCORE_OK) return s;
+  char rc[16];
+  if (pmi_field(reply, "rc", rc, sizeof rc) == 0 && strcmp(rc, "0") != 0)
+    return core_error(NCORE_ERR_REMOTE, "PMI: \"%.*s\" was refused: %s",
+                      (int)strcspn(request, " \n"), request, reply);
+  return NCORE_OK;
+}
+
+/* cmd=init and the key-value space's name, once per process. */
+static ncore_status_t pmi_open(int fd, int64_t deadline) {
+  if (kvsname[0] != '\0') return NCORE_OK;
+  char reply[512];
+  ncore_status_t s = pmi_checked(fd, "cmd=init pmi_version=1 pmi_subversion=1\n",
+                                 reply, sizeof reply, deadline);
+  if (s == NCORE_OK)
+    s = pmi_checked(fd, "cmd=get_my_kvsname\n", reply, sizeof reply, deadline);
+  if (s == NCORE_OK && pmi_field(reply, "kvsname", kvsname, sizeof kvsname) != 0)
+    s = core_error(NCORE_ERR_REMOTE, "PMI: no kvsname in \"%s\"", reply);
+  if (s == NCORE_OK)
+    core_log(CORE_LOG_INFO, "PMI-1 on PMI_FD %d: key-value space %s", fd, kvsname);
+  return s;
+}
+
+/* The exchange itself, under pmi_lock. */
+static ncore_status_t pmi_share(int fd, const core_launch_t *launch,
+                                const char *key, int64_t deadline,
+                                ncore_unique_id_t *id) {
+  ncore_status_t s = pmi_open(fd, deadline);
+  char request[CORE_LAUNCH_ID_HEX_CHARS + 512], reply[CORE_LAUNCH_ID_HEX_CHARS + 512];
+  if (s == NCORE_OK && launch->rank == 0) {
+    char hex[CORE_LAUNCH_ID_HEX_CHARS + 1];
+    core_launch_id_encode(id, hex);
+    snprintf(request, sizeof request, "cmd=put kvsname=%s key=%s value=%s\n",
+             kvsname, key, hex);
+    s = pmi_checked(fd, request, reply, sizeof reply, deadline);
+  }
+  if (s == NCORE_OK)
+    s = pmi_call(fd, "cmd=barrier_in\n", reply, sizeof reply, deadline);
+  if (s != NCORE_OK || launch->rank == 0) return s;
+  snprintf(request, sizeof request, "cmd=get kvsname=%s key=%s\n", kvsname, key);
+  s = pmi_checked(fd, request, reply, sizeof reply, deadline);
+  char hex[CORE_LAUNCH_ID_HEX_CHARS + 2];
+  if (s == NCORE_OK && (pmi_field(reply, "value", hex, sizeof hex) != 0 ||
+                        core_launch_id_decode(hex, id) != 0))
+    s = core_error(NCORE_ERR_REMOTE, "PMI: rank 0's %s is not a unique id "
+                   "(\"%.80s\")", key, reply);
+  return s;
+}
+
+ncore_status_t core_launch_pmi1_share(const core_launch_t *launch,
+                                      const char *key, int64_t timeout_ms,
+                                      ncore_unique_id_t *id) {
+  int fd = -1;
+  if (core_launch_parse_count(getenv("PMI_FD"), &fd) != 0)
+    return core_error(NCORE_ERR_UNAVAILABLE,
+                      "%s: PMI_RANK is set but PMI_FD (Hydra's PMI-1 "
+                      "connection) is %s, and there is no PMIX_NAMESPACE: "
+                      "no way for rank 0's unique id to reach this rank",
+                      launch->launcher, getenv("PMI_FD") ? "malformed" : "not set");
+  int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+  pthread_mutex_lock(&pmi_lock);
+  ncore_status_t s = pmi_share(fd, launch, key, deadline, id);
+  pthread_mutex_unlock(&pmi_lock);
+  return s;
+}
