@@ -19,7 +19,7 @@
 
 /* The PMI connection: one request at a time, so one lock. */
 static pthread_mutex_t pmi_lock = PTHREAD_MUTEX_INITIALIZER;
-static char kvsname[256];  /* "" until the first exchange initialised PMI */
+static char kvsname[256];  /* the job's key-value space (cmd=get_my_kvsname) */
 
 static int64_t now_ms(void) {
   struct timespec ts;
@@ -98,9 +98,8 @@ static ncore_status_t pmi_checked(int fd, const char *request, char *reply,
   return NCORE_OK;
 }
 
-/* cmd=init and the key-value space's name, once per process. */
+/* cmd=init and the key-value space's name. */
 static ncore_status_t pmi_open(int fd, int64_t deadline) {
-  if (kvsname[0] != '\0') return NCORE_OK;
   char reply[512];
   ncore_status_t s = pmi_checked(fd, "cmd=init pmi_version=1 pmi_subversion=1\n",
                                  reply, sizeof reply, deadline);
@@ -152,6 +151,12 @@ ncore_status_t core_launch_pmi1_share(const core_launch_t *launch,
   int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
   pthread_mutex_lock(&pmi_lock);
   ncore_status_t s = pmi_share(fd, launch, key, deadline, id);
+  /* Hydra takes a process that initialised PMI and exits without
+   * finalising it for a failure and stops the job: finalise each time. */
+  char reply[128];
+  if (pmi_call(fd, "cmd=finalize\n", reply, sizeof reply, deadline) != NCORE_OK &&
+      s == NCORE_OK)
+    s = core_error_current();
   pthread_mutex_unlock(&pmi_lock);
   return s;
 }

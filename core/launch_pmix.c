@@ -44,6 +44,7 @@ typedef struct pmix_api {
   int (*fence)(const pmix_proc_mirror_t *, size_t, const void *, size_t);
   int (*get)(const pmix_proc_mirror_t *, const char *, const void *, size_t,
              pmix_value_mirror_t **);
+  int (*finalize)(const void *, size_t);
   void (*value_free)(pmix_value_mirror_t *, size_t); /* PMIx 4+ */
   const char *(*error_string)(int);
   pmix_proc_mirror_t self;
@@ -54,7 +55,7 @@ typedef struct pmix_api {
 static pmix_api_t api;
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
-/* Loads libpmix and initialises this process as a PMIx client, once. */
+/* Loads libpmix, once. */
 static void pmix_load(void) {
   api.ready = -1;
   void *lib = dlopen("libpmix.so.2", RTLD_NOW | RTLD_GLOBAL);
@@ -69,21 +70,15 @@ static void pmix_load(void) {
   *(void **)&api.commit = dlsym(lib, "PMIx_Commit");
   *(void **)&api.fence = dlsym(lib, "PMIx_Fence");
   *(void **)&api.get = dlsym(lib, "PMIx_Get");
+  *(void **)&api.finalize = dlsym(lib, "PMIx_Finalize");
   *(void **)&api.value_free = dlsym(lib, "PMIx_Value_free");
   *(void **)&api.error_string = dlsym(lib, "PMIx_Error_string");
-  if (!api.init || !api.put || !api.commit || !api.fence || !api.get) {
+  if (!api.init || !api.put || !api.commit || !api.fence || !api.get ||
+      !api.finalize) {
     snprintf(api.why, sizeof api.why, "libpmix lacks PMIx_Init, PMIx_Put, "
-             "PMIx_Commit, PMIx_Fence or PMIx_Get");
+             "PMIx_Commit, PMIx_Fence, PMIx_Get or PMIx_Finalize");
     return;
   }
-  int rc = api.init(&api.self, NULL, 0);
-  if (rc != PMIX_MIRROR_SUCCESS) {
-    snprintf(api.why, sizeof api.why, "PMIx_Init failed: %s (%d)",
-             api.error_string ? api.error_string(rc) : "?", rc);
-    return;
-  }
-  core_log(CORE_LOG_INFO, "PMIx client: namespace %s, rank %u",
-           api.self.nspace, api.self.rank);
   api.ready = 1;
 }
 
@@ -141,11 +136,25 @@ ncore_status_t core_launch_pmix_share(const core_launch_t *launch,
     return core_error(NCORE_ERR_UNAVAILABLE,
                       "%s: the id travels through PMIx, but %s (install "
                       "libpmix2)", launch->launcher, api.why);
+  /* A client for this exchange only: PMIx counts its initialisations, and
+   * a launcher takes a process that initialised PMIx and exits without
+   * finalising it for a failure (Open MPI then stops the whole job). */
+  int rc = api.init(&api.self, NULL, 0);
+  if (rc != PMIX_MIRROR_SUCCESS) {
+    return core_error(NCORE_ERR_UNAVAILABLE, "%s: PMIx_Init failed: %s (%d)",
+                      launch->launcher,
+                      api.error_string ? api.error_string(rc) : "?", rc);
+  }
+  core_log(CORE_LOG_INFO, "PMIx client: namespace %s, rank %u",
+           api.self.nspace, api.self.rank);
   ncore_status_t s = NCORE_OK;
   if (launch->rank == 0) s = put_id(key, id);
-  if (s != NCORE_OK) return s;
   /* Every rank fences: rank 0's value is committed before anyone gets it. */
-  int rc = api.fence(NULL, 0, NULL, 0);
-  if (rc != PMIX_MIRROR_SUCCESS) return pmix_failed("PMIx_Fence", rc);
-  return launch->rank == 0 ? NCORE_OK : get_id(key, id);
+  if (s == NCORE_OK) {
+    rc = api.fence(NULL, 0, NULL, 0);
+    if (rc != PMIX_MIRROR_SUCCESS) s = pmix_failed("PMIx_Fence", rc);
+  }
+  if (s == NCORE_OK && launch->rank != 0) s = get_id(key, id);
+  api.finalize(NULL, 0);
+  return s;
 }

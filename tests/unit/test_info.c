@@ -83,18 +83,27 @@ TEST(comm_init_from_env_makes_the_rank) {
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
+/* Clears every launcher's variables (core/launch_env.c's table). */
+static void clear_launchers(void) {
+  static const char *names[] = {
+      "NCORE_RANK", "NCORE_NRANKS", "NCORE_LOCAL_RANK", "NCORE_UNIQUE_ID",
+      "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+      "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "PMI_FD", "PMIX_NAMESPACE",
+      "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_STEP_ID",
+      "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT",
+      "TORCHELASTIC_USE_AGENT_STORE"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
+}
+
 TEST(comm_init_from_env_names_the_bad_variable) {
   ncore_comm_t comm = 7;
+  clear_launchers();
   CHECK_STATUS(ncore_comm_init_from_env(NULL, NULL), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("ncore_comm_init_from_env: out");
-  set_launch_env("0", "1");
-  unsetenv("NCORE_RANK");
-  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
-  CHECK_MESSAGE_CONTAINS("NCORE_RANK: missing");
-  CHECK(comm == NCORE_NULL_HANDLE);
   set_launch_env("1", "1");
   CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("NCORE_RANK: 1 is out of range [0, 1)");
+  CHECK(comm == NCORE_NULL_HANDLE);
   set_launch_env("0", "x");
   CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("NCORE_NRANKS");
@@ -102,9 +111,63 @@ TEST(comm_init_from_env_names_the_bad_variable) {
   setenv("NCORE_UNIQUE_ID", "abc", 1);
   CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("NCORE_UNIQUE_ID: missing or not 256 hex characters");
-  unsetenv("NCORE_UNIQUE_ID");
-  unsetenv("NCORE_RANK");
-  unsetenv("NCORE_NRANKS");
+  clear_launchers();
+  setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("OMPI_COMM_WORLD_SIZE: missing");
+  clear_launchers();
+  setenv("SLURM_PROCID", "3", 1);
+  setenv("SLURM_NTASKS", "2", 1);
+  setenv("SLURM_STEP_ID", "0", 1);
+  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("SLURM_PROCID: 3 is out of range [0, 2)");
+  clear_launchers();
+  setenv("RANK", "1", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  setenv("LOCAL_RANK", "-1", 1);
+  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("LOCAL_RANK: -1 is not a non-negative integer");
+  clear_launchers();
+}
+
+/* No launcher: a job of one rank (an MPI or torch program run alone). */
+TEST(comm_init_from_env_without_a_launcher_is_one_rank) {
+  clear_launchers();
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_comm_init_from_env(&comm, NULL));
+  int rank = -1, size = -1;
+  CHECK_OK(ncore_comm_rank(comm, &rank));
+  CHECK_OK(ncore_comm_size(comm, &size));
+  CHECK(rank == 0 && size == 1);
+  CHECK_OK(ncore_comm_destroy(comm));
+  /* A launcher's job of one rank needs no exchange either. */
+  setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+  CHECK_OK(ncore_comm_init_from_env(&comm, NULL));
+  CHECK_OK(ncore_comm_destroy(comm));
+  clear_launchers();
+}
+
+/* A launcher that offers nothing ncore can use says what it looked for. */
+TEST(comm_init_from_env_names_what_the_launcher_lacks) {
+  clear_launchers();
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  setenv("SLURM_PROCID", "1", 1);
+  setenv("SLURM_NTASKS", "2", 1);
+  setenv("SLURM_STEP_ID", "0", 1);
+  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_UNAVAILABLE);
+  CHECK_MESSAGE_CONTAINS("srun --mpi=pmix");
+  clear_launchers();
+  setenv("PMI_RANK", "1", 1);
+  setenv("PMI_SIZE", "2", 1);
+  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_UNAVAILABLE);
+  CHECK_MESSAGE_CONTAINS("PMI_FD");
+  clear_launchers();
+  setenv("RANK", "1", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_UNAVAILABLE);
+  CHECK_MESSAGE_CONTAINS("MASTER_ADDR");
+  clear_launchers();
 }
 
 HARNESS_MAIN
