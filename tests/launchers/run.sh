@@ -38,6 +38,12 @@ python=/usr/bin/python3
 (cd bindings/go && PKG_CONFIG_PATH="$repo/build/lib/pkgconfig" GOFLAGS=-mod=mod GOPROXY=off \
   go build -o "$work/bin/launched-go" ./examples/launched) || fail "building the Go program"
 export NCORE_LIBRARY="$repo/build/lib/libncore.so.1"
+# The 2-node x 2-GPU check of tools/gpu-multinode.sh, built here (it is
+# carried to the GPU machine in build/bin) and run on the host backend,
+# where the world is one team of 4.
+gcc -O2 -Wall -Werror -I abi/include tests/launchers/programs/multinode.c \
+  -o build/bin/ncore-multinode -L build/lib -lncore -Wl,-rpath,'$ORIGIN/../lib' &&
+  run_multinode=1 || fail "building the multinode check"
 
 # program_argv LANGUAGE: the command of one rank.
 program_argv() {
@@ -109,6 +115,14 @@ for lang in $languages; do
       --redirects 2 --tee 2 --standalone --nproc_per_node $N $no_python $cmd
   else skip "$lang under torchrun" "python3-torch is not installed"; fi
 done
+
+if [ -n "${run_multinode:-}" ]; then
+  log=$work/multinode.log
+  timeout -k 5 120 build/bin/ncore-run -n 4 build/bin/ncore-multinode > "$log" 2>&1; rc=$?
+  if [ $rc = 0 ] && [ "$(grep -c "multinode: rank [0-3] [a-z_]* ok$" "$log")" = 28 ]; then
+    ok "multinode check on the host backend (28 checks)"
+  else fail "multinode check on the host backend (exit $rc)" "$log"; fi
+fi
 
 # One launcher: python -m ncore.run is ncore-run (help, environment, exit).
 build/bin/ncore-run --help > "$work/help-c" 2>&1
