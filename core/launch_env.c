@@ -85,6 +85,7 @@ ncore_status_t core_launch_detect(core_launch_t *out) {
     out->variables = row->rank;
     ncore_status_t s = read_row(row, out);
     if (s != NCORE_OK) return s;
+    core_log_set_rank(out->rank);
     if (core_log_enabled(CORE_LOG_INFO)) {
       char vars[256];
       describe(row, vars, sizeof vars);

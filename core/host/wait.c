@@ -40,7 +40,7 @@ static void awaited_ranks(host_comm_t *c, char *out, size_t cap) {
       if (!atomic_load_explicit(&host_rank_slot(c, r)->joined, memory_order_acquire))
         list_rank(list, sizeof list, &used, r);
   } else if (c->coll_owner != NULL) {
-    doing = "not reached this collective";
+    doing = "not at this collective yet";
     for (int r = 0; r < c->nranks; r++)
       if (atomic_load_explicit(&host_rank_slot(c, r)->posted.value,
                                memory_order_acquire) < c->coll_step)
@@ -48,7 +48,7 @@ static void awaited_ranks(host_comm_t *c, char *out, size_t cap) {
   }
   out[0] = '\0';
   if (doing != NULL && used > 0)
-    snprintf(out, cap, "; ranks %s have %s", list, doing);
+    snprintf(out, cap, "; waiting for rank(s) %s (%s)", list, doing);
 }
 
 /* Under NCORE_DEBUG=INFO, says every 5 s of waiting what is awaited. */

@@ -14,7 +14,7 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
-export NCORE_BACKEND=host
+export NCORE_BACKEND=host NCORE_TIMEOUT_MS=60000
 work=$(mktemp -d /tmp/ncore-launchers.XXXXXX)
 passed=0 failed=0 skipped=0
 N=4
@@ -182,6 +182,15 @@ if unshare -n true 2> /dev/null; then
     ok "host backend: a rank in another network namespace fails at once ($((SECONDS - start)) s)"
   else fail "host backend: other namespace" "$work/netns.log"; fi
 else skip "host backend: other namespace" "unshare -n is not permitted here"; fi
+
+# Fail fast, say why: a rank that never joins is named, in the INFO lines
+# while the others wait and in their timeout's message.
+NCORE_TIMEOUT_MS=6000 NCORE_DEBUG=INFO build/bin/ncore-run -n 3 sh -c \
+  '[ "$NCORE_RANK" = 2 ] || exec "$0"' "$work/bin/launched-c" > "$work/late.log" 2>&1
+if grep -q "still waiting after 5 s; waiting for rank(s) 2 (not joined)" "$work/late.log" &&
+   grep -q "timed out after 6000 ms; waiting for rank(s) 2 (not joined)" "$work/late.log"; then
+  ok "a rank that never joins is named while waiting (INFO) and in the timeout"
+else fail "the missing rank is not named" "$work/late.log"; fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

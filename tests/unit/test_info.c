@@ -1,5 +1,6 @@
 /* Unit tests: ncore_library_info (ncore/info.h) and ncore_comm_init_from_env
  * (ncore/launch.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,11 +96,42 @@ static void clear_launchers(void) {
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
 }
 
+/* Sets "NAME=value NAME=value ..." after clearing every launcher's. */
+static void set_launcher(const char *vars) {
+  clear_launchers();
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s", vars);
+  for (char *save = NULL, *pair = strtok_r(copy, " ", &save); pair != NULL;
+       pair = strtok_r(NULL, " ", &save)) {
+    char *eq = strchr(pair, '=');
+    *eq = '\0';
+    setenv(pair, eq + 1, 1);
+  }
+}
+
+/* What ncore_comm_init_from_env answers to one launcher's environment. */
+typedef struct launch_case {
+  const char *vars;
+  ncore_status_t status;
+  const char *message;
+} launch_case_t;
+
+static void check_launch_cases(const launch_case_t *cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    ncore_comm_t comm = 7;
+    set_launcher(cases[i].vars);
+    CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), cases[i].status);
+    CHECK_MESSAGE_CONTAINS(cases[i].message);
+    CHECK(comm == NCORE_NULL_HANDLE);
+  }
+  clear_launchers();
+}
+
 TEST(comm_init_from_env_names_the_bad_variable) {
-  ncore_comm_t comm = 7;
   clear_launchers();
   CHECK_STATUS(ncore_comm_init_from_env(NULL, NULL), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("ncore_comm_init_from_env: out");
+  ncore_comm_t comm = 7;
   set_launch_env("1", "1");
   CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("NCORE_RANK: 1 is out of range [0, 1)");
@@ -107,27 +139,16 @@ TEST(comm_init_from_env_names_the_bad_variable) {
   set_launch_env("0", "x");
   CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("NCORE_NRANKS");
-  set_launch_env("0", "1");
-  setenv("NCORE_UNIQUE_ID", "abc", 1);
-  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
-  CHECK_MESSAGE_CONTAINS("NCORE_UNIQUE_ID: missing or not 256 hex characters");
-  clear_launchers();
-  setenv("OMPI_COMM_WORLD_RANK", "0", 1);
-  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
-  CHECK_MESSAGE_CONTAINS("OMPI_COMM_WORLD_SIZE: missing");
-  clear_launchers();
-  setenv("SLURM_PROCID", "3", 1);
-  setenv("SLURM_NTASKS", "2", 1);
-  setenv("SLURM_STEP_ID", "0", 1);
-  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
-  CHECK_MESSAGE_CONTAINS("SLURM_PROCID: 3 is out of range [0, 2)");
-  clear_launchers();
-  setenv("RANK", "1", 1);
-  setenv("WORLD_SIZE", "2", 1);
-  setenv("LOCAL_RANK", "-1", 1);
-  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
-  CHECK_MESSAGE_CONTAINS("LOCAL_RANK: -1 is not a non-negative integer");
-  clear_launchers();
+  static const launch_case_t cases[] = {
+      {"NCORE_RANK=0 NCORE_NRANKS=1 NCORE_UNIQUE_ID=abc", NCORE_ERR_INVALID_ARGUMENT,
+       "NCORE_UNIQUE_ID: missing or not 256 hex characters"},
+      {"OMPI_COMM_WORLD_RANK=0", NCORE_ERR_INVALID_ARGUMENT, "OMPI_COMM_WORLD_SIZE: missing"},
+      {"SLURM_PROCID=3 SLURM_NTASKS=2 SLURM_STEP_ID=0", NCORE_ERR_INVALID_ARGUMENT,
+       "SLURM_PROCID: 3 is out of range [0, 2)"},
+      {"RANK=1 WORLD_SIZE=2 LOCAL_RANK=-1", NCORE_ERR_INVALID_ARGUMENT,
+       "LOCAL_RANK: -1 is not a non-negative integer"},
+  };
+  check_launch_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* No launcher: a job of one rank (an MPI or torch program run alone). */
@@ -141,8 +162,7 @@ TEST(comm_init_from_env_without_a_launcher_is_one_rank) {
   CHECK(rank == 0 && size == 1);
   CHECK_OK(ncore_comm_destroy(comm));
   /* A launcher's job of one rank needs no exchange either. */
-  setenv("OMPI_COMM_WORLD_RANK", "0", 1);
-  setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+  set_launcher("OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1");
   CHECK_OK(ncore_comm_init_from_env(&comm, NULL));
   CHECK_OK(ncore_comm_destroy(comm));
   clear_launchers();
@@ -150,24 +170,30 @@ TEST(comm_init_from_env_without_a_launcher_is_one_rank) {
 
 /* A launcher that offers nothing ncore can use says what it looked for. */
 TEST(comm_init_from_env_names_what_the_launcher_lacks) {
-  clear_launchers();
+  static const launch_case_t cases[] = {
+      {"SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_STEP_ID=0", NCORE_ERR_UNAVAILABLE,
+       "srun --mpi=pmix"},
+      {"PMI_RANK=1 PMI_SIZE=2", NCORE_ERR_UNAVAILABLE, "PMI_FD"},
+      {"RANK=1 WORLD_SIZE=2", NCORE_ERR_UNAVAILABLE, "MASTER_ADDR"},
+  };
+  check_launch_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The host backend is one machine: an id made elsewhere fails at once.
+ * Its boot id starts at byte 24 of the id (core/host/host.h: magic, token,
+ * creator pid, then the creator's identity). */
+TEST(host_id_made_on_another_machine_fails_at_once) {
+  if (!harness_is_host()) SKIP("the host backend's rule");
+  ncore_unique_id_t id;
+  CHECK_OK(ncore_get_unique_id(&id, NCORE_BACKEND_HOST));
+  id.internal[24] = id.internal[24] == 'f' ? 'e' : 'f';
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  config.backend = NCORE_BACKEND_HOST;
+  config.timeout_ms = 60000;
   ncore_comm_t comm = NCORE_NULL_HANDLE;
-  setenv("SLURM_PROCID", "1", 1);
-  setenv("SLURM_NTASKS", "2", 1);
-  setenv("SLURM_STEP_ID", "0", 1);
-  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_UNAVAILABLE);
-  CHECK_MESSAGE_CONTAINS("srun --mpi=pmix");
-  clear_launchers();
-  setenv("PMI_RANK", "1", 1);
-  setenv("PMI_SIZE", "2", 1);
-  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_UNAVAILABLE);
-  CHECK_MESSAGE_CONTAINS("PMI_FD");
-  clear_launchers();
-  setenv("RANK", "1", 1);
-  setenv("WORLD_SIZE", "2", 1);
-  CHECK_STATUS(ncore_comm_init_from_env(&comm, NULL), NCORE_ERR_UNAVAILABLE);
-  CHECK_MESSAGE_CONTAINS("MASTER_ADDR");
-  clear_launchers();
+  CHECK_STATUS(ncore_comm_init_rank(&comm, 2, &id, 1, &config), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("made on another machine");
+  CHECK_MESSAGE_CONTAINS("the host backend joins the ranks of one machine");
 }
 
 HARNESS_MAIN

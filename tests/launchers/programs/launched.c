@@ -7,8 +7,8 @@
 #include <ncore.h>
 
 int main(void) {
+  /* The timeout: NCORE_TIMEOUT_MS (the suite sets it), else the default. */
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
-  config.timeout_ms = 60000;
   ncore_comm_t comm;
   int rank = -1, size = -1;
   if (ncore_comm_init_from_env(&comm, &config) != NCORE_OK ||
