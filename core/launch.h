@@ -55,10 +55,28 @@ ncore_status_t core_launch_share_id(const core_launch_t *launch,
 ncore_status_t core_launch_pmix_share(const core_launch_t *launch,
                                       const char *key, ncore_unique_id_t *id);
 ncore_status_t core_launch_pmi1_share(const core_launch_t *launch,
-                                      const char *key, int64_t timeout_ms,
-                                      ncore_unique_id_t *id);
+                                      const char *key, uint64_t call,
+                                      int64_t timeout_ms, ncore_unique_id_t *id);
 ncore_status_t core_launch_tcp_share(const core_launch_t *launch,
                                      uint64_t call, int64_t timeout_ms,
+                                     ncore_unique_id_t *id);
+
+/* ncore's store (launch_tcp.c), also what PMI-1 hands over to after its
+ * first exchange. core_launch_tcp_listen: rank 0's listening socket at
+ * port on every address ("0": any free port), *bound the port it got.
+ * core_launch_tcp_serve: rank 0 hands id (call number `call`) to every
+ * other rank through the listening socket fd (port: for messages), until
+ * all have it or the deadline (CLOCK_MONOTONIC ms, < 0: none) passes, then
+ * names the ranks that never asked. core_launch_tcp_fetch: the others ask
+ * host:port for it, retrying while nothing listens. */
+ncore_status_t core_launch_tcp_listen(const char *port, int *fd, int *bound);
+ncore_status_t core_launch_tcp_serve(const core_launch_t *launch, int fd,
+                                     const char *port, uint64_t call,
+                                     const ncore_unique_id_t *id,
+                                     int64_t deadline);
+ncore_status_t core_launch_tcp_fetch(const core_launch_t *launch,
+                                     const char *host, const char *port,
+                                     uint64_t call, int64_t deadline,
                                      ncore_unique_id_t *id);
 
 /* A torch TCPStore's client (launch_torch_store.c): rank 0 sets key to the

@@ -56,7 +56,7 @@ ncore_status_t core_launch_share_id(const core_launch_t *launch,
       s = core_launch_pmix_share(launch, key, id);
       break;
     case CORE_LAUNCH_ID_PMI1:
-      s = core_launch_pmi1_share(launch, key, timeout_ms, id);
+      s = core_launch_pmi1_share(launch, key, call, timeout_ms, id);
       break;
     case CORE_LAUNCH_ID_TCP:
       s = core_launch_tcp_share(launch, call, timeout_ms, id);

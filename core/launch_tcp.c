@@ -40,9 +40,7 @@ typedef struct __attribute__((packed)) answer {
   char id[NCORE_UNIQUE_ID_BYTES];
 } answer_t;
 
-/* Rank 0's listening socket on every address at port (IPv6 with IPv4
- * mapped where the system has it, else IPv4). */
-static ncore_status_t listen_on(const char *port, int *out) {
+ncore_status_t core_launch_tcp_listen(const char *port, int *out, int *bound) {
   int number = atoi(port);
   int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   int one = 1, zero = 0;
@@ -81,6 +79,12 @@ static ncore_status_t listen_on(const char *port, int *out) {
     close(fd);
     return core_error(NCORE_ERR_SYSTEM, "listen on port %s: %s", port, strerror(e));
   }
+  struct sockaddr_storage a;
+  socklen_t len = sizeof a;
+  *bound = number;
+  if (getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+    *bound = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
+                                           : ((struct sockaddr_in *)&a)->sin_port);
   *out = fd;
   return NCORE_OK;
 }
@@ -122,17 +126,13 @@ static void missing_ranks(const unsigned char *served, int n, char *out, size_t 
                                              used ? ", " : "", r);
 }
 
-static ncore_status_t serve(const core_launch_t *launch, const char *port,
-                            uint64_t call, const ncore_unique_id_t *id,
-                            int64_t deadline) {
-  int fd = -1;
-  ncore_status_t s = listen_on(port, &fd);
-  if (s != NCORE_OK) return s;
+ncore_status_t core_launch_tcp_serve(const core_launch_t *launch, int fd,
+                                     const char *port, uint64_t call,
+                                     const ncore_unique_id_t *id,
+                                     int64_t deadline) {
+  ncore_status_t s = NCORE_OK;
   unsigned char *served = calloc((size_t)launch->nranks, 1);
-  if (served == NULL) {
-    close(fd);
-    return core_error(NCORE_ERR_SYSTEM, "out of memory");
-  }
+  if (served == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   int left = launch->nranks - 1;
   int64_t next_note = core_socket_now_ms() + 5000;
   char missing[256];
@@ -166,13 +166,13 @@ static ncore_status_t serve(const core_launch_t *launch, const char *port,
     }
   }
   free(served);
-  close(fd);
   return s;
 }
 
-static ncore_status_t fetch(const core_launch_t *launch, const char *host,
-                            const char *port, uint64_t call,
-                            ncore_unique_id_t *id, int64_t deadline) {
+ncore_status_t core_launch_tcp_fetch(const core_launch_t *launch,
+                                     const char *host, const char *port,
+                                     uint64_t call, int64_t deadline,
+                                     ncore_unique_id_t *id) {
   int fd = -1;
   ncore_status_t s = core_socket_connect(host, port, deadline,
                                          "rank 0 (handing out the unique id)", &fd);
@@ -221,6 +221,12 @@ ncore_status_t core_launch_tcp_share(const core_launch_t *launch,
     snprintf(key, sizeof key, "ncore.uid.%llu", (unsigned long long)call);
     return core_launch_torch_store_share(launch, host, port, key, timeout_ms, id);
   }
-  if (launch->rank == 0) return serve(launch, port, call, id, deadline);
-  return fetch(launch, host, port, call, id, deadline);
+  if (launch->rank != 0)
+    return core_launch_tcp_fetch(launch, host, port, call, deadline, id);
+  int fd = -1, bound = 0;
+  ncore_status_t s = core_launch_tcp_listen(port, &fd, &bound);
+  if (s != NCORE_OK) return s;
+  s = core_launch_tcp_serve(launch, fd, port, call, id, deadline);
+  close(fd);
+  return s;
 }
