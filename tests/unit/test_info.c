@@ -73,8 +73,8 @@ static void set_launch_env(const char *rank, const char *nranks) {
   setenv("NCORE_NRANKS", nranks, 1);
 }
 
-TEST(comm_init_from_env_makes_the_rank) {
-  set_launch_env("0", "1");
+/* ncore_comm_init_from_env makes rank 0 of a job of one rank. */
+static void check_one_rank_job(void) {
   ncore_comm_t comm = NCORE_NULL_HANDLE;
   CHECK_OK(ncore_comm_init_from_env(&comm, NULL));
   int rank = -1, size = -1;
@@ -82,6 +82,11 @@ TEST(comm_init_from_env_makes_the_rank) {
   CHECK_OK(ncore_comm_size(comm, &size));
   CHECK(rank == 0 && size == 1);
   CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(comm_init_from_env_makes_the_rank) {
+  set_launch_env("0", "1");
+  check_one_rank_job();
 }
 
 /* Clears every launcher's variables (core/launch_env.c's table). */
@@ -154,17 +159,10 @@ TEST(comm_init_from_env_names_the_bad_variable) {
 /* No launcher: a job of one rank (an MPI or torch program run alone). */
 TEST(comm_init_from_env_without_a_launcher_is_one_rank) {
   clear_launchers();
-  ncore_comm_t comm = NCORE_NULL_HANDLE;
-  CHECK_OK(ncore_comm_init_from_env(&comm, NULL));
-  int rank = -1, size = -1;
-  CHECK_OK(ncore_comm_rank(comm, &rank));
-  CHECK_OK(ncore_comm_size(comm, &size));
-  CHECK(rank == 0 && size == 1);
-  CHECK_OK(ncore_comm_destroy(comm));
+  check_one_rank_job();
   /* A launcher's job of one rank needs no exchange either. */
   set_launcher("OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1");
-  CHECK_OK(ncore_comm_init_from_env(&comm, NULL));
-  CHECK_OK(ncore_comm_destroy(comm));
+  check_one_rank_job();
   clear_launchers();
 }
 
