@@ -55,13 +55,22 @@ typedef struct pmix_api {
 static pmix_api_t api;
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
-/* Loads libpmix, once. */
+/* Loads libpmix, once: NCORE_PMIX_LIBRARY when set (that file only), else
+ * libpmix.so.2 through the loader's path. */
 static void pmix_load(void) {
   api.ready = -1;
-  void *lib = dlopen("libpmix.so.2", RTLD_NOW | RTLD_GLOBAL);
-  if (lib == NULL) lib = dlopen("libpmix.so", RTLD_NOW | RTLD_GLOBAL);
+  const char *chosen = getenv("NCORE_PMIX_LIBRARY");
+  void *lib = NULL;
+  if (chosen != NULL && chosen[0] != '\0') {
+    lib = dlopen(chosen, RTLD_NOW | RTLD_GLOBAL);
+  } else {
+    lib = dlopen("libpmix.so.2", RTLD_NOW | RTLD_GLOBAL);
+    if (lib == NULL) lib = dlopen("libpmix.so", RTLD_NOW | RTLD_GLOBAL);
+  }
   if (lib == NULL) {
-    snprintf(api.why, sizeof api.why, "libpmix.so.2 cannot be loaded (%s)",
+    snprintf(api.why, sizeof api.why, "%s cannot be loaded (%s; install "
+             "libpmix2, or set NCORE_PMIX_LIBRARY to the launcher's libpmix)",
+             chosen != NULL && chosen[0] != '\0' ? chosen : "libpmix.so.2",
              dlerror());
     return;
   }
@@ -128,14 +137,14 @@ ncore_status_t core_launch_pmix_share(const core_launch_t *launch,
                       "%s started this rank without a PMIx server "
                       "(PMIX_NAMESPACE is not set), so rank 0's unique id "
                       "cannot reach it%s", launch->launcher,
-                      launch->launcher[0] == 'S'
+                      strcmp(launch->launcher, "Slurm") == 0
                           ? ": run srun --mpi=pmix (or MpiDefault=pmix)"
                           : "");
   pthread_once(&api_once, pmix_load);
   if (api.ready != 1)
     return core_error(NCORE_ERR_UNAVAILABLE,
-                      "%s: the id travels through PMIx, but %s (install "
-                      "libpmix2)", launch->launcher, api.why);
+                      "%s: the id travels through PMIx, but %s",
+                      launch->launcher, api.why);
   /* A client for this exchange only: PMIx counts its initialisations, and
    * a launcher takes a process that initialised PMIx and exits without
    * finalising it for a failure (Open MPI then stops the whole job). */

@@ -275,7 +275,7 @@ int launch_ranks(const launch_plan_t *plan) {
    * timeout or an interrupt stops them at once. SIGKILL follows SIGTERM
    * after grace_seconds. */
   double started = now_seconds(), term_at = 0, kill_at = 0; /* 0: not yet */
-  int open_streams = 1;
+  int open_streams = 1, killed = 0;
   while (running > 0 || open_streams > 0) {
     open_streams = forward_output(ranks, n, 100);
     failed += reap_ranks(ranks, n, kill_at > 0);
@@ -284,9 +284,15 @@ int launch_ranks(const launch_plan_t *plan) {
     if (running == 0) continue;
     double now = now_seconds();
     const char *why = NULL;
-    if (interrupted_by) why = "the launcher was interrupted", status = status ? status : 130;
-    else if (plan->timeout_seconds > 0 && now - started > plan->timeout_seconds)
-      why = "the timeout passed", status = status ? status : 124;
+    int why_status = 0;
+    if (interrupted_by) {
+      why = "the launcher was interrupted";
+      why_status = 130;
+    } else if (plan->timeout_seconds > 0 && now - started > plan->timeout_seconds) {
+      why = "the timeout passed";
+      why_status = 124;
+    }
+    if (why && !status) status = why_status;
     if (why && kill_at == 0) term_at = now;
     if (failed && term_at == 0) term_at = now + plan->grace_seconds;
     if (term_at > 0 && kill_at == 0 && now >= term_at) {
@@ -294,10 +300,10 @@ int launch_ranks(const launch_plan_t *plan) {
               why ? why : "a rank failed");
       signal_ranks(ranks, n, SIGTERM);
       kill_at = now + plan->grace_seconds;
-    } else if (kill_at > 0 && kill_at < 1e300 && now > kill_at) {
+    } else if (kill_at > 0 && !killed && now > kill_at) {
       fprintf(stderr, "ncore-run: sending SIGKILL after %.0f s grace\n", plan->grace_seconds);
       signal_ranks(ranks, n, SIGKILL);
-      kill_at = 1e301;
+      killed = 1;
     }
   }
   for (int r = 0; r < n; r++)
