@@ -110,7 +110,8 @@ for lang in $languages; do
     no_python=--no_python
     [ $lang = python ] && no_python="" && cmd="$repo/tests/launchers/programs/launched.py"
     run "$lang under torchrun --nproc_per_node $N (agent store)" $N torchrun \
-      --redirects 2 --tee 2 --nproc_per_node $N $no_python $cmd
+      --redirects 2 --tee 2 --nproc_per_node $N --master_port $((20000 + RANDOM % 20000)) \
+      $no_python $cmd
     run "$lang under torchrun --standalone (ncore's store at MASTER_PORT)" $N torchrun \
       --redirects 2 --tee 2 --standalone --nproc_per_node $N $no_python $cmd
   else skip "$lang under torchrun" "python3-torch is not installed"; fi
