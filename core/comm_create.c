@@ -12,7 +12,7 @@
 /* The most ranks ncore_comm_init_all makes in one process. */
 #define CORE_MAX_RANKS_IN_PROCESS 4096
 #include "group.h"
-#include "ncore_launch_env.h"
+#include "launch.h"
 
 #define CHECK_NOT_NULL(pointer, name)                                    \
   do {                                                                   \
@@ -115,34 +115,22 @@ NCORE_API ncore_status_t ncore_comm_init_from_env(
   CORE_ENTER("ncore_comm_init_from_env");
   CHECK_NOT_NULL(out, "out");
   *out = NCORE_NULL_HANDLE;
-  /* The launcher's own decoder (tools/ncore_launch_env.h): the variables
-   * have one reader and one writer. */
-  int rank = 0, nranks = 0, local_rank = 0;
+  /* Which launcher, and this rank's place in its job (launch_env.c). */
+  core_launch_t launch;
+  ncore_status_t status = core_launch_detect(&launch);
+  if (status != NCORE_OK) return status;
+  core_config_t resolved;
+  status = core_config_read(config, &resolved);
+  if (status != NCORE_OK) return status;
+  const core_backend_ops_t *ops = NULL;
+  status = core_config_select_backend(&resolved, &ops);
+  if (status != NCORE_OK) return status;
+  /* Rank 0's id, through the launcher's own service (launch_share.c). */
   ncore_unique_id_t id;
-  if (ncore_env_rank(&rank) != 0)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "NCORE_RANK: missing or not a non-negative integer "
-                      "(start the program with ncore-run)");
-  if (ncore_env_nranks(&nranks) != 0)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "NCORE_NRANKS: missing or not a positive integer "
-                      "(start the program with ncore-run)");
-  if (rank >= nranks)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "NCORE_RANK: %d is out of range [0, %d) (NCORE_NRANKS)",
-                      rank, nranks);
-  if (ncore_env_unique_id(&id) != 0)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "NCORE_UNIQUE_ID: missing or not %d hex characters",
-                      NCORE_LAUNCH_ENV_ID_HEX_CHARS);
-  /* NCORE_LOCAL_RANK is optional (one machine: the rank), but a value
-   * that is there must be read as written. */
-  if (getenv("NCORE_LOCAL_RANK") != NULL &&
-      ncore_launch_env_int("NCORE_LOCAL_RANK", &local_rank) != 0)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "NCORE_LOCAL_RANK: not a non-negative integer");
-  (void)ncore_env_local_rank(&local_rank);
-  return init_rank(out, nranks, &id, 1, rank, local_rank, config);
+  status = core_launch_share_id(&launch, ops, resolved.timeout_ms, &id);
+  if (status != NCORE_OK) return status;
+  return init_rank(out, launch.nranks, &id, 1, launch.rank, launch.local_rank,
+                   config);
 }
 
 /* The most bootstrap roots one scalable init takes: NCCL spreads its

@@ -6,6 +6,7 @@
 #include "log.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,10 @@ int core_log_enabled(core_log_level_t level) {
   return level != CORE_LOG_OFF && level <= log_level;
 }
 
+static _Atomic int log_rank = -1;
+
+void core_log_set_rank(int rank) { atomic_store(&log_rank, rank); }
+
 void core_log(core_log_level_t level, const char *fmt, ...) {
   if (!core_log_enabled(level)) return;
   char message[1280];
@@ -90,6 +95,12 @@ void core_log(core_log_level_t level, const char *fmt, ...) {
   /* The rank as the launcher gave it: known before any communicator, and
    * the same in every line of this process. */
   const char *rank = getenv("NCORE_RANK");
+  char launched[16];
+  int known = atomic_load(&log_rank);
+  if ((rank == NULL || rank[0] == '\0') && known >= 0) {
+    snprintf(launched, sizeof launched, "%d", known);
+    rank = launched;
+  }
   /* One fprintf per line: stdio's lock keeps threads' lines whole. */
   fprintf(log_stream, "%s:%ld:%ld [%s] NCORE %s %s\n", log_host,
           (long)getpid(), (long)syscall(SYS_gettid),

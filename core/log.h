@@ -17,6 +17,11 @@ typedef enum core_log_level {
 /* 1 when messages of level are written (reads the environment once). */
 int core_log_enabled(core_log_level_t level);
 
+/* The rank every later line names: the launcher's rank of this process,
+ * known once ncore_comm_init_from_env has read it (before: NCORE_RANK, or
+ * "-"). */
+void core_log_set_rank(int rank);
+
 /* Writes one line at level when enabled; printf-style, no newline needed. */
 void core_log(core_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

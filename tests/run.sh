@@ -17,7 +17,7 @@
 #   a GPU machine, where CI already covers it); SKIP_NCCL=1 to leave out
 #   the NCCL pass (it is then reported as skipped); NCORE_OVERSUBSCRIBE=1
 #   to run several NCCL ranks on one GPU (each rank its own NCCL host
-#   identity, tools/ncore_launch_env.h); ONLY="prog ..." to run some
+#   identity, core/launch_vars.h); ONLY="prog ..." to run some
 #   programs only; JOBS=N to run N program invocations at once (output is
 #   still printed in order); TEST_WRAPPER="cmd args" to run every program
 #   under a tool (e.g. compute-sanitizer, which follows the test's child

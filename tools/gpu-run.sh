@@ -35,7 +35,7 @@ mkdir -p "$out"
 export OUT_DIR=$out
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ "${1:-}" = oversubscribed ]; then
-  # Several NCCL ranks per GPU (ncore_launch_env_isolate_host): every
+  # Several NCCL ranks per GPU (core_launch_isolate_host): every
   # launcher and the test harness give each rank its own NCCL host.
   export NCORE_OVERSUBSCRIBE=1
   case "${2:-}" in

@@ -4,6 +4,7 @@
 # (build/asan, build/ubsan), the ThreadSanitizer tests (tests/race), the
 # fuzzers for a bounded time (tests/fuzz), the
 # Python, Rust and Go bindings' test.sh, the install tests (tests/install), the
+# real launchers (tests/launchers), the
 # conformance suite, the check that tests assert only documented statuses
 # (tools/documented-statuses.py), the NCCL struct layouts against every
 # NCCL header set (tools/nccl-layouts/check.sh), the NCCL backend against
@@ -86,6 +87,12 @@ fi
 # from outside the repository.
 if [ -x tests/install/run.sh ]; then
   run_suite install tests/install/run.sh
+fi
+# The same C, Python, Rust and Go programs under ncore-run, python -m
+# ncore.run, both MPIs' mpirun, Slurm's srun, torchrun, and alone; the two
+# launchers held equal; the host backend's one-machine rule (issue 28).
+if [ -x tests/launchers/run.sh ]; then
+  run_suite launchers tests/launchers/run.sh
 fi
 if [ -f conformance/run.sh ]; then
   run_suite conformance bash conformance/run.sh

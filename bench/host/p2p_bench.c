@@ -31,7 +31,6 @@
 #ifdef NCORE_BENCH_MPI
 #include <mpi.h>
 #else
-#include "ncore_launch_env.h"
 #endif
 
 #define CHECK(call)                                                          \
@@ -241,7 +240,9 @@ int main(int argc, char **argv) {
   }
   if (max_bytes < 4096 || rounds < 1) usage_exit();
   bench_t b = {0};
+#ifdef NCORE_BENCH_MPI
   ncore_unique_id_t id;
+#endif
 #ifdef NCORE_BENCH_MPI
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
@@ -249,14 +250,10 @@ int main(int argc, char **argv) {
   if (b.rank == 0) CHECK(ncore_get_unique_id(&id, NCORE_BACKEND_HOST));
   MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
 #else
-  ncore_launch_env_t env;
-  if (ncore_launch_env_read(&env) != 0) {
-    fprintf(stderr, "p2p_bench: start me with tools/ncore-run -n N\n");
-    return 2;
-  }
-  b.rank = env.rank;
-  b.nranks = env.nranks;
-  id = env.id;
+  /* Under ncore-run: the launcher's job (ncore_comm_init_from_env). */
+  CHECK(ncore_comm_init_from_env(&b.comm, NULL));
+  CHECK(ncore_comm_rank(b.comm, &b.rank));
+  CHECK(ncore_comm_size(b.comm, &b.nranks));
 #endif
   if (b.nranks < 2) {
     fprintf(stderr, "p2p_bench: needs at least 2 ranks\n");
@@ -264,7 +261,9 @@ int main(int argc, char **argv) {
   }
   b.next = (b.rank + 1) % b.nranks;
   b.prev = (b.rank + b.nranks - 1) % b.nranks;
+#ifdef NCORE_BENCH_MPI
   CHECK(ncore_comm_init_rank(&b.comm, b.nranks, &id, b.rank, NULL));
+#endif
   CHECK(ncore_comm_backend(b.comm, &b.backend));
   void *src, *dst;
   CHECK(ncore_mem_alloc(&src, max_bytes, b.backend));

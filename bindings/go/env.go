@@ -18,11 +18,13 @@ const (
 	EnvUniqueID = "NCORE_UNIQUE_ID"
 )
 
-// FromEnv creates this rank's communicator from the environment that
-// ncore-run sets: NCORE_RANK, NCORE_NRANKS and NCORE_UNIQUE_ID
-// (ncore_comm_init_from_env; the launcher made the id, so no rank has to).
-// cfg nil means defaults. A missing or malformed variable gives ErrInvalid
-// naming it.
+// FromEnv joins the job this program was started in
+// (ncore_comm_init_from_env): rank, size and local rank from ncore-run,
+// Open MPI, MPICH (PMI), Slurm or torchrun, and rank 0's unique id through
+// that launcher (PMIx, PMI-1, torchrun's store); with no launcher, a job of
+// one rank. cfg nil means defaults. A malformed variable gives ErrInvalid
+// naming it; a launcher that offers no way to share the id gives
+// ErrUnavailable saying what was looked for.
 func FromEnv(cfg *Config) (*Communicator, error) {
 	cc, err := cfg.toC()
 	if err != nil {

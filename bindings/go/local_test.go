@@ -119,14 +119,23 @@ func TestUniqueIDRoundTripsThroughHex(t *testing.T) {
 }
 
 func TestFromEnvNamesTheMissingVariable(t *testing.T) {
-	for _, k := range []string{EnvRank, EnvNRanks, EnvUniqueID} {
+	for _, k := range []string{EnvRank, EnvNRanks, EnvUniqueID, "NCORE_LOCAL_RANK",
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "RANK", "WORLD_SIZE"} {
 		if v, ok := os.LookupEnv(k); ok {
 			defer os.Setenv(k, v)
 			os.Unsetenv(k)
 		}
 	}
-	_, err := FromEnv(nil)
-	wantErr(t, "FromEnv without env", err, ErrInvalid, "NCORE_RANK")
+	// No launcher: a job of one rank.
+	comm, err := FromEnv(hostConfig(10 * time.Second))
+	must(t, "FromEnv alone", err)
+	if r, _ := comm.Rank(); r != 0 {
+		t.Fatalf("alone: rank %d", r)
+	}
+	if n, _ := comm.Size(); n != 1 {
+		t.Fatalf("alone: size %d", n)
+	}
+	must(t, "Destroy", comm.Destroy())
 	t.Setenv(EnvRank, "0")
 	t.Setenv(EnvNRanks, "two")
 	_, err = FromEnv(nil)
@@ -135,6 +144,14 @@ func TestFromEnvNamesTheMissingVariable(t *testing.T) {
 	t.Setenv(EnvUniqueID, "abc")
 	_, err = FromEnv(nil)
 	wantErr(t, "FromEnv bad id", err, ErrInvalid, "ncore_comm_init_from_env", "NCORE_UNIQUE_ID")
+	os.Unsetenv(EnvRank)
+	os.Unsetenv(EnvNRanks)
+	os.Unsetenv(EnvUniqueID)
+	// torchrun's names without its rendezvous address.
+	t.Setenv("RANK", "1")
+	t.Setenv("WORLD_SIZE", "2")
+	_, err = FromEnv(nil)
+	wantErr(t, "FromEnv torchrun without MASTER_ADDR", err, ErrUnavailable, "MASTER_ADDR")
 }
 
 func TestInitRankValidatesItsArguments(t *testing.T) {

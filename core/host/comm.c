@@ -25,10 +25,12 @@ static uint64_t child_token(host_comm_t *c, uint64_t seq, uint64_t tag) {
 ncore_status_t host_get_unique_id(ncore_unique_id_t *out) {
   memset(out, 0, sizeof *out);
   host_unique_id_t id;
+  memset(&id, 0, sizeof id);
   memcpy(id.magic, HOST_MAGIC, 8);
   ncore_status_t s = random_token(&id.token);
   if (s != NCORE_OK) return s;
   id.creator_pid = getpid();
+  id.creator = *host_identity_self();
   memcpy(out->internal, &id, sizeof id);
   return NCORE_OK;
 }
@@ -40,6 +42,8 @@ ncore_status_t host_unique_id_token(const ncore_unique_id_t *id,
   if (memcmp(hid.magic, HOST_MAGIC, 8) != 0)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "%s: not a unique id of the host backend", argument);
+  ncore_status_t s = host_identity_check(&hid.creator);
+  if (s != NCORE_OK) return s;
   *token = hid.token;
   return NCORE_OK;
 }

@@ -24,12 +24,29 @@
 /* Bit 62: the whole payload was written with the header (p2p.c). */
 #define HOST_WHOLE_FLAG (UINT64_C(1) << 62)
 
+/* Where a process runs, as far as sharing memory goes: the machine (its
+ * boot id) and the namespaces the host backend's rendezvous and mappings
+ * live in (an abstract socket is per network namespace; /proc/<pid>/fd
+ * needs the peer in our PID namespace). identity.c. */
+typedef struct host_identity {
+  char boot_id[40];   /* /proc/sys/kernel/random/boot_id; "" if unknown */
+  uint64_t net_ns;    /* inode of /proc/self/ns/net; 0 if unknown */
+  uint64_t pid_ns;    /* inode of /proc/self/ns/pid; 0 if unknown */
+} host_identity_t;
+
 /* The unique id's layout inside its 128 bytes. */
 typedef struct host_unique_id {
   char magic[8];
   uint64_t token;
   int64_t creator_pid;
+  host_identity_t creator;  /* where the id was made */
 } host_unique_id_t;
+
+/* This process's identity (read once). */
+const host_identity_t *host_identity_self(void);
+/* INVALID_ARGUMENT (recorded, naming what differs) when an id made at
+ * `made` cannot be joined from here: another machine or namespace. */
+ncore_status_t host_identity_check(const host_identity_t *made);
 
 /* One counter alone on its cache line (no false sharing between writers). */
 typedef struct host_counter {
@@ -289,6 +306,7 @@ ncore_status_t host_random_bytes(void *out, size_t n);
 typedef struct host_waiter {
   uint64_t start_ns, last_check_ns;  /* 0 until the first clock read */
   uint32_t spins;
+  uint32_t notes;  /* "still waiting" lines logged (NCORE_DEBUG=INFO) */
 } host_waiter_t;
 uint64_t host_now_ns(void);
 void host_waiter_init(host_waiter_t *w);

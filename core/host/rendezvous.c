@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../error.h"
+#include "../log.h"
 #include "host.h"
 
 /* Sent with the descriptor, so a joiner knows what it received. */
@@ -156,6 +157,7 @@ ncore_status_t host_rendezvous_fetch(uint64_t token, int64_t timeout_ms,
   clock_gettime(CLOCK_MONOTONIC, &start);
   struct sockaddr_un a;
   socklen_t len = rendezvous_address(token, &a);
+  uint64_t next_note_ms = 5000;
   for (;;) {
     int conn = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (conn < 0)
@@ -171,10 +173,19 @@ ncore_status_t host_rendezvous_fetch(uint64_t token, int64_t timeout_ms,
     if (e != ECONNREFUSED && e != ENOENT && e != EAGAIN && e != EINTR)
       return core_error(NCORE_ERR_SYSTEM, "connecting to rank 0 (@%s): %s",
                         a.sun_path + 1, strerror(e));
-    if (timeout_ms >= 0 && elapsed_ms(&start) > (uint64_t)timeout_ms)
+    uint64_t waited = elapsed_ms(&start);
+    if (timeout_ms >= 0 && waited > (uint64_t)timeout_ms)
       return core_error(NCORE_ERR_TIMEOUT,
-                        "rank 0 did not create the communicator within %lld ms",
+                        "rank 0 did not create the communicator within %lld ms: "
+                        "no rank 0 of this unique id runs on this machine (was "
+                        "it started, and given the same unique id?)",
                         (long long)timeout_ms);
+    if (waited >= next_note_ms) {
+      core_log(CORE_LOG_INFO, "still waiting after %llu s for rank 0 of this "
+               "unique id to create the communicator (@%s)",
+               (unsigned long long)(waited / 1000), a.sun_path + 1);
+      next_note_ms += 5000;
+    }
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
   }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "../error.h"
+#include "../log.h"
 #include "host.h"
 
 uint64_t host_now_ns(void) {
@@ -16,6 +17,53 @@ uint64_t host_now_ns(void) {
 void host_waiter_init(host_waiter_t *w) {
   w->start_ns = w->last_check_ns = 0;
   w->spins = 0;
+  w->notes = 0;
+}
+
+/* Appends rank r to a "1, 3" list. */
+static void list_rank(char *out, size_t cap, size_t *used, int r) {
+  if (*used + 16 >= cap) return;
+  *used += (size_t)snprintf(out + *used, cap - *used, "%s%d", *used ? ", " : "", r);
+}
+
+/* The ranks c waits for, as "ranks 1, 3 have not joined" into out, when the
+ * wait is for the whole communicator (joining, or a collective); "" when
+ * it is for the one peer `what` names. */
+static void awaited_ranks(host_comm_t *c, char *out, size_t cap) {
+  size_t used = 0;
+  char list[256] = "";
+  const char *doing = NULL;
+  if (atomic_load_explicit(&host_header(c)->joined_count, memory_order_acquire) <
+      (uint32_t)c->nranks) {
+    doing = "not joined";
+    for (int r = 0; r < c->nranks; r++)
+      if (!atomic_load_explicit(&host_rank_slot(c, r)->joined, memory_order_acquire))
+        list_rank(list, sizeof list, &used, r);
+  } else if (c->coll_owner != NULL) {
+    doing = "not at this collective yet";
+    for (int r = 0; r < c->nranks; r++)
+      if (atomic_load_explicit(&host_rank_slot(c, r)->posted.value,
+                               memory_order_acquire) < c->coll_step)
+        list_rank(list, sizeof list, &used, r);
+  }
+  out[0] = '\0';
+  if (doing != NULL && used > 0)
+    snprintf(out, cap, "; waiting for rank(s) %s (%s)", list, doing);
+}
+
+/* Under NCORE_DEBUG=INFO, says every 5 s of waiting what is awaited. */
+static void note_waiting(host_waiter_t *w, host_comm_t *c, const char *what,
+                         int peer, uint64_t waited) {
+  if (waited < (uint64_t)(w->notes + 1) * 5000000000u ||
+      !core_log_enabled(CORE_LOG_INFO))
+    return;
+  w->notes++;
+  char awaited[96], ranks[320];
+  snprintf(awaited, sizeof awaited, what, peer);
+  awaited_ranks(c, ranks, sizeof ranks);
+  core_log(CORE_LOG_INFO, "rank %d of %d: %s still waiting after %llu s%s",
+           c->rank, c->nranks, awaited,
+           (unsigned long long)(waited / 1000000000u), ranks);
 }
 
 ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
@@ -100,10 +148,12 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
   ncore_status_t s = host_comm_health(c, check_locks);
   if (s != NCORE_OK) return s;
   if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u) {
-    char awaited[96];
+    char awaited[96], ranks[320];
     snprintf(awaited, sizeof awaited, what, peer);
-    return core_error(NCORE_ERR_TIMEOUT, "%s timed out after %lld ms", awaited,
-                      (long long)c->timeout_ms);
+    awaited_ranks(c, ranks, sizeof ranks);
+    return core_error(NCORE_ERR_TIMEOUT, "%s timed out after %lld ms%s",
+                      awaited, (long long)c->timeout_ms, ranks);
   }
+  note_waiting(w, c, what, peer, waited);
   return NCORE_OK;
 }

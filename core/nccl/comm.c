@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "../error.h"
+#include "../log.h"
 #include "nccl_internal.h"
 #include "nccl_ops.h"
 
@@ -115,6 +116,16 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Under NCORE_DEBUG=INFO, says every 5 s of a wait what it waits on;
+ * *next_ms: when the next line is due (start with start + 5000). */
+static void note_wait(int64_t start, int64_t *next_ms, const char *what) {
+  int64_t now = now_ms();
+  if (now < *next_ms) return;
+  *next_ms = now + 5000;
+  core_log(CORE_LOG_INFO, "still waiting after %lld s for %s",
+           (long long)((now - start) / 1000), what);
+}
+
 /* Waits a little between polls: spin first (fast completions stay fast),
  * then yield, then sleep, so long waits do not eat a core. */
 static void backoff(int round) {
@@ -127,7 +138,7 @@ static void backoff(int round) {
  * the timeout and the abort flag. `c` may be NULL during creation. */
 static ncore_status_t wait_ready(ncclComm_t comm, nccl_comm_t *c,
                                  int64_t timeout_ms, const char *what) {
-  int64_t start = now_ms();
+  int64_t start = now_ms(), next_note = start + 5000;
   for (int round = 0;; round++) {
     ncclResult_t state = ncclSuccess;
     ncore_status_t status = nccl_check(
@@ -143,6 +154,7 @@ static ncore_status_t wait_ready(ncclComm_t comm, nccl_comm_t *c,
       return core_error(NCORE_ERR_TIMEOUT, "comm: %s did not complete within "
                         "%lld ms", what, (long long)timeout_ms);
     }
+    if ((round & 1023) == 0) note_wait(start, &next_note, what);
     backoff(round);
   }
 }
@@ -479,13 +491,24 @@ static ncore_status_t init_bounded(ncclComm_t *out, CUcontext ctx, int nranks,
       deadline.tv_nsec -= 1000000000;
     }
   }
+  /* Wakes every 5 s to say, under NCORE_DEBUG=INFO, what it waits on. */
+  int64_t start = now_ms(), next_note = start + 5000;
+  char what[160];
+  snprintf(what, sizeof what, "%s (NCCL's bootstrap: every rank must call it "
+           "with the same id and nranks)", init_call_name(nids));
   pthread_mutex_lock(&job->lock);
   while (!job->done) {
-    if (timeout_ms < 0) {
-      pthread_cond_wait(&job->changed, &job->lock);
-    } else if (pthread_cond_timedwait(&job->changed, &job->lock, &deadline) ==
-               ETIMEDOUT) {
-      if (!job->done) break;
+    struct timespec wake;
+    clock_gettime(CLOCK_MONOTONIC, &wake);
+    wake.tv_sec += 5;
+    int last = timeout_ms >= 0 && (deadline.tv_sec < wake.tv_sec ||
+                                   (deadline.tv_sec == wake.tv_sec &&
+                                    deadline.tv_nsec <= wake.tv_nsec));
+    int rc = pthread_cond_timedwait(&job->changed, &job->lock,
+                                    last ? &deadline : &wake);
+    if (rc == ETIMEDOUT && !job->done) {
+      if (last) break;
+      note_wait(start, &next_note, what);
     }
   }
   if (!job->done) {
@@ -898,7 +921,11 @@ ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
-  int64_t start = now_ms();
+  int64_t start = now_ms(), next_note = start + 5000;
+  char what[160];
+  snprintf(what, sizeof what, "the work on stream %p of rank %d of %d (NCCL "
+           "kernels wait for every peer of their collective or send/recv)",
+           (void *)stream, c->rank, c->nranks);
   for (int round = 0;; round++) {
     CUresult q = cu_fn.StreamQuery((CUstream)stream);
     if (q == CUDA_SUCCESS) break;
@@ -933,6 +960,7 @@ ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
                         "part, or a lost one); abort the communicator",
                         (long long)timeout_ms);
     }
+    if ((round & 1023) == 0) note_wait(start, &next_note, what);
     backoff(round);
   }
   return NCORE_OK;

@@ -1,4 +1,5 @@
-/* examples/demo — what ncore does, on N ranks started by build/bin/ncore-run:
+/* examples/demo — what ncore does, on N ranks started by ncore-run, mpirun,
+ * srun or torchrun (or alone, one rank):
  *   1. a window over ncore_mem_alloc memory on every rank;
  *   2. a ring exchange: each rank put_signals a block into the next rank's
  *      window and waits for the previous rank's signal, then checks the bytes
@@ -21,8 +22,6 @@
 
 #include <ncore.h>
 
-#include "ncore_launch_env.h"
-
 /* Stops the rank with the failing call, its status and ncore's message. */
 #define CHECK(call)                                                            \
   do {                                                                         \
@@ -35,7 +34,7 @@
   } while (0)
 
 typedef struct demo {
-  ncore_launch_env_t env;
+  struct { int rank, nranks; } env; /* this rank's place, from comm */
   ncore_backend_t backend;
   ncore_comm_t comm;
   ncore_stream_t stream;
@@ -205,7 +204,8 @@ static int demo_allreduce(const demo_t *d) {
 int main(int argc, char **argv) {
   demo_t d = {0};
   if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    printf("%s\n(from the checkout, after make lib; make demo runs it on 4 ranks)\n"
+    printf("%s\n(from the checkout, after make lib; make demo runs it on 4 ranks;\n"
+           "mpirun, srun and torchrun start it too, and alone it is one rank)\n"
            "MIB: block size in MiB (default 8 on the host backend, 256 on NCCL); "
            "ITERATIONS: default 20.\n", DEMO_USAGE);
     return 0;
@@ -214,12 +214,6 @@ int main(int argc, char **argv) {
     printf("ncore-demo (ncore %s)\n", ncore_version_string());
     return 0;
   }
-  if (ncore_launch_env_read(&d.env) != 0) {
-    fprintf(stderr, "ncore-demo: start me with the launcher, which sets NCORE_RANK, "
-                    "NCORE_NRANKS and NCORE_UNIQUE_ID (missing or malformed here):\n  %s\n",
-            DEMO_USAGE);
-    return 2;
-  }
   CHECK(ncore_backend_resolve(NCORE_BACKEND_AUTO, &d.backend));
   size_t mib = d.backend == NCORE_BACKEND_NCCL ? 256 : 8;
   if (argc > 1) mib = (size_t)strtoul(argv[1], NULL, 10);
@@ -227,14 +221,13 @@ int main(int argc, char **argv) {
   if (mib < 1 || d.iterations < 1) { fprintf(stderr, "%s\n", DEMO_USAGE); return 2; }
   d.bytes = mib << 20;
 
-  if (d.backend == NCORE_BACKEND_NCCL) {
-    int devices;
-    CHECK(ncore_device_count(d.backend, &devices));
-    CHECK(ncore_device_set(d.backend, d.env.local_rank % devices));
-  }
+  /* Joins the job of whichever launcher started it (or runs alone); on
+   * NCCL each rank takes GPU local rank % visible devices. */
   ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
   config.timeout_ms = 60000;
-  CHECK(ncore_comm_init_rank(&d.comm, d.env.nranks, &d.env.id, d.env.rank, &config));
+  CHECK(ncore_comm_init_from_env(&d.comm, &config));
+  CHECK(ncore_comm_rank(d.comm, &d.env.rank));
+  CHECK(ncore_comm_size(d.comm, &d.env.nranks));
   CHECK(ncore_stream_create(&d.stream, d.backend));
   if (d.env.rank == 0)
     printf("rank 0: ncore %s, %d ranks on the %s backend\n", ncore_version_string(),

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ncore_launch_env.h" /* tools/: the launcher's environment */
+#include "core/launch_vars.h" /* the launcher's variables */
 #include "spawn.h"
 #include "testbuf.h"
 
@@ -336,7 +336,7 @@ void mr_die(void) {
 int mr_child_main(const char *name, int rank, int nranks, mr_test_fn fn,
                   int fd) {
   ncore_unique_id_t id;
-  if (ncore_launch_env_decode(getenv(HARNESS_ID_VARIABLE), &id) != 0) {
+  if (core_launch_id_decode(getenv(HARNESS_ID_VARIABLE), &id) != 0) {
     fprintf(stderr, "harness: %s is missing or malformed\n", HARNESS_ID_VARIABLE);
     return 2;
   }
@@ -511,7 +511,7 @@ static ncore_comm_t launcher_base = NCORE_NULL_HANDLE;
 static int launcher_join(int rank, int nranks) {
   if (launcher_base) return 0;
   ncore_unique_id_t id;
-  if (ncore_launch_env_decode(getenv("NCORE_UNIQUE_ID"), &id) != 0) {
+  if (core_launch_id_decode(getenv("NCORE_UNIQUE_ID"), &id) != 0) {
     fprintf(stderr, "NCORE_UNIQUE_ID is not 256 hex characters\n");
     return -1;
   }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ncore_launch_env.h" /* tools/: id encoding, host isolation */
+#include "core/launch_vars.h" /* the launcher's variables, host isolation */
 
 pid_t harness_spawn(const char *name, int rank, int nranks,
                     const ncore_unique_id_t *id, int *report_fd) {
@@ -21,8 +21,8 @@ pid_t harness_spawn(const char *name, int rank, int nranks,
     perror("harness: pipe");
     return -1;
   }
-  char hex[NCORE_LAUNCH_ENV_ID_HEX_CHARS + 1] = "";
-  if (id != NULL) ncore_launch_env_encode(id, hex);
+  char hex[CORE_LAUNCH_ID_HEX_CHARS + 1] = "";
+  if (id != NULL) core_launch_id_encode(id, hex);
   char job[32];
   snprintf(job, sizeof job, "test%d", (int)getpid());
   fflush(stdout);
@@ -44,7 +44,7 @@ pid_t harness_spawn(const char *name, int rank, int nranks,
     snprintf(nranks_text, sizeof nranks_text, "%d", nranks);
     snprintf(fd_text, sizeof fd_text, "%d", fd);
     if (id != NULL) setenv(HARNESS_ID_VARIABLE, hex, 1);
-    if (ncore_launch_env_oversubscribe()) ncore_launch_env_isolate_host(job, rank);
+    if (core_launch_oversubscribe()) core_launch_isolate_host(job, rank);
     char *argv[] = {(char *)"ncore-test", (char *)HARNESS_CHILD_FLAG,
                     (char *)name, rank_text, nranks_text, fd_text, NULL};
     execv("/proc/self/exe", argv);

@@ -17,7 +17,7 @@
 /* Starts this program again in child mode to run test `name` as rank `rank`
  * of `nranks` (single-process tests: 0 of 1). id: the communicator's id for
  * multi-rank tests, NULL otherwise. With NCORE_OVERSUBSCRIBE set, the child
- * gets its own NCCL host identity (ncore_launch_env_isolate_host).
+ * gets its own NCCL host identity (core_launch_isolate_host, core/launch_vars.h).
  * *report_fd receives the read end of the pipe the child reports through.
  * Returns the child's pid, or -1 (after perror) if it cannot start. */
 pid_t harness_spawn(const char *name, int rank, int nranks,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ncore_launch_env.h"
+#include "core/launch_vars.h"
 #include "unit_comm.h"
 
 static int version;                 /* e.g. 22907 */
@@ -286,9 +286,9 @@ TEST(signal_window_over_the_lsa_team_and_its_failed_split) {
  * current when the communicator was made (ncclCommCuDevice). */
 static int device_of_launched_rank(const char *local_rank, int config_device) {
   ncore_unique_id_t id;
-  char hex[NCORE_LAUNCH_ENV_ID_HEX_CHARS + 1];
+  char hex[CORE_LAUNCH_ID_HEX_CHARS + 1];
   if (ncore_get_unique_id(&id, NCORE_BACKEND_AUTO) != NCORE_OK) return -100;
-  ncore_launch_env_encode(&id, hex);
+  core_launch_id_encode(&id, hex);
   setenv("NCORE_RANK", "0", 1);
   setenv("NCORE_NRANKS", "1", 1);
   setenv("NCORE_UNIQUE_ID", hex, 1);

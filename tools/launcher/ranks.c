@@ -6,7 +6,10 @@
  * peers would otherwise wait for it until their own timeouts. */
 #include "ranks.h"
 
-#include "ncore_launch_env.h"
+#include "core/launch_vars.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,9 +48,13 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Whether lines get the "[r] " prefix (the plan's tag). */
+static int tag_lines = 1;
+
 /* Writes one complete (or final, partial) line of rank r. */
 static void emit_line(int r, stream_t *s, const char *text, size_t len) {
-  fprintf(s->out, "[%d] %.*s\n", r, (int)len, text);
+  if (tag_lines) fprintf(s->out, "[%d] ", r);
+  fprintf(s->out, "%.*s\n", (int)len, text);
   fflush(s->out);
 }
 
@@ -84,21 +91,56 @@ static void drain_stream(int r, stream_t *s) {
 /* The launcher's pid, for its children to tell whether it is still there. */
 static pid_t launcher_pid;
 
-/* Child side of fork: environment, output pipes, exec. Never returns. */
-static void exec_rank(const launch_plan_t *plan, int r, int out_fd, int err_fd) {
+/* torchrun's rendezvous port for the ranks: one free on this host now
+ * (rank 0 of a program that uses it binds it soon after). */
+static char master_port[16] = "29500";
+
+static void choose_master_port(void) {
+  const char *given = getenv("MASTER_PORT");
+  if (given != NULL && *given != '\0') {
+    snprintf(master_port, sizeof master_port, "%s", given);
+    return;
+  }
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof a;
+  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+      getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+    snprintf(master_port, sizeof master_port, "%u", (unsigned)ntohs(a.sin_port));
+  if (fd >= 0) close(fd);
+}
+
+/* What each rank gets besides ncore's variables: torchrun's names (so
+ * programs written for torchrun, e.g. nccl.core programs that exchange
+ * their id through MASTER_ADDR:MASTER_PORT, run unchanged), unbuffered
+ * Python, and line-buffered stdout in C programs that link libncore
+ * (NCORE_LINE_BUFFERED, core/stdio_lines.c). */
+static void set_rank_environment(const launch_plan_t *plan, int r) {
   char number[32];
   snprintf(number, sizeof number, "%d", r);
   setenv("NCORE_RANK", number, 1);
   setenv("NCORE_LOCAL_RANK", number, 1);
+  setenv("RANK", number, 1);
+  setenv("LOCAL_RANK", number, 1);
   snprintf(number, sizeof number, "%d", plan->nranks);
   setenv("NCORE_NRANKS", number, 1);
+  setenv("WORLD_SIZE", number, 1);
+  setenv("LOCAL_WORLD_SIZE", number, 1);
   setenv("NCORE_UNIQUE_ID", plan->unique_id_hex, 1);
+  setenv("MASTER_ADDR", getenv("MASTER_ADDR") ? getenv("MASTER_ADDR") : "127.0.0.1", 1);
+  setenv("MASTER_PORT", master_port, 1);
+  setenv("PYTHONUNBUFFERED", "1", 1);
+  setenv("NCORE_LINE_BUFFERED", "1", 1);
   if (plan->oversubscribe) {
     char job[32];
     snprintf(job, sizeof job, "%d", (int)launcher_pid);
-    setenv("NCORE_OVERSUBSCRIBE", "1", 1);
-    ncore_launch_env_isolate_host(job, r);
+    core_launch_isolate_host(job, r);
   }
+}
+
+/* Child side of fork: environment, output pipes, exec. Never returns. */
+static void exec_rank(const launch_plan_t *plan, int r, int out_fd, int err_fd) {
+  set_rank_environment(plan, r);
   dup2(out_fd, STDOUT_FILENO);
   dup2(err_fd, STDERR_FILENO);
   signal(SIGINT, SIG_DFL);
@@ -146,9 +188,21 @@ static void signal_ranks(rank_t *ranks, int n, int sig) {
     if (ranks[r].pid > 0) kill(ranks[r].pid, sig);
 }
 
+/* The launcher's exit status for a rank's wait status: its exit status,
+ * or 128 + the signal that killed it. */
+static int exit_status_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+/* The first failure's exit status (0: none yet). */
+static int first_failure = 0;
+
 /* Whether a wait status is a failure; says so on stderr if it is. */
 static int report_if_failed(int r, int status, int stopped_by_us) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
+  if (!stopped_by_us && first_failure == 0) first_failure = exit_status_of(status);
   if (stopped_by_us) {
     fprintf(stderr, "ncore-run: rank %d stopped by the launcher\n", r);
   } else if (WIFEXITED(status)) {
@@ -208,32 +262,45 @@ int launch_ranks(const launch_plan_t *plan) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
+  tag_lines = plan->tag;
+  choose_master_port();
 
-  int failed = 0, running = 0;
+  int failed = 0, running = 0, status = 0;
   for (int r = 0; r < n; r++) {
-    if (start_rank(plan, r, &ranks[r]) != 0) { failed = 1; break; }
+    if (start_rank(plan, r, &ranks[r]) != 0) { failed = 1; status = 127; break; }
     running++;
   }
-  double started = now_seconds(), stop_at = 0; /* 0: not stopping */
-  int killed = 0, open_streams = 1;
+  /* A rank that failed leaves the others grace_seconds to notice (their
+   * next call fails with NCORE_ERR_REMOTE) and end by themselves; a
+   * timeout or an interrupt stops them at once. SIGKILL follows SIGTERM
+   * after grace_seconds. */
+  double started = now_seconds(), term_at = 0, kill_at = 0; /* 0: not yet */
+  int open_streams = 1, killed = 0;
   while (running > 0 || open_streams > 0) {
     open_streams = forward_output(ranks, n, 100);
-    int newly_failed = reap_ranks(ranks, n, stop_at > 0);
-    failed += newly_failed;
+    failed += reap_ranks(ranks, n, kill_at > 0);
     running = 0;
     for (int r = 0; r < n; r++) running += ranks[r].pid > 0;
     if (running == 0) continue;
+    double now = now_seconds();
     const char *why = NULL;
-    if (newly_failed || failed) why = "a rank failed";
-    if (interrupted_by) why = "the launcher was interrupted";
-    if (plan->timeout_seconds > 0 && now_seconds() - started > plan->timeout_seconds)
+    int why_status = 0;
+    if (interrupted_by) {
+      why = "the launcher was interrupted";
+      why_status = 130;
+    } else if (plan->timeout_seconds > 0 && now - started > plan->timeout_seconds) {
       why = "the timeout passed";
-    if (why && stop_at == 0) {
-      fprintf(stderr, "ncore-run: stopping %d remaining rank(s): %s\n", running, why);
-      if (!failed) failed = 1;
+      why_status = 124;
+    }
+    if (why && !status) status = why_status;
+    if (why && kill_at == 0) term_at = now;
+    if (failed && term_at == 0) term_at = now + plan->grace_seconds;
+    if (term_at > 0 && kill_at == 0 && now >= term_at) {
+      fprintf(stderr, "ncore-run: stopping %d remaining rank(s): %s\n", running,
+              why ? why : "a rank failed");
       signal_ranks(ranks, n, SIGTERM);
-      stop_at = now_seconds() + plan->grace_seconds;
-    } else if (stop_at > 0 && !killed && now_seconds() > stop_at) {
+      kill_at = now + plan->grace_seconds;
+    } else if (kill_at > 0 && !killed && now > kill_at) {
       fprintf(stderr, "ncore-run: sending SIGKILL after %.0f s grace\n", plan->grace_seconds);
       signal_ranks(ranks, n, SIGKILL);
       killed = 1;
@@ -242,5 +309,7 @@ int launch_ranks(const launch_plan_t *plan) {
   for (int r = 0; r < n; r++)
     for (int i = 0; i < 2; i++) free(ranks[r].streams[i].line);
   free(ranks);
+  if (first_failure) return first_failure;
+  if (status) return status;
   return failed ? 1 : 0;
 }

@@ -10,12 +10,13 @@ typedef struct launch_plan {
   char *const *argv;        /* program and its arguments, NULL-terminated */
   const char *unique_id_hex; /* 256 hex chars, NUL-terminated */
   int oversubscribe;        /* each rank its own NCCL host identity */
+  int tag;                  /* prefix output lines with "[r] " */
 } launch_plan_t;
 
 /* Starts plan->nranks copies of plan->argv, forwards their output line by
- * line prefixed "[r] ", stops the rest when one fails (or the timeout
- * passes), and returns 0 when every rank exited 0, else 1 (having said on
- * stderr which rank failed and how). */
+ * line (prefixed "[r] " when plan->tag), stops the rest when one fails (or
+ * the timeout passes, or the launcher is interrupted), and returns the exit
+ * status main documents (having said on stderr which rank failed and how). */
 int launch_ranks(const launch_plan_t *plan);
 
 #endif

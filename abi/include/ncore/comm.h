@@ -165,8 +165,10 @@ NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or id NULL, nranks < 1,
  * rank out of range, bad struct_size, unknown backend, id made for another
  * backend, nranks beyond what the host backend can hold, nranks differing
- * from rank 0's); NCORE_ERR_UNAVAILABLE (backend missing); NCORE_ERR_TIMEOUT
- * (not all ranks joined in time); NCORE_ERR_REMOTE (a rank died while
+ * from rank 0's; host backend: id made on another machine or in another
+ * network or PID namespace, where this rank cannot share memory with rank
+ * 0); NCORE_ERR_UNAVAILABLE (backend missing); NCORE_ERR_TIMEOUT (not all
+ * ranks joined in time; the message names the ranks that did not); NCORE_ERR_REMOTE (a rank died while
  * joining, or rank 0 ended the rendezvous); NCORE_ERR_SYSTEM (out of
  * memory, shared memory, or the host rendezvous of this id is held by
  * another communicator or another user's process);

@@ -1,14 +1,21 @@
-/* ncore — programs started by the launcher, ncore-run (ABI 1.1).
+/* ncore — joining the job a program was started in (ABI 1.1).
  *
- * ncore-run -n N PROGRAM makes one unique id and starts N copies of PROGRAM,
- * giving each in its environment:
- *   NCORE_RANK        this rank, in [0, NCORE_NRANKS)
- *   NCORE_NRANKS      the number of ranks
- *   NCORE_LOCAL_RANK  the rank on this machine
- *   NCORE_UNIQUE_ID   the ncore_unique_id_t as 256 hex characters
- * (python -m ncore.run and the bindings' launchers set the same). One call
- * reads them and makes the rank's communicator, so a program needs no code
- * of its own to decode them. */
+ * One call makes this rank's communicator, whichever launcher started the
+ * program: ncore_comm_init_from_env reads rank, size and local rank from
+ * the first of these whose rank variable is set:
+ *   ncore-run, python -m ncore.run   NCORE_RANK, NCORE_NRANKS, NCORE_LOCAL_RANK
+ *                                    (and the id itself, NCORE_UNIQUE_ID)
+ *   Open MPI's mpirun                OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK
+ *   MPICH / Hydra (PMI)              PMI_RANK, PMI_SIZE, MPI_LOCALRANKID
+ *   Slurm's srun                     SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID
+ *                                    (with SLURM_STEP_ID: a task of a step)
+ *   torchrun                         RANK, WORLD_SIZE, LOCAL_RANK
+ * and, with none, makes a job of one rank. Rank 0 makes the unique id and
+ * it reaches the other ranks through the launcher: its PMIx server (Open
+ * MPI; Slurm with srun --mpi=pmix), PMI-1 on PMI_FD (Hydra), torchrun's
+ * agent store or, where nothing listens there, rank 0 itself at
+ * MASTER_ADDR:MASTER_PORT. NCORE_DEBUG=INFO logs what was read and how the
+ * id travelled. docs/architecture.md ("Joining a launched job") says why. */
 #ifndef NCORE_LAUNCH_H
 #define NCORE_LAUNCH_H
 
@@ -18,12 +25,13 @@
 
 NCORE_BEGIN_DECLS
 
-/* Creates this rank's communicator from the launcher's environment:
- * ncore_comm_init_rank(out, NCORE_NRANKS, NCORE_UNIQUE_ID, NCORE_RANK,
- * config). Collective like ncore_comm_init_rank.
+/* Creates this rank's communicator in the job its launcher started (see
+ * above): ncore_comm_init_rank(out, size, rank 0's id, rank, config).
+ * Collective like ncore_comm_init_rank: every rank of the job calls it, and
+ * the n-th calls of all ranks make one communicator.
  * The device rule (NCCL backend): unless config names a device
  * (config->device != -1), the rank runs on GPU
- * NCORE_LOCAL_RANK % (number of visible devices), so one rank per GPU is
+ * local rank % (number of visible devices), so one rank per GPU is
  * what a launched program gets with no device call of its own; the device
  * is current on the calling thread when this returns. The host backend has
  * no devices.
@@ -31,11 +39,18 @@ NCORE_BEGIN_DECLS
  *   with ncore_comm_destroy or ncore_comm_abort.
  * config: NULL for defaults, or a versioned config (borrowed).
  * Returns what ncore_comm_init_rank returns; NCORE_ERR_INVALID_ARGUMENT also
- * when a variable is missing or malformed (NCORE_RANK or NCORE_NRANKS not a
- * non-negative integer, NCORE_RANK not below NCORE_NRANKS, NCORE_UNIQUE_ID
- * not 256 hex characters, NCORE_LOCAL_RANK set but not a non-negative
- * integer): the message names the variable; NCORE_ERR_UNAVAILABLE also when
- * the NCCL backend sees no device. */
+ * when a variable is missing or malformed (a rank or size not a
+ * non-negative integer, the rank not below the size, NCORE_UNIQUE_ID not
+ * 256 hex characters, a local rank set but not a non-negative integer; the
+ * message names the variable) or when the ranks disagree on the size or
+ * the number of calls; NCORE_ERR_UNAVAILABLE also when the NCCL backend
+ * sees no device, or the launcher offers no way for the id to travel (no
+ * PMIx server, no PMI_FD, no MASTER_ADDR / MASTER_PORT: the message names
+ * what was looked for); NCORE_ERR_TIMEOUT also when rank 0's id did not
+ * arrive within the config's timeout (the message names where it was
+ * awaited and, at rank 0, the ranks that never asked); NCORE_ERR_REMOTE
+ * also when the launcher's service failed; NCORE_ERR_SYSTEM also when rank
+ * 0 cannot listen at MASTER_PORT. */
 NCORE_API ncore_status_t ncore_comm_init_from_env(
     ncore_comm_t *out, const ncore_comm_config_t *config);
 

@@ -128,13 +128,17 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
 
     @classmethod
     def from_env(cls, config: Optional[NCCLConfig] = None) -> "Communicator":
-        """Creates this rank's communicator from the launcher's environment
-        (ncore-run or python -m ncore.run: NCORE_RANK, NCORE_NRANKS,
-        NCORE_UNIQUE_ID; ncore_comm_init_from_env). Collective like init.
+        """Joins the job this program was started in
+        (ncore_comm_init_from_env): rank, size and local rank from ncore-run
+        (or python -m ncore.run), Open MPI, MPICH (PMI), Slurm or torchrun,
+        rank 0's unique id through that launcher (PMIx, PMI-1, torchrun's
+        store); with no launcher, a job of one rank. Collective like init.
 
         Raises:
-            NcclInvalid: a variable missing or malformed (the message names
-                it), or what init raises.
+            NcclInvalid: a variable malformed (the message names it), or
+                what init raises.
+            NcclError: the launcher offers no way for the id to travel (the
+                message says what was looked for).
         """
         return cls(raw.ncore_comm_init_from_env(config_to_c(config)))
 

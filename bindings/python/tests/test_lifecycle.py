@@ -111,9 +111,24 @@ def test_init_all_drives_ranks_from_one_thread():
     assert caught.value.message.startswith("ncore_comm_init_all: devlist")
 
 
-def test_from_env_requires_the_launcher_variables(monkeypatch):
-    monkeypatch.delenv("NCORE_RANK", raising=False)
-    with pytest.raises(ncore.NcclInvalid, match="NCORE_RANK"):
+LAUNCHER_VARIABLES = ("NCORE_RANK", "NCORE_NRANKS", "NCORE_UNIQUE_ID", "OMPI_COMM_WORLD_RANK",
+                      "PMI_RANK", "SLURM_PROCID", "RANK", "WORLD_SIZE", "MASTER_ADDR",
+                      "MASTER_PORT")
+
+
+def test_from_env_without_a_launcher_is_one_rank(monkeypatch):
+    for name in LAUNCHER_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    with ncore.Communicator.from_env(ncore.NCCLConfig(backend=ncore.Backend.HOST)) as comm:
+        assert (comm.rank, comm.nranks) == (0, 1)
+
+
+def test_from_env_says_what_the_launcher_lacks(monkeypatch):
+    for name in LAUNCHER_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(ncore.NcclError, match="MASTER_ADDR"):
         ncore.Communicator.from_env()
 
 
@@ -127,7 +142,7 @@ def test_launcher_runs_ranks_with_from_env(tmp_path):
             print(f"rank {comm.rank}/{comm.nranks} sum {value[0]}")
     """))
     env = dict(os.environ, NCORE_BACKEND="host")
-    done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "3", str(script)],
+    done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "3", "--no-tag", str(script)],
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert sorted(done.stdout.split("\n")[:-1]) == [f"rank {r}/3 sum 6" for r in range(3)]
@@ -139,7 +154,8 @@ def test_launcher_gives_torchrun_names_and_a_rendezvous(tmp_path):
                       "'LOCAL_RANK', 'LOCAL_WORLD_SIZE', 'MASTER_ADDR', 'MASTER_PORT')))\n")
     env = {k: v for k, v in os.environ.items() if k not in ("MASTER_ADDR", "MASTER_PORT")}
     done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "2", "--backend", "host",
-                           str(script)], capture_output=True, text=True, env=env, timeout=60)
+                           "--no-tag", str(script)], capture_output=True, text=True, env=env,
+                          timeout=60)
     assert done.returncode == 0, done.stderr
     lines = sorted(line.split() for line in done.stdout.splitlines())
     assert [line[:5] for line in lines] == [[str(r), "2", str(r), "2", "127.0.0.1"]

@@ -6,7 +6,24 @@
 #include <string.h>
 #include <time.h>
 
-#include "ncore_launch_env.h"
+/* The uid file holds the id as 256 hex characters, the form every
+ * language's runner writes (Python's bytes.hex(), Rust's to_hex). */
+#define UID_HEX_CHARS (2 * NCORE_UNIQUE_ID_BYTES)
+
+static void uid_encode(const ncore_unique_id_t *id, char *hex) {
+  for (size_t i = 0; i < NCORE_UNIQUE_ID_BYTES; i++)
+    sprintf(hex + 2 * i, "%02x", (unsigned char)id->internal[i]);
+}
+
+static int uid_decode(const char *hex, ncore_unique_id_t *id) {
+  if (strlen(hex) != UID_HEX_CHARS) return -1;
+  for (size_t i = 0; i < NCORE_UNIQUE_ID_BYTES; i++) {
+    unsigned byte;
+    if (sscanf(hex + 2 * i, "%2x", &byte) != 1) return -1;
+    id->internal[i] = (char)byte;
+  }
+  return 0;
+}
 
 int batch_load(const char *dir, char ***out) {
   char path[4096];
@@ -38,8 +55,8 @@ static int publish(const char *case_dir, ncore_unique_id_t *id) {
     fprintf(stderr, "conformance: ncore_get_unique_id: %s\n", ncore_last_error_message());
     return -1;
   }
-  char hex[NCORE_LAUNCH_ENV_ID_HEX_CHARS + 1];
-  ncore_launch_env_encode(id, hex);
+  char hex[UID_HEX_CHARS + 1];
+  uid_encode(id, hex);
   char tmp[4096], path[4096];
   snprintf(tmp, sizeof tmp, "%s/uid.tmp", case_dir);
   snprintf(path, sizeof path, "%s/uid", case_dir);
@@ -60,11 +77,11 @@ static int await(const char *case_dir, ncore_unique_id_t *id) {
   for (long waited_ms = 0; waited_ms < BATCH_UID_WAIT_MS; waited_ms += 2) {
     FILE *f = fopen(path, "r");
     if (f) {
-      char hex[NCORE_LAUNCH_ENV_ID_HEX_CHARS + 8] = "";
+      char hex[UID_HEX_CHARS + 8] = "";
       char *got = fgets(hex, sizeof hex, f);
       fclose(f);
       hex[strcspn(hex, "\r\n")] = '\0';
-      if (got && ncore_launch_env_decode(hex, id) == 0) return 0;
+      if (got && uid_decode(hex, id) == 0) return 0;
       fprintf(stderr, "conformance: %s does not hold a unique id\n", path);
       return -1;
     }

@@ -21,7 +21,7 @@ fn main() {
 }
 
 fn run() -> ncore::Result<()> {
-    let comm = Communicator::from_launch_env(Some(&Config::new().timeout_ms(30_000)))?;
+    let comm = Communicator::from_env(Some(&Config::new().timeout_ms(30_000)))?;
     let rank = comm.rank()?;
     let size = comm.size()?;
     let backend = comm.backend()?;

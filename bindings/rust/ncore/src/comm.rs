@@ -44,11 +44,13 @@ handle_type! {
 }
 
 impl Communicator {
-    /// Creates this rank's communicator from the launcher's environment
-    /// (`ncore-run`: `NCORE_RANK`, `NCORE_NRANKS`, `NCORE_UNIQUE_ID`;
-    /// `ncore_comm_init_from_env`). Collective like
-    /// [`init_rank`](Communicator::init_rank); `InvalidArgument` naming the
-    /// variable when one is missing or malformed.
+    /// Joins the job this program was started in
+    /// (`ncore_comm_init_from_env`): rank, size and local rank from
+    /// `ncore-run`, Open MPI, MPICH (PMI), Slurm or torchrun, rank 0's
+    /// unique id through that launcher (PMIx, PMI-1, torchrun's store);
+    /// with no launcher, a job of one rank. Collective like
+    /// [`init_rank`](Communicator::init_rank). `InvalidArgument` names a
+    /// malformed variable; `Unavailable` says what the launcher lacks.
     pub fn from_env(config: Option<&Config>) -> Result<Communicator> {
         let raw_config = config
             .map(|c| c.to_raw("ncore_comm_init_from_env"))
@@ -91,13 +93,6 @@ impl Communicator {
             )
         })?;
         Ok(Communicator::from_raw(out))
-    }
-
-    /// Creates the communicator of a rank started by `ncore-run`, from its
-    /// environment: the same as [`from_env`](Communicator::from_env), device
-    /// rule included.
-    pub fn from_launch_env(config: Option<&Config>) -> Result<Communicator> {
-        Communicator::from_env(config)
     }
 
     /// Creates `ndev` communicators in this process, one per rank

@@ -7,7 +7,7 @@
 //! ```no_run
 //! // Started as one of N processes by `build/bin/ncore-run -n N`:
 //! use ncore::{Communicator, RedOp};
-//! let comm = Communicator::from_launch_env(None)?;
+//! let comm = Communicator::from_env(None)?;
 //! let send = vec![comm.rank()? as f32; 4];
 //! let mut recv = vec![0f32; 4];
 //! comm.allreduce(&send, &mut recv, 4, RedOp::SUM, None)?;
@@ -70,7 +70,7 @@ pub use registered_buffer::RegisteredBuffer;
 pub use stream::{synchronize, Stream};
 pub use symmetric::SymmetricMemory;
 pub use types::{Backend, DataType, Element, RedOp};
-pub use unique_id::{LaunchEnv, UniqueId, UNIQUE_ID_BYTES};
+pub use unique_id::{UniqueId, UNIQUE_ID_BYTES};
 pub use window::{Window, WindowFlags};
 
 /// Raw bindings, for what the safe API does not cover.

@@ -1,4 +1,4 @@
-//! The bootstrap token (`ncore_unique_id_t`) and the launcher's environment.
+//! The bootstrap token (`ncore_unique_id_t`).
 
 use std::fmt;
 
@@ -86,55 +86,5 @@ impl UniqueId {
 impl fmt::Debug for UniqueId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "UniqueId({}...)", &self.to_hex()[..16])
-    }
-}
-
-/// What `build/bin/ncore-run` gives each rank it starts: `NCORE_RANK`,
-/// `NCORE_NRANKS`, `NCORE_LOCAL_RANK` and `NCORE_UNIQUE_ID`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchEnv {
-    /// This rank, in [0, nranks).
-    pub rank: i32,
-    /// Number of ranks.
-    pub nranks: i32,
-    /// Rank on this machine.
-    pub local_rank: i32,
-    /// The id every rank shares.
-    pub unique_id: UniqueId,
-}
-
-impl LaunchEnv {
-    /// Reads the launcher's variables; `InvalidArgument` naming the variable
-    /// when one is missing or malformed (not started by `ncore-run`).
-    pub fn from_env() -> Result<LaunchEnv> {
-        fn var(name: &str) -> Result<String> {
-            std::env::var(name).map_err(|_| {
-                Error::new(
-                    ErrorKind::InvalidArgument,
-                    format!(
-                        "LaunchEnv::from_env: {name} is not set (start the program with ncore-run)"
-                    ),
-                )
-            })
-        }
-        fn int(name: &str) -> Result<i32> {
-            let text = var(name)?;
-            text.trim().parse().map_err(|_| {
-                Error::new(
-                    ErrorKind::InvalidArgument,
-                    format!("LaunchEnv::from_env: {name}: {text:?} is not an integer"),
-                )
-            })
-        }
-        let rank = int("NCORE_RANK")?;
-        let nranks = int("NCORE_NRANKS")?;
-        let local_rank = int("NCORE_LOCAL_RANK").unwrap_or(rank);
-        let unique_id = UniqueId::from_hex(var("NCORE_UNIQUE_ID")?.trim())?;
-        Ok(LaunchEnv {
-            rank,
-            nranks,
-            local_rank,
-            unique_id,
-        })
     }
 }

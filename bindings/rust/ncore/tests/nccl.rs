@@ -46,7 +46,7 @@ fn skip_reason(ranks: i32) -> Option<String> {
 }
 
 /// Runs `body` on `ranks` ranks of the NCCL backend, or says why it cannot.
-fn on_nccl_ranks(name: &str, ranks: i32, body: fn(&ncore::LaunchEnv)) {
+fn on_nccl_ranks(name: &str, ranks: i32, body: fn(&common::LaunchEnv)) {
     if !is_child() {
         if let Some(reason) = skip_reason(ranks) {
             // Written past libtest's output capture, so the reason shows.
@@ -112,7 +112,7 @@ fn barrier(comm: &Communicator, backend: Backend) {
 /// allreduce on a stream, a send/recv ring in a group, and a window with
 /// put_signal / wait_signal to the next rank (LSA-aware) and to itself, all
 /// in memory from ncore's allocator (device memory on NCCL).
-fn device_memory_body(env: &ncore::LaunchEnv, backend: Backend) {
+fn device_memory_body(env: &common::LaunchEnv, backend: Backend) {
     let device = if backend == Backend::Nccl {
         let device = env.rank % ncore::device_count(backend).unwrap();
         ncore::set_device(backend, device).unwrap();
@@ -121,7 +121,7 @@ fn device_memory_body(env: &ncore::LaunchEnv, backend: Backend) {
         -1
     };
     let config = Config::new().backend(backend).timeout_ms(60_000);
-    let comm = Communicator::from_launch_env(Some(&config)).unwrap();
+    let comm = Communicator::from_env(Some(&config)).unwrap();
     assert_eq!(comm.backend().unwrap(), backend);
     assert_eq!(comm.device().unwrap(), device);
     let n = env.nranks;

@@ -8,7 +8,38 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ncore::{Communicator, Config, Error, ErrorKind, LaunchEnv};
+use ncore::{Communicator, Config, Error, ErrorKind};
+
+/// This rank's place in the job `ncore-run` started for a test (its
+/// NCORE_RANK, NCORE_NRANKS and NCORE_LOCAL_RANK): the tests' own view of
+/// the launcher, so a body knows its rank before it has a communicator.
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchEnv {
+    pub rank: i32,
+    pub nranks: i32,
+    pub local_rank: i32,
+}
+
+impl LaunchEnv {
+    /// Reads the launcher's variables (panics outside ncore-run).
+    pub fn from_env() -> LaunchEnv {
+        let int = |name: &str| -> i32 {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{name} is not set: not started by ncore-run"))
+        };
+        let rank = int("NCORE_RANK");
+        LaunchEnv {
+            rank,
+            nranks: int("NCORE_NRANKS"),
+            local_rank: std::env::var("NCORE_LOCAL_RANK")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(rank),
+        }
+    }
+}
 
 /// The launcher: $NCORE_RUN; else ncore-run next to this test binary (a
 /// binary carried as build/bin/rust-nccl-tests to a GPU machine, whose
@@ -40,7 +71,7 @@ pub fn is_child() -> bool {
 /// [`on_ranks`] on `backend` ("host" or "nccl").
 pub fn on_ranks_with(name: &str, nranks: usize, backend: &str, body: fn(&LaunchEnv)) {
     if std::env::var("NCORE_RUST_TEST").as_deref() == Ok(name) {
-        let env = LaunchEnv::from_env().expect("launch environment");
+        let env = LaunchEnv::from_env();
         body(&env);
         return;
     }
@@ -73,7 +104,7 @@ pub fn on_ranks_with(name: &str, nranks: usize, backend: &str, body: fn(&LaunchE
 /// broken test fails instead of hanging.
 pub fn world() -> Communicator {
     let config = Config::new().timeout_ms(20_000);
-    Communicator::from_launch_env(Some(&config)).expect("init_rank")
+    Communicator::from_env(Some(&config)).expect("from_env")
 }
 
 /// Asserts that `result` failed with `kind` and a message containing `text`.

@@ -1,0 +1,90 @@
+/* core — joining the job a program was started in (ncore_comm_init_from_env):
+ * which launcher started it, this rank's place in the job, and how rank 0's
+ * unique id reaches the others without user code. See docs/architecture.md
+ * ("Joining a launched job") for why each launcher's way was chosen. */
+#ifndef NCORE_CORE_LAUNCH_H
+#define NCORE_CORE_LAUNCH_H
+
+#include <stdint.h>
+
+#include "backend.h"
+
+/* How the unique id reaches every rank. */
+typedef enum core_launch_exchange {
+  CORE_LAUNCH_ID_NONE = 0,   /* one rank: nobody to tell */
+  CORE_LAUNCH_ID_IN_ENV,     /* ncore-run put it in NCORE_UNIQUE_ID */
+  CORE_LAUNCH_ID_PMIX,       /* the launcher's PMIx server (launch_pmix.c) */
+  CORE_LAUNCH_ID_PMI1,       /* PMI-1 on PMI_FD, MPICH's Hydra (launch_pmi1.c) */
+  CORE_LAUNCH_ID_TCP         /* MASTER_ADDR:MASTER_PORT (launch_tcp.c) */
+} core_launch_exchange_t;
+
+/* This process's place in the job, as its launcher describes it. */
+typedef struct core_launch {
+  const char *launcher;   /* "ncore-run", "Open MPI", "MPICH (PMI)", "Slurm",
+                             "torchrun", or "no launcher" */
+  const char *variables;  /* the variables rank and size came from */
+  int rank, nranks, local_rank;
+  core_launch_exchange_t exchange;
+  ncore_unique_id_t id;   /* CORE_LAUNCH_ID_IN_ENV: ncore-run's id */
+} core_launch_t;
+
+/* Reads the environment: the first launcher whose rank variable is set, in
+ * the order ncore-run, Open MPI, MPICH/PMI, Slurm, torchrun; with none, a
+ * job of one rank. Logs what it read at INFO.
+ * Returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT (recorded) naming the
+ * variable that is missing or malformed. */
+ncore_status_t core_launch_detect(core_launch_t *out);
+
+/* Gives *id the job's unique id for ops' backend: rank 0 makes it and
+ * publishes it through launch->exchange, the others receive it (a job of
+ * one rank makes its own; ncore-run's is already in launch->id). Every
+ * rank calls it once per ncore_comm_init_from_env; the n-th calls of all
+ * ranks pair up. timeout_ms < 0 waits forever.
+ * Returns NCORE_OK; NCORE_ERR_UNAVAILABLE (the launcher offers no way that
+ * ncore can use: the message names what was looked for);
+ * NCORE_ERR_TIMEOUT (rank 0's id did not come in time, naming where it was
+ * awaited); NCORE_ERR_REMOTE (the launcher's service failed or answered
+ * nonsense); NCORE_ERR_INVALID_ARGUMENT (ranks disagree on the call count);
+ * NCORE_ERR_SYSTEM; or what ops->get_unique_id returns. */
+ncore_status_t core_launch_share_id(const core_launch_t *launch,
+                                    const core_backend_ops_t *ops,
+                                    int64_t timeout_ms, ncore_unique_id_t *id);
+
+/* The exchanges (one file each). key names this call ("ncore.uid.<n>");
+ * rank 0 passes its id in *id, the others receive it there. */
+ncore_status_t core_launch_pmix_share(const core_launch_t *launch,
+                                      const char *key, ncore_unique_id_t *id);
+ncore_status_t core_launch_pmi1_share(const core_launch_t *launch,
+                                      const char *key, uint64_t call,
+                                      int64_t timeout_ms, ncore_unique_id_t *id);
+ncore_status_t core_launch_tcp_share(const core_launch_t *launch,
+                                     uint64_t call, int64_t timeout_ms,
+                                     ncore_unique_id_t *id);
+
+/* ncore's store (launch_tcp.c), also what PMI-1 hands over to after its
+ * first exchange. core_launch_tcp_listen: rank 0's listening socket at
+ * port on every address ("0": any free port), *bound the port it got.
+ * core_launch_tcp_serve: rank 0 hands id (call number `call`) to every
+ * other rank through the listening socket fd (port: for messages), until
+ * all have it or the deadline (CLOCK_MONOTONIC ms, < 0: none) passes, then
+ * names the ranks that never asked. core_launch_tcp_fetch: the others ask
+ * host:port for it, retrying while nothing listens. */
+ncore_status_t core_launch_tcp_listen(const char *port, int *fd, int *bound);
+ncore_status_t core_launch_tcp_serve(const core_launch_t *launch, int fd,
+                                     const char *port, uint64_t call,
+                                     const ncore_unique_id_t *id,
+                                     int64_t deadline);
+ncore_status_t core_launch_tcp_fetch(const core_launch_t *launch,
+                                     const char *host, const char *port,
+                                     uint64_t call, int64_t deadline,
+                                     ncore_unique_id_t *id);
+
+/* A torch TCPStore's client (launch_torch_store.c): rank 0 sets key to the
+ * id's bytes, the others wait for it and get it, at host:port. */
+ncore_status_t core_launch_torch_store_share(const core_launch_t *launch,
+                                             const char *host, const char *port,
+                                             const char *key,
+                                             int64_t timeout_ms,
+                                             ncore_unique_id_t *id);
+
+#endif

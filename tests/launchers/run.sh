@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# tests/launchers/run.sh: the same unchanged C, Python, Rust and Go programs
+# (tests/launchers/programs, bindings/rust/ncore/examples/launched.rs,
+# bindings/go/examples/launched) on the host backend under every launcher
+# of this machine — ncore-run, python -m ncore.run, Open MPI's and MPICH's
+# mpirun (by their explicit paths), Slurm's srun (a one-machine Slurm this
+# script starts, tests/launchers/slurm.sh) and torchrun — and alone (a job
+# of one rank). Each run must print "launched: rank R of N sum S" for every
+# rank with the right sum. Then: the two launchers are one (same help,
+# environment and exit statuses), and a rank in another network namespace
+# fails at once saying the host backend is one machine. A launcher that is
+# not installed is a failure in CI (CI=true), a skip elsewhere.
+# Last line: "N passed, N failed[, N skipped]".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+export NCORE_BACKEND=host NCORE_TIMEOUT_MS=60000
+work=$(mktemp -d /tmp/ncore-launchers.XXXXXX)
+passed=0 failed=0 skipped=0
+N=4
+
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL  $1"; shift; [ $# -gt 0 ] && sed 's/^/      /' "$@" | tail -n 25; }
+skip() {
+  if [ "${CI:-}" = true ]; then fail "$1 (missing in CI: $2)"; return; fi
+  skipped=$((skipped + 1)); echo "skip  $1: $2"
+}
+
+# The four programs.
+mkdir -p "$work/bin"
+gcc -O2 -Wall -Werror -I abi/include tests/launchers/programs/launched.c -o "$work/bin/launched-c" \
+  -L build/lib -lncore -Wl,-rpath,"$repo/build/lib" || { echo "0 passed, 1 failed"; exit 1; }
+export PYTHONPATH="$repo/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
+python=/usr/bin/python3
+(cd bindings/rust && cargo build --offline --release --example launched -q) &&
+  cp bindings/rust/target/release/examples/launched "$work/bin/launched-rust" ||
+  fail "building the Rust program"
+(cd bindings/go && PKG_CONFIG_PATH="$repo/build/lib/pkgconfig" GOFLAGS=-mod=mod GOPROXY=off \
+  go build -o "$work/bin/launched-go" ./examples/launched) || fail "building the Go program"
+export NCORE_LIBRARY="$repo/build/lib/libncore.so.1"
+# The 2-node x 2-GPU check of tools/gpu-multinode.sh, built here (it is
+# carried to the GPU machine in build/bin) and run on the host backend,
+# where the world is one team of 4.
+gcc -O2 -Wall -Werror -I abi/include tests/launchers/programs/multinode.c \
+  -o build/bin/ncore-multinode -L build/lib -lncore -Wl,-rpath,'$ORIGIN/../lib' &&
+  run_multinode=1 || fail "building the multinode check"
+
+# program_argv LANGUAGE: the command of one rank.
+program_argv() {
+  case $1 in
+    c) echo "$work/bin/launched-c" ;;
+    python) echo "$python $repo/tests/launchers/programs/launched.py" ;;
+    rust) echo "$work/bin/launched-rust" ;;
+    go) echo "$work/bin/launched-go" ;;
+  esac
+}
+
+# check LABEL NRANKS LOG: every rank's line, with sum n(n+1)/2.
+check_output() {
+  local label=$1 n=$2 log=$3 r sum=$(( $2 * ($2 + 1) / 2 ))
+  for ((r = 0; r < n; r++)); do
+    if ! grep -q "launched: rank $r of $n sum $sum\$" "$log"; then
+      fail "$label (rank $r's line missing)" "$log"
+      return
+    fi
+  done
+  ok "$label"
+}
+
+# run LABEL NRANKS COMMAND...: runs, then checks the output.
+run() {
+  local label=$1 n=$2; shift 2
+  local log="$work/$(echo "$label" | tr -c 'a-zA-Z0-9' _).log"
+  if timeout -k 5 120 "$@" > "$log" 2>&1; then check_output "$label" "$n" "$log"
+  else fail "$label (exit $?)" "$log"; fi
+}
+
+languages="c python rust go"
+torchrun() { $python -m torch.distributed.run "$@"; }
+
+# Slurm: started here, stopped on exit.
+slurm_dir=$work/slurm
+if [ -x /usr/sbin/slurmd ] && [ -x /usr/sbin/slurmctld ] && command -v srun > /dev/null; then
+  if tests/launchers/slurm.sh start "$slurm_dir" > "$work/slurm-start.log" 2>&1; then
+    export SLURM_CONF=$slurm_dir/slurm.conf
+  else
+    fail "starting a one-machine Slurm" "$work/slurm-start.log"
+  fi
+fi
+trap 'tests/launchers/slurm.sh stop "$slurm_dir" 2>/dev/null; rm -rf "$work"' EXIT
+
+for lang in $languages; do
+  cmd=$(program_argv $lang)
+  run "$lang alone (a job of one rank)" 1 $cmd
+  run "$lang under ncore-run -n $N" $N build/bin/ncore-run -n $N --timeout 100 $cmd
+  if [ -x /usr/bin/mpirun.openmpi ]; then
+    run "$lang under mpirun.openmpi -n $N" $N /usr/bin/mpirun.openmpi --allow-run-as-root \
+      --oversubscribe -n $N -x NCORE_BACKEND -x PYTHONPATH -x NCORE_LIBRARY $cmd
+  else skip "$lang under mpirun.openmpi" "openmpi-bin is not installed"; fi
+  if [ -x /usr/bin/mpirun.mpich ]; then
+    run "$lang under mpirun.mpich -n $N" $N /usr/bin/mpirun.mpich -n $N $cmd
+  else skip "$lang under mpirun.mpich" "mpich is not installed"; fi
+  if [ -n "${SLURM_CONF:-}" ]; then
+    run "$lang under srun -n $N" $N srun -n $N --time=2 $cmd
+  else skip "$lang under srun" "slurmd, slurmctld are not installed"; fi
+  if $python -c 'import torch.distributed.run' 2> /dev/null; then
+    # --redirects 2 --tee 2: Debian's torch 1.13 under Python 3.11 fails with
+    # the default (Std.NONE is no member of the iterated flag); stdout
+    # passes straight through.
+    no_python=--no_python
+    [ $lang = python ] && no_python="" && cmd="$repo/tests/launchers/programs/launched.py"
+    run "$lang under torchrun --nproc_per_node $N (agent store)" $N torchrun \
+      --redirects 2 --tee 2 --nproc_per_node $N --master_port $((20000 + RANDOM % 20000)) \
+      $no_python $cmd
+    run "$lang under torchrun --standalone (ncore's store at MASTER_PORT)" $N torchrun \
+      --redirects 2 --tee 2 --standalone --nproc_per_node $N $no_python $cmd
+  else skip "$lang under torchrun" "python3-torch is not installed"; fi
+done
+
+if [ -n "${run_multinode:-}" ]; then
+  log=$work/multinode.log
+  timeout -k 5 120 build/bin/ncore-run -n 4 build/bin/ncore-multinode > "$log" 2>&1; rc=$?
+  if [ $rc = 0 ] && [ "$(grep -c "multinode: rank [0-3] [a-z_]* ok$" "$log")" = 28 ]; then
+    ok "multinode check on the host backend (28 checks)"
+  else fail "multinode check on the host backend (exit $rc)" "$log"; fi
+fi
+
+# One launcher: python -m ncore.run is ncore-run (help, environment, exit).
+build/bin/ncore-run --help > "$work/help-c" 2>&1
+$python -m ncore.run --help > "$work/help-py" 2>&1
+if cmp -s "$work/help-c" "$work/help-py"; then ok "launchers: the same --help"
+else fail "launchers: --help differs" "$work/help-py"; fi
+cat > "$work/env.py" <<'PY'
+import os, sys
+keys = ("NCORE_RANK", "NCORE_NRANKS", "NCORE_LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+        "LOCAL_WORLD_SIZE", "MASTER_ADDR", "PYTHONUNBUFFERED", "NCORE_LINE_BUFFERED")
+print(" ".join(f"{k}={os.environ.get(k)}" for k in keys))
+sys.exit(int(os.environ["RANK"]) * 3)
+PY
+build/bin/ncore-run -n 2 --no-tag $python "$work/env.py" > "$work/env-c" 2>&1; rc_c=$?
+$python -m ncore.run -n 2 --no-tag "$work/env.py" > "$work/env-py" 2>&1; rc_py=$?
+grep -v "^ncore-run:" "$work/env-c" | sort > "$work/env-c.sorted"
+grep -v "^ncore-run:" "$work/env-py" | sort > "$work/env-py.sorted"
+if cmp -s "$work/env-c.sorted" "$work/env-py.sorted" && [ $rc_c = 3 ] && [ $rc_py = 3 ] &&
+   grep -q "PYTHONUNBUFFERED=1 NCORE_LINE_BUFFERED=1" "$work/env-c.sorted" &&
+   grep -q "rank 1 failed: exit status 3" "$work/env-py"; then
+  ok "launchers: the same environment, failure report and exit status (3)"
+else fail "launchers: environment or exit differ ($rc_c, $rc_py)" "$work/env-c" "$work/env-py"; fi
+cat > "$work/killed.py" <<'PY'
+import os, signal
+if os.environ["RANK"] == "1":
+    os.kill(os.getpid(), signal.SIGKILL)
+PY
+$python -m ncore.run -n 2 "$work/killed.py" > "$work/killed" 2>&1; rc=$?
+if [ $rc = 137 ] && grep -q "rank 1 failed: killed by signal 9" "$work/killed"; then
+  ok "launchers: a rank killed by a signal is named, exit 128 + 9"
+else fail "launchers: killed rank (exit $rc)" "$work/killed"; fi
+# Output arrives line by line while the rank still runs (C, line-buffered).
+cat > "$work/slow.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+#include <ncore.h>
+int main(void) { printf("first %u\n", ncore_abi_version()); sleep(3); printf("second\n"); return 0; }
+C
+gcc -I abi/include "$work/slow.c" -o "$work/slow" -L build/lib -lncore -Wl,-rpath,"$repo/build/lib"
+build/bin/ncore-run -n 1 "$work/slow" > "$work/slow.out" 2>&1 &
+sleep 1.5
+if grep -q "first" "$work/slow.out" && ! grep -q second "$work/slow.out"; then
+  ok "launchers: a C rank's line arrives before the rank ends"
+else fail "launchers: C output not line by line" "$work/slow.out"; fi
+wait
+
+# The host backend is one machine: a rank in another network namespace
+# fails at once, saying so, instead of waiting out the timeout.
+if unshare -n true 2> /dev/null; then
+  start=$SECONDS
+  build/bin/ncore-run -n 2 --grace 1 sh -c \
+    'if [ "$NCORE_RANK" = 1 ]; then exec unshare -n "$0"; else exec "$0"; fi' \
+    "$work/bin/launched-c" > "$work/netns.log" 2>&1
+  if grep -q "another network namespace" "$work/netns.log" &&
+     grep -q "the host backend joins the ranks of one machine" "$work/netns.log" &&
+     [ $((SECONDS - start)) -lt 30 ]; then
+    ok "host backend: a rank in another network namespace fails at once ($((SECONDS - start)) s)"
+  else fail "host backend: other namespace" "$work/netns.log"; fi
+else skip "host backend: other namespace" "unshare -n is not permitted here"; fi
+
+# Fail fast, say why: a rank that never joins is named, in the INFO lines
+# while the others wait and in their timeout's message.
+NCORE_TIMEOUT_MS=6000 NCORE_DEBUG=INFO build/bin/ncore-run -n 3 sh -c \
+  '[ "$NCORE_RANK" = 2 ] || exec "$0"' "$work/bin/launched-c" > "$work/late.log" 2>&1
+if grep -q "still waiting after 5 s; waiting for rank(s) 2 (not joined)" "$work/late.log" &&
+   grep -q "timed out after 6000 ms; waiting for rank(s) 2 (not joined)" "$work/late.log"; then
+  ok "a rank that never joins is named while waiting (INFO) and in the timeout"
+else fail "the missing rank is not named" "$work/late.log"; fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
