@@ -45,7 +45,9 @@ static int rank_device(void) {
       backend != NCORE_BACKEND_NCCL ||
       ncore_device_count(NCORE_BACKEND_NCCL, &count) != NCORE_OK || count < 1)
     return -1;
-  if (ncore_env_local_rank(&local) != 0) local = 0;
+  const char *text = getenv("NCORE_LOCAL_RANK");
+  if (text == NULL) text = getenv("NCORE_RANK");
+  local = text != NULL ? atoi(text) : 0;
   return local % count;
 }
 
