@@ -5,6 +5,10 @@
  * closed, or whose communicator was destroyed or aborted, can therefore never
  * be mistaken for a live one: every call answers NCORE_ERR_CLOSED for it, never
  * undefined behaviour, whatever order finalizers in Go, Rust or Python run in.
+ * (A slot is retired after 2^32 - 1 objects rather than let its generation
+ * wrap, so no number of creations brings a closed handle back.) A handle of
+ * one type passed as another is NCORE_ERR_INVALID_ARGUMENT; any other value
+ * ncore did not make answers NCORE_ERR_INVALID_ARGUMENT or NCORE_ERR_CLOSED.
  * Integers also keep garbage collectors from ever seeing a fake pointer.
  * NCORE_NULL_HANDLE (0) is never a valid handle. */
 #ifndef NCORE_TYPES_H
