@@ -31,13 +31,20 @@ int core_cpu_has_f16c(void) {
   return known;
 }
 
-/* Combines eight floats; op as in core_reduce_into. */
+/* Combines eight floats; op as in core_reduce_into. MAX and MIN are
+ * maxNum / minNum (dtype_reduce.c says why): vmaxps / vminps return their
+ * second operand when either is NaN, so a NaN accumulator a is replaced by
+ * b afterwards. */
 __attribute__((target("avx,f16c"))) static inline __m256 combine8(
     __m256 a, __m256 b, ncore_redop_t op) {
   switch (op) {
     case NCORE_PROD: return _mm256_mul_ps(a, b);
-    case NCORE_MAX: return _mm256_max_ps(b, a); /* b > a ? b : a */
-    case NCORE_MIN: return _mm256_min_ps(b, a); /* b < a ? b : a */
+    case NCORE_MAX:
+      return _mm256_blendv_ps(_mm256_max_ps(b, a), b,  /* b > a ? b : a */
+                              _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+    case NCORE_MIN:
+      return _mm256_blendv_ps(_mm256_min_ps(b, a), b,  /* b < a ? b : a */
+                              _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
     default: return _mm256_add_ps(a, b);
   }
 }

@@ -75,6 +75,11 @@ typedef enum ncore_dtype {
 typedef int32_t ncore_redop_t;
 #define NCORE_SUM ((ncore_redop_t)0)
 #define NCORE_PROD ((ncore_redop_t)1)
+/* MAX and MIN of floating-point dtypes are IEEE 754's maxNum and minNum,
+ * as NCCL's kernels compute them (fmaxf / fminf, __hmax / __hmin): a NaN is
+ * ignored against a number, whichever rank holds it, and an element is NaN
+ * only where every rank's is NaN. Both backends give the same result. (+0
+ * and -0 compare equal: which of the two comes out is not specified.) */
 #define NCORE_MAX ((ncore_redop_t)2)
 #define NCORE_MIN ((ncore_redop_t)3)
 /* Sum divided by the number of ranks (integer division for integer types). */
