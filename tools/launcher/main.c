@@ -11,6 +11,7 @@
  * Exit status 0 when every rank succeeded, 1 when one failed, 2 on a usage
  * error. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,13 @@ static int parse_arguments(int argc, char **argv, launch_plan_t *plan,
         }
         break;
       case 't': {
+        /* strtod also reads "nan", "inf" and overflows to infinity (1e400):
+         * none of them is a time, and each compared as no limit at all. */
         double t = strtod(optarg, &end);
-        if (*end || t <= 0) {
-          fprintf(stderr, "ncore-run: --timeout: %s is not a positive number\n", optarg);
+        if (*end || !isfinite(t) || !(t > 0)) {
+          fprintf(stderr,
+                  "ncore-run: --timeout: %s is not a finite number of seconds "
+                  "above 0 (for no limit, leave --timeout out)\n", optarg);
           return 2;
         }
         plan->timeout_seconds = t;

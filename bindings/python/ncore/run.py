@@ -28,6 +28,7 @@ others get --grace seconds to finish before they are terminated."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import socket
@@ -154,6 +155,21 @@ def _version() -> str:
     return raw.ncore_version_string()
 
 
+def _seconds(text: str, allow_zero: bool = False) -> float:
+    """An argparse type: a finite number of seconds above 0 (or at least 0).
+    float() also reads "nan", "inf" and 1e400 (infinity), which compared as
+    no limit at all; those are refused as tools/ncore-run refuses them."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = "0 or more" if allow_zero else "above 0"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a finite number of seconds {bound}")
+    return value
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(prog="python -m ncore.run", description=__doc__,
@@ -161,9 +177,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--version", action="version", version=f"%(prog)s (ncore {_version()})")
     parser.add_argument("-n", "--nranks", type=int, required=True, help="number of ranks")
     parser.add_argument("--backend", choices=["host", "nccl"], help="NCORE_BACKEND for the ranks")
-    parser.add_argument("--grace", type=float, default=5.0,
+    parser.add_argument("--grace", type=lambda text: _seconds(text, allow_zero=True),
+                        default=5.0,
                         help="seconds the other ranks get after one fails")
-    parser.add_argument("--timeout", type=float, help="seconds before all ranks are stopped")
+    parser.add_argument("--timeout", type=_seconds,
+                        help="seconds before all ranks are stopped (default: no limit)")
     parser.add_argument("--tag", action="store_true", help='prefix output lines with "[rank] "')
     parser.add_argument("--oversubscribe", action="store_true", default=None,
                         help="several NCCL ranks per GPU: each rank its own NCCL_HOSTID "
