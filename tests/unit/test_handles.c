@@ -191,16 +191,20 @@ TEST(stale_handle_never_matches_new_object) {
  * operator's handle differs from the first, and closing the first (stale)
  * handle, which e340640 took for a new operator once its generation
  * wrapped, leaves the live one alone. */
+/* A PreMulSum operator of comm (the audit's object of choice). */
+static ncore_status_t pre_mul_sum(ncore_comm_t comm, ncore_custom_redop_t *op) {
+  static const float scalar = 2.0f;
+  return ncore_create_pre_mul_sum(op, comm, &scalar, NCORE_FLOAT32,
+                                  NCORE_SCALAR_HOST_IMMEDIATE);
+}
+
 TEST(stale_handles_stay_closed_over_many_reuses) {
   UNIT_COMM(comm);
-  float scalar = 2.0f;
   ncore_custom_redop_t first, op;
-  CHECK_OK(ncore_create_pre_mul_sum(&first, comm, &scalar, NCORE_FLOAT32,
-                                    NCORE_SCALAR_HOST_IMMEDIATE));
+  CHECK_OK(pre_mul_sum(comm, &first));
   CHECK_OK(ncore_custom_redop_close(first));
   for (int i = 0; i < 100000; i++) {
-    CHECK_OK(ncore_create_pre_mul_sum(&op, comm, &scalar, NCORE_FLOAT32,
-                                      NCORE_SCALAR_HOST_IMMEDIATE));
+    CHECK_OK(pre_mul_sum(comm, &op));
     CHECK(op != first);
     CHECK_OK(ncore_custom_redop_close(first)); /* idempotent, and stale */
     CHECK_EQ(ncore_custom_redop_is_valid(op), 1);
@@ -216,10 +220,8 @@ TEST(stale_handles_stay_closed_over_many_reuses) {
  * core/handles.h's; the audit forged the handle the same way. */
 TEST(handle_with_a_changed_type_tag_is_refused) {
   UNIT_COMM(comm);
-  float scalar = 2.0f;
   ncore_custom_redop_t op;
-  CHECK_OK(ncore_create_pre_mul_sum(&op, comm, &scalar, NCORE_FLOAT32,
-                                    NCORE_SCALAR_HOST_IMMEDIATE));
+  CHECK_OK(pre_mul_sum(comm, &op));
   uint64_t tag_mask = UINT64_C(0xff) << 56;
   uint64_t comm_tag = (uint64_t)comm & tag_mask;
   ncore_comm_t as_comm = (op & ~tag_mask) | comm_tag;

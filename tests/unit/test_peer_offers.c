@@ -98,67 +98,62 @@ static void receive_refused(host_comm_t *c) {
   free(buf);
 }
 
-TEST(offer_naming_an_address_of_the_receivers_process_is_refused) {
-  char *segment = NULL;
-  host_comm_t *c = receiver(&segment);
-  CHECK(c);
-  char *mine = malloc(MESSAGE);
-  CHECK(mine);
-  memcpy(mine, secret, sizeof secret);
+/* A descriptor of offer 1 from pid: fd, and the message at where in the
+ * span [span, span + span_size) (fd -1: "a rank of your own process"). */
+static host_direct_desc_t offer(int64_t pid, int fd, uint64_t where, uint64_t span,
+                                uint64_t span_size) {
   host_direct_desc_t d;
   memset(&d, 0, sizeof d);
   d.seq = 1;
-  d.fd = -1;
-  d.pid = getpid();
-  d.where = (uint64_t)(uintptr_t)mine; /* e340640 copied from here */
+  d.pid = pid;
+  d.fd = fd;
+  d.where = where;
+  d.span = span;
+  d.span_size = span_size;
+  return d;
+}
+
+/* Rank 1 writes d; rank 0's receive must refuse it. */
+static void offer_refused(host_direct_desc_t d) {
+  char *segment = NULL;
+  host_comm_t *c = receiver(&segment);
+  CHECK(c);
   forge_offer(c, &d);
   receive_refused(c);
-  free(mine);
   release(c, segment);
 }
 
+TEST(offer_naming_an_address_of_the_receivers_process_is_refused) {
+  char *mine = malloc(MESSAGE);
+  CHECK(mine);
+  memcpy(mine, secret, sizeof secret);
+  /* e340640 copied from here. */
+  offer_refused(offer(getpid(), -1, (uint64_t)(uintptr_t)mine, 0, 0));
+  free(mine);
+}
+
 TEST(offer_naming_an_unmapped_address_is_refused) {
-  char *segment = NULL;
-  host_comm_t *c = receiver(&segment);
-  CHECK(c);
-  host_direct_desc_t d;
-  memset(&d, 0, sizeof d);
-  d.seq = 1;
-  d.fd = -1;
-  d.pid = getpid();
-  d.where = 4096; /* e340640: SIGSEGV */
-  forge_offer(c, &d);
-  receive_refused(c);
-  release(c, segment);
+  offer_refused(offer(getpid(), -1, 4096, 0, 0)); /* e340640: SIGSEGV */
 }
 
 /* fd >= 0 and the receiver's own pid: a memfd of the receiver's process
  * (its own ncore_mem_alloc allocation, holding a secret). */
 TEST(offer_naming_a_memfd_of_the_receivers_process_is_refused) {
-  char *segment = NULL;
-  host_comm_t *c = receiver(&segment);
-  CHECK(c);
   void *mine = NULL;
   core_error_enter("test");
   CHECK_EQ(host_mem_alloc(&mine, MESSAGE), NCORE_OK);
   memcpy(mine, secret, sizeof secret);
   host_allocation_t a;
   CHECK_EQ(host_memory_lookup(mine, &a), 0);
-  host_direct_desc_t d;
-  memset(&d, 0, sizeof d);
-  d.seq = 1;
-  d.fd = a.fd;
+  host_direct_desc_t d = offer(getpid(), a.fd, 0, 0, a.mapped);
   d.ino = a.ino;
-  d.pid = getpid();
-  d.span_size = a.mapped;
-  forge_offer(c, &d);
-  receive_refused(c);
+  offer_refused(d);
   host_mem_free(mine);
-  release(c, segment);
 }
 
 /* A descriptor of the peer's own process whose message lies outside the
- * span it names (where before it, or running past its end). */
+ * span it names (where before it, or running past its end), or whose span
+ * is not whole pages or wraps. */
 TEST(offer_outside_its_registered_span_is_refused) {
   const uint64_t cases[][3] = {/* where, span, span_size */
                                {0, 4096, 1 << 20},
@@ -166,23 +161,8 @@ TEST(offer_outside_its_registered_span_is_refused) {
                                {UINT64_MAX - 8, 0, 1 << 20},
                                {0, UINT64_MAX & ~UINT64_C(4095), 1 << 20},
                                {0, 100, 1 << 20}};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char *segment = NULL;
-    host_comm_t *c = receiver(&segment);
-    CHECK(c);
-    host_direct_desc_t d;
-    memset(&d, 0, sizeof d);
-    d.seq = 1;
-    d.fd = 3;
-    d.pid = getppid();
-    d.where = cases[i][0];
-    d.span = cases[i][1];
-    d.span_size = cases[i][2];
-    forge_offer(c, &d);
-    receive_refused(c);
-    release(c, segment);
-    if (harness_failed()) return;
-  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !harness_failed(); i++)
+    offer_refused(offer(getppid(), 3, cases[i][0], cases[i][1], cases[i][2]));
 }
 
 HARNESS_MAIN
