@@ -14,7 +14,10 @@
  * all of which return the other operand when one is NaN): a NaN is dropped
  * against a number, so the result is NaN only where every rank's element
  * is, whichever rank holds it. (A plain `in > acc ? in : acc` kept a NaN
- * only from rank 0, the first accumulator.) */
+ * only from rank 0, the first accumulator.) Written as "a NaN accumulator
+ * takes the input, else the larger": maxps, cmpneqps and a select, 26 %
+ * slower than maxps alone on cache-resident data (0.136 against 0.108 ns
+ * per float on the project's VM; the || form was 47 %). */
 #include <stdint.h>
 #include <string.h>
 
@@ -48,11 +51,11 @@
         break;                                                                \
       case NCORE_MAX:                                                         \
         for (size_t i = 0; i < count; i++)                                    \
-          acc[i] = in[i] > acc[i] || UNORDERED(acc[i]) ? in[i] : acc[i];      \
+          acc[i] = UNORDERED(acc[i]) ? in[i] : in[i] > acc[i] ? in[i] : acc[i];\
         break;                                                                \
       case NCORE_MIN:                                                         \
         for (size_t i = 0; i < count; i++)                                    \
-          acc[i] = in[i] < acc[i] || UNORDERED(acc[i]) ? in[i] : acc[i];      \
+          acc[i] = UNORDERED(acc[i]) ? in[i] : in[i] < acc[i] ? in[i] : acc[i];\
         break;                                                                \
       default:                                                                \
         break;                                                                \
@@ -85,10 +88,10 @@ DEFINE_NATIVE_REDUCE(reduce_float64, double, double, UNORDERED_FLOAT)
       case NCORE_PROD: NARROW_LOOP(T, TO_FLOAT, FROM_FLOAT, a * b) break;    \
       case NCORE_MAX:                                                        \
         NARROW_LOOP(T, TO_FLOAT, FROM_FLOAT,                                 \
-                    b > a || UNORDERED_FLOAT(a) ? b : a) break;              \
+                    UNORDERED_FLOAT(a) ? b : b > a ? b : a) break;           \
       case NCORE_MIN:                                                        \
         NARROW_LOOP(T, TO_FLOAT, FROM_FLOAT,                                 \
-                    b < a || UNORDERED_FLOAT(a) ? b : a) break;              \
+                    UNORDERED_FLOAT(a) ? b : b < a ? b : a) break;           \
       default:                                                               \
         break;                                                               \
     }                                                                        \
