@@ -52,10 +52,11 @@ typedef struct answer {
 static const char greeting[8] = {'N', 'C', 'O', 'R', 'E', 'S', 'E', 'G'};
 static const char refusal[8] = {'N', 'C', 'O', 'R', 'E', 'R', 'E', 'F'};
 
-/* How long rank 0 waits for a claim on a connection it accepted (a joiner
- * sends it right after connecting), and how long a rank 0 that found the
- * name taken waits for the holder's answer. */
-#define CLAIM_WAIT_MS 200
+/* How long rank 0 waits for a claim on a connection of its own user it
+ * accepted (a joiner sends it right after connecting: only a joiner that
+ * lost its CPU in between makes rank 0 wait), and how long a rank 0 that
+ * found the name taken waits for the holder's answer. */
+#define CLAIM_WAIT_MS 1000
 #define TAKEN_NAME_WAIT_MS 2000
 
 /* The abstract address of token's rendezvous; returns its length. */
