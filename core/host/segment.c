@@ -215,7 +215,12 @@ static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
   for (;;) {
     if (listen_fd >= 0) host_rendezvous_serve(c, listen_fd, segment_fd);
     uint32_t joined = atomic_load_explicit(&h->joined_count, memory_order_acquire);
-    if (joined >= (uint32_t)c->nranks) return NCORE_OK;
+    if (joined >= (uint32_t)c->nranks) {
+      /* Claims already queued are second claimants: refused before any
+       * rank's first call can complete (that call then fails). */
+      if (listen_fd >= 0) host_rendezvous_serve(c, listen_fd, -1);
+      return NCORE_OK;
+    }
     if (joined != seen) {
       seen = joined;
       host_waiter_init(&w);  /* a rank joining is progress */
