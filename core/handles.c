@@ -33,6 +33,16 @@
 #define MAX_SLOTS ((size_t)SLOT_MASK) /* slot index + 1 fits in 24 bits */
 #define CHUNK_SLOTS 1024
 #define MAX_CHUNKS ((MAX_SLOTS + CHUNK_SLOTS - 1) / CHUNK_SLOTS)
+/* A slot's first and last generations. Tests build this file with a last
+ * generation a few steps above the first (tests/unit/test_handle_table.c),
+ * to reach retirement in a few reuses instead of 2^32. */
+#define FIRST_GENERATION 1u
+#ifndef CORE_HANDLE_LAST_GENERATION
+#define CORE_HANDLE_LAST_GENERATION UINT32_MAX
+#endif
+_Static_assert(CORE_HANDLE_LAST_GENERATION <= GENERATION_MASK &&
+                   CORE_HANDLE_LAST_GENERATION > FIRST_GENERATION,
+               "generations must fit a handle's generation bits");
 
 /* The state word. */
 #define STATE_REFS_MASK UINT64_C(0x7fffffff)
@@ -115,7 +125,7 @@ static long take_slot(void) {
     if (fresh == NULL) return -1;
     for (size_t i = 0; i < CHUNK_SLOTS; i++) {
       atomic_init(&fresh[i].object, NULL);
-      atomic_init(&fresh[i].state, state_of(1, 0));
+      atomic_init(&fresh[i].state, state_of(FIRST_GENERATION, 0));
       fresh[i].next_free = 0;
     }
     atomic_store_explicit(&chunks[chunk], fresh, memory_order_release);
@@ -156,13 +166,15 @@ typedef enum lookup {
   LOOKUP_STALE,   /* right type, closed or slot reused */
   LOOKUP_NULL,
   LOOKUP_WRONG_TYPE,
+  LOOKUP_WRONG_OBJECT, /* the tag is right, the object in the slot is not */
   LOOKUP_BAD_SLOT
 } lookup_t;
 
-/* Finds handle's slot and, with take_reference, takes a reference on its
- * object in the same step as the liveness test (without one, only tests). */
+/* Finds handle's slot and takes a reference on its object in the same step
+ * as the liveness test; then checks that the object is of the handle's type
+ * (its tag may have been changed), dropping the reference if not. */
 static lookup_t lookup(uint64_t handle, core_handle_type_t type,
-                       int take_reference, slot_t **out) {
+                       core_object_t **out) {
   if (handle == NCORE_NULL_HANDLE) return LOOKUP_NULL;
   if ((int)(handle >> TYPE_SHIFT) != (int)type) return LOOKUP_WRONG_TYPE;
   uint64_t slot_plus_one = handle & SLOT_MASK;
@@ -173,17 +185,23 @@ static lookup_t lookup(uint64_t handle, core_handle_type_t type,
   slot_t *slot = slot_at((size_t)(slot_plus_one - 1));
   uint32_t generation = (uint32_t)((handle >> SLOT_BITS) & GENERATION_MASK);
   uint64_t state = atomic_load_explicit(&slot->state, memory_order_acquire);
-  for (;;) {
+  do {
     if (state_generation(state) != generation || (state & STATE_CLOSED) ||
         (state & STATE_REFS_MASK) == 0)
       return LOOKUP_STALE;
-    if (!take_reference) break;
-    if (atomic_compare_exchange_weak_explicit(&slot->state, &state, state + 1,
-                                              memory_order_acquire,
-                                              memory_order_acquire))
-      break;
+  } while (!atomic_compare_exchange_weak_explicit(&slot->state, &state,
+                                                   state + 1,
+                                                   memory_order_acquire,
+                                                   memory_order_acquire));
+  /* Our reference keeps the slot's object in place; its type was set
+   * before the insert published it. One load, on the line the call is
+   * about to read anyway. */
+  core_object_t *obj = atomic_load_explicit(&slot->object, memory_order_relaxed);
+  if (obj->type != type) {
+    core_handle_release(obj);
+    return LOOKUP_WRONG_OBJECT;
   }
-  *out = slot;
+  *out = obj;
   return LOOKUP_LIVE;
 }
 
@@ -206,6 +224,11 @@ static ncore_status_t lookup_error(lookup_t result, uint64_t handle,
                         "%s: 0x%llx is not a %s handle", argument,
                         (unsigned long long)handle, noun);
     }
+    case LOOKUP_WRONG_OBJECT:
+      return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                        "%s: 0x%llx is not a %s handle (its tag was changed: "
+                        "the object it names is of another type)",
+                        argument, (unsigned long long)handle, noun);
     case LOOKUP_BAD_SLOT:
       return core_error(NCORE_ERR_INVALID_ARGUMENT,
                         "%s: 0x%llx is not a %s handle (no such slot)",
@@ -221,16 +244,14 @@ static ncore_status_t lookup_error(lookup_t result, uint64_t handle,
 
 ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
                                    const char *argument, core_object_t **out) {
-  slot_t *slot = NULL;
-  lookup_t result = lookup(handle, type, 1, &slot);
+  lookup_t result = lookup(handle, type, out);
   if (result != LOOKUP_LIVE) return lookup_error(result, handle, type, argument);
-  /* Our reference keeps the slot's object in place. */
-  *out = atomic_load_explicit(&slot->object, memory_order_relaxed);
   return NCORE_OK;
 }
 
 /* Drops one reference; at zero (only after close: the table holds one
- * until then) frees the slot and runs the destructor. */
+ * until then) frees the slot — or retires it, after its last generation —
+ * and runs the destructor. */
 void core_handle_release(core_object_t *obj) {
   if (obj == NULL) return;
   size_t index = index_of(obj);
@@ -239,13 +260,19 @@ void core_handle_release(core_object_t *obj) {
                                               memory_order_acq_rel);
   if ((before & STATE_REFS_MASK) != 1) return;
   /* No lookup can take a reference from 0: the slot is ours to free. */
-  uint32_t next = state_generation(before) + 1;
-  if (next == 0) next = 1;
+  uint32_t generation = state_generation(before);
+  int retire = generation >= CORE_HANDLE_LAST_GENERATION;
   pthread_mutex_lock(&table_lock);
   atomic_store_explicit(&slot->object, NULL, memory_order_relaxed);
-  atomic_store_explicit(&slot->state, state_of(next, 0), memory_order_release);
-  slot->next_free = free_head;
-  free_head = (uint32_t)(index + 1);
+  /* A retired slot keeps its last generation with no reference: every
+   * handle of it answers stale, and no insert takes it again. */
+  atomic_store_explicit(&slot->state,
+                        state_of(retire ? generation : generation + 1, 0),
+                        memory_order_release);
+  if (!retire) {
+    slot->next_free = free_head;
+    free_head = (uint32_t)(index + 1);
+  }
   pthread_mutex_unlock(&table_lock);
   if (obj->destroy != NULL) obj->destroy(obj);
 }
@@ -284,10 +311,12 @@ int core_handle_close(core_object_t *obj) {
 
 int core_handle_classify(uint64_t handle, core_handle_type_t type,
                          const char *argument) {
-  slot_t *slot = NULL;
-  lookup_t result = lookup(handle, type, 0, &slot);
+  core_object_t *obj = NULL;
+  lookup_t result = lookup(handle, type, &obj);
   switch (result) {
-    case LOOKUP_LIVE: return 1;
+    case LOOKUP_LIVE:
+      core_handle_release(obj);
+      return 1;
     case LOOKUP_STALE: return 0;
     default:
       lookup_error(result, handle, type, argument);

@@ -2,7 +2,10 @@
  *
  * Public handles are 64-bit integers: type tag (bits 56..63), generation
  * (bits 24..55) and slot index + 1 (bits 0..23). A slot's generation grows
- * each time it is freed, so a stale handle never matches a live object.
+ * each time it is freed, and a slot that reached the last generation is
+ * retired instead of wrapping, so a stale handle never matches a live
+ * object; every lookup also checks that the object found is of the handle's
+ * type.
  * Objects are reference-counted: core_handle_acquire takes a reference that
  * the caller drops with core_handle_release; the object's destructor runs when
  * the handle is closed and the last reference is gone. That is what lets
@@ -40,7 +43,8 @@ uint64_t core_handle_insert(core_object_t *obj, core_handle_type_t type,
 /* Looks up a live handle of the given type and takes a reference.
  * argument: the parameter name for messages ("comm", "peer_window").
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NULL handle, wrong type tag,
- * slot out of range); NCORE_ERR_CLOSED (stale or closed). */
+ * a tag that does not match the object the handle names, slot out of
+ * range); NCORE_ERR_CLOSED (stale or closed). */
 ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
                                    const char *argument, core_object_t **out);
 

@@ -31,8 +31,8 @@ PROGRAM_TIMEOUT=${PROGRAM_TIMEOUT:-600}
 WORK=/tmp/ncore-tests
 mkdir -p "$WORK/bin"
 
-UNIT_PROGRAMS="test_errors test_versioned test_guard_bytes test_handles test_dtypes test_buffer test_memory test_info"
-MULTIRANK_PROGRAMS="test_comm test_comm_control test_p2p test_collectives test_redop test_resources test_onesided test_devcomm test_symmetric test_groups test_isolation test_failure"
+UNIT_PROGRAMS="test_errors test_versioned test_guard_bytes test_handles test_handle_table test_peer_offers test_dtypes test_buffer test_memory test_info test_launcher"
+MULTIRANK_PROGRAMS="test_comm test_comm_control test_p2p test_collectives test_redop test_resources test_onesided test_devcomm test_symmetric test_groups test_isolation test_failure test_one_copy test_rendezvous"
 LAUNCHER_PROGRAM=test_p2p
 # Run once more with non-blocking communicators (NCORE_TEST_NONBLOCKING=1,
 # config.blocking = 0): the same collective, p2p and window tests must pass.

@@ -18,7 +18,9 @@
  *    group; MPI_Sendrecv), put_signal into a window over ncore_mem_alloc
  *    memory, and memcpy of the same size on each rank;
  *  - allreduce of float sums (ncore_allreduce, MPI_Allreduce), microseconds.
- * Buffers come from ncore_mem_alloc (send/recv's one-copy path applies).
+ * Buffers come from ncore_mem_alloc, the send buffer registered with the
+ * communicator (ncore_register_buffer, as NCCL's zero-copy transfers need
+ * ncclCommRegister): the host's one-copy path applies.
  * Rank 0 prints one JSON object on stdout. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -55,6 +57,7 @@ typedef struct bench {
   int rank, nranks, next, prev;
   char *src, *dst;
   ncore_window_t window;
+  ncore_registered_buffer_t registered_src;
 } bench_t;
 
 /* One candidate of a figure: runs `iters` operations of `bytes`, returns
@@ -273,6 +276,7 @@ int main(int argc, char **argv) {
   CHECK(ncore_memset(b.src, 1, max_bytes, NULL, b.backend));
   CHECK(ncore_memset(b.dst, 0, max_bytes, NULL, b.backend));
   CHECK(ncore_register_window(&b.window, b.comm, b.dst, max_bytes, NCORE_WINDOW_DEFAULT));
+  CHECK(ncore_register_buffer(&b.registered_src, b.comm, b.src, max_bytes));
 
   const int pp_iters = 20000;
   const timed_fn pp[3] = {bench_ncore_pingpong, bench_ncore_put_pingpong, mpi_pingpong};
@@ -322,6 +326,7 @@ int main(int argc, char **argv) {
   }
   if (b.rank == 0) printf("]}\n");
   fflush(stdout);
+  CHECK(ncore_registered_buffer_close(b.registered_src));
   CHECK(ncore_window_close(b.window));
   CHECK(ncore_mem_free(src, b.backend));
   CHECK(ncore_mem_free(dst, b.backend));

@@ -52,19 +52,6 @@ static ncore_status_t host_collective(void *comm, const core_coll_args_t *args) 
   return host_submit(&op);
 }
 
-/* Registered buffers need nothing on the host: any memory is reachable. */
-static ncore_status_t host_buffer_register(void *comm, void *ptr, size_t size,
-                                           void **out, uintptr_t *native) {
-  (void)comm; (void)size;
-  *out = ptr;
-  if (native) *native = (uintptr_t)ptr;
-  return NCORE_OK;
-}
-
-static void host_buffer_deregister(void *comm, void *buffer) {
-  (void)comm; (void)buffer;
-}
-
 /* PreMulSum: a host-immediate scalar is copied now; a device-resident one is
  * read through its pointer each time a collective runs. */
 static ncore_status_t host_redop_create_pre_mul_sum(

@@ -13,12 +13,13 @@
 #define HOST_CACHE_LINE 64
 #define HOST_RING_BYTES ((size_t)256 * 1024)   /* per ordered pair, power of 2 */
 #define HOST_STAGE_BYTES ((size_t)256 * 1024)  /* per rank collective staging */
-/* Messages from this size up take the one-copy path when the receiver can
+/* Messages from this size up take the one-copy path when the receiver may
  * read the send buffer (p2p_direct.c); smaller ones go through the ring,
  * where a send returns as soon as its bytes are in it. */
 #define HOST_DIRECT_MIN ((size_t)32 * 1024)
-/* Senders' allocations each rank keeps mapped per peer (p2p_direct.c). */
+/* Senders' registered ranges each rank keeps mapped per peer (p2p_direct.c). */
 #define HOST_PEER_MAPS 4
+#define HOST_PAGE ((uint64_t)4096)
 /* Bit 63 of a ring message's length header: a one-copy offer follows. */
 #define HOST_DIRECT_FLAG (UINT64_C(1) << 63)
 /* Bit 62: the whole payload was written with the header (p2p.c). */
@@ -119,29 +120,54 @@ typedef struct host_layout {
       descs, stages, total;
 } host_layout_t;
 
-/* A one-copy offer as the ring carries it after the length header: where
- * the receiver reads the sender's buffer. */
+/* A one-copy offer as the ring carries it after the length header. It is
+ * a claim by a peer, checked before anything is read (p2p_direct.c): fd
+ * -1 means "a rank of your own process", whose buffer the receiver finds
+ * in its process's own list of offers (local_offers.c), never at an
+ * address the descriptor names; otherwise the sender's registered range
+ * [span, span + span_size) of its memfd fd, which the message lies in. */
 typedef struct host_direct_desc {
-  uint64_t seq;    /* the offer's number, in the pair's offer word */
-  uint64_t where;  /* fd < 0: the address (same process); else the offset */
-  uint64_t total;  /* the allocation's mapped size */
-  uint64_t ino;    /* the allocation's inode (tells a reused fd number) */
-  int64_t pid;     /* the sender's process */
-  int32_t fd;      /* the sender's memfd, or -1 */
+  uint64_t seq;        /* the offer's number, in the pair's offer word */
+  uint64_t where;      /* the message's offset in the memfd */
+  uint64_t span;       /* the registered range's first page (offset) */
+  uint64_t span_size;  /* its size, whole pages */
+  uint64_t ino;        /* the memfd's inode (tells a reused fd number) */
+  int64_t pid;         /* the sender's process */
+  int32_t fd;          /* the sender's memfd, or -1 */
   int32_t pad;
 } host_direct_desc_t;
 
-/* A sender's allocation a receiver keeps mapped (p2p_direct.c). */
+/* A sender's registered range a receiver keeps mapped (p2p_direct.c). */
 typedef struct host_peer_map {
   char *base;  /* NULL: free entry */
   int64_t pid;
   int32_t fd;
-  uint64_t ino, total, last_use;
+  uint64_t ino, span, span_size, last_use;
 } host_peer_map_t;
+
+/* A buffer registered with a communicator (ncore_register_buffer) that lies
+ * in an ncore_mem_alloc allocation: its owner consents to peers mapping its
+ * pages for one-copy receives while it is registered (registered.c). */
+typedef struct host_registration {
+  uintptr_t start, end;
+  struct host_registration *next;
+} host_registration_t;
+
+/* A one-copy offer to a rank of this process, as this process's list of
+ * them holds it (local_offers.c): the only place a same-process receiver
+ * takes a buffer address from. */
+typedef struct host_local_offer {
+  uint64_t segment;  /* the communicator's segment (its inode) */
+  int src, dst;
+  uint64_t seq;
+  const char *buf;
+  size_t bytes;
+  struct host_local_offer *next;
+} host_local_offer_t;
 
 /* What each rank publishes about its part of a window. */
 typedef struct host_window_part {
-  uint64_t size, offset, total;
+  uint64_t size, offset, total, ino;
   int64_t pid;
   int32_t fd, shared;
 } host_window_part_t;
@@ -160,16 +186,24 @@ typedef struct host_window {
   size_t local_size;
   host_window_part_t *parts;
   char **peer_base;   /* mapped part (offset applied), NULL when unreachable */
-  char **mappings;    /* what to munmap */
+  char **mappings;    /* what to munmap: the part's pages (window.c) */
   struct host_window *next;  /* the communicator's windows */
 } host_window_t;
 
 /* A communicator of the host backend (one rank's view). */
 typedef struct host_comm {
   int rank, nranks;
+  /* The segment's inode: tells this communicator's offers between ranks of
+   * one process from other communicators' (local_offers.c). */
+  uint64_t segment_ino;
   /* Our own open file description of the segment, holding our liveness
    * lock (liveness.c); -1 in a forked child, which must not keep it. */
   int lock_fd;
+  /* Rank 0: the rendezvous socket, kept while the communicator lives so
+   * that a second claimant of a rank is seen (rendezvous.c); -1 on other
+   * ranks and in a forked child. claim_pids: who claimed each rank. */
+  int rendezvous_fd;
+  long long *claim_pids;
   char *base;              /* mapping of the segment */
   host_layout_t layout;
   int64_t timeout_ms;      /* -1 = forever */
@@ -197,6 +231,10 @@ typedef struct host_comm {
   uint64_t ring_key;       /* masks message tags (p2p.c); from the header */
   host_peer_map_t *peer_maps;  /* nranks * HOST_PEER_MAPS, receiver's cache */
   uint64_t peer_map_clock;
+  /* Registered buffers in ncore_mem_alloc memory (registered.c); the lock
+   * because a registration may close on another thread (an abort). */
+  pthread_mutex_t registrations_lock;
+  host_registration_t *registrations;
   uint64_t window_seq;     /* windows registered so far (collective order) */
   /* Guards `windows` and the landing of puts: a window is never freed
    * while another thread (an abort's teardown, a wait) lands into it. */
@@ -229,15 +267,28 @@ void host_segment_leave(host_comm_t *comm);
 host_segment_header_t *host_header(host_comm_t *comm);
 
 /* ---- rendezvous.c: handing the segment to the other ranks ---- */
-/* Rank 0: listens on the abstract Unix socket named after token. */
-ncore_status_t host_rendezvous_listen(uint64_t token, int *listen_fd);
-/* Rank 0: hands segment_fd to every joiner waiting on listen_fd (non-
- * blocking); connections from other users are refused. */
-void host_rendezvous_serve(int listen_fd, int segment_fd);
-/* Other ranks: fetches the segment's file from rank 0, checking that rank 0
- * and the file belong to this user; waits up to timeout_ms (-1 forever). */
-ncore_status_t host_rendezvous_fetch(uint64_t token, int64_t timeout_ms,
-                                     int *segment_fd);
+/* Rank 0: listens on the abstract Unix socket named after token; on
+ * failure *name_taken says whether another process holds the name. */
+ncore_status_t host_rendezvous_listen(uint64_t token, int *listen_fd,
+                                      int *name_taken);
+/* Rank 0: answers every claim waiting on listen_fd (non-blocking): hands
+ * segment_fd (-1 once every rank joined) to the first claimant of each
+ * rank, and refuses the rest — a second claimant, a latecomer, another
+ * nranks — failing comm (INVALID_USAGE, published) with why.
+ * Connections from other users get nothing. */
+void host_rendezvous_serve(host_comm_t *comm, int listen_fd, int segment_fd);
+/* Other ranks: claims rank of nranks and fetches the segment's file from
+ * rank 0, checking that rank 0 and the file belong to this user; waits up
+ * to timeout_ms (-1 forever). A refusal is rank 0's status and reason
+ * (INVALID_USAGE, or INVALID_ARGUMENT naming nranks). */
+ncore_status_t host_rendezvous_fetch(uint64_t token, int rank, int nranks,
+                                     int64_t timeout_ms, int *segment_fd);
+/* Rank 0 whose name was taken: claims rank 0 of the communicator holding
+ * it (which refuses, and fails itself: its id is used twice), waiting at
+ * most 2 s for an answer. Returns the refusal as an error, or another
+ * error saying why none came. */
+ncore_status_t host_rendezvous_claim_taken(uint64_t token, int nranks,
+                                           int64_t timeout_ms);
 
 /* ---- failure.c: the communicator's asynchronous error ---- */
 /* Records status as this rank's failure (first one wins, with the message
@@ -341,6 +392,7 @@ struct host_op {
    * whether its offer is out and not yet finished or refused */
   int direct, direct_pending;
   host_direct_desc_t direct_desc;
+  host_local_offer_t local_offer;  /* listed while a same-process offer is out */
   /* collectives */
   core_coll_args_t coll;
   size_t esize, chunk_elems, chunk_off; /* in elements */
@@ -393,8 +445,23 @@ void host_direct_withdraw(host_op_t *op);
  * reached (the offer was refused: the payload follows in the ring); -1
  * with op->status set when the sender withdrew or the offer is corrupt. */
 int host_direct_receive(host_op_t *op, const host_direct_desc_t *d);
-/* Unmaps the receiver's cache of senders' allocations. */
+/* Unmaps the receiver's cache of senders' registered ranges. */
 void host_direct_maps_free(host_comm_t *comm);
+
+/* ---- local_offers.c: one-copy offers between ranks of this process ---- */
+/* Lists o (filled in) until host_local_offer_remove. */
+void host_local_offer_add(host_local_offer_t *o);
+void host_local_offer_remove(host_local_offer_t *o);
+/* The buffer of the listed offer (segment, src, dst, seq) of `bytes`
+ * bytes, after claiming it: *word goes from `offered` to `claimed` while
+ * the list is locked, so the sender cannot take it back in between (it
+ * unlists it only after its own compare-and-swap on *word). NULL when no
+ * such offer is listed or the claim failed. */
+const char *host_local_offer_claim(uint64_t segment, int src, int dst,
+                                   uint64_t seq, size_t bytes,
+                                   _Atomic uint64_t *word, uint64_t offered,
+                                   uint64_t claimed);
+
 
 /* ---- puts.c: one-sided puts into parts that are not mapped ---- */
 /* Queues bytes for peer's part of w at byte_offset (in pieces, waiting for
@@ -431,8 +498,21 @@ typedef struct host_allocation {
 /* Finds the ncore_mem_alloc allocation containing ptr; 0 if found, -1 if
  * not. */
 int host_memory_lookup(const void *ptr, host_allocation_t *out);
-/* Maps peer pid's memfd fd (size bytes); NULL on failure, or when the file
- * is smaller than size (a peer's claim is checked, never trusted). */
-void *host_memory_map_peer(int64_t pid, int fd, size_t size);
+/* Maps [offset, offset + size) of peer pid's memfd fd (offset whole
+ * pages), read-only or read-write; NULL on failure, or when the file is not
+ * the inode ino, is smaller than offset + size, or is not sealed against
+ * shrinking (a peer's claim is checked, never trusted). */
+void *host_memory_map_peer(int64_t pid, int fd, uint64_t ino, uint64_t offset,
+                           size_t size, int writable);
+
+/* ---- registered.c: registered buffers (their ops: host_ops.h) ---- */
+/* The registered range holding [buf, buf + bytes), whole pages of the
+ * allocation a: 1 with *span (offset in the allocation) and *span_size
+ * set, 0 if no registration of comm holds the message. */
+int host_registered_span(host_comm_t *comm, const void *buf, size_t bytes,
+                         const host_allocation_t *a, uint64_t *span,
+                         uint64_t *span_size);
+/* Forgets every registration (the communicator is going). */
+void host_registrations_free(host_comm_t *comm);
 
 #endif

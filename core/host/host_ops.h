@@ -32,6 +32,9 @@ ncore_status_t host_comm_mem_stat(void *, ncore_comm_mem_stat_t, uint64_t *);
 /* group.c */
 ncore_status_t host_group_start(void);
 ncore_status_t host_group_end(void);
+/* registered.c */
+ncore_status_t host_buffer_register(void *, void *, size_t, void **, uintptr_t *);
+void host_buffer_deregister(void *, void *);
 /* window.c */
 ncore_status_t host_window_register(void *, void *, size_t, uint32_t, void **,
                                     uintptr_t *);

@@ -35,6 +35,9 @@ static void after_fork_child(void) {
     atomic_store(&c->forked, 1);
     if (c->lock_fd >= 0) close(c->lock_fd);
     c->lock_fd = -1;
+    /* Nor keep rank 0's rendezvous name bound after its parent left. */
+    if (c->rendezvous_fd >= 0) close(c->rendezvous_fd);
+    c->rendezvous_fd = -1;
   }
   live_comms = NULL;
   pthread_mutex_unlock(&live_lock);

@@ -40,9 +40,11 @@ ncore_status_t host_mem_alloc(void **out, size_t size) {
   int fd = memfd_create("ncore-mem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return core_error(NCORE_ERR_SYSTEM, "memfd_create: %s", strerror(errno));
   /* Sealed at its size: peers map it (windows, the one-copy send path),
-   * and a mapping past a file's end would be SIGBUS. */
+   * and a mapping past a file's end would be SIGBUS. Mode 0600, as the
+   * segments are: a memfd is born 0777, and nobody but this user (and root)
+   * has any business opening it (docs/reliability.md, the trust model). */
   struct stat st;
-  if (ftruncate(fd, (off_t)mapped) != 0 ||
+  if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)mapped) != 0 ||
       fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
       fstat(fd, &st) != 0) {
     int e = errno;
@@ -86,6 +88,11 @@ ncore_status_t host_mem_free(void *ptr) {
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "ptr: not allocated by ncore_mem_alloc (or already freed)");
   munmap(a->ptr, a->mapped);
+  /* Freed means freed now, for every process: a peer's mapping (a window,
+   * a one-copy receive's cache) would otherwise keep the pages resident
+   * until it goes (issue 27). The file keeps its size, so such a mapping
+   * reads zeros, never SIGBUS. */
+  fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)a->mapped);
   close(a->fd);
   free(a);
   return NCORE_OK;
@@ -110,19 +117,25 @@ int host_memory_lookup(const void *ptr, host_allocation_t *out) {
   return found;
 }
 
-void *host_memory_map_peer(int64_t pid, int fd, size_t size) {
+void *host_memory_map_peer(int64_t pid, int fd, uint64_t ino, uint64_t offset,
+                           size_t size, int writable) {
+  if (size == 0 || offset % HOST_PAGE != 0 || offset > UINT64_MAX - size)
+    return NULL;
   char path[64];
   snprintf(path, sizeof path, "/proc/%lld/fd/%d", (long long)pid, fd);
-  int f = open(path, O_RDWR | O_CLOEXEC);
+  int f = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
   if (f < 0) return NULL;
-  /* Touching a mapping past the file's end would be SIGBUS. */
+  /* The file must be the allocation the peer names (its inode), as large
+   * as claimed (touching a mapping past a file's end is SIGBUS) and sealed
+   * against shrinking (so it stays so): an ncore_mem_alloc memfd. */
   struct stat st;
-  if (size == 0 || fstat(f, &st) != 0 || st.st_size < 0 ||
-      (uint64_t)st.st_size < size) {
-    close(f);
-    return NULL;
-  }
-  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+  int seals = fcntl(f, F_GET_SEALS);
+  void *p = MAP_FAILED;
+  if (fstat(f, &st) == 0 && (uint64_t)st.st_ino == ino && st.st_size >= 0 &&
+      (uint64_t)st.st_size >= offset + size && seals >= 0 &&
+      (seals & F_SEAL_SHRINK))
+    p = mmap(NULL, size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+             MAP_SHARED, f, (off_t)offset);
   close(f);
   return p == MAP_FAILED ? NULL : p;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -135,8 +136,10 @@ ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
   c->oversubscribed = sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
                       nranks > CPU_COUNT(&cpus);
   c->lock_fd = -1;
+  c->rendezvous_fd = -1;
   c->layout = layout;
   pthread_mutex_init(&c->windows_lock, NULL);
+  pthread_mutex_init(&c->registrations_lock, NULL);
   *out = c;
   return NCORE_OK;
 }
@@ -210,9 +213,14 @@ static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
   host_waiter_init(&w);
   uint32_t seen = 0;
   for (;;) {
-    if (listen_fd >= 0) host_rendezvous_serve(listen_fd, segment_fd);
+    if (listen_fd >= 0) host_rendezvous_serve(c, listen_fd, segment_fd);
     uint32_t joined = atomic_load_explicit(&h->joined_count, memory_order_acquire);
-    if (joined >= (uint32_t)c->nranks) return NCORE_OK;
+    if (joined >= (uint32_t)c->nranks) {
+      /* Claims already queued are second claimants: refused before any
+       * rank's first call can complete (that call then fails). */
+      if (listen_fd >= 0) host_rendezvous_serve(c, listen_fd, -1);
+      return NCORE_OK;
+    }
     if (joined != seen) {
       seen = joined;
       host_waiter_init(&w);  /* a rank joining is progress */
@@ -230,6 +238,24 @@ static ncore_status_t wait_all_joined(host_comm_t *c, int listen_fd,
   }
 }
 
+/* Rank 0 finding its rendezvous name taken: a communicator of this id
+ * exists (another job's, or a squatter's). Claiming its rank 0 makes that
+ * communicator fail too (its id is used twice) and tells us so; any other
+ * outcome is the taken name's error, with why. */
+static ncore_status_t rank_0_of_a_taken_name(uint64_t token, int nranks,
+                                             int64_t timeout_ms) {
+  char taken[200];
+  snprintf(taken, sizeof taken, "%s", ncore_last_error_message());
+  ncore_status_t s = host_rendezvous_claim_taken(token, nranks, timeout_ms);
+  if (s == NCORE_ERR_INVALID_USAGE || s == NCORE_ERR_INVALID_ARGUMENT) return s;
+  char why[200];
+  snprintf(why, sizeof why, "%s", s == NCORE_OK ? "" : ncore_last_error_message());
+  /* Without "ncore_comm_init_rank: " twice. */
+  const char *t = strstr(taken, "id: "), *w = strstr(why, ": ");
+  return core_error(NCORE_ERR_SYSTEM, "%s%s%s", t ? t : taken, w ? ";" : "",
+                    w ? w + 1 : "");
+}
+
 ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
                                  int rank, int64_t timeout_ms) {
   host_comm_t *c = NULL;
@@ -237,7 +263,10 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
   if (s != NCORE_OK) return s;
   int fd = -1, listen_fd = -1;
   if (rank == 0) {
-    s = create_segment(c, &fd);
+    c->claim_pids = calloc((size_t)nranks, sizeof *c->claim_pids);
+    if (!c->claim_pids) s = core_error(NCORE_ERR_SYSTEM, "out of memory");
+    else c->claim_pids[0] = (long long)getpid();
+    if (s == NCORE_OK) s = create_segment(c, &fd);
     if (s == NCORE_OK) s = map_segment(c, fd);
     if (s == NCORE_OK) {
       host_segment_header_t *h = host_header(c);
@@ -246,12 +275,18 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
       s = host_random_bytes(h->child_key, sizeof h->child_key);
     }
     /* Listening last: nobody can get the segment before it is ready. */
-    if (s == NCORE_OK) s = host_rendezvous_listen(token, &listen_fd);
+    int name_taken = 0;
+    if (s == NCORE_OK) s = host_rendezvous_listen(token, &listen_fd, &name_taken);
+    if (name_taken) s = rank_0_of_a_taken_name(token, nranks, timeout_ms);
   } else {
-    s = host_rendezvous_fetch(token, timeout_ms, &fd);
+    s = host_rendezvous_fetch(token, rank, nranks, timeout_ms, &fd);
     if (s == NCORE_OK) s = host_segment_attach(c, fd);
   }
+  struct stat st;
+  if (s == NCORE_OK && fstat(fd, &st) != 0)
+    s = core_error(NCORE_ERR_SYSTEM, "fstat of the segment: %s", strerror(errno));
   if (s == NCORE_OK) {
+    c->segment_ino = (uint64_t)st.st_ino;
     /* Message tags' mask (p2p.c), secret as the children's key is. */
     c->ring_key = host_keyed_hash(host_header(c)->child_key, UINT64_MAX, UINT64_MAX);
     host_rank_slot_t *me = host_rank_slot(c, rank);
@@ -267,7 +302,8 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
     /* The ranks that did join then fail the same way, not by a death. */
     if (s != NCORE_OK) host_comm_fail_current(c, s);
   }
-  if (listen_fd >= 0) close(listen_fd);
+  /* Rank 0 keeps listening while the communicator lives (rendezvous.c). */
+  c->rendezvous_fd = listen_fd;
   if (fd >= 0) close(fd);  /* the mapping and the lock keep the file */
   if (s != NCORE_OK) {
     host_segment_leave(c);
@@ -280,8 +316,12 @@ ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
 void host_segment_leave(host_comm_t *c) {
   if (!c) return;
   host_liveness_drop(c);
+  if (c->rendezvous_fd >= 0) close(c->rendezvous_fd);
+  free(c->claim_pids);
   if (c->base) munmap(c->base, c->layout.total);
   pthread_mutex_destroy(&c->windows_lock);
+  host_registrations_free(c);
+  pthread_mutex_destroy(&c->registrations_lock);
   free(c->signals_consumed);
   free(c->send_owner);
   free(c->recv_owner);

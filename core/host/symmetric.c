@@ -13,7 +13,7 @@ ncore_status_t host_mem_alloc(void **out, size_t size);
 ncore_status_t host_mem_free(void *ptr);
 
 typedef struct sym_part {
-  uint64_t size, total;
+  uint64_t size, total, ino;
   int64_t pid;
   int32_t fd, pad;
 } sym_part_t;
@@ -29,11 +29,12 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
   void *mine;
   ncore_status_t s = host_mem_alloc(&mine, size);
   if (s != NCORE_OK) return s;
-  sym_part_t info = {size, 0, getpid(), 0, 0};
+  sym_part_t info = {size, 0, 0, getpid(), 0, 0};
   host_allocation_t a;
   host_memory_lookup(mine, &a);
   info.fd = a.fd;
   info.total = a.mapped;
+  info.ino = a.ino;
   sym_part_t *all = calloc((size_t)c->nranks, sizeof *all);
   host_symmetric_t *m = calloc(1, sizeof *m);
   if (m) m->parts = calloc((size_t)c->nranks, sizeof(char *));
@@ -66,7 +67,8 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
     }
     /* Every part is mapped with our own rounded size (equal sizes round
      * alike); map_peer refuses a file smaller than that. */
-    m->parts[r] = host_memory_map_peer(all[r].pid, all[r].fd, m->total);
+    m->parts[r] = host_memory_map_peer(all[r].pid, all[r].fd, all[r].ino, 0,
+                                       m->total, 1);
     if (!m->parts[r])
       s = core_error(NCORE_ERR_SYSTEM, "cannot map rank %d's symmetric part", r);
   }

@@ -145,6 +145,10 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
   if (w->spins >= polls && (w->spins & 31) != 0) return NCORE_OK;
   int check_locks = now - w->last_check_ns > 5000000u;
   if (check_locks) w->last_check_ns = now;
+  /* Rank 0 answers late claims of a rank (rendezvous.c) while it waits:
+   * one non-blocking accept per 5 ms. */
+  if (check_locks && c->rendezvous_fd >= 0 && !atomic_load(&c->forked))
+    host_rendezvous_serve(c, c->rendezvous_fd, -1);
   ncore_status_t s = host_comm_health(c, check_locks);
   if (s != NCORE_OK) return s;
   if (c->timeout_ms >= 0 && waited > (uint64_t)c->timeout_ms * 1000000u) {

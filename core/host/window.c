@@ -29,6 +29,7 @@ static ncore_status_t describe_part(void *ptr, size_t size,
     mine->fd = a.fd;
     mine->offset = a.offset;
     mine->total = a.mapped;
+    mine->ino = a.ino;
     return NCORE_OK;
   }
   /* msync checks that every page of the range is mapped (ENOMEM if not). */
@@ -43,6 +44,27 @@ static ncore_status_t describe_part(void *ptr, size_t size,
 
 int host_window_part_is_sane(const host_window_part_t *p) {
   return !p->shared || (p->offset <= p->total && p->size <= p->total - p->offset);
+}
+
+/* The pages of a (sane) shared part, which is all a peer maps of the
+ * allocation: the rest of it is not the window's (issue 27). */
+static void part_pages(const host_window_part_t *p, uint64_t *first,
+                       size_t *bytes) {
+  *first = p->offset & ~(HOST_PAGE - 1);
+  uint64_t end = (p->offset + p->size + HOST_PAGE - 1) & ~(HOST_PAGE - 1);
+  *bytes = (size_t)(end - *first);
+}
+
+/* Unmaps what register mapped of the peers' parts. */
+static void unmap_parts(host_window_t *w) {
+  for (int r = 0; r < w->nranks; r++)
+    if (w->mappings[r]) {
+      uint64_t first;
+      size_t bytes;
+      part_pages(&w->parts[r], &first, &bytes);
+      munmap(w->mappings[r], bytes);
+      w->mappings[r] = NULL;
+    }
 }
 
 ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
@@ -97,11 +119,14 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
     host_window_part_t *p = &w->parts[r];
     if (r == c->rank) {
       w->peer_base[r] = ptr;
-    } else if (p->shared) {
-      char *m = host_memory_map_peer(p->pid, p->fd, p->total);
+    } else if (p->shared && p->size > 0) {
+      uint64_t first;
+      size_t bytes;
+      part_pages(p, &first, &bytes);
+      char *m = host_memory_map_peer(p->pid, p->fd, p->ino, first, bytes, 1);
       if (m) {
         w->mappings[r] = m;
-        w->peer_base[r] = m + p->offset;
+        w->peer_base[r] = m + (p->offset - first);
       }
     }
   }
@@ -109,8 +134,7 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
    * rank has opened the parts it maps. */
   s = host_barrier(c);
   if (s != NCORE_OK) {
-    for (int r = 0; r < c->nranks; r++)
-      if (w->mappings[r]) munmap(w->mappings[r], w->parts[r].total);
+    unmap_parts(w);
     goto fail;
   }
   *out = w;
@@ -145,8 +169,7 @@ void host_window_deregister(void *comm, void *window) {
       break;
     }
   pthread_mutex_unlock(&c->windows_lock);
-  for (int r = 0; r < w->nranks; r++)
-    if (w->mappings[r]) munmap(w->mappings[r], w->parts[r].total);
+  unmap_parts(w);
   free(w->parts);
   free(w->peer_base);
   free(w->mappings);

@@ -404,4 +404,67 @@ MR_TEST_EX(ranks_disagreeing_on_collective_is_invalid_usage, MR_OWN_PROCESSES, 2
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
+/* MAX and MIN of floating-point types drop a NaN against a number, on
+ * whichever rank it is, and give NaN only where every rank's element is NaN:
+ * what NCCL's kernels compute (fmaxf / fminf, __hmax / __hmin: IEEE 754
+ * maxNum / minNum; ncore/types.h). Element j is NaN on rank j % (n + 1),
+ * or on every rank when that is n; the other ranks hold rank + 1. 64
+ * elements, so vectorised loops and the F16C path see them too. e340640
+ * kept a NaN only from rank 0 (issue 27). On a GPU this is the check that
+ * the host backend agrees with NCCL. */
+static int nan_case(ncore_comm_t comm, int rank, int n, ncore_dtype_t dt,
+                    ncore_redop_t op, int reduce_to_root) {
+  enum { ELEMENTS = 64 };
+  double in[ELEMENTS], want[ELEMENTS];
+  for (int j = 0; j < ELEMENTS; j++) {
+    int nan_rank = j % (n + 1);
+    in[j] = nan_rank == n || nan_rank == rank ? NAN : rank + 1;
+    if (nan_rank == n) want[j] = NAN;
+    else if (op == NCORE_MAX) want[j] = nan_rank == n - 1 ? n - 1 : n;
+    else want[j] = nan_rank == 0 ? 2 : 1;
+  }
+  void *send = upload(dt, in, ELEMENTS, NULL);
+  void *recv = tb_alloc(ELEMENTS * td_size(dt));
+  char what[64];
+  snprintf(what, sizeof what, "%s %s with NaNs", reduce_to_root ? "reduce" : "allreduce",
+           coll_op_name(op));
+  int ok = send && recv &&
+           call_ok(reduce_to_root
+                       ? ncore_reduce(comm, send, recv, ELEMENTS, dt, op, 0, NULL)
+                       : ncore_allreduce(comm, send, recv, ELEMENTS, dt, op, NULL),
+                   what, dt);
+  if (ok && (!reduce_to_root || rank == 0)) {
+    unsigned char host[ELEMENTS * 8];
+    tb_get(host, recv, ELEMENTS * td_size(dt));
+    for (int j = 0; j < ELEMENTS && ok; j++) {
+      double got = td_decode(dt, host + (size_t)j * td_size(dt));
+      if (isnan(want[j]) ? !isnan(got) : got != want[j]) {
+        const char *name = "?";
+        ncore_dtype_name(dt, &name);
+        harness_fail(__FILE__, __LINE__,
+                     "%s %s: element %d (NaN on %s) is %g, expected %g", what,
+                     name, j, j % (n + 1) == n ? "every rank" : "one rank", got,
+                     want[j]);
+        ok = 0;
+      }
+    }
+  }
+  tb_free(recv);
+  tb_free(send);
+  return ok;
+}
+
+MR_TEST(max_and_min_ignore_a_nan_on_any_rank) {
+  static const ncore_dtype_t FLOATS[] = {NCORE_FLOAT16, NCORE_FLOAT32, NCORE_FLOAT64,
+                                         NCORE_BFLOAT16, NCORE_FLOAT8E4M3,
+                                         NCORE_FLOAT8E5M2};
+  MR_COMM(comm);
+  for (size_t d = 0; d < sizeof FLOATS / sizeof FLOATS[0]; d++)
+    for (int to_root = 0; to_root < 2; to_root++) {
+      if (!nan_case(comm, rank, nranks, FLOATS[d], NCORE_MAX, to_root)) return;
+      if (!nan_case(comm, rank, nranks, FLOATS[d], NCORE_MIN, to_root)) return;
+    }
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
 HARNESS_MAIN

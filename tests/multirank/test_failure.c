@@ -532,15 +532,31 @@ MR_TEST_EX(forked_child_cannot_use_the_communicator, MR_OWN_PROCESSES, 2) {
 HARNESS_MAIN
 
 /* ---- the host backend's one-copy send/recv (core/host/p2p_direct.c) ----
- * The receiver copies straight from the sender's ncore_mem_alloc buffer;
- * a rank dying or giving up on either side must neither hang the other,
- * crash it (SIGBUS), nor hand it data as received that was not. */
+ * The receiver copies straight from the sender's registered ncore_mem_alloc
+ * buffer; a rank dying or giving up on either side must neither hang the
+ * other, crash it (SIGBUS), nor hand it data as received that was not. */
 
 enum { ONE_COPY_BYTES = 32 << 20 };
 
 static void *die_after(void *ms) {
   usleep((useconds_t)(uintptr_t)ms * 1000);
   mr_die();
+}
+
+/* A buffer of bytes from ncore_mem_alloc, registered with comm (so a
+ * receiver of another process copies straight from it); *reg gets the
+ * registration. */
+static uint32_t *registered_alloc(ncore_comm_t comm, size_t bytes,
+                                  ncore_registered_buffer_t *reg) {
+  uint32_t *buf = tb_alloc(bytes);
+  *reg = NCORE_NULL_HANDLE;
+  if (buf && ncore_register_buffer(reg, comm, buf, bytes) != NCORE_OK) {
+    harness_fail(__FILE__, __LINE__, "ncore_register_buffer: %s",
+                 ncore_last_error_message());
+    tb_free(buf);
+    return NULL;
+  }
+  return buf;
 }
 
 /* Kills this rank ms milliseconds from now, whatever it is doing. */
@@ -567,7 +583,8 @@ static size_t first_bad_word(const uint32_t *w, size_t n) {
 static void one_copy_with_a_death(ncore_comm_t comm, int rank, int nranks, int victim) {
   mr_connect_peers(comm, rank, nranks);
   if (harness_failed()) return;
-  uint32_t *buf = tb_alloc(ONE_COPY_BYTES);
+  ncore_registered_buffer_t reg;
+  uint32_t *buf = registered_alloc(comm, ONE_COPY_BYTES, &reg);
   CHECK(buf);
   if (rank == 0) fill_words(buf, ONE_COPY_BYTES / 4);
   mr_barrier(comm);
@@ -580,6 +597,7 @@ static void one_copy_with_a_death(ncore_comm_t comm, int rank, int nranks, int v
   if (st != NCORE_OK) CHECK_STATUS_EITHER(st, NCORE_ERR_REMOTE, NCORE_ERR_TIMEOUT);
   else if (rank == 1) CHECK_EQ(first_bad_word(buf, ONE_COPY_BYTES / 4), ONE_COPY_BYTES / 4);
   CHECK(mr_now_ms() - t0 < DEAD_PEER_LIMIT_MS);
+  CHECK_OK(ncore_registered_buffer_close(reg));
   CHECK_OK(ncore_comm_destroy(comm));
   tb_free(buf);
 }
@@ -602,7 +620,8 @@ MR_TEST_EX(a_withdrawn_one_copy_send_is_never_received, MR_OWN_PROCESSES, 2) {
   const size_t n = (1u << 20) / 4;
   ncore_comm_t comm = comm_with_timeout(rank, nranks, id, TIMEOUT_MS);
   if (!comm) return;
-  uint32_t *buf = tb_alloc(n * 4);
+  ncore_registered_buffer_t reg;
+  uint32_t *buf = registered_alloc(comm, n * 4, &reg);
   CHECK(buf);
   if (rank == 0) {
     /* The receiver comes too late: the send times out and takes its
@@ -614,6 +633,7 @@ MR_TEST_EX(a_withdrawn_one_copy_send_is_never_received, MR_OWN_PROCESSES, 2) {
     CHECK_STATUS_EITHER(ncore_recv(comm, buf, n, NCORE_UINT32, 0, NULL), NCORE_ERR_REMOTE,
                         NCORE_ERR_TIMEOUT);
   }
+  CHECK_OK(ncore_registered_buffer_close(reg));
   CHECK_OK(ncore_comm_destroy(comm));
   tb_free(buf);
 }
@@ -632,7 +652,8 @@ MR_TEST_EX(an_unreachable_send_buffer_goes_through_the_ring, MR_OWN_PROCESSES, 2
   REQUIRE_HOST_BACKEND("the one-copy path is the host backend's");
   MR_COMM(comm);
   const size_t n = (3u << 20) / 4 + 5;
-  uint32_t *buf = tb_alloc(n * 4);
+  ncore_registered_buffer_t reg;
+  uint32_t *buf = registered_alloc(comm, n * 4, &reg);
   int64_t *pid = tb_alloc(sizeof *pid);
   CHECK(buf && pid);
   /* Rank 0 becomes non-dumpable and rank 1 loses CAP_SYS_PTRACE: rank 1
@@ -669,6 +690,7 @@ MR_TEST_EX(an_unreachable_send_buffer_goes_through_the_ring, MR_OWN_PROCESSES, 2
   int32_t skip = reachable;
   CHECK_OK(ncore_allreduce(comm, &skip, &skip, 1, NCORE_INT32, NCORE_MAX, NULL));
   if (skip) {
+    CHECK_OK(ncore_registered_buffer_close(reg));
     CHECK_OK(ncore_comm_destroy(comm));
     SKIP("this machine lets a process without CAP_SYS_PTRACE open a "
          "non-dumpable peer's /proc/<pid>/fd");
@@ -681,6 +703,7 @@ MR_TEST_EX(an_unreachable_send_buffer_goes_through_the_ring, MR_OWN_PROCESSES, 2
   /* The stream stays in step: a small message after it. */
   if (rank == 0) CHECK_OK(ncore_send(comm, buf, 4, NCORE_UINT32, 1, NULL));
   if (rank == 1) CHECK_OK(ncore_recv(comm, buf, 4, NCORE_UINT32, 0, NULL));
+  CHECK_OK(ncore_registered_buffer_close(reg));
   CHECK_OK(ncore_comm_destroy(comm));
   tb_free(buf);
   tb_free(pid);

@@ -261,24 +261,26 @@ HARNESS_MAIN
 /* ---- the host backend's one-copy path (core/host/p2p_direct.c) ---- */
 
 /* A buffer of each kind a host-backend message can use: ncore_mem_alloc
- * memory (a receiver maps it: one copy), plain malloc memory (not
- * reachable from another process: the ring), and a symmetric allocation. */
-enum { KIND_MEM_ALLOC, KIND_MALLOC, KIND_SYMMETRIC, KIND_COUNT };
-static const char *const kind_names[KIND_COUNT] = {"ncore_mem_alloc", "malloc",
-                                                   "symmetric"};
+ * memory registered with the communicator (a receiver of another process
+ * maps its pages: one copy), ncore_mem_alloc memory not registered and
+ * plain malloc memory (a receiver of another process never maps them: the
+ * ring), and a symmetric allocation. */
+enum { KIND_REGISTERED, KIND_MEM_ALLOC, KIND_MALLOC, KIND_SYMMETRIC, KIND_COUNT };
+static const char *const kind_names[KIND_COUNT] = {
+    "registered ncore_mem_alloc", "ncore_mem_alloc", "malloc", "symmetric"};
 
 /* A buffer of `kind` for this rank; `sym` is the symmetric allocation
  * every rank made (collectively) when either side uses one. */
 static char *kind_alloc(int kind, size_t bytes, char *sym) {
-  char *p = kind == KIND_MEM_ALLOC ? tb_alloc(bytes)
-            : kind == KIND_MALLOC  ? calloc(1, bytes)
-                                   : sym;
+  char *p = kind == KIND_MEM_ALLOC || kind == KIND_REGISTERED ? tb_alloc(bytes)
+            : kind == KIND_MALLOC                            ? calloc(1, bytes)
+                                                             : sym;
   CHECK(p);
   return p;
 }
 
 static void kind_free(int kind, char *p) {
-  if (kind == KIND_MEM_ALLOC) tb_free(p);
+  if (kind == KIND_MEM_ALLOC || kind == KIND_REGISTERED) tb_free(p);
   else if (kind == KIND_MALLOC) free(p);
 }
 
@@ -297,6 +299,8 @@ static void send_between_kinds(ncore_comm_t comm, int rank, int sk, int rk,
   int kind = rank == 0 ? sk : rank == 1 ? rk : KIND_MALLOC;
   char *buf = harness_failed() ? NULL : kind_alloc(kind, total, sym_ptr);
   if (harness_failed()) return;
+  ncore_registered_buffer_t reg = NCORE_NULL_HANDLE;
+  if (kind == KIND_REGISTERED) CHECK_OK(ncore_register_buffer(&reg, comm, buf, total));
   size_t n = bytes / 4;
   int32_t *pattern = malloc(bytes);
   CHECK(pattern);
@@ -317,6 +321,7 @@ static void send_between_kinds(ncore_comm_t comm, int rank, int sk, int rk,
       }
   }
   free(pattern);
+  if (reg) CHECK_OK(ncore_registered_buffer_close(reg));
   kind_free(kind, buf);
   if (sym) CHECK_OK(ncore_symmetric_free(sym));
 }

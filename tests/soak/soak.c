@@ -96,6 +96,7 @@ typedef struct rank_state {
   ncore_comm_t comm;
   int rank, nranks;
   char *buf, *buf2;          /* ncore_mem_alloc, BIG bytes each */
+  ncore_registered_buffer_t buf_reg; /* buf, registered: one-copy sends */
   char *mapped, *plain;      /* window memory: shared and malloc'd */
   ncore_window_t mapped_win, plain_win;
   ncore_symmetric_t sym;
@@ -188,6 +189,7 @@ static void run_rank(rank_state_t *s, const ncore_unique_id_t *id, long iteratio
   MUST(ncore_mem_alloc((void **)&s->buf2, BIG, NCORE_BACKEND_HOST));
   MUST(ncore_mem_alloc((void **)&s->mapped, BIG, NCORE_BACKEND_HOST));
   memset(s->buf, 1, BIG);
+  MUST(ncore_register_buffer(&s->buf_reg, s->comm, s->buf, BIG));
   s->plain = calloc(1, BIG);
   MUST(ncore_register_window(&s->mapped_win, s->comm, s->mapped, BIG / 2, 0));
   MUST(ncore_register_window(&s->plain_win, s->comm, s->plain, BIG / 2, 0));

@@ -186,4 +186,64 @@ TEST(stale_handle_never_matches_new_object) {
   }
 }
 
+/* The bounded real run of issue 27's alias (test_handle_table.c has the
+ * arithmetic): one slot reused many times through public calls. Every new
+ * operator's handle differs from the first, and closing the first (stale)
+ * handle, which e340640 took for a new operator once its generation
+ * wrapped, leaves the live one alone. */
+/* A PreMulSum operator of comm (the audit's object of choice). */
+static ncore_status_t pre_mul_sum(ncore_comm_t comm, ncore_custom_redop_t *op) {
+  static const float scalar = 2.0f;
+  return ncore_create_pre_mul_sum(op, comm, &scalar, NCORE_FLOAT32,
+                                  NCORE_SCALAR_HOST_IMMEDIATE);
+}
+
+TEST(stale_handles_stay_closed_over_many_reuses) {
+  UNIT_COMM(comm);
+  ncore_custom_redop_t first, op;
+  CHECK_OK(pre_mul_sum(comm, &first));
+  CHECK_OK(ncore_custom_redop_close(first));
+  for (int i = 0; i < 100000; i++) {
+    CHECK_OK(pre_mul_sum(comm, &op));
+    CHECK(op != first);
+    CHECK_OK(ncore_custom_redop_close(first)); /* idempotent, and stale */
+    CHECK_EQ(ncore_custom_redop_is_valid(op), 1);
+    CHECK_OK(ncore_custom_redop_close(op));
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+/* A handle's type tag is a claim the library checks against the object:
+ * an operator's handle retagged as a communicator (or a window) is refused
+ * (e340640 used the operator as a communicator: a heap-buffer-overflow
+ * under ASan, a segfault without). The layout (type tag in bits 56..63) is
+ * core/handles.h's; the audit forged the handle the same way. */
+TEST(handle_with_a_changed_type_tag_is_refused) {
+  UNIT_COMM(comm);
+  ncore_custom_redop_t op;
+  CHECK_OK(pre_mul_sum(comm, &op));
+  uint64_t tag_mask = UINT64_C(0xff) << 56;
+  uint64_t comm_tag = (uint64_t)comm & tag_mask;
+  ncore_comm_t as_comm = (op & ~tag_mask) | comm_tag;
+  int v;
+  CHECK_STATUS(ncore_comm_rank(as_comm, &v), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("comm");
+  CHECK_MESSAGE_CONTAINS("not a communicator handle");
+  CHECK_STATUS(ncore_comm_destroy(as_comm), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_comm_abort(as_comm), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_EQ(ncore_comm_is_valid(as_comm), 0);
+  /* The communicator's handle retagged as an operator, the other way. */
+  uint64_t op_tag = op & tag_mask;
+  ncore_custom_redop_t as_op = (comm & ~tag_mask) | op_tag;
+  ncore_redop_t value;
+  CHECK_STATUS(ncore_custom_redop_value(as_op, &value), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_custom_redop_close(as_op), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_EQ(ncore_custom_redop_is_valid(as_op), 0);
+  /* Nothing was closed or leaked by the refusals. */
+  CHECK_EQ(ncore_custom_redop_is_valid(op), 1);
+  CHECK_EQ(ncore_comm_is_valid(comm), 1);
+  CHECK_OK(ncore_custom_redop_close(op));
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
 HARNESS_MAIN

@@ -10,6 +10,7 @@
  * when the timeout stopped the ranks, 130 when the launcher was
  * interrupted, 2 on a usage error. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +54,11 @@ static void usage(FILE *to) {
 
 /* A positive number of seconds from text; -1 when it is not one. */
 static double seconds(const char *text) {
+  /* strtod also reads "nan", "inf" and overflows to infinity (1e400): none
+   * of them is a time, and each compared as no limit at all. */
   char *end = NULL;
   double t = strtod(text, &end);
-  return *end || t <= 0 ? -1 : t;
+  return *end || !isfinite(t) || !(t > 0) ? -1 : t;
 }
 
 /* The command the ranks run: argv's rest, behind the interpreter for a
@@ -117,8 +120,9 @@ static int parse_arguments(int argc, char **argv, launch_plan_t *plan,
       case 't':
       case 'g':
         if (seconds(optarg) < 0) {
-          fprintf(stderr, "ncore-run: --%s: %s is not a positive number\n",
-                  opt == 't' ? "timeout" : "grace", optarg);
+          fprintf(stderr, "ncore-run: --%s: %s is not a finite number of "
+                  "seconds above 0%s\n", opt == 't' ? "timeout" : "grace", optarg,
+                  opt == 't' ? " (for no limit, leave --timeout out)" : "");
           return 2;
         }
         *(opt == 't' ? &plan->timeout_seconds : &plan->grace_seconds) = seconds(optarg);

@@ -11,7 +11,9 @@
  * child made by fork() inherited (the communicator belongs to the process
  * that created it; the child may only destroy its copy, which touches
  * nothing of its parent's). And once a communicator failed — a timeout, a
- * dead or aborted peer, ranks that disagreed on a collective or a message —
+ * dead or aborted peer, ranks that disagreed on a collective or a message,
+ * on the host backend a second process claiming one of its ranks (its
+ * unique id used by two jobs) —
  * it has an asynchronous error (ncore_comm_async_error), and every later
  * communicating call, on every rank, answers that error at once:
  * NCORE_ERR_TIMEOUT, NCORE_ERR_REMOTE or NCORE_ERR_INVALID_USAGE. Only
@@ -138,7 +140,12 @@ NCORE_API ncore_status_t ncore_comm_config_init(ncore_comm_config_t *config,
                                                 size_t struct_size);
 
 /* Makes a new unique id for bootstrapping one communicator (ncclGetUniqueId).
- * Call on one rank and give the same bytes to all ranks.
+ * Call on one rank and give the same bytes to all ranks. An id serves one
+ * communicator at a time: on the host backend a rank number joins at most
+ * once, and a second process claiming a rank of a live communicator (two
+ * jobs started with one id) fails that communicator and the claimant with
+ * NCORE_ERR_INVALID_USAGE (ncore_comm_init_rank); NCCL leaves it
+ * undefined.
  * backend: the backend the communicator will use (AUTO resolves as for
  *   ncore_comm_init_rank); the id records it, and init checks it matches.
  * out: caller-owned; receives the id.
@@ -168,10 +175,15 @@ NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
  * from rank 0's; host backend: id made on another machine or in another
  * network or PID namespace, where this rank cannot share memory with rank
  * 0); NCORE_ERR_UNAVAILABLE (backend missing); NCORE_ERR_TIMEOUT (not all
- * ranks joined in time; the message names the ranks that did not); NCORE_ERR_REMOTE (a rank died while
- * joining, or rank 0 ended the rendezvous); NCORE_ERR_SYSTEM (out of
+ * ranks joined in time; the message names the ranks that did not);
+ * NCORE_ERR_REMOTE (a rank died while joining, or rank 0 ended the
+ * rendezvous); NCORE_ERR_INVALID_USAGE (host: the id is in use by another
+ * communicator — this rank, or one that joined with it, was claimed by a
+ * second process, or every rank had joined already; rank 0 then fails its
+ * communicator for every rank, and the message says which rank and
+ * processes); NCORE_ERR_SYSTEM (out of
  * memory, shared memory, or the host rendezvous of this id is held by
- * another communicator or another user's process);
+ * another user's process, or by one that does not answer);
  * NCORE_ERR_NOT_SUPPORTED (NCCL: a config field set that the loaded NCCL
  * does not know; the message names it and the version needed);
  * NCORE_ERR_UNHANDLED_CUDA. */

@@ -35,8 +35,13 @@ NCORE_API ncore_status_t ncore_backend_resolve(ncore_backend_t requested,
 
 /* Allocates size bytes the way the backend wants communication memory:
  * NCCL: ncclMemAlloc on the current device (windows require it);
- * host: shared memory that every rank can map, so windows over it have real
- * peer pointers. Contents are uninitialised.
+ * host: shared memory (a memfd of this process) that other ranks can map:
+ * the pages of a window over it (read-write, so windows have real peer
+ * pointers) or of a buffer registered with ncore_register_buffer
+ * (read-only), while the window or registration lasts; nothing else of it.
+ * (Linux lets any process of the same user open the memfd: the trust
+ * between ranks of one job is in docs/reliability.md.) Contents are
+ * uninitialised.
  * out: receives the pointer; free it with ncore_mem_free on the same backend.
  * size: > 0, and at most PTRDIFF_MAX (no object is larger).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, size 0 or above
@@ -45,7 +50,9 @@ NCORE_API ncore_status_t ncore_backend_resolve(ncore_backend_t requested,
 NCORE_API ncore_status_t ncore_mem_alloc(void **out, size_t size,
                                          ncore_backend_t backend);
 
-/* Frees memory from ncore_mem_alloc (ncclMemFree). NULL is a no-op.
+/* Frees memory from ncore_mem_alloc (ncclMemFree). NULL is a no-op. On the
+ * host its pages are released at once, also in every process that maps
+ * them (such a mapping then reads zeros).
  * Like cudaFree, on NCCL it first waits for the device's outstanding work
  * (an operation still reading or writing the memory would otherwise fault).
  * An operation that waits for a peer which died or aborted never ends on its

@@ -17,7 +17,12 @@ NCORE_BEGIN_DECLS
 
 /* Registers [ptr, ptr + size) with the communicator for zero-copy transfers.
  * Local. The memory stays owned by the caller and must outlive the
- * registration.
+ * registration. On the host backend it is consent, as on NCCL: the
+ * communicator's ranks of other processes may map the pages of the range
+ * that lie in an ncore_mem_alloc allocation, read-only, while it stays
+ * registered, and receive what is sent from there with one copy. Large
+ * messages from memory not registered take two copies (through shared
+ * memory), and no peer maps any of it.
  * out: receives the handle. ptr: not NULL. size: > 0, at most PTRDIFF_MAX.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out or ptr NULL, size 0 or
  * too large, a range past the end of the address space); NCORE_ERR_CLOSED;

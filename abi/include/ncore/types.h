@@ -5,6 +5,10 @@
  * closed, or whose communicator was destroyed or aborted, can therefore never
  * be mistaken for a live one: every call answers NCORE_ERR_CLOSED for it, never
  * undefined behaviour, whatever order finalizers in Go, Rust or Python run in.
+ * (A slot is retired after 2^32 - 1 objects rather than let its generation
+ * wrap, so no number of creations brings a closed handle back.) A handle of
+ * one type passed as another is NCORE_ERR_INVALID_ARGUMENT; any other value
+ * ncore did not make answers NCORE_ERR_INVALID_ARGUMENT or NCORE_ERR_CLOSED.
  * Integers also keep garbage collectors from ever seeing a fake pointer.
  * NCORE_NULL_HANDLE (0) is never a valid handle. */
 #ifndef NCORE_TYPES_H
@@ -71,6 +75,11 @@ typedef enum ncore_dtype {
 typedef int32_t ncore_redop_t;
 #define NCORE_SUM ((ncore_redop_t)0)
 #define NCORE_PROD ((ncore_redop_t)1)
+/* MAX and MIN of floating-point dtypes are IEEE 754's maxNum and minNum,
+ * as NCCL's kernels compute them (fmaxf / fminf, __hmax / __hmin): a NaN is
+ * ignored against a number, whichever rank holds it, and an element is NaN
+ * only where every rank's is NaN. Both backends give the same result. (+0
+ * and -0 compare equal: which of the two comes out is not specified.) */
 #define NCORE_MAX ((ncore_redop_t)2)
 #define NCORE_MIN ((ncore_redop_t)3)
 /* Sum divided by the number of ranks (integer division for integer types). */

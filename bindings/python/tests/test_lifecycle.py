@@ -171,6 +171,22 @@ def test_launcher_reports_a_failing_rank(tmp_path):
     assert done.returncode == 3
 
 
+@pytest.mark.parametrize("option,value", [("--timeout", "nan"), ("--timeout", "inf"),
+                                          ("--timeout", "1e400"), ("--timeout", "-5"),
+                                          ("--timeout", "0"), ("--grace", "nan"),
+                                          ("--grace", "-1")])
+def test_launcher_refuses_a_time_that_is_no_time(tmp_path, option, value):
+    # float() reads nan, inf and 1e400 (infinity): they meant "no limit"
+    # (issue 27; tools/ncore-run refuses the same, tests/unit/test_launcher.c).
+    script = tmp_path / "ok.py"
+    script.write_text("pass\n")
+    done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "1", "--backend", "host",
+                           option, value, str(script)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert option in done.stderr and "finite number of seconds" in done.stderr
+
+
 def test_ring_example_runs():
     example = os.path.join(os.path.dirname(__file__), "..", "examples", "ring.py")
     done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "4", "--backend", "host",
