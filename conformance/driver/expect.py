@@ -104,9 +104,19 @@ def expected_bytes(expect, dtype, rank):
     return struct.pack("<" + fmt * len(values), *values).hex()
 
 
+def as_user_sees(record):
+    """NCORE_IN_PROGRESS is a success in every language (a call on a
+    non-blocking communicator accepted and still running): C prints it,
+    the bindings return normally; both are NCORE_OK here, with no message."""
+    if record.get("status") == "NCORE_IN_PROGRESS":
+        return dict(record, status="NCORE_OK", message="")
+    return record
+
+
 def check_record(step, index, rank, record, expect, header, dtype):
     """Problems of one step record against its expectation."""
     problems = []
+    record = as_user_sees(record)
     want_status = per_rank(expect.get("status", "NCORE_OK"), rank)
     ok = record["status"] in want_status if isinstance(want_status, list) \
         else record["status"] == want_status
@@ -174,6 +184,7 @@ def check_case(case, run):
 
 def comparable(record):
     """What every language must print alike for a record."""
+    record = as_user_sees(record)
     if record.get("begin"):
         return (record["status"],) + tuple(record.get(k) for k in TEAM_KEYS)
     return (record["status"], record["message"], record.get("value"))

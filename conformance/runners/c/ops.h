@@ -15,6 +15,7 @@ typedef struct runner {
   ncore_comm_t world;
   ncore_backend_t backend;
   int device; /* named in every config the runner makes (-1: none) */
+  int timeout_ms; /* the case's */
 } runner_t;
 
 typedef struct result {

@@ -304,13 +304,38 @@ static ncore_status_t op_symmetric_query(runner_t *r, const plan_step_t *step,
                    p == NULL);
 }
 
+/* split: the parent's config (NULL), or with blocking=0 a non-blocking
+ * child with the case's timeout. NCORE_IN_PROGRESS is a success: the child
+ * exists and is still initialising (settle waits for it). */
 static ncore_status_t op_split(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)res;
   ncore_comm_t out = NCORE_NULL_HANDLE;
+  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
+  int nonblocking = plan_arg_int(step, "blocking", 1) == 0;
+  config.blocking = 0;
+  config.timeout_ms = r->timeout_ms;
+  config.device = r->device;
   ncore_status_t st = ncore_comm_split(comm_arg(r, step), (int)plan_arg_int(step, "color", 0),
-                                       (int)plan_arg_int(step, "key", 0), &out, NULL);
-  if (st == NCORE_OK) objects_put(plan_arg(step, "as"), OBJECT_COMM)->handle = out;
+                                       (int)plan_arg_int(step, "key", 0), &out,
+                                       nonblocking ? &config : NULL);
+  if (st == NCORE_OK || st == NCORE_IN_PROGRESS)
+    objects_put(plan_arg(step, "as"), OBJECT_COMM)->handle = out;
   return st;
+}
+
+/* settle: polls the communicator's asynchronous state until it is not
+ * NCORE_IN_PROGRESS (at most the case's timeout); the state is the step's
+ * status. */
+static ncore_status_t op_settle(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)res;
+  ncore_comm_t comm = comm_arg(r, step);
+  for (long waited_us = 0;; waited_us += 1000) {
+    ncore_status_t state = NCORE_OK;
+    ncore_status_t st = ncore_comm_async_error(comm, &state);
+    if (st != NCORE_OK) return st;
+    if (state != NCORE_IN_PROGRESS || waited_us / 1000 > r->timeout_ms) return state;
+    usleep(1000);
+  }
 }
 
 static ncore_status_t op_shrink(runner_t *r, const plan_step_t *step, result_t *res) {
@@ -326,7 +351,8 @@ static ncore_status_t op_shrink(runner_t *r, const plan_step_t *step, result_t *
   ncore_comm_t out = NCORE_NULL_HANDLE;
   ncore_status_t st = ncore_comm_shrink(comm_arg(r, step), n ? exclude : NULL, n, &out, NULL,
                                         (uint32_t)plan_arg_int(step, "flags", 0));
-  if (st == NCORE_OK) objects_put(plan_arg(step, "as"), OBJECT_COMM)->handle = out;
+  if (st == NCORE_OK || st == NCORE_IN_PROGRESS)
+    objects_put(plan_arg(step, "as"), OBJECT_COMM)->handle = out;
   return st;
 }
 
@@ -429,7 +455,7 @@ static const struct {
     {"create_dev_comm", op_create_dev_comm}, {"dev_comm_info", op_dev_comm_info},
     {"symmetric_alloc", op_symmetric_alloc}, {"symmetric_put", op_symmetric_put},
     {"symmetric_get", op_symmetric_get}, {"symmetric_query", op_symmetric_query},
-    {"split", op_split}, {"shrink", op_shrink}, {"finalize", op_lifecycle},
+    {"split", op_split}, {"settle", op_settle}, {"shrink", op_shrink}, {"finalize", op_lifecycle},
     {"destroy", op_lifecycle}, {"abort", op_lifecycle},
     {"revoke", op_comm_control}, {"suspend", op_comm_control},
     {"resume", op_comm_control}, {"mem_stat", op_mem_stat},

@@ -82,7 +82,7 @@ static int run_case(const plan_t *plan, const char *case_dir, int rank, int nran
   static int device = -2;
   if (device == -2) device = rank_device();
   runner_t r = {.rank = rank, .nranks = nranks, .world = NCORE_NULL_HANDLE,
-                .device = device};
+                .device = device, .timeout_ms = plan->timeout_ms};
   if (begin_case(&r, plan, &id) == NCORE_OK) {
     for (int i = 0; i < plan->nsteps; i++) {
       const plan_step_t *step = &plan->steps[i];

@@ -25,6 +25,7 @@ type runner struct {
 	rank, nranks int
 	world        *ncore.Communicator
 	backend      ncore.Backend
+	timeout      time.Duration // the case's, for configs the runner makes
 }
 
 // result is what a step produced besides its error.
@@ -125,7 +126,7 @@ func beginCase(p *plan, rank, nranks int, id ncore.UniqueID) *runner {
 	cfg := ncore.DefaultConfig()
 	cfg.Timeout = time.Duration(p.timeoutMs) * time.Millisecond
 	cfg.Device = device
-	r := &runner{rank: rank, nranks: nranks}
+	r := &runner{rank: rank, nranks: nranks, timeout: cfg.Timeout}
 	var size, lsaRank, lsaSize int
 	world, err := ncore.InitRank(nranks, id, rank, &cfg)
 	if err == nil {

@@ -343,12 +343,43 @@ func keepComm(name string, c *ncore.Communicator) {
 	}
 }
 
+// opSplit: the parent's config, or with blocking=0 a non-blocking child
+// with the case's timeout (still initialising is a success; settle waits).
 func opSplit(r *runner, s step) (result, error) {
-	c, err := commArg(r, s).Split(int(s.int("color", 0)), int(s.int("key", 0)), nil)
+	var cfg *ncore.Config
+	if s.str("blocking") != "" && s.int("blocking", 1) == 0 {
+		c := ncore.DefaultConfig()
+		c.Blocking = 0
+		c.Timeout = r.timeout
+		c.Device = device
+		cfg = &c
+	}
+	c, err := commArg(r, s).Split(int(s.int("color", 0)), int(s.int("key", 0)), cfg)
 	if err == nil {
 		keepComm(s.str("as"), c)
 	}
 	return result{}, err
+}
+
+// opSettle polls the communicator's asynchronous state until it is not in
+// progress (at most the case's timeout); the state is the step's status.
+func opSettle(r *runner, s step) (result, error) {
+	comm := commArg(r, s)
+	deadline := time.Now().Add(r.timeout)
+	for {
+		state, err := comm.AsyncError()
+		if err != nil {
+			return result{}, err
+		}
+		if state == ncore.StatusInProgress && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		if state != ncore.StatusOK {
+			return result{}, &ncore.Error{Status: state}
+		}
+		return result{}, nil
+	}
 }
 
 func opShrink(r *runner, s step) (result, error) {
@@ -462,7 +493,7 @@ func init() {
 		"custom_redop_query": opCustomRedOpQuery, "create_dev_comm": opCreateDevComm,
 		"dev_comm_info": opDevCommInfo, "symmetric_alloc": opSymmetricAlloc,
 		"symmetric_put": opSymmetricPut, "symmetric_get": opSymmetricGet,
-		"symmetric_query": opSymmetricQuery, "split": opSplit, "shrink": opShrink,
+		"symmetric_query": opSymmetricQuery, "split": opSplit, "settle": opSettle, "shrink": opShrink,
 		"finalize": opLifecycle, "destroy": opLifecycle, "abort": opLifecycle,
 		"revoke": opCommControl, "suspend": opCommControl, "resume": opCommControl,
 		"mem_stat":    opMemStat,

@@ -279,9 +279,37 @@ def op_symmetric_query(r: Runner, step: Step) -> int:
 
 
 def op_split(r: Runner, step: Step) -> None:
+    """The parent's config, or with blocking=0 a non-blocking child with the
+    case's timeout (NCORE_IN_PROGRESS is a success: the child still
+    initialises; settle waits for it)."""
+    config = None
+    if step.arg("blocking") is not None and step.int("blocking") == 0:
+        config = ncore.NCCLConfig(blocking=False, timeout=r.timeout_ms / 1000,
+                                  device=r.device).to_c()
     handle = raw.ncore_comm_split(r.comm(step), i32(step.int("color")), i32(step.int("key")),
-                                  None)
+                                  config)
     r.put(step.arg("as"), Obj(COMM, handle=handle))
+
+
+class StepStatus(Exception):
+    """A step whose status is a value it read, not a failed call's (settle)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status, self.message = status, ""
+
+
+def op_settle(r: Runner, step: Step) -> None:
+    """Polls the communicator's asynchronous state until it is not
+    NCORE_IN_PROGRESS (at most the case's timeout); the state is the step's
+    status."""
+    deadline = time.monotonic() + r.timeout_ms / 1000
+    state = raw.ncore_comm_async_error(r.comm(step))
+    while state == raw.NCORE_IN_PROGRESS and time.monotonic() < deadline:
+        time.sleep(0.001)
+        state = raw.ncore_comm_async_error(r.comm(step))
+    if state != raw.NCORE_OK:
+        raise StepStatus(state)
 
 
 def op_shrink(r: Runner, step: Step) -> None:

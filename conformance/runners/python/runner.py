@@ -61,6 +61,7 @@ OPS = {
     "mem_alloc": ops_handles.op_mem, "mem_free": ops_handles.op_mem,
     "dtype_size": ops_handles.op_dtype_size,
     "library_info": ops_handles.op_library_info, "sleep": ops_handles.op_sleep,
+    "settle": ops_handles.op_settle,
     "die": ops_handles.op_die,
 }
 
@@ -69,7 +70,7 @@ def run_step(runner: Runner, step: plan_module.Step) -> tuple[str, str, object]:
     """Runs one step: (status name, message, value or None)."""
     try:
         value = OPS[step.op](runner, step)
-    except ncore.NcclError as error:
+    except (ncore.NcclError, ops_handles.StepStatus) as error:
         return raw.ncore_status_string(error.status), error.message, None
     return "NCORE_OK", "", value
 
@@ -112,7 +113,7 @@ def begin_case(plan: plan_module.Plan, rank: int, nranks: int,
         world = ncore.Communicator.init(nranks, rank, uid,
                                         ncore.NCCLConfig(timeout=plan.timeout_ms / 1000,
                                                          device=DEVICE))
-        runner = Runner(world)
+        runner = Runner(world, plan.timeout_ms, DEVICE)
         team = {"nranks": world.nranks, "lsa_rank": world.lsa_rank, "lsa_size": world.lsa_size}
     except ncore.NcclError as error:
         emit({**record, "status": raw.ncore_status_string(error.status),

@@ -49,7 +49,9 @@ class Obj:
 class Runner:
     """This rank's state while it runs one case's plan."""
 
-    def __init__(self, world: "ncore.Communicator") -> None:
+    def __init__(self, world: "ncore.Communicator", timeout_ms: int = 10000,
+                 device: "int | None" = None) -> None:
+        self.timeout_ms, self.device = timeout_ms, device
         self.world_comm = world
         self.world = world.ptr
         self.rank = world.rank

@@ -31,6 +31,10 @@ pub struct Runner {
     pub world: u64,
     /// Named objects.
     pub objects: Objects,
+    /// The case's timeout (configs the runner makes).
+    pub timeout_ms: i32,
+    /// The GPU named in configs the runner makes (None on the host).
+    pub device: Option<i32>,
 }
 
 /// What a step returns: a value on success, or the binding's error.
@@ -174,6 +178,8 @@ fn begin_case(plan: &Plan, rank: i32, nranks: i32, id: &UniqueId) -> Option<Runn
                 backend,
                 world: handle,
                 objects,
+                timeout_ms: plan.timeout_ms,
+                device: rank_device(),
             })
         }
         Err(e) => {
@@ -230,6 +236,7 @@ fn lookup(op: &str) -> Option<Op> {
         "dtype_size" => |_, s| ops_handles::dtype_size(s),
         "library_info" => |_, s| ops_handles::library_info(s),
         "sleep" => |_, s| ops_handles::sleep(s),
+        "settle" => ops_handles::settle,
         "die" => |_, _| ops_handles::die(),
         _ => return None,
     };

@@ -6,9 +6,9 @@
 use std::mem::ManuallyDrop;
 
 use ncore::{
-    Communicator, CustomRedOp, DataType, DevComm, DevCommRequirements, DeviceMemory,
-    GinConnectionType, RegisteredBuffer, ScalarResidence, ShrinkFlags, SymmetricMemory, Window,
-    WindowFlags,
+    Communicator, Config, CustomRedOp, DataType, DevComm, DevCommRequirements, DeviceMemory,
+    ErrorKind, GinConnectionType, RegisteredBuffer, ScalarResidence, ShrinkFlags,
+    SymmetricMemory, Window, WindowFlags,
 };
 
 use crate::json::Value;
@@ -378,10 +378,22 @@ pub fn symmetric_query(r: &mut Runner, step: &Step) -> StepResult {
     int(sym.peer_pointer(step.int("pe", 0) as i32)?.is_none() as i64)
 }
 
-/// `split` (a NOCOLOR result is stored as the null handle).
+/// `split` (a NOCOLOR result is stored as the null handle): the parent's
+/// config, or with blocking=0 a non-blocking child with the case's timeout
+/// (still initialising is a success; `settle` waits for it).
 pub fn split(r: &mut Runner, step: &Step) -> StepResult {
-    let out =
-        comm_arg(r, step).split(step.int("color", 0) as i32, step.int("key", 0) as i32, None)?;
+    let config = (step.arg("blocking").is_some() && step.int("blocking", 1) == 0).then(|| {
+        let c = Config::new().blocking(false).timeout_ms(r.timeout_ms);
+        match r.device {
+            Some(d) => c.device(d),
+            None => c,
+        }
+    });
+    let out = comm_arg(r, step).split(
+        step.int("color", 0) as i32,
+        step.int("key", 0) as i32,
+        config.as_ref(),
+    )?;
     let handle = out.map_or(0, Communicator::into_raw);
     r.objects.put(
         step.arg("as"),
@@ -391,6 +403,22 @@ pub fn split(r: &mut Runner, step: &Step) -> StepResult {
         },
     );
     Ok(Value::None)
+}
+
+/// `settle`: polls the communicator's asynchronous state until it is not
+/// in progress (at most the case's timeout); the state is the step's status.
+pub fn settle(r: &mut Runner, step: &Step) -> StepResult {
+    let comm = comm_arg(r, step);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(r.timeout_ms.max(0) as u64);
+    loop {
+        match comm.async_error()? {
+            Some(ErrorKind::InProgress) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(1))
+            }
+            Some(kind) => return Err(ncore::Error::new(kind, "")),
+            None => return Ok(Value::None),
+        }
+    }
 }
 
 /// `shrink`.
