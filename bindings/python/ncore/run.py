@@ -32,14 +32,22 @@ def _loaded_libncore() -> Optional[str]:
 
 
 def launcher_path() -> str:
-    """The ncore-run program: the wheel's (ncore/bin), the one beside the
-    loaded libncore (PREFIX/bin of make install, build/bin of make lib), or
-    the first on PATH. Raises FileNotFoundError naming what was tried."""
+    """The ncore-run program that belongs to the loaded libncore: the
+    wheel's (ncore/bin) when the wheel's library was loaded, else the one
+    beside the library (PREFIX/bin of make install, build/bin of make lib),
+    then the wheel's, then the first on PATH. Raises FileNotFoundError
+    naming what was tried."""
     here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.path.join(here, "bin", "ncore-run")]
+    wheel = os.path.join(here, "bin", "ncore-run")
+    candidates = [wheel]
     library = _loaded_libncore()
     if library:
-        candidates.append(os.path.join(os.path.dirname(library), "..", "bin", "ncore-run"))
+        # The launcher that came with the library this process loaded: the
+        # wheel's own when it loaded the wheel's copy, else the one of its
+        # prefix or build (a checkout may hold a stale wheel copy).
+        folder = os.path.dirname(os.path.realpath(library))
+        if folder != os.path.realpath(here):
+            candidates.insert(0, os.path.join(folder, "..", "bin", "ncore-run"))
     on_path = shutil.which("ncore-run")
     if on_path:
         candidates.append(on_path)
