@@ -68,7 +68,8 @@ check debug_log_warns_on_bad_level bash -c "
 check launcher_version bash -c "'$prefix/bin/ncore-run' --version | grep -q 'ncore $("$repo/tools/ncore-version.sh")'"
 check launcher_help bash -c "'$prefix/bin/ncore-run' --help | grep -q 'usage: ncore-run'"
 check launcher_usage_error bash -c "'$prefix/bin/ncore-run' --nranks 2>/dev/null; [ \$? = 2 ]"
-# The demo (the README's set-up step) names the launcher as the README runs it.
+# The demo (the README's set-up step) names the launcher as the README runs
+# it; started by no launcher it is a job of one rank (issue 28).
 check demo_help_names_the_launcher bash -c "'$repo/build/bin/ncore-demo' --help | grep -q 'build/bin/ncore-run -n N build/bin/ncore-demo' &&
-  '$repo/build/bin/ncore-demo' 2>&1 | grep -q 'build/bin/ncore-run -n N'"
+  NCORE_BACKEND=host '$repo/build/bin/ncore-demo' 1 2 > /dev/null"
 echo "$passed passed, $failed failed"
