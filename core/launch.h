@@ -37,7 +37,8 @@ ncore_status_t core_launch_detect(core_launch_t *out);
 
 /* Gives *id the job's unique id for ops' backend: rank 0 makes it and
  * publishes it through launch->exchange, the others receive it (a job of
- * one rank makes its own; ncore-run's is already in launch->id). Every
+ * one rank makes its own; ncore-run's is already in launch->id for the
+ * first call, later ones go through MASTER_ADDR:MASTER_PORT). Every
  * rank calls it once per ncore_comm_init_from_env; the n-th calls of all
  * ranks pair up. timeout_ms < 0 waits forever.
  * Returns NCORE_OK; NCORE_ERR_UNAVAILABLE (the launcher offers no way that

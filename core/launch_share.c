@@ -35,7 +35,12 @@ static core_launch_exchange_t resolve(const core_launch_t *launch) {
 ncore_status_t core_launch_share_id(const core_launch_t *launch,
                                     const core_backend_ops_t *ops,
                                     int64_t timeout_ms, ncore_unique_id_t *id) {
-  if (launch->exchange == CORE_LAUNCH_ID_IN_ENV) {
+  uint64_t call = atomic_fetch_add(&calls_made, 1);
+  /* ncore-run's id serves the job's first communicator. An id makes one
+   * communicator (NCCL's root serves one init; the host rendezvous takes
+   * each rank once), so later ones get rank 0's new id through
+   * MASTER_ADDR:MASTER_PORT, which ncore-run sets as torchrun does. */
+  if (launch->exchange == CORE_LAUNCH_ID_IN_ENV && call == 0) {
     *id = launch->id;
     return NCORE_OK;
   }
@@ -43,7 +48,6 @@ ncore_status_t core_launch_share_id(const core_launch_t *launch,
     ncore_status_t s = ops->get_unique_id(id);
     if (s != NCORE_OK || launch->nranks == 1) return s;
   }
-  uint64_t call = atomic_fetch_add(&calls_made, 1);
   char key[64];
   snprintf(key, sizeof key, "ncore.uid.%llu", (unsigned long long)call);
   core_launch_exchange_t exchange = resolve(launch);
@@ -58,6 +62,7 @@ ncore_status_t core_launch_share_id(const core_launch_t *launch,
     case CORE_LAUNCH_ID_PMI1:
       s = core_launch_pmi1_share(launch, key, call, timeout_ms, id);
       break;
+    case CORE_LAUNCH_ID_IN_ENV: /* a later communicator of ncore-run's job */
     case CORE_LAUNCH_ID_TCP:
       s = core_launch_tcp_share(launch, call, timeout_ms, id);
       break;

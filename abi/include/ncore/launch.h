@@ -28,7 +28,10 @@ NCORE_BEGIN_DECLS
 /* Creates this rank's communicator in the job its launcher started (see
  * above): ncore_comm_init_rank(out, size, rank 0's id, rank, config).
  * Collective like ncore_comm_init_rank: every rank of the job calls it, and
- * the n-th calls of all ranks make one communicator.
+ * the n-th calls of all ranks make one communicator (under ncore-run the
+ * first uses NCORE_UNIQUE_ID, later ones rank 0's new id through
+ * MASTER_ADDR:MASTER_PORT, which ncore-run sets: an id makes one
+ * communicator).
  * The device rule (NCCL backend): unless config names a device
  * (config->device != -1), the rank runs on GPU
  * local rank % (number of visible devices), so one rank per GPU is
