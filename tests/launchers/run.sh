@@ -80,11 +80,21 @@ torchrun() { $python -m torch.distributed.run "$@"; }
 
 # Slurm: started here, stopped on exit.
 slurm_dir=$work/slurm
+slurm_missing="slurmd, slurmctld are not installed"
 if [ -x /usr/sbin/slurmd ] && [ -x /usr/sbin/slurmctld ] && command -v srun > /dev/null; then
+  # Two ports free now (not fixed ones: another run of this suite on the
+  # same machine holds those), unless the caller names them.
+  read -r free_ctld free_d < <($python -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+  export NCORE_SLURMCTLD_PORT=${NCORE_SLURMCTLD_PORT:-$free_ctld}
+  export NCORE_SLURMD_PORT=${NCORE_SLURMD_PORT:-$free_d}
   if tests/launchers/slurm.sh start "$slurm_dir" > "$work/slurm-start.log" 2>&1; then
     export SLURM_CONF=$slurm_dir/slurm.conf
   else
     fail "starting a one-machine Slurm" "$work/slurm-start.log"
+    slurm_missing="Slurm did not start (above)"
   fi
 fi
 trap 'tests/launchers/slurm.sh stop "$slurm_dir" 2>/dev/null; rm -rf "$work"' EXIT
@@ -102,7 +112,7 @@ for lang in $languages; do
   else skip "$lang under mpirun.mpich" "mpich is not installed"; fi
   if [ -n "${SLURM_CONF:-}" ]; then
     run "$lang under srun -n $N" $N srun -n $N --time=2 $cmd
-  else skip "$lang under srun" "slurmd, slurmctld are not installed"; fi
+  else skip "$lang under srun" "$slurm_missing"; fi
   if $python -c 'import torch.distributed.run' 2> /dev/null; then
     # --redirects 2 --tee 2: Debian's torch 1.13 under Python 3.11 fails with
     # the default (Std.NONE is no member of the iterated flag); stdout
