@@ -330,6 +330,19 @@ def onesided_table(runs: list) -> str:
     return "\n".join(lines)
 
 
+def finish(plt, fig, ax, xlabel: str, ylabel: str, title: str, legend: str,
+           path: str) -> None:
+    """Labels, legend (where given) and the PNG of a one-panel figure."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend:
+        ax.legend(loc=legend, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def onesided_plots(plt, into: str, runs: list) -> None:
     """gpu-onesided-2ranks-latency.png (one bar pair per wait mode) and
     -bandwidth.png (the default mode against NCCL and the copy engine)."""
@@ -341,13 +354,9 @@ def onesided_plots(plt, into: str, runs: list) -> None:
         ax.bar(i + 0.2, lat["nccl_sendrecv"], 0.4, color=RAW_COLOUR,
                label="raw NCCL send/recv (same run)" if i == 0 else None)
     ax.set_xticks(range(len(runs)), [m for m, _ in runs])
-    ax.set_xlabel("NCORE_NCCL_WAIT")
-    ax.set_ylabel("one-way latency, 8 B (µs)")
-    ax.set_title("put_signal latency, 2 GPUs (NV18)")
-    ax.legend(loc="upper right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(into, "gpu-onesided-2ranks-latency.png"), dpi=100)
-    plt.close(fig)
+    finish(plt, fig, ax, "NCORE_NCCL_WAIT", "one-way latency, 8 B (µs)",
+           "put_signal latency, 2 GPUs (NV18)", "upper right",
+           os.path.join(into, "gpu-onesided-2ranks-latency.png"))
     full = max(runs, key=lambda mr: len(mr[1]["bandwidth_GBps"]))[1]["bandwidth_GBps"]
     if len(full) < 2:
         return
@@ -359,13 +368,8 @@ def onesided_plots(plt, into: str, runs: list) -> None:
         ax.plot(x, [b["memcpy_peer"] for b in full], "^--", color=OP_COLOURS[1],
                 label="cudaMemcpyPeerAsync")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("bytes per message")
-    ax.set_ylabel("GB/s")
-    ax.set_title("put_signal bandwidth, 2 GPUs (NV18)")
-    ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(into, "gpu-onesided-2ranks-bandwidth.png"), dpi=100)
-    plt.close(fig)
+    finish(plt, fig, ax, "bytes per message", "GB/s", "put_signal bandwidth, 2 GPUs (NV18)",
+           "upper left", os.path.join(into, "gpu-onesided-2ranks-bandwidth.png"))
 
 
 def torch_table(r: dict) -> str:
@@ -383,12 +387,9 @@ def torch_plot(plt, path: str, r: dict) -> None:
     ax.plot(x, [row["torch_over_ncore"] for row in r["sizes"]], "o-", color=NCORE_COLOUR)
     ax.axhline(1.0, color=RAW_COLOUR, linestyle="--", linewidth=1)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("bytes (float32)")
-    ax.set_ylabel("torch.distributed time / ncore time")
-    ax.set_title(f"Python allreduce, {ranks_text(r['nranks'])}: >= 1 is ncore as fast or faster")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    finish(plt, fig, ax, "bytes (float32)", "torch.distributed time / ncore time",
+           f"Python allreduce, {ranks_text(r['nranks'])}: >= 1 is ncore as fast or faster",
+           "", path)
 
 
 def main() -> int:

@@ -515,16 +515,24 @@ def case_dev_comm(comm: Any, fw: Any, device: int) -> None:
     raises(RuntimeError, "ptr of a closed device communicator", lambda: dev.ptr)
 
 
+def nonblocking_comm(comm: Any, fw: Any, device: int) -> Any:
+    """A new communicator of comm's ranks made with NCCLConfig(blocking=False)
+    (rank 0's id reaches the others through comm); it may still initialise."""
+    r = comm.rank
+    uid = ncore.get_unique_id(fw.backend).as_bytes if r == 0 else bytes(128)
+    shared = fw.from_bytes(uid)
+    comm.broadcast(shared, shared, 0)
+    fw.sync()
+    return ncore.Communicator.init(comm.nranks, r, fw.to_bytes(shared),
+                                   config(fw, device, blocking=False))
+
+
 def case_nonblocking(comm: Any, fw: Any, device: int) -> None:
     """A communicator made with NCCLConfig(blocking=False): init may return
     it still initialising; once get_async_error says NCORE_OK, collectives,
     p2p and windows work as on a blocking one."""
     n, r = comm.nranks, comm.rank
-    uid = ncore.get_unique_id(fw.backend).as_bytes if r == 0 else bytes(128)
-    shared = fw.from_bytes(uid)
-    comm.broadcast(shared, shared, 0)
-    fw.sync()
-    nb = ncore.Communicator.init(n, r, fw.to_bytes(shared), config(fw, device, blocking=False))
+    nb = nonblocking_comm(comm, fw, device)
     try:
         first = nb.get_async_error()
         assert first in (raw.NCORE_OK, raw.NCORE_IN_PROGRESS), ncore.get_error_string(first)
@@ -554,11 +562,7 @@ def case_nonblocking_without_polls(comm: Any, fw: Any, device: int) -> None:
     NCCL accepted as in progress raises nothing, and the next call waits for
     it. destroy() then leaves the object invalid (NcclInvalid)."""
     n, r = comm.nranks, comm.rank
-    uid = ncore.get_unique_id(fw.backend).as_bytes if r == 0 else bytes(128)
-    shared = fw.from_bytes(uid)
-    comm.broadcast(shared, shared, 0)
-    fw.sync()
-    nb = ncore.Communicator.init(n, r, fw.to_bytes(shared), config(fw, device, blocking=False))
+    nb = nonblocking_comm(comm, fw, device)
     settle(nb, "non-blocking init")
     send = fw.full(4 * n, float(r + 1))
     recv = fw.full(4, 0.0)
