@@ -1,10 +1,27 @@
 /* core/nccl — the NCCL backend's operation table (core/backend.h). */
-#include "nccl_internal.h"
-#include "nccl_ops.h"
-
 #include <pthread.h>
 
+#include "../backend.h"
 #include "../log.h"
+#include "coll.h"
+#include "comm_control.h"
+#include "comm_create.h"
+#include "comm_lifecycle.h"
+#include "comm_query.h"
+#include "custom_redop.h"
+#include "devcomm.h"
+#include "device.h"
+#include "group.h"
+#include "info.h"
+#include "memory.h"
+#include "nccl_lib.h"
+#include "onesided.h"
+#include "p2p.h"
+#include "registered_buffer.h"
+#include "stream.h"
+#include "symmetric.h"
+#include "window.h"
+#include "window_pointer.h"
 
 static pthread_once_t logged_once = PTHREAD_ONCE_INIT;
 

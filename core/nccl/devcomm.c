@@ -4,13 +4,15 @@
  * requirements ncore passes and the ncclDevComm it reads change layout
  * between NCCL releases: the loaded version's are nccl_layout()'s
  * (nccl_layouts.h). */
+#include "devcomm.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
-#include "nccl_internal.h"
-#include "nccl_ops.h"
+#include "device.h"
+#include "wait.h"
 
 /* Reads a field of the stored ncclDevComm. */
 static int read_int(const nccl_devcomm_t *d, size_t offset) {

@@ -2,11 +2,13 @@
  * COLL_SYMMETRIC window; peer addresses from the window pointer kernels,
  * computed once at allocation (the query API returns no status); put/get
  * are stream-ordered copy-engine copies through those addresses. */
+#include "symmetric.h"
+
 #include <stdlib.h>
 
 #include "../error.h"
-#include "nccl_internal.h"
-#include "nccl_ops.h"
+#include "device.h"
+#include "window_pointer.h"
 
 typedef struct nccl_symmetric {
   nccl_window_t *window;

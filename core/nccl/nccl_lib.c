@@ -1,5 +1,6 @@
-/* core/nccl — finds and loads libnccl.so.2 and libcuda.so.1 at run time and
- * resolves every entry point the backend uses into nccl_fn / cu_fn.
+/* core/nccl — finds and loads libnccl.so.2 and libcuda.so.1 at run time,
+ * resolves every entry point the backend uses into nccl_fn / cu_fn, and
+ * answers whether the loaded version has a call (nccl_require).
  *
  * Search order for NCCL (README.md, "On GPUs"): NCORE_NCCL_LIBRARY
  * (a file path), the dynamic loader's own search ("libnccl.so.2"),
@@ -246,3 +247,23 @@ ncore_status_t nccl_load(void) {
 }
 
 const char *nccl_loaded_path(void) { return loaded_nccl_path; }
+
+ncore_status_t nccl_require(const void *fn, int since, const char *what) {
+  /* A build without the call: */
+  if (fn == NULL && nccl_runtime_version() >= since)
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "%s: the loaded libnccl.so.2 (%s, NCCL %s) does not "
+                      "export it", what, nccl_loaded_path(),
+                      nccl_version_text(nccl_runtime_version()));
+  return nccl_require_version(since, what);
+}
+
+ncore_status_t nccl_require_version(int since, const char *what) {
+  if (nccl_runtime_version() >= since) return NCORE_OK;
+  char needed[32];
+  snprintf(needed, sizeof needed, "%s", nccl_version_text(since));
+  return core_error(NCORE_ERR_NOT_SUPPORTED,
+                    "%s needs NCCL %s or newer; the loaded libnccl.so.2 (%s) "
+                    "is NCCL %s", what, needed, nccl_loaded_path(),
+                    nccl_version_text(nccl_runtime_version()));
+}

@@ -1,0 +1,18 @@
+/* core/nccl — a communicator's setup once NCCL made it: ncore's own state
+ * (helper stream, scratch, the signal window, peer liveness), at once for a
+ * blocking config, step by step for a non-blocking one. */
+#ifndef NCORE_CORE_NCCL_COMM_SETUP_H
+#define NCORE_CORE_NCCL_COMM_SETUP_H
+
+#include "comm.h"
+
+/* Wraps a fresh ncclComm_t made in ctx. Blocking: sets it up completely
+ * (NCORE_OK). Non-blocking: leaves the setup to nccl_comm_advance_setup
+ * (NCORE_IN_PROGRESS). On failure the ncclComm_t is aborted and freed. */
+ncore_status_t nccl_comm_wrap(ncclComm_t nc, CUcontext ctx,
+                              const core_config_t *config, void **out);
+/* One step of a non-blocking communicator's setup; never blocks. *out:
+ * NCORE_IN_PROGRESS, NCORE_OK (ready) or the error that ended it. */
+ncore_status_t nccl_comm_advance_setup(nccl_comm_t *c, ncore_status_t *out);
+
+#endif

@@ -1,0 +1,19 @@
+/* core/nccl — symmetric memory in the NVSHMEM style. */
+#ifndef NCORE_CORE_NCCL_SYMMETRIC_H
+#define NCORE_CORE_NCCL_SYMMETRIC_H
+
+#include "../backend.h"
+
+/* ---- backend operations (core/backend.h) ---- */
+ncore_status_t nccl_symmetric_alloc(void *comm, size_t size, void **out);
+void nccl_symmetric_free(void *comm, void *sym);
+void *nccl_symmetric_local_pointer(void *sym);
+void *nccl_symmetric_peer_pointer(void *sym, int pe);
+ncore_status_t nccl_symmetric_put(void *comm, void *sym, size_t dst_offset,
+                                  const void *src, size_t bytes, int pe,
+                                  ncore_stream_t stream);
+ncore_status_t nccl_symmetric_get(void *comm, void *dst, void *sym,
+                                  size_t src_offset, size_t bytes, int pe,
+                                  ncore_stream_t stream);
+
+#endif

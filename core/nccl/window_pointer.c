@@ -1,0 +1,147 @@
+/* core/nccl — window pointers (window_pointer.h). */
+#include "window_pointer.h"
+
+#include <string.h>
+
+#include "devcomm.h"
+#include "device.h"
+#include "kernels.h"
+
+/* 1 when the loaded NCCL answers pointer queries on the host. */
+static int host_getters(void) {
+  return nccl_runtime_version() >= NCORE_NCCL_VERSION(2, 29, 2);
+}
+
+/* A host getter's answer: NULL (no pointer: not reachable) unless NCCL
+ * succeeded with one. */
+static ncore_status_t host_pointer(ncclResult_t r, const char *what,
+                                   nccl_comm_t *c, void **out) {
+  if (r != ncclSuccess) *out = NULL;
+  return r == ncclSuccess || r == ncclInvalidArgument ||
+                 r == ncclInvalidUsage
+             ? NCORE_OK
+             : nccl_check(r, what, c->nccl);
+}
+
+/* Runs a pointer kernel that stores one void* into scratch[0]; reads it. */
+static ncore_status_t query_pointer(nccl_comm_t *c, nccl_kernel_t kernel,
+                                    void **params, void **out) {
+  ncore_status_t status = nccl_comm_enter(c);
+  if (status != NCORE_OK) return status;
+  status = nccl_kernel_launch(kernel, 1, 1, c->helper_stream, params);
+  uint64_t value = 0;
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.MemcpyDtoHAsync(&value,
+                                            (CUdeviceptr)(uintptr_t)c->scratch,
+                                            8, c->helper_stream),
+                      "cuMemcpyDtoHAsync");
+  if (status == NCORE_OK) status = nccl_helper_sync(c);
+  if (status == NCORE_OK) *out = (void *)(uintptr_t)value;
+  return status;
+}
+
+ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
+  nccl_comm_t *c = w->comm;
+  *out = NULL;
+  if (!nccl_peer_in_lsa(c, peer)) return NCORE_OK; /* not load/store reachable */
+  pthread_mutex_lock(&w->lock);
+  ncore_status_t status = NCORE_OK;
+  /* The peer's rank in the communicator the window is registered on. */
+  int owner_peer = peer - w->first_rank;
+  if (!w->peer_known[peer]) {
+    if (host_getters()) {
+      status = nccl_require(nccl_fn.ncclGetPeerDevicePointer,
+                            NCORE_NCCL_VERSION(2, 29, 2),
+                            "ncclGetPeerDevicePointer");
+      if (status == NCORE_OK)
+        status = host_pointer(nccl_fn.ncclGetPeerDevicePointer(
+                                  w->win, 0, owner_peer, &w->peer_base[peer]),
+                              "ncclGetPeerDevicePointer", c,
+                              &w->peer_base[peer]);
+    } else {
+      size_t zero = 0;
+      void *slot = c->scratch;
+      void *params[] = {&w->win, &zero, &owner_peer, &slot};
+      status = query_pointer(c, NCCL_KERNEL_PEER_POINTER, params,
+                             &w->peer_base[peer]);
+    }
+    if (status == NCORE_OK) w->peer_known[peer] = 1;
+  }
+  if (status == NCORE_OK) *out = w->peer_base[peer];
+  pthread_mutex_unlock(&w->lock);
+  return status;
+}
+
+ncore_status_t nccl_window_lsa_pointer(void *comm, void *window, int lsa_rank,
+                                       size_t offset, void **out) {
+  nccl_comm_t *c = comm;
+  nccl_window_t *w = window;
+  *out = NULL;
+  pthread_mutex_lock(&w->lock);
+  ncore_status_t status = NCORE_OK;
+  if (!w->lsa_known[lsa_rank]) {
+    if (host_getters()) {
+      status = nccl_require(nccl_fn.ncclGetLsaDevicePointer,
+                            NCORE_NCCL_VERSION(2, 29, 2),
+                            "ncclGetLsaDevicePointer");
+      if (status == NCORE_OK)
+        status = host_pointer(nccl_fn.ncclGetLsaDevicePointer(
+                                  w->win, 0, lsa_rank, &w->lsa_base[lsa_rank]),
+                              "ncclGetLsaDevicePointer", c,
+                              &w->lsa_base[lsa_rank]);
+    } else {
+      size_t zero = 0;
+      void *slot = c->scratch;
+      void *params[] = {&w->win, &zero, &lsa_rank, &slot};
+      status = query_pointer(c, NCCL_KERNEL_LSA_POINTER, params,
+                             &w->lsa_base[lsa_rank]);
+    }
+    if (status == NCORE_OK) w->lsa_known[lsa_rank] = 1;
+  }
+  if (status == NCORE_OK && w->lsa_base[lsa_rank] != NULL)
+    *out = (char *)w->lsa_base[lsa_rank] + offset;
+  pthread_mutex_unlock(&w->lock);
+  return status;
+}
+
+ncore_status_t nccl_window_peer_pointer(void *comm, void *window, int peer,
+                                        size_t offset, void **out) {
+  (void)comm;
+  void *base = NULL;
+  ncore_status_t status = nccl_window_peer_base(window, peer, &base);
+  *out = (status == NCORE_OK && base != NULL) ? (char *)base + offset : NULL;
+  return status;
+}
+
+ncore_status_t nccl_window_multimem_pointer(void *comm, void *window,
+                                            size_t offset, void **out) {
+  nccl_comm_t *c = comm;
+  nccl_window_t *w = window;
+  *out = NULL;
+  /* ncclGetLsaMultimemPointer needs a device communicator created with
+   * lsaMultimem; without one, or when NCCL gave it no multicast object
+   * (NVLS off or unsupported), there is no multimem address: NULL. Never
+   * faked, and ncore never calls cuMulticastCreate itself. */
+  if (host_getters()) {
+    /* 2.29.2+: the window itself knows its multicast mapping, if any. */
+    ncore_status_t status = nccl_require(
+        nccl_fn.ncclGetLsaMultimemDevicePointer, NCORE_NCCL_VERSION(2, 29, 2),
+        "ncclGetLsaMultimemDevicePointer");
+    if (status != NCORE_OK) return status;
+    return host_pointer(
+        nccl_fn.ncclGetLsaMultimemDevicePointer(w->win, offset, out),
+        "ncclGetLsaMultimemDevicePointer", c, out);
+  }
+  nccl_devcomm_t *d = c->multimem_devcomm;
+  if (d == NULL) return NCORE_OK;
+  void *mc = NULL;
+  memcpy(&mc, d->storage + nccl_layout()->devcomm_lsa_multimem, sizeof mc);
+  if (mc == NULL) return NCORE_OK;
+  void *slot = c->scratch;
+  void *params[] = {&w->win, &offset, d->storage, &slot};
+  pthread_mutex_lock(&w->lock);
+  ncore_status_t status = query_pointer(c, NCCL_KERNEL_MULTIMEM_POINTER, params,
+                                        out);
+  pthread_mutex_unlock(&w->lock);
+  return status;
+}
