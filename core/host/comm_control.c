@@ -8,11 +8,15 @@
  * ncore_comm_get_unique_id and shares with the other existing ranks over
  * the parent; existing ranks keep their ranks, so old rank 0 creates the
  * new segment. */
+#include "comm_control.h"
+
 #include <stdlib.h>
 #include <string.h>
+
 #include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+#include "comm_create.h"
+#include "exchange.h"
+#include "segment.h"
 
 ncore_status_t host_comm_properties(void *comm, ncore_comm_properties_t *out) {
   (void)comm;

@@ -2,9 +2,10 @@
  * the LSA team, no GIN, no rail team, no multimem. */
 #include <stdlib.h>
 #include <string.h>
+#include "devcomm.h"
+
 #include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+#include "comm.h"
 
 typedef struct host_dev_comm {
   int rank, nranks;

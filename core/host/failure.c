@@ -10,11 +10,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "failure.h"
+
 #include "../error.h"
-#include "host.h"
 
 /* Publishes status unless a failure is there already. (A collective step
- * is given up on in coll_state, by host_coll_abandon; this word leaves
+ * is given up on in coll_state, by coll.c's coll_abandon; this word leaves
  * steps alone, so that peers still completing a committed step finish it.) */
 static void publish(host_comm_t *c, ncore_status_t status) {
   uint64_t none = 0;

@@ -10,7 +10,7 @@
  *    process's own list of offers (local_offers.c), while the send runs;
  *  - a rank of another process: the pages of a buffer the sender
  *    registered with the communicator (ncore_register_buffer) in an
- *    ncore_mem_alloc allocation, mapped read-only (registered.c says why
+ *    ncore_mem_alloc allocation, mapped read-only (registered_buffer.c says why
  *    registration is the consent). Nothing else: a send from unregistered
  *    memory streams through the ring, so its receiver never maps a page of
  *    it.
@@ -42,8 +42,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "p2p_direct.h"
+
 #include "../error.h"
-#include "host.h"
+#include "failure.h"
+#include "local_offers.h"
+#include "memory.h"
+#include "registered_buffer.h"
 
 /* The offer word's states (low 3 bits; the message's sequence above).
  * ABANDONED: withdrawn while the receiver was copying; RELEASED: the

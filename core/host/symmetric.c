@@ -5,12 +5,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+#include "symmetric.h"
 
-ncore_status_t host_mem_alloc(void **out, size_t size);
-ncore_status_t host_mem_free(void *ptr);
+#include "../error.h"
+#include "comm.h"
+#include "exchange.h"
+#include "memory.h"
 
 typedef struct sym_part {
   uint64_t size, total, ino;

@@ -4,9 +4,14 @@
 #include <sched.h>
 #include <stdio.h>
 #include <time.h>
+#include "wait.h"
+
 #include "../error.h"
 #include "../log.h"
-#include "host.h"
+#include "failure.h"
+#include "liveness.h"
+#include "put_ring.h"
+#include "rendezvous.h"
 
 uint64_t host_now_ns(void) {
   struct timespec ts;

@@ -22,7 +22,15 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "host/host.h"
+#include "host/coll.h"
+#include "host/comm_query.h"
+#include "host/failure.h"
+#include "host/p2p.h"
+#include "host/put_ring.h"
+#include "host/ring.h"
+#include "host/segment.h"
+#include "host/wait.h"
+#include "host/window.h"
 
 /* The input, consumed front to back; reads past its end give zeros. */
 typedef struct input {
@@ -50,9 +58,6 @@ static size_t take_rest(input_t *in, void *dst, size_t max) {
   in->n -= n;
   return n;
 }
-
-/* Backend entry points (core/host/backend.c's table). */
-ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out);
 
 static char *segment;  /* the shared segment of the two ranks */
 static host_layout_t layout;

@@ -21,8 +21,11 @@
 
 #include "harness.h"
 #include "../../core/error.h"
-#include "../../core/host/host.h"
-#include "../../core/host/host_ops.h"
+#include "../../core/host/comm.h"
+#include "../../core/host/memory.h"
+#include "../../core/host/p2p.h"
+#include "../../core/host/ring.h"
+#include "../../core/host/segment.h"
 
 /* The ring's message header (core/host/p2p.c): the length word with its
  * flags, then the tag word, then (one-copy) the descriptor. */

@@ -1,15 +1,17 @@
-/* core/host — communicator lifecycle: unique ids, init (one rank, or all
- * ranks as threads of this process), split, shrink, finalize, abort, destroy
- * and queries. */
+/* core/host — making communicators (comm_create.h): unique ids, init (one
+ * rank, or all ranks as threads of this process), split, shrink. */
 #include <errno.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "comm_create.h"
+
 #include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+#include "exchange.h"
+#include "keyed_hash.h"
+#include "segment.h"
 
 /* A random token for a new unique id or init_all. */
 static ncore_status_t random_token(uint64_t *out) {
@@ -181,76 +183,3 @@ ncore_status_t host_comm_shrink(void *comm, const int *exclude, int count,
                            child_token(c, seq, UINT64_C(1) << 40), newsize,
                            newrank, config->timeout_ms);
 }
-
-ncore_status_t host_comm_finalize(void *comm) {
-  host_comm_t *c = comm;
-  ncore_status_t s = host_barrier(c);
-  c->finalized = 1;
-  return s;
-}
-
-void host_comm_abort_signal(void *comm) {
-  host_comm_t *c = comm;
-  atomic_store(&c->aborted, 1);
-  /* A forked child's copy speaks for nobody: its parent is still the rank. */
-  if (!atomic_load(&c->forked))
-    atomic_store(&host_rank_slot(c, c->rank)->aborted, 1);
-}
-
-void host_comm_destroy(void *comm, int aborted) {
-  host_comm_t *c = comm;
-  /* An aborted rank already says so through its slot; a destroyed one
-   * says it left, so that peers still finishing do not think it died. */
-  if (!aborted && !atomic_load(&c->forked))
-    atomic_store(&host_rank_slot(c, c->rank)->left, 1);
-  host_segment_leave(c);
-}
-
-void host_comm_forget(void *comm) {
-  host_comm_t *c = comm;
-  /* The copy is marked forked (liveness.c's fork handler): leaving tells
-   * the peers nothing and only unmaps this process's view. */
-  atomic_store(&c->forked, 1);
-  host_segment_leave(c);
-}
-
-void host_comm_info(void *comm, core_comm_info_t *out) {
-  host_comm_t *c = comm;
-  out->rank = c->rank;
-  out->nranks = c->nranks;
-  out->device = -1;
-  out->lsa_rank = c->rank;
-  out->lsa_size = c->nranks;
-}
-
-ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out) {
-  host_comm_t *c = comm;
-  /* Looks without recording an error: the query itself succeeds. */
-  uint64_t state = atomic_load(&host_header(c)->failure);
-  if (atomic_load(&c->async_status) == NCORE_OK && (state & HOST_STATE_FAILED)) {
-    char why[400];
-    host_comm_peer_failure(c, state, why, sizeof why);
-    host_comm_note(c, host_state_status(state), "%s", why);
-  }
-  for (int r = 0; r < c->nranks && atomic_load(&c->async_status) == NCORE_OK; r++) {
-    if (r == c->rank) continue;
-    if (atomic_load(&host_rank_slot(c, r)->aborted))
-      host_comm_note(c, NCORE_ERR_REMOTE, "peer %d aborted", r);
-    else if (host_peer_died(c, r))
-      host_comm_note(c, NCORE_ERR_REMOTE, "peer %d died", r);
-  }
-  *out = (ncore_status_t)atomic_load(&c->async_status);
-  return NCORE_OK;
-}
-
-ncore_status_t host_comm_synchronize(void *comm, ncore_stream_t stream,
-                                     int64_t timeout_ms) {
-  (void)stream;     /* host operations complete before they return */
-  (void)timeout_ms;
-  /* What an operation recorded as the communicator's failure answers in
-   * the core (core_comm_usable) before this runs; a peer that died after
-   * the last operation completed has cost this rank nothing yet. */
-  (void)comm;
-  return NCORE_OK;
-}
-

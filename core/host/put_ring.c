@@ -4,61 +4,13 @@
  * each piece in its part whenever it waits inside ncore (every wait loop
  * drains), and counts the signal only once the last piece has landed, so a
  * wait_signal that returns always sees the data. */
+#include "put_ring.h"
+
 #include <stdio.h>
 #include <string.h>
-#include "../error.h"
-#include "host.h"
 
-/* Header of one piece; the payload follows, padded to 8 bytes. */
-typedef struct put_piece {
-  uint64_t window_seq;
-  uint64_t offset;  /* bytes into the target's part */
-  uint64_t bytes;   /* payload bytes of this piece */
-  uint64_t signal;  /* 1 on the last piece of a put_signal */
-} put_piece_t;
-
-/* Half a ring per piece, so a piece never waits for the whole ring. */
-#define PUT_PIECE_MAX (HOST_RING_BYTES / 2 - sizeof(put_piece_t))
-
-
-ncore_status_t host_put_through_ring(host_comm_t *c, host_window_t *w, int peer,
-                                     size_t byte_offset, const void *buf,
-                                     size_t bytes, int signal) {
-  host_ring_t *r = host_put_ring_ctl(c, c->rank, peer);
-  char *ring = host_put_ring_bytes(c, c->rank, peer);
-  const char *src = buf;
-  size_t done = 0;
-  do {
-    size_t n = bytes - done < PUT_PIECE_MAX ? bytes - done : PUT_PIECE_MAX;
-    size_t need = sizeof(put_piece_t) + host_ring_padded(n);
-    uint64_t head = atomic_load_explicit(&r->head.value, memory_order_relaxed);
-    host_waiter_t waiter;
-    host_waiter_init(&waiter);
-    for (;;) {
-      uint64_t used =
-          head - atomic_load_explicit(&r->tail.value, memory_order_acquire);
-      if (used > HOST_RING_BYTES) {
-        host_comm_fail(c, NCORE_ERR_REMOTE, "the put ring to peer %d is "
-                       "corrupt (%llu bytes in flight)", peer,
-                       (unsigned long long)used);
-        return core_error(NCORE_ERR_REMOTE, "%s", host_comm_failure_message(c));
-      }
-      if (HOST_RING_BYTES - used >= need) break;
-      ncore_status_t s = host_waiter_pause(&waiter, c, "put to peer %d", peer);
-      if (s != NCORE_OK) {
-        host_comm_fail_current(c, s);
-        return s;
-      }
-    }
-    put_piece_t piece = {w->seq, byte_offset + done, n,
-                         signal && done + n == bytes};
-    host_ring_write(ring, head, &piece, sizeof piece);
-    if (n) host_ring_write(ring, head + sizeof piece, src + done, n);
-    atomic_store_explicit(&r->head.value, head + need, memory_order_release);
-    done += n;
-  } while (done < bytes);
-  return NCORE_OK;
-}
+#include "failure.h"
+#include "ring.h"
 
 static host_window_t *find_window(host_comm_t *c, uint64_t seq) {
   for (host_window_t *w = c->windows; w; w = w->next)

@@ -6,10 +6,11 @@
  * for one-copy receives of what it sends, while it stays registered
  * (p2p_direct.c). An unregistered buffer is never mapped by a peer: its
  * large messages go through the ring. */
+#include "registered_buffer.h"
+
 #include <stdlib.h>
+
 #include "../error.h"
-#include "host.h"
-#include "host_ops.h"
 
 ncore_status_t host_buffer_register(void *comm, void *ptr, size_t size,
                                     void **out, uintptr_t *native) {
