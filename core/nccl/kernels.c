@@ -7,7 +7,9 @@
 #include "../error.h"
 #include "status.h"
 
-/* Written by the build helper: the nvcc fatbin of kernels/ncore_kernels.cu. */
+/* Written by the build (BUILD: genrule kernels_fatbin, tools/embed_binary):
+ * the nvcc fatbin of kernels/ncore_kernels.cu, 8-byte aligned as
+ * cuModuleLoadData wants. */
 extern const unsigned char core_kernels_fatbin[];
 extern const size_t core_kernels_fatbin_size;
 

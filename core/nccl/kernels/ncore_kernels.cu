@@ -1,8 +1,9 @@
 // ncore — CUDA kernels launched by the NCCL backend (core/nccl/).
-// Compiled by nvcc into one fatbin (sm_90 SASS + compute_90 PTX), embedded in
-// libncore.so and loaded through the driver API, so libncore.so never links
-// against the CUDA runtime. Kernels are extern "C" so the driver finds them by
-// name (core/nccl/kernels.c lists them). The NCCL backend helper owns this file.
+// Compiled by nvcc into one fatbin (sm_90 SASS + compute_90 PTX; BUILD's
+// kernels_fatbin), embedded in libncore.so and loaded through the driver
+// API, so libncore.so never links against the CUDA runtime. Kernels are
+// extern "C" so the driver finds them by name (core/nccl/kernels.c lists
+// them). Only CUDA's and NCCL's headers are included: no header of ncore's.
 #include <cstddef>
 #include <cstdint>
 #include <nccl.h>
@@ -10,7 +11,7 @@
 
 // The kernels below that take NCCL device types (window pointer queries)
 // run only on NCCL 2.28, whose layout this file is built against
-// (core/nccl/window.c uses NCCL's host getters from 2.29.2 on). Every
+// (core/nccl/window_pointer.c uses NCCL's host getters from 2.29.2 on). Every
 // version's struct layouts are checked in tools/nccl-layouts/check.cu.
 
 // Adds `value` to a 64-bit signal slot (in a peer's memory, through its LSA
