@@ -276,8 +276,8 @@ def check(root, quiet=False):
         failed_folders.update(os.path.dirname(m) for m in component)
         if quiet:
             continue
-        print("include-cycles: cycle of %d modules: %s" %
-              (len(component), " -> ".join(path)))
+        print("include-cycles: a cycle among %d modules (%s); one loop: %s" %
+              (len(component), ", ".join(component), " -> ".join(path)))
         for a, b in zip(path, path[1:]):
             print("    %s -> %s: %s" % (a, b, "; ".join(edges[a][b][:3])))
     boundaries = [problems, library_target_problems(root),
