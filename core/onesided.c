@@ -135,7 +135,7 @@ static ncore_status_t check_put_bounds(const core_resource_t *window, int peer,
                                        ncore_dtype_t dtype, size_t *bytes,
                                        size_t *byte_offset) {
   size_t size = core_dtype_size(dtype);
-  size_t part = window->comm->ops->window_peer_size(window->impl, peer);
+  size_t part = window->comm->ops->window_peer_size(window->impl.window, peer);
   if (count > SIZE_MAX / size || offset > SIZE_MAX / size)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "peer_window: put of %zu elements at element offset %zu "
@@ -185,7 +185,7 @@ NCORE_API ncore_status_t ncore_put_signal(ncore_comm_t comm,
     status = core_group_join(c->ops,
                              (core_object_t *[]){&c->header, &window->header}, 2);
   if (status == NCORE_OK)
-    status = c->ops->put_signal(c->impl, local_buf, bytes, peer, window->impl,
+    status = c->ops->put_signal(c->impl, local_buf, bytes, peer, window->impl.window,
                                 byte_offset, stream);
   core_resource_release(window);
   return core_comm_finish(c, status);

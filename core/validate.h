@@ -53,6 +53,7 @@ ncore_status_t core_check_stream(const core_backend_ops_t *ops,
 /* The stream check of a call on a communicator (impl: its backend state):
  * the backend's comm_stream_check where it has one, else stream_check. */
 ncore_status_t core_check_comm_stream(const core_backend_ops_t *ops,
-                                      void *impl, ncore_stream_t stream);
+                                      core_backend_comm_t *impl,
+                                      ncore_stream_t stream);
 
 #endif

@@ -29,6 +29,11 @@ static void host_describe(ncore_library_info_t *out) {
 const core_backend_ops_t core_host_backend = {
     .kind = NCORE_BACKEND_HOST,
     .name = "host",
+    /* Buffers in host memory; no devices (device -1); device communicators
+     * describe the host team and take no NCCL requirement lists. */
+    .caps = {.memory = NCORE_DEVICE_CPU,
+             .devices = 0,
+             .dev_comm_requirement_lists = 0},
     .probe = host_probe,
     .describe = host_describe,
     .get_unique_id = host_get_unique_id,

@@ -289,7 +289,7 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
   op->what = kind_name(args->kind);
 }
 
-ncore_status_t host_collective(void *comm, const core_coll_args_t *args) {
+ncore_status_t host_collective(core_backend_comm_t *comm, const core_coll_args_t *args) {
   /* Fails fast on an aborted communicator before queueing anything. */
   ncore_status_t s = host_comm_health(comm, 0);
   if (s != NCORE_OK) return s;

@@ -26,10 +26,10 @@ typedef struct host_peer_map {
 /* A buffer registered with a communicator (ncore_register_buffer) that lies
  * in an ncore_mem_alloc allocation: its owner consents to peers mapping its
  * pages for one-copy receives while it is registered (registered_buffer.c). */
-typedef struct host_registration {
+typedef struct core_backend_buffer {
   uintptr_t start, end;
-  struct host_registration *next;
-} host_registration_t;
+  struct core_backend_buffer *next;
+} host_registration_t; /* the host backend's core_backend_buffer_t */
 
 /* What each rank publishes about its part of a window. */
 typedef struct host_window_part {
@@ -41,7 +41,7 @@ typedef struct host_window_part {
 /* A window as one rank sees it. Parts in ncore_mem_alloc memory are mapped
  * (peer pointers are real, a put is a memcpy); the others are reached
  * through the put rings (put_ring.c). */
-typedef struct host_window {
+typedef struct core_backend_window { /* the host's core_backend_window_t */
   int nranks;
   uint64_t seq;       /* registration number, equal on every rank */
   char *local;        /* this rank's part */
@@ -49,11 +49,12 @@ typedef struct host_window {
   host_window_part_t *parts;
   char **peer_base;   /* mapped part (offset applied), NULL when unreachable */
   char **mappings;    /* what to munmap: the part's pages (window.c) */
-  struct host_window *next;  /* the communicator's windows */
+  struct core_backend_window *next;  /* the communicator's windows */
 } host_window_t;
 
-/* A communicator of the host backend (one rank's view). */
-typedef struct host_comm {
+/* A communicator of the host backend (one rank's view): its
+ * core_backend_comm_t. */
+typedef struct core_backend_comm {
   int rank, nranks;
   /* The segment's inode: tells this communicator's offers between ranks of
    * one process from other communicators' (local_offers.c). */
@@ -72,7 +73,11 @@ typedef struct host_comm {
   /* More ranks than CPUs this process may run on: a waiting rank holds a
    * CPU a peer needs, so waits yield almost at once (wait.c). */
   int oversubscribed;
-  _Atomic int aborted;     /* local abort flag */
+  /* Whether the communicator was aborted, and the first failure this rank
+   * saw (what ncore_comm_async_error reports, with its message): the
+   * core's, which outlives this object. Asked here, recorded here
+   * (failure.c). */
+  core_comm_state_t *state;
   _Atomic int forked;      /* this is a forked child's copy: hands off */
   uint64_t coll_step;      /* collective steps done (same on every rank) */
   uint64_t child_seq;      /* splits/shrinks done, names children */
@@ -81,11 +86,6 @@ typedef struct host_comm {
   uint64_t grow_token;
   uint64_t *signals_consumed;  /* per peer, local */
   int finalized;
-  /* The first failure this rank saw (NCORE_OK while none): what
-   * ncore_comm_async_error reports, with its message. */
-  _Atomic int async_status;
-  _Atomic int async_message_ready;
-  char async_message[320];
   void *coll_owner;        /* the collective op now using the staging */
   void **send_owner, **recv_owner;  /* per peer: the op streaming its ring */
   uint64_t *offers_made;   /* per peer: one-copy offers sent (p2p_direct.c) */
@@ -102,7 +102,7 @@ typedef struct host_comm {
    * while another thread (an abort's teardown, a wait) lands into it. */
   pthread_mutex_t windows_lock;
   host_window_t *windows;  /* registered windows, for incoming puts */
-  struct host_comm *next_live;  /* liveness.c's list of this process's comms */
+  struct core_backend_comm *next_live;  /* liveness.c's list of comms */
 } host_comm_t;
 
 /* ---- where the parts of c's segment are (layout.h) ---- */

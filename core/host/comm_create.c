@@ -53,20 +53,22 @@ ncore_status_t host_unique_id_token(const ncore_unique_id_t *id,
 /* Several ids (a scalable init) spread NCCL's bootstrap; the host's
  * rendezvous is one socket, so the first id serves every rank, and the
  * others must still be host ids. */
-ncore_status_t host_comm_init_rank(void **out, int nranks,
-                                   const ncore_unique_id_t *ids, int nids,
-                                   int rank, const core_config_t *config) {
+ncore_status_t host_comm_init_rank(core_comm_state_t *state, host_comm_t **out,
+                                   int nranks, const ncore_unique_id_t *ids,
+                                   int nids, int rank,
+                                   const core_config_t *config) {
   uint64_t token = 0, ignored = 0;
   ncore_status_t s = host_unique_id_token(&ids[0], nids > 1 ? "ids" : "id",
                                           &token);
   for (int i = 1; i < nids && s == NCORE_OK; i++)
     s = host_unique_id_token(&ids[i], "ids", &ignored);
   if (s != NCORE_OK) return s;
-  return host_segment_join((host_comm_t **)out, token, nranks, rank,
+  return host_segment_join(out, state, token, nranks, rank,
                            config->timeout_ms);
 }
 
 typedef struct init_job {
+  core_comm_state_t *state;
   uint64_t token;
   int nranks, rank;
   int64_t timeout_ms;
@@ -78,8 +80,8 @@ typedef struct init_job {
 /* Thread body of init_all: one rank joins. */
 static void *init_thread(void *arg) {
   init_job_t *j = arg;
-  j->status = host_segment_join(&j->comm, j->token, j->nranks, j->rank,
-                                j->timeout_ms);
+  j->status = host_segment_join(&j->comm, j->state, j->token, j->nranks,
+                                j->rank, j->timeout_ms);
   /* Without the "ncore: " this thread's errors start with (no entry). */
   const char *m = ncore_last_error_message();
   if (strncmp(m, "ncore: ", 7) == 0) m += 7;
@@ -87,7 +89,9 @@ static void *init_thread(void *arg) {
   return NULL;
 }
 
-ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
+ncore_status_t host_comm_init_all(core_comm_state_t *const *states,
+                                  host_comm_t **out, int ndev,
+                                  const int *devlist,
                                   const core_config_t *config) {
   (void)devlist;
   /* A rank count the host cannot hold fails before any thread is made. */
@@ -110,7 +114,8 @@ ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
   }
   int started = 0;
   for (int r = 0; r < ndev; r++) {
-    jobs[r] = (init_job_t){token, ndev, r, config->timeout_ms, NULL, NCORE_OK, ""};
+    jobs[r] = (init_job_t){states[r], token, ndev, r, config->timeout_ms,
+                           NULL, NCORE_OK, ""};
     if (pthread_create(&threads[r], NULL, init_thread, &jobs[r]) != 0) {
       jobs[r].status = NCORE_ERR_SYSTEM;
       break;
@@ -137,7 +142,8 @@ ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
   return s;
 }
 
-ncore_status_t host_comm_split(void *comm, int color, int key, void **out,
+ncore_status_t host_comm_split(host_comm_t *comm, int color, int key,
+                               core_comm_state_t *state, host_comm_t **out,
                                const core_config_t *config) {
   host_comm_t *c = comm;
   int32_t mine[2] = {color, key};
@@ -159,13 +165,14 @@ ncore_status_t host_comm_split(void *comm, int color, int key, void **out,
   }
   free(all);
   /* The tag keeps colors apart; NOCOLOR never reaches here. */
-  return host_segment_join((host_comm_t **)out,
+  return host_segment_join(out, state,
                            child_token(c, seq, (uint64_t)(uint32_t)color),
                            newsize, newrank, config->timeout_ms);
 }
 
-ncore_status_t host_comm_shrink(void *comm, const int *exclude, int count,
-                                void **out, const core_config_t *config,
+ncore_status_t host_comm_shrink(host_comm_t *comm, const int *exclude,
+                                int count, core_comm_state_t *state,
+                                host_comm_t **out, const core_config_t *config,
                                 uint32_t flags) {
   (void)flags;
   host_comm_t *c = comm;
@@ -179,7 +186,6 @@ ncore_status_t host_comm_shrink(void *comm, const int *exclude, int count,
     newsize++;
   }
   /* A tag no split color has (colors are >= 0 as int32). */
-  return host_segment_join((host_comm_t **)out,
-                           child_token(c, seq, UINT64_C(1) << 40), newsize,
-                           newrank, config->timeout_ms);
+  return host_segment_join(out, state, child_token(c, seq, UINT64_C(1) << 40),
+                           newsize, newrank, config->timeout_ms);
 }

@@ -23,15 +23,21 @@ ncore_status_t host_unique_id_token(const ncore_unique_id_t *id,
 
 /* ---- backend operations (core/backend.h) ---- */
 ncore_status_t host_get_unique_id(ncore_unique_id_t *out);
-ncore_status_t host_comm_init_rank(void **out, int nranks,
+ncore_status_t host_comm_init_rank(core_comm_state_t *state,
+                                   core_backend_comm_t **out, int nranks,
                                    const ncore_unique_id_t *ids, int nids,
                                    int rank, const core_config_t *config);
-ncore_status_t host_comm_init_all(void **out, int ndev, const int *devlist,
+ncore_status_t host_comm_init_all(core_comm_state_t *const *states,
+                                  core_backend_comm_t **out, int ndev,
+                                  const int *devlist,
                                   const core_config_t *config);
-ncore_status_t host_comm_split(void *comm, int color, int key, void **out,
+ncore_status_t host_comm_split(core_backend_comm_t *comm, int color, int key,
+                               core_comm_state_t *state,
+                               core_backend_comm_t **out,
                                const core_config_t *config);
-ncore_status_t host_comm_shrink(void *comm, const int *exclude, int count,
-                                void **out, const core_config_t *config,
-                                uint32_t flags);
+ncore_status_t host_comm_shrink(core_backend_comm_t *comm, const int *exclude,
+                                int count, core_comm_state_t *state,
+                                core_backend_comm_t **out,
+                                const core_config_t *config, uint32_t flags);
 
 #endif

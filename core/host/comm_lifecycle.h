@@ -7,11 +7,11 @@
 #include "../backend.h"
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t host_comm_finalize(void *comm);
-void host_comm_abort_signal(void *comm);
-void host_comm_destroy(void *comm, int aborted);
-void host_comm_forget(void *comm);
-ncore_status_t host_comm_synchronize(void *comm, ncore_stream_t stream,
+ncore_status_t host_comm_finalize(core_backend_comm_t *comm);
+void host_comm_abort_signal(core_backend_comm_t *comm);
+void host_comm_destroy(core_backend_comm_t *comm, int aborted);
+void host_comm_forget(core_backend_comm_t *comm);
+ncore_status_t host_comm_synchronize(core_backend_comm_t *comm, ncore_stream_t stream,
                                      int64_t timeout_ms);
 
 #endif

@@ -6,7 +6,8 @@
 #include "../backend.h"
 
 /* ---- custom ops (coll.c) ---- */
-typedef struct host_premul {
+/* A PreMulSum operator: the host backend's core_backend_redop_t. */
+typedef struct core_backend_redop {
   ncore_dtype_t dtype;
   ncore_scalar_residence_t residence;
   const void *scalar_ptr;
@@ -14,10 +15,10 @@ typedef struct host_premul {
 } host_premul_t;
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t host_redop_create_pre_mul_sum(void *comm, const void *scalar,
+ncore_status_t host_redop_create_pre_mul_sum(core_backend_comm_t *comm, const void *scalar,
                                              ncore_dtype_t dtype,
                                              ncore_scalar_residence_t residence,
-                                             void **out);
-void host_redop_destroy(void *comm, void *op);
+                                             core_backend_redop_t **out);
+void host_redop_destroy(core_backend_comm_t *comm, core_backend_redop_t *op);
 
 #endif

@@ -5,11 +5,11 @@
 #include "../backend.h"
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t host_dev_comm_create(void *comm,
+ncore_status_t host_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *req,
-                                    void **out);
-void host_dev_comm_destroy(void *comm, void *dev_comm);
-void *host_dev_comm_pointer(void *dev_comm);
-void host_dev_comm_info(void *dev_comm, ncore_dev_comm_info_t *out);
+                                    core_backend_dev_comm_t **out);
+void host_dev_comm_destroy(core_backend_comm_t *comm, core_backend_dev_comm_t *dev_comm);
+void *host_dev_comm_pointer(core_backend_dev_comm_t *dev_comm);
+void host_dev_comm_info(core_backend_dev_comm_t *dev_comm, ncore_dev_comm_info_t *out);
 
 #endif

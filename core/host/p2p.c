@@ -245,7 +245,7 @@ void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
   op->what = "recv from peer %d";
 }
 
-ncore_status_t host_send(void *comm, const void *buf, size_t count,
+ncore_status_t host_send(core_backend_comm_t *comm, const void *buf, size_t count,
                          ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
   (void)stream;
   /* Fails fast on an aborted communicator before queueing anything. */
@@ -256,7 +256,7 @@ ncore_status_t host_send(void *comm, const void *buf, size_t count,
   return host_submit(&op);
 }
 
-ncore_status_t host_recv(void *comm, void *buf, size_t count,
+ncore_status_t host_recv(core_backend_comm_t *comm, void *buf, size_t count,
                          ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
   (void)stream;
   /* Fails fast on an aborted communicator before queueing anything. */

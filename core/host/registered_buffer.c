@@ -12,8 +12,8 @@
 
 #include "../error.h"
 
-ncore_status_t host_buffer_register(void *comm, void *ptr, size_t size,
-                                    void **out, uintptr_t *native) {
+ncore_status_t host_buffer_register(core_backend_comm_t *comm, void *ptr, size_t size,
+                                    core_backend_buffer_t **out, uintptr_t *native) {
   host_comm_t *c = comm;
   host_registration_t *r = calloc(1, sizeof *r);
   if (!r) return core_error(NCORE_ERR_SYSTEM, "out of memory");
@@ -28,7 +28,7 @@ ncore_status_t host_buffer_register(void *comm, void *ptr, size_t size,
   return NCORE_OK;
 }
 
-void host_buffer_deregister(void *comm, void *buffer) {
+void host_buffer_deregister(core_backend_comm_t *comm, core_backend_buffer_t *buffer) {
   host_comm_t *c = comm;
   pthread_mutex_lock(&c->registrations_lock);
   for (host_registration_t **at = &c->registrations; *at; at = &(*at)->next)

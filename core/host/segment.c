@@ -27,8 +27,8 @@
 #include "rendezvous.h"
 #include "wait.h"
 
-ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
-                             int64_t timeout_ms) {
+ncore_status_t host_comm_new(host_comm_t **out, core_comm_state_t *state,
+                             int rank, int nranks, int64_t timeout_ms) {
   host_layout_t layout;
   ncore_status_t s = host_segment_layout(nranks, &layout);
   if (s != NCORE_OK) return s;
@@ -54,6 +54,7 @@ ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
     free(c);
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   }
+  c->state = state;
   c->rank = rank;
   c->nranks = nranks;
   c->timeout_ms = timeout_ms;
@@ -181,10 +182,11 @@ static ncore_status_t rank_0_of_a_taken_name(uint64_t token, int nranks,
                     w ? w + 1 : "");
 }
 
-ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
-                                 int rank, int64_t timeout_ms) {
+ncore_status_t host_segment_join(host_comm_t **out, core_comm_state_t *state,
+                                 uint64_t token, int nranks, int rank,
+                                 int64_t timeout_ms) {
   host_comm_t *c = NULL;
-  ncore_status_t s = host_comm_new(&c, rank, nranks, timeout_ms);
+  ncore_status_t s = host_comm_new(&c, state, rank, nranks, timeout_ms);
   if (s != NCORE_OK) return s;
   int fd = -1, listen_fd = -1;
   if (rank == 0) {

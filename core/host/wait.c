@@ -72,7 +72,7 @@ static void note_waiting(host_waiter_t *w, host_comm_t *c, const char *what,
 }
 
 ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
-  if (atomic_load_explicit(&c->aborted, memory_order_relaxed))
+  if (core_comm_state_aborted(c->state))
     return core_error(NCORE_ERR_CLOSED, "communicator was aborted");
   if (atomic_load_explicit(&c->forked, memory_order_relaxed))
     return core_error(NCORE_ERR_INVALID_USAGE,

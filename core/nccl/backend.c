@@ -44,6 +44,11 @@ static ncore_status_t nccl_probe(void) {
 const core_backend_ops_t core_nccl_backend = {
     .kind = NCORE_BACKEND_NCCL,
     .name = "nccl",
+    /* Buffers in CUDA device memory; devices are CUDA ordinals; device
+     * communicators take NCCL's requirement lists. */
+    .caps = {.memory = NCORE_DEVICE_CUDA,
+             .devices = 1,
+             .dev_comm_requirement_lists = 1},
     .probe = nccl_probe,
     .describe = nccl_describe,
     .get_unique_id = nccl_get_unique_id,

@@ -3,6 +3,7 @@
 #include "coll.h"
 
 #include "../error.h"
+#include "custom_redop.h"
 #include "group.h"
 #include "wait.h"
 
@@ -13,9 +14,7 @@
 static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
                                     cudaStream_t s) {
   ncclDataType_t t = (ncclDataType_t)a->dtype;
-  /* A custom op's impl holds its ncclRedOp_t. */
-  ncclRedOp_t op = a->custom_op ? *(ncclRedOp_t *)a->custom_op
-                                : (ncclRedOp_t)a->op;
+  ncclRedOp_t op = a->custom_op ? a->custom_op->op : (ncclRedOp_t)a->op;
   ncclComm_t nc = c->nccl;
   switch (a->kind) {
     case CORE_COLL_ALLREDUCE:
@@ -49,7 +48,7 @@ static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
                     (int)a->kind);
 }
 
-ncore_status_t nccl_collective(void *comm, const core_coll_args_t *a) {
+ncore_status_t nccl_collective(core_backend_comm_t *comm, const core_coll_args_t *a) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;

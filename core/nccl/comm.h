@@ -15,8 +15,6 @@
 #include "nccl_lib.h"
 #include "status.h"
 
-struct nccl_window;
-struct nccl_devcomm;
 
 /* How a signal lands in the peer's slot (NCORE_NCCL_SIGNAL_MODE). */
 typedef enum nccl_signal_mode {
@@ -65,8 +63,8 @@ typedef enum nccl_stage {
   NCCL_STAGE_SIGNALS = 2   /* non-blocking: signal window registering */
 } nccl_stage_t;
 
-/* One communicator. */
-typedef struct nccl_comm {
+/* One communicator: the NCCL backend's core_backend_comm_t. */
+typedef struct core_backend_comm {
   ncclComm_t nccl;
   int rank, nranks, device;
   int lsa_rank, lsa_size;
@@ -77,13 +75,14 @@ typedef struct nccl_comm {
   CUstream helper_stream;
   /* Device scratch (ncclMemAlloc): 8 * (2 * nranks + 1) bytes. */
   void *scratch;
+  /* Whether the communicator was aborted and the failure that ended it
+   * (NCORE_ERR_TIMEOUT, the error a wait saw, ...): the core's, which
+   * outlives this object. Asked here, recorded here (nccl_comm_fail):
+   * later calls fail fast, destroy aborts. */
+  core_comm_state_t *state;
   /* Abort: see comm_lifecycle.c for the protocol. */
-  atomic_int aborted;
   pthread_mutex_t abort_lock;
   int nccl_aborted;  /* ncclCommRevoke already ran (under abort_lock) */
-  /* ncore's own sticky failure (NCORE_ERR_TIMEOUT, or the error a wait
-   * saw): later calls fail fast, destroy aborts. NCORE_OK if none. */
-  atomic_int failed;
   int nonblocking;          /* config.blocking = 0 (NCCL's comm is too) */
   int64_t timeout_ms;       /* resolved config timeout, -1 = forever */
   nccl_stage_t stage;       /* setup progress (non-blocking creation) */
@@ -97,13 +96,14 @@ typedef struct nccl_comm {
   size_t put_kernel_max;    /* puts up to this many bytes use the fused kernel */
   size_t put_sm_max;        /* ... up to this many, a copy kernel of a grid */
   void *signal_slots;       /* ncclMemAlloc: nranks uint64 slots, one per sender */
-  struct nccl_window *signal_window; /* window over signal_slots */
+  struct core_backend_window *signal_window; /* window over signal_slots */
   ncore_status_t signals_status;     /* why signals are unusable, or OK */
   char signals_reason[256];          /* ... and the message saying so */
   uint64_t *signals_sent;      /* per peer: signals this rank sent it */
   uint64_t *signals_consumed;  /* per peer: its signals earlier waits consumed */
   ncore_gin_type_t gin_type, railed_gin_type; /* from the last devcomm, else NONE */
-  struct nccl_devcomm *multimem_devcomm;      /* last live devcomm with multimem */
+  /* The last live device communicator made with multimem. */
+  struct core_backend_dev_comm *multimem_devcomm;
   /* Peer liveness (liveness.c): this process, what the LSA peers
    * published (by LSA rank), when they were last read, and the stream the
    * reads use. */

@@ -10,7 +10,7 @@
 #include "properties.h"
 #include "wait.h"
 
-ncore_status_t nccl_comm_properties(void *comm, ncore_comm_properties_t *out) {
+ncore_status_t nccl_comm_properties(core_backend_comm_t *comm, ncore_comm_properties_t *out) {
   nccl_comm_t *c = comm;
   out->n_lsa_teams = c->lsa_size > 0 ? c->nranks / c->lsa_size : 1;
   if (nccl_fn.ncclCommQueryProperties != NULL &&
@@ -40,7 +40,7 @@ static ncore_status_t require_and_enter(nccl_comm_t *c, const void *fn,
   return status == NCORE_OK ? nccl_comm_enter(c) : status;
 }
 
-ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags) {
+ncore_status_t nccl_comm_revoke(core_backend_comm_t *comm, uint32_t flags) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommRevoke, NCORE_NCCL_VERSION(2, 28, 7),
@@ -55,7 +55,7 @@ ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags) {
   return nccl_check(r, "ncclCommRevoke", c->nccl);
 }
 
-ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
+ncore_status_t nccl_comm_get_unique_id(core_backend_comm_t *comm, ncore_unique_id_t *out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommGetUniqueId, NCORE_NCCL_VERSION(2, 29, 2),
@@ -68,7 +68,7 @@ ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
   return status;
 }
 
-ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags) {
+ncore_status_t nccl_comm_suspend(core_backend_comm_t *comm, uint32_t flags) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommSuspend, NCORE_NCCL_VERSION(2, 29, 7),
@@ -78,7 +78,7 @@ ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags) {
                      "ncclCommSuspend");
 }
 
-ncore_status_t nccl_comm_resume(void *comm) {
+ncore_status_t nccl_comm_resume(core_backend_comm_t *comm) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommResume, NCORE_NCCL_VERSION(2, 29, 7),
@@ -87,7 +87,7 @@ ncore_status_t nccl_comm_resume(void *comm) {
   return nccl_settle(nccl_fn.ncclCommResume(c->nccl), c, "ncclCommResume");
 }
 
-ncore_status_t nccl_comm_mem_stat(void *comm, ncore_comm_mem_stat_t stat,
+ncore_status_t nccl_comm_mem_stat(core_backend_comm_t *comm, ncore_comm_mem_stat_t stat,
                                   uint64_t *out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_require(

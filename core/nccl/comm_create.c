@@ -200,9 +200,10 @@ static ncore_status_t init_bounded(ncclComm_t *out, CUcontext ctx, int nranks,
   return status;
 }
 
-ncore_status_t nccl_comm_init_rank(void **out, int nranks,
-                                   const ncore_unique_id_t *ids, int nids,
-                                   int rank, const core_config_t *config) {
+ncore_status_t nccl_comm_init_rank(core_comm_state_t *state, nccl_comm_t **out,
+                                   int nranks, const ncore_unique_id_t *ids,
+                                   int nids, int rank,
+                                   const core_config_t *config) {
   CUcontext ctx = NULL;
   ncore_status_t status = nccl_device_enter(config->user.device, NULL, &ctx);
   if (status == NCORE_OK && nids > 1)
@@ -231,7 +232,7 @@ ncore_status_t nccl_comm_init_rank(void **out, int nranks,
   }
   free(nids_copy);
   if (status != NCORE_OK) return status;
-  status = nccl_comm_wrap(nc, ctx, config, out);
+  status = nccl_comm_wrap(state, nc, ctx, config, out);
   if (status == NCORE_IN_PROGRESS) {
     nccl_comm_t *c = *out;
     c->rank = rank; /* known now; the rest once ready */
@@ -242,10 +243,11 @@ ncore_status_t nccl_comm_init_rank(void **out, int nranks,
 
 /* One communicator's setup in init_all, on its own thread. */
 typedef struct setup_job {
+  core_comm_state_t *state;
   ncclComm_t nc;
   int device;
   const core_config_t *config;
-  void *out;
+  nccl_comm_t *out;
   ncore_status_t status;
   char message[512];
 } setup_job_t;
@@ -259,7 +261,8 @@ static void *setup_thread(void *arg) {
   CUcontext ctx = NULL;
   job->status = nccl_device_enter(job->device, NULL, &ctx);
   if (job->status == NCORE_OK)
-    job->status = nccl_comm_wrap(job->nc, ctx, job->config, &job->out);
+    job->status =
+        nccl_comm_wrap(job->state, job->nc, ctx, job->config, &job->out);
   else
     nccl_fn.ncclCommAbort(job->nc);
   if (job->status != NCORE_OK)
@@ -268,7 +271,9 @@ static void *setup_thread(void *arg) {
   return NULL;
 }
 
-ncore_status_t nccl_comm_init_all(void **out, int ndev, const int *devlist,
+ncore_status_t nccl_comm_init_all(core_comm_state_t *const *states,
+                                  nccl_comm_t **out, int ndev,
+                                  const int *devlist,
                                   const core_config_t *config) {
   ncore_status_t status = nccl_context_ensure();
   if (status != NCORE_OK) return status;
@@ -292,6 +297,7 @@ ncore_status_t nccl_comm_init_all(void **out, int ndev, const int *devlist,
      * thread doing them in turn would deadlock on the first). */
     int started = 0;
     for (int i = 0; i < ndev; i++) {
+      jobs[i].state = states[i];
       jobs[i].nc = ncs[i];
       jobs[i].device = devlist ? devlist[i] : i;
       jobs[i].config = &blocking;
@@ -322,7 +328,8 @@ ncore_status_t nccl_comm_init_all(void **out, int ndev, const int *devlist,
  * even when r failed. */
 static ncore_status_t child_created(nccl_comm_t *parent, ncclResult_t r,
                                     ncclComm_t nc, const core_config_t *config,
-                                    const char *what, void **out) {
+                                    core_comm_state_t *state,
+                                    const char *what, nccl_comm_t **out) {
   ncore_status_t status;
   /* A non-blocking parent stays in progress while NCCL makes the child:
    * its next call waits for that (nccl_comm_check_live). */
@@ -332,7 +339,7 @@ static ncore_status_t child_created(nccl_comm_t *parent, ncclResult_t r,
   if (nccl_config_nonblocking(config) &&
       (r == ncclSuccess || r == ncclInProgress) && nc != NULL)
     /* the child polls its setup */
-    return nccl_comm_wrap(nc, parent->ctx, config, out);
+    return nccl_comm_wrap(state, nc, parent->ctx, config, out);
   if (r == ncclInProgress && nc != NULL)
     status = nccl_wait_ready(nc, NULL, config->timeout_ms, what);
   else
@@ -345,10 +352,11 @@ static ncore_status_t child_created(nccl_comm_t *parent, ncclResult_t r,
     *out = NULL;
     return NCORE_OK;
   }
-  return nccl_comm_wrap(nc, parent->ctx, config, out);
+  return nccl_comm_wrap(state, nc, parent->ctx, config, out);
 }
 
-ncore_status_t nccl_comm_split(void *comm, int color, int key, void **out,
+ncore_status_t nccl_comm_split(nccl_comm_t *comm, int color, int key,
+                               core_comm_state_t *state, nccl_comm_t **out,
                                const core_config_t *config) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
@@ -358,11 +366,12 @@ ncore_status_t nccl_comm_split(void *comm, int color, int key, void **out,
   if (status != NCORE_OK) return status;
   ncclComm_t nc = NULL;
   ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, color, key, &nc, &cfg);
-  return child_created(c, r, nc, config, "ncclCommSplit", out);
+  return child_created(c, r, nc, config, state, "ncclCommSplit", out);
 }
 
-ncore_status_t nccl_comm_shrink(void *comm, const int *exclude, int count,
-                                void **out, const core_config_t *config,
+ncore_status_t nccl_comm_shrink(nccl_comm_t *comm, const int *exclude,
+                                int count, core_comm_state_t *state,
+                                nccl_comm_t **out, const core_config_t *config,
                                 uint32_t flags) {
   nccl_comm_t *c = comm;
   /* NCORE_SHRINK_ABORT is for a parent in trouble: allow an aborted or
@@ -391,13 +400,14 @@ ncore_status_t nccl_comm_shrink(void *comm, const int *exclude, int count,
     r = nccl_fn.ncclCommShrink(c->nccl, list, count, &nc, &cfg, (int)flags);
     free(list);
   }
-  return child_created(c, r, nc, config,
+  return child_created(c, r, nc, config, state,
                        count == 0 ? "ncclCommSplit" : "ncclCommShrink", out);
 }
 
-ncore_status_t nccl_comm_grow(void *comm, int nranks,
+ncore_status_t nccl_comm_grow(nccl_comm_t *comm, int nranks,
                               const ncore_unique_id_t *id, int rank,
-                              void **out, const core_config_t *config) {
+                              core_comm_state_t *state, nccl_comm_t **out,
+                              const core_config_t *config) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_load();
   if (status == NCORE_OK)
@@ -415,8 +425,9 @@ ncore_status_t nccl_comm_grow(void *comm, int nranks,
   ncclComm_t nc = NULL;
   ncclResult_t r = nccl_fn.ncclCommGrow(c ? c->nccl : NULL, nranks,
                                         id ? &nid : NULL, rank, &nc, &cfg);
-  if (c != NULL) return child_created(c, r, nc, config, "ncclCommGrow", out);
+  if (c != NULL)
+    return child_created(c, r, nc, config, state, "ncclCommGrow", out);
   /* A new rank has no parent: wait for NCCL as a child would. */
   nccl_comm_t orphan = {.nccl = NULL, .ctx = ctx};
-  return child_created(&orphan, r, nc, config, "ncclCommGrow", out);
+  return child_created(&orphan, r, nc, config, state, "ncclCommGrow", out);
 }

@@ -3,10 +3,10 @@
  *
  * Abort protocol (thread safety). comm_abort_signal may run on any thread
  * while another thread is inside a call on the same communicator, so it must
- * free nothing: it sets `aborted` (every later ncore call on the comm answers
- * NCORE_ERR_CLOSED, and ncore's own wait loops poll the flag) and, once,
- * under abort_lock, calls ncclCommRevoke, which stops NCCL's in-flight work
- * and leaves the ncclComm_t valid. Only comm_destroy (no call running, by the
+ * free nothing: the core has set its state aborted (every later ncore call
+ * on the comm answers NCORE_ERR_CLOSED, and ncore's own wait loops poll
+ * it), and the backend, once, under abort_lock, calls ncclCommRevoke,
+ * which stops NCCL's in-flight work and leaves the ncclComm_t valid. Only comm_destroy (no call running, by the
  * core's contract) calls ncclCommAbort (aborted) or ncclCommDestroy, which
  * free the ncclComm_t. So no NCCL object is ever freed under a running call. */
 #include "comm_lifecycle.h"
@@ -21,7 +21,7 @@
 #include "signals.h"
 #include "wait.h"
 
-ncore_status_t nccl_comm_finalize(void *comm) {
+ncore_status_t nccl_comm_finalize(core_backend_comm_t *comm) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
@@ -31,9 +31,10 @@ ncore_status_t nccl_comm_finalize(void *comm) {
   return nccl_check(r, "ncclCommFinalize", c->nccl);
 }
 
-void nccl_comm_abort_signal(void *comm) {
+void nccl_comm_abort_signal(core_backend_comm_t *comm) {
   nccl_comm_t *c = comm;
-  atomic_store(&c->aborted, 1);
+  /* The core marked c->state aborted: every later call, and ncore's own
+   * wait loops, see it. */
   pthread_mutex_lock(&c->abort_lock);
   if (!c->nccl_aborted) {
     CUcontext previous = NULL;
@@ -59,15 +60,16 @@ void nccl_comm_abort_signal(void *comm) {
  * (ncore's own timeout), NCCL reports an error (a dead peer: ncclCommDestroy
  * would wait for kernels that never end), or its setup never finished. */
 static int needs_abort(nccl_comm_t *c, int aborted) {
-  if (aborted || atomic_load(&c->aborted) || c->nccl_aborted ||
-      atomic_load(&c->failed) != NCORE_OK || c->stage != NCCL_STAGE_READY)
+  if (aborted || core_comm_state_aborted(c->state) || c->nccl_aborted ||
+      core_comm_state_failed(c->state) != NCORE_OK ||
+      c->stage != NCCL_STAGE_READY)
     return 1;
   ncclResult_t state = ncclSuccess;
   if (nccl_fn.ncclCommGetAsyncError(c->nccl, &state) != ncclSuccess) return 1;
   return state != ncclSuccess;
 }
 
-void nccl_comm_destroy(void *comm, int aborted) {
+void nccl_comm_destroy(core_backend_comm_t *comm, int aborted) {
   nccl_comm_t *c = comm;
   if (c == NULL) return;
   cu_fn.CtxSetCurrent(c->ctx);
@@ -96,7 +98,8 @@ void nccl_comm_destroy(void *comm, int aborted) {
      * signal window and scratch; then free our memory. */
     nccl_fn.ncclCommAbort(c->nccl);
     if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
-    atomic_store(&c->aborted, 1); /* windows went with the communicator */
+    /* Windows went with the communicator: none is deregistered. */
+    core_comm_state_abort(c->state);
     nccl_signals_release(c, 1);
     if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
   }
@@ -106,7 +109,7 @@ void nccl_comm_destroy(void *comm, int aborted) {
   free(c);
 }
 
-void nccl_comm_forget(void *comm) {
+void nccl_comm_forget(core_backend_comm_t *comm) {
   nccl_comm_t *c = comm;
   /* Host memory only: the NCCL communicator, its streams and device memory
    * are the parent's, and CUDA does not work in a fork() child. */
@@ -119,7 +122,7 @@ void nccl_comm_forget(void *comm) {
 /* How long a synchronisation waits before it looks at its peers. */
 #define LIVENESS_AFTER_MS 20
 
-ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
+ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm, ncore_stream_t stream,
                                      int64_t timeout_ms) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
@@ -133,7 +136,7 @@ ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
     CUresult q = cu_fn.StreamQuery((CUstream)stream);
     if (q == CUDA_SUCCESS) break;
     if (q != CUDA_ERROR_NOT_READY) return cu_check(q, "cuStreamQuery");
-    if (atomic_load(&c->aborted))
+    if (core_comm_state_aborted(c->state))
       return core_error(NCORE_ERR_CLOSED, "comm: aborted while waiting for "
                         "the stream");
     ncclResult_t state = ncclSuccess;
@@ -142,26 +145,22 @@ ncore_status_t nccl_comm_synchronize(void *comm, ncore_stream_t stream,
     if (status != NCORE_OK) return status;
     if (state != ncclSuccess && state != ncclInProgress) {
       status = nccl_check(state, "an operation on the stream", c->nccl);
-      atomic_store(&c->failed, status);
-      return status;
+      return nccl_comm_fail(c, status);
     }
     /* A wait that lasts may be for a peer that died or aborted, which
      * nothing else reports between GPUs of one machine. */
     int64_t now = nccl_now_ms();
     if (now - start >= LIVENESS_AFTER_MS) {
       status = nccl_liveness_check(c, now);
-      if (status != NCORE_OK) {
-        atomic_store(&c->failed, status);
-        return status;
-      }
+      if (status != NCORE_OK) return nccl_comm_fail(c, status);
     }
     if (timeout_ms >= 0 && now - start > timeout_ms) {
-      atomic_store(&c->failed, NCORE_ERR_TIMEOUT);
-      return core_error(NCORE_ERR_TIMEOUT,
+      return nccl_comm_fail(
+          c, core_error(NCORE_ERR_TIMEOUT,
                         "comm: timed out: the work on the stream did not "
                         "complete within %lld ms (a peer that does not take "
                         "part, or a lost one); abort the communicator",
-                        (long long)timeout_ms);
+                        (long long)timeout_ms));
     }
     if ((round & 1023) == 0) nccl_note_wait(start, &next_note, what);
     nccl_backoff(round);

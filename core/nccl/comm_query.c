@@ -5,7 +5,7 @@
 #include "liveness.h"
 #include "wait.h"
 
-void nccl_comm_info(void *comm, core_comm_info_t *out) {
+void nccl_comm_info(core_backend_comm_t *comm, core_comm_info_t *out) {
   nccl_comm_t *c = comm;
   out->rank = c->rank;
   out->nranks = c->nranks;
@@ -14,9 +14,9 @@ void nccl_comm_info(void *comm, core_comm_info_t *out) {
   out->lsa_size = c->lsa_size;
 }
 
-ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out) {
+ncore_status_t nccl_comm_async_error(core_backend_comm_t *comm, ncore_status_t *out) {
   nccl_comm_t *c = comm;
-  ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
+  ncore_status_t failed = core_comm_state_failed(c->state);
   if (failed != NCORE_OK) {
     *out = failed;
     return NCORE_OK;
@@ -28,12 +28,12 @@ ncore_status_t nccl_comm_async_error(void *comm, ncore_status_t *out) {
       c->nccl);
   if (status != NCORE_OK) return status;
   *out = nccl_status_of(state);
-  if (state == ncclSuccess && !atomic_load(&c->aborted)) {
+  if (state == ncclSuccess && !core_comm_state_aborted(c->state)) {
     /* Pollers of the asynchronous error (NCCL's way to wait) learn of a
      * dead or aborted peer too; the check runs at most every 100 ms. */
     ncore_status_t peers = nccl_liveness_check(c, nccl_now_ms());
     if (peers != NCORE_OK) {
-      atomic_store(&c->failed, peers);
+      nccl_comm_fail(c, peers);
       *out = peers;
     }
   }

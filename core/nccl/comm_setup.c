@@ -9,6 +9,7 @@
  * communicators that need each other. */
 #include "comm_setup.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../error.h"
@@ -19,11 +20,12 @@
 #include "signals.h"
 #include "wait.h"
 
-/* A new, not yet set up communicator around nc. */
-static nccl_comm_t *comm_new(ncclComm_t nc, CUcontext ctx,
-                             const core_config_t *config) {
+/* A new, not yet set up communicator around nc, on the core's state. */
+static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
+                             CUcontext ctx, const core_config_t *config) {
   nccl_comm_t *c = calloc(1, sizeof *c);
   if (c == NULL) return NULL;
+  c->state = state;
   c->nccl = nc;
   c->ctx = ctx;
   c->nonblocking = nccl_config_nonblocking(config);
@@ -34,8 +36,6 @@ static nccl_comm_t *comm_new(ncclComm_t nc, CUcontext ctx,
   c->timeout_ms = config->timeout_ms;
   c->rank = c->nranks = -1;
   c->device = -1;
-  atomic_init(&c->aborted, 0);
-  atomic_init(&c->failed, NCORE_OK);
   atomic_init(&c->in_progress, 0);
   pthread_mutex_init(&c->abort_lock, NULL);
   pthread_mutex_init(&c->liveness_lock, NULL);
@@ -44,7 +44,7 @@ static nccl_comm_t *comm_new(ncclComm_t nc, CUcontext ctx,
 
 /* Frees a communicator whose setup failed or never finished. */
 static void comm_discard(nccl_comm_t *c) {
-  atomic_store(&c->aborted, 1);
+  core_comm_state_abort(c->state); /* no window is deregistered */
   if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
   nccl_fn.ncclCommAbort(c->nccl); /* first: its kernels may use our memory */
   if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
@@ -96,9 +96,10 @@ static ncore_status_t setup_finish(nccl_comm_t *c) {
   return NCORE_OK;
 }
 
-ncore_status_t nccl_comm_wrap(ncclComm_t nc, CUcontext ctx,
-                              const core_config_t *config, void **out) {
-  nccl_comm_t *c = comm_new(nc, ctx, config);
+ncore_status_t nccl_comm_wrap(core_comm_state_t *state, ncclComm_t nc,
+                              CUcontext ctx, const core_config_t *config,
+                              nccl_comm_t **out) {
+  nccl_comm_t *c = comm_new(state, nc, ctx, config);
   if (c == NULL) {
     nccl_fn.ncclCommAbort(nc);
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
@@ -128,7 +129,11 @@ ncore_status_t nccl_comm_advance_setup(nccl_comm_t *c, ncore_status_t *out) {
   if (state == ncclInProgress) {
     if (c->timeout_ms >= 0 &&
         nccl_now_ms() - c->stage_started_ms > c->timeout_ms) {
-      atomic_store(&c->failed, NCORE_ERR_TIMEOUT);
+      char message[160];
+      snprintf(message, sizeof message, "comm: the communicator's "
+               "non-blocking creation did not complete within %lld ms",
+               (long long)c->timeout_ms);
+      core_comm_state_fail(c->state, NCORE_ERR_TIMEOUT, message);
       *out = NCORE_ERR_TIMEOUT;
     } else {
       *out = NCORE_IN_PROGRESS;
@@ -136,8 +141,8 @@ ncore_status_t nccl_comm_advance_setup(nccl_comm_t *c, ncore_status_t *out) {
     return NCORE_OK;
   }
   if (state != ncclSuccess) {
-    *out = nccl_check(state, "creating the communicator", c->nccl);
-    atomic_store(&c->failed, *out);
+    *out = nccl_comm_fail(c, nccl_check(state, "creating the communicator",
+                                        c->nccl));
     return NCORE_OK;
   }
   status = cu_check(cu_fn.CtxSetCurrent(c->ctx), "cuCtxSetCurrent");
@@ -151,7 +156,7 @@ ncore_status_t nccl_comm_advance_setup(nccl_comm_t *c, ncore_status_t *out) {
   } else if (status == NCORE_OK) {
     status = setup_finish(c);
   }
-  if (status != NCORE_OK) atomic_store(&c->failed, status);
+  if (status != NCORE_OK) nccl_comm_fail(c, status);
   *out = status;
   return NCORE_OK;
 }

@@ -6,11 +6,13 @@
 
 #include "comm.h"
 
-/* Wraps a fresh ncclComm_t made in ctx. Blocking: sets it up completely
- * (NCORE_OK). Non-blocking: leaves the setup to nccl_comm_advance_setup
+/* Wraps a fresh ncclComm_t made in ctx, on the core's state (its liveness:
+ * core/comm_state.h). Blocking: sets it up completely (NCORE_OK).
+ * Non-blocking: leaves the setup to nccl_comm_advance_setup
  * (NCORE_IN_PROGRESS). On failure the ncclComm_t is aborted and freed. */
-ncore_status_t nccl_comm_wrap(ncclComm_t nc, CUcontext ctx,
-                              const core_config_t *config, void **out);
+ncore_status_t nccl_comm_wrap(core_comm_state_t *state, ncclComm_t nc,
+                              CUcontext ctx, const core_config_t *config,
+                              nccl_comm_t **out);
 /* One step of a non-blocking communicator's setup; never blocks. *out:
  * NCORE_IN_PROGRESS, NCORE_OK (ready) or the error that ended it. */
 ncore_status_t nccl_comm_advance_setup(nccl_comm_t *c, ncore_status_t *out);

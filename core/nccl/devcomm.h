@@ -11,19 +11,19 @@
  * that grows it at its end. */
 #define NCORE_DEVCOMM_STORAGE 1024
 
-/* One device communicator. */
-typedef struct nccl_devcomm {
+/* One device communicator: the NCCL backend's core_backend_dev_comm_t. */
+typedef struct core_backend_dev_comm {
   nccl_comm_t *comm;
   int lsa_multimem;
   _Alignas(16) unsigned char storage[NCORE_DEVCOMM_STORAGE];
 } nccl_devcomm_t;
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t nccl_dev_comm_create(void *comm,
+ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *req,
-                                    void **out);
-void nccl_dev_comm_destroy(void *comm, void *dev_comm);
-void *nccl_dev_comm_pointer(void *dev_comm);
-void nccl_dev_comm_info(void *dev_comm, ncore_dev_comm_info_t *out);
+                                    core_backend_dev_comm_t **out);
+void nccl_dev_comm_destroy(core_backend_comm_t *comm, core_backend_dev_comm_t *dev_comm);
+void *nccl_dev_comm_pointer(core_backend_dev_comm_t *dev_comm);
+void nccl_dev_comm_info(core_backend_dev_comm_t *dev_comm, ncore_dev_comm_info_t *out);
 
 #endif

@@ -5,8 +5,10 @@
 #include "../backend.h"
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t nccl_buffer_register(void *comm, void *ptr, size_t size,
-                                    void **out, uintptr_t *native);
-void nccl_buffer_deregister(void *comm, void *buffer);
+ncore_status_t nccl_buffer_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, core_backend_buffer_t **out,
+                                    uintptr_t *native);
+void nccl_buffer_deregister(core_backend_comm_t *comm,
+                            core_backend_buffer_t *buffer);
 
 #endif

@@ -37,13 +37,13 @@ ncore_status_t nccl_wait_ready(ncclComm_t comm, nccl_comm_t *c,
         comm);
     if (status != NCORE_OK) return status;
     if (state != ncclInProgress) return nccl_check(state, what, comm);
-    if (c != NULL && atomic_load(&c->aborted))
+    if (c != NULL && core_comm_state_aborted(c->state))
       return core_error(NCORE_ERR_CLOSED, "comm: aborted while waiting for %s",
                         what);
     if (timeout_ms >= 0 && nccl_now_ms() - start > timeout_ms) {
-      if (c != NULL) atomic_store(&c->failed, NCORE_ERR_TIMEOUT);
-      return core_error(NCORE_ERR_TIMEOUT, "comm: %s did not complete within "
-                        "%lld ms", what, (long long)timeout_ms);
+      status = core_error(NCORE_ERR_TIMEOUT, "comm: %s did not complete "
+                          "within %lld ms", what, (long long)timeout_ms);
+      return c != NULL ? nccl_comm_fail(c, status) : status;
     }
     if ((round & 1023) == 0) nccl_note_wait(start, &next_note, what);
     nccl_backoff(round);
@@ -59,7 +59,7 @@ static ncore_status_t settle_in_progress(nccl_comm_t *c) {
       nccl_wait_ready(c->nccl, c, c->timeout_ms,
                       "the previous call (in progress)");
   if (status == NCORE_OK) atomic_store(&c->in_progress, 0);
-  else if (status != NCORE_ERR_CLOSED) atomic_store(&c->failed, status);
+  else if (status != NCORE_ERR_CLOSED) nccl_comm_fail(c, status);
   return status;
 }
 
@@ -73,10 +73,15 @@ ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what) {
   return NCORE_OK;
 }
 
+ncore_status_t nccl_comm_fail(nccl_comm_t *c, ncore_status_t status) {
+  core_comm_state_fail(c->state, status, ncore_last_error_message());
+  return status;
+}
+
 ncore_status_t nccl_comm_check_live(nccl_comm_t *c) {
-  if (atomic_load(&c->aborted))
+  if (core_comm_state_aborted(c->state))
     return core_error(NCORE_ERR_CLOSED, "comm: the communicator was aborted");
-  ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
+  ncore_status_t failed = core_comm_state_failed(c->state);
   if (failed != NCORE_OK)
     return core_error(failed, "comm: the communicator failed earlier (%s); "
                       "abort it or shrink the failed ranks away",

@@ -26,6 +26,10 @@ ncore_status_t nccl_wait_ready(ncclComm_t comm, nccl_comm_t *c,
 /* Like nccl_check, but an ncclInProgress result (non-blocking
  * communicator) is waited out first (its timeout, its abort flag). */
 ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what);
+/* Records status (not NCORE_OK) as c's failure, with the thread's current
+ * message, in the core's state (the first failure wins): later calls
+ * answer it at once. Returns status. */
+ncore_status_t nccl_comm_fail(nccl_comm_t *c, ncore_status_t status);
 /* NCORE_ERR_CLOSED when the communicator was aborted, its recorded failure
  * when it failed; after a call that answered NCORE_IN_PROGRESS, waits
  * until NCCL is ready for the next one. */

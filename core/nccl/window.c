@@ -215,7 +215,7 @@ ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
 
 void nccl_window_release(nccl_window_t *w, int deregister) {
   if (w == NULL) return;
-  if (deregister && w->win != NULL && !atomic_load(&w->comm->aborted))
+  if (deregister && w->win != NULL && !core_comm_state_aborted(w->comm->state))
     (void)nccl_fn.ncclCommWindowDeregister(w->owner, w->win);
   pthread_mutex_destroy(&w->lock);
   free(w->peer_sizes);
@@ -226,8 +226,8 @@ void nccl_window_release(nccl_window_t *w, int deregister) {
   free(w);
 }
 
-ncore_status_t nccl_window_register(void *comm, void *ptr, size_t size,
-                                    uint32_t flags, void **out,
+ncore_status_t nccl_window_register(core_backend_comm_t *comm, void *ptr, size_t size,
+                                    uint32_t flags, core_backend_window_t **out,
                                     uintptr_t *native) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
@@ -266,13 +266,13 @@ ncore_status_t nccl_window_register(void *comm, void *ptr, size_t size,
   return NCORE_OK;
 }
 
-void nccl_window_deregister(void *comm, void *window) {
+void nccl_window_deregister(core_backend_comm_t *comm, core_backend_window_t *window) {
   nccl_comm_t *c = comm;
-  if (!atomic_load(&c->aborted)) cu_fn.CtxSetCurrent(c->ctx);
+  if (!core_comm_state_aborted(c->state)) cu_fn.CtxSetCurrent(c->ctx);
   nccl_window_release(window, 1);
 }
 
-size_t nccl_window_peer_size(void *window, int peer) {
+size_t nccl_window_peer_size(core_backend_window_t *window, int peer) {
   nccl_window_t *w = window;
   return w->peer_sizes[peer];
 }

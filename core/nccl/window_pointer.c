@@ -72,7 +72,7 @@ ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
   return status;
 }
 
-ncore_status_t nccl_window_lsa_pointer(void *comm, void *window, int lsa_rank,
+ncore_status_t nccl_window_lsa_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int lsa_rank,
                                        size_t offset, void **out) {
   nccl_comm_t *c = comm;
   nccl_window_t *w = window;
@@ -104,7 +104,7 @@ ncore_status_t nccl_window_lsa_pointer(void *comm, void *window, int lsa_rank,
   return status;
 }
 
-ncore_status_t nccl_window_peer_pointer(void *comm, void *window, int peer,
+ncore_status_t nccl_window_peer_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int peer,
                                         size_t offset, void **out) {
   (void)comm;
   void *base = NULL;
@@ -113,7 +113,7 @@ ncore_status_t nccl_window_peer_pointer(void *comm, void *window, int peer,
   return status;
 }
 
-ncore_status_t nccl_window_multimem_pointer(void *comm, void *window,
+ncore_status_t nccl_window_multimem_pointer(core_backend_comm_t *comm, core_backend_window_t *window,
                                             size_t offset, void **out) {
   nccl_comm_t *c = comm;
   nccl_window_t *w = window;

@@ -72,10 +72,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
+/* A communicator's liveness, which the core owns (comm_state.h): a fresh
+ * one for each input. */
+static core_comm_state_t state;
+
 /* Rank 0's communicator over the segment, control words cleared. */
 static host_comm_t *receiver(void) {
+  core_comm_state_init(&state);
   host_comm_t *c = NULL;
-  if (host_comm_new(&c, 0, 2, 0) != NCORE_OK) abort();
+  if (host_comm_new(&c, &state, 0, 2, 0) != NCORE_OK) abort();
   memset(segment, 0, layout.ring_data);  /* header .. put ring counters */
   c->base = segment;
   memcpy(host_header(c)->magic, HOST_MAGIC, 8);
@@ -227,7 +232,8 @@ static void window_part(input_t *in) {
 static void segment_file(input_t *in) {
   host_comm_t *c = NULL;
   int nranks = 1 + (int)(take(in, 1) % 3);
-  if (host_comm_new(&c, nranks - 1, nranks, 0) != NCORE_OK) return;
+  core_comm_state_init(&state);
+  if (host_comm_new(&c, &state, nranks - 1, nranks, 0) != NCORE_OK) return;
   int fd = memfd_create("fuzz-segment", MFD_CLOEXEC);
   if (fd < 0) abort();
   size_t size = c->layout.total;
