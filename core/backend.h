@@ -292,8 +292,9 @@ typedef struct core_backend_ops {
   /* Optional: NCORE_OK if stream may carry work of comm (NULL always may):
    * stricter than stream_check where a backend can tell a stream's device
    * (NCCL: a stream of the communicator's context). NULL: stream_check is
-   * the whole check. On every send, recv and collective, so it must cost
-   * no more than a lookup. */
+   * the whole check. On every call with a communicator and a stream (send,
+   * recv, collectives, one-sided, symmetric put/get, synchronize), so it
+   * must cost no more than a lookup. */
   ncore_status_t (*comm_stream_check)(core_backend_comm_t *comm,
                                       ncore_stream_t stream,
                                       const char *argument);

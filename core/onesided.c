@@ -30,7 +30,8 @@ NCORE_API ncore_status_t ncore_signal(ncore_comm_t comm, int peer,
   if (status != NCORE_OK) return status;
   status = core_check_range(peer, c->info.nranks, "peer");
   if (status == NCORE_OK) status = check_reserved(signal_index, context, flags);
-  if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
+  if (status == NCORE_OK)
+    status = core_check_comm_stream(c->ops, c->impl, stream);
   if (status == NCORE_OK)
     status = core_group_join(c->ops, (core_object_t *[]){&c->header}, 1);
   if (status == NCORE_OK) status = c->ops->signal(c->impl, peer, stream);
@@ -119,7 +120,8 @@ NCORE_API ncore_status_t ncore_wait_signal(ncore_comm_t comm,
   if (status != NCORE_OK) return status;
   core_wait_t *waits = NULL;
   status = read_wait_descs(descs, ndescs, c->info.nranks, &waits);
-  if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
+  if (status == NCORE_OK)
+    status = core_check_comm_stream(c->ops, c->impl, stream);
   if (status == NCORE_OK)
     status = core_group_join(c->ops, (core_object_t *[]){&c->header}, 1);
   if (status == NCORE_OK)
@@ -180,7 +182,8 @@ NCORE_API ncore_status_t ncore_put_signal(ncore_comm_t comm,
   if (status == NCORE_OK)
     status = check_put_bounds(window, peer, count, peer_window_offset, dtype,
                               &bytes, &byte_offset);
-  if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
+  if (status == NCORE_OK)
+    status = core_check_comm_stream(c->ops, c->impl, stream);
   if (status == NCORE_OK)
     status = core_group_join(c->ops,
                              (core_object_t *[]){&c->header, &window->header}, 2);

@@ -58,7 +58,8 @@ static ncore_status_t check_transfer(const core_resource_t *res,
                         "%s: %zu bytes at offset %zu are beyond the allocation "
                         "of %zu bytes", offset_name, bytes, offset, res->size);
   if (status == NCORE_OK) status = core_comm_usable(res->comm, 0);
-  if (status == NCORE_OK) status = core_check_stream(res->comm->ops, stream);
+  if (status == NCORE_OK)
+    status = core_check_comm_stream(res->comm->ops, res->comm->impl, stream);
   return status;
 }
 
