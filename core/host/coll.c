@@ -166,7 +166,8 @@ static int check_descs(host_op_t *op) {
 #define ABANDONED_SHIFT 40
 #define ABANDONED_MASK ((UINT64_C(1) << 23) - 1)
 
-static uint64_t abandoned_state(ncore_status_t status, int rank, uint64_t step) {
+static uint64_t abandoned_state(ncore_status_t status, int rank,
+                                uint64_t step) {
   return host_state_failure(status, rank) |
          (step & ABANDONED_MASK) << ABANDONED_SHIFT;
 }
@@ -289,7 +290,8 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
   op->what = kind_name(args->kind);
 }
 
-ncore_status_t host_collective(core_backend_comm_t *comm, const core_coll_args_t *args) {
+ncore_status_t host_collective(core_backend_comm_t *comm,
+                               const core_coll_args_t *args) {
   /* Fails fast on an aborted communicator before queueing anything. */
   ncore_status_t s = host_comm_health(comm, 0);
   if (s != NCORE_OK) return s;

@@ -10,6 +10,7 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
                     const core_coll_args_t *args);
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t host_collective(core_backend_comm_t *comm, const core_coll_args_t *args);
+ncore_status_t host_collective(core_backend_comm_t *comm,
+                               const core_coll_args_t *args);
 
 #endif

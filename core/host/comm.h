@@ -126,15 +126,18 @@ static inline char *host_put_ring_bytes(host_comm_t *c, int src, int dst) {
   return c->base + c->layout.put_ring_data +
          ((size_t)src * c->nranks + dst) * HOST_RING_BYTES;
 }
-static inline _Atomic uint64_t *host_signal_word(host_comm_t *c, int receiver, int sender) {
+static inline _Atomic uint64_t *host_signal_word(host_comm_t *c, int receiver,
+                                                 int sender) {
   host_counter_t *s = (host_counter_t *)(c->base + c->layout.signals);
   return &s[(size_t)receiver * c->nranks + sender].value;
 }
-static inline _Atomic uint64_t *host_offer_word(host_comm_t *c, int src, int dst) {
+static inline _Atomic uint64_t *host_offer_word(host_comm_t *c, int src,
+                                                int dst) {
   host_counter_t *s = (host_counter_t *)(c->base + c->layout.offers);
   return &s[(size_t)src * c->nranks + dst].value;
 }
-static inline host_coll_desc_t *host_coll_desc(host_comm_t *c, int rank, uint64_t step) {
+static inline host_coll_desc_t *host_coll_desc(host_comm_t *c, int rank,
+                                               uint64_t step) {
   return (host_coll_desc_t *)(c->base + c->layout.descs) + 2 * (size_t)rank +
          (step & 1);
 }

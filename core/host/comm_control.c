@@ -18,7 +18,8 @@
 #include "exchange.h"
 #include "segment.h"
 
-ncore_status_t host_comm_properties(core_backend_comm_t *comm, ncore_comm_properties_t *out) {
+ncore_status_t host_comm_properties(core_backend_comm_t *comm,
+                                    ncore_comm_properties_t *out) {
   (void)comm;
   /* Every rank maps every other's memory: one LSA team, device
    * communicators describe it, and one-sided calls reach every peer. */
@@ -38,7 +39,8 @@ ncore_status_t host_comm_revoke(core_backend_comm_t *comm, uint32_t flags) {
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_get_unique_id(core_backend_comm_t *comm, ncore_unique_id_t *out) {
+ncore_status_t host_comm_get_unique_id(core_backend_comm_t *comm,
+                                       ncore_unique_id_t *out) {
   host_comm_t *c = comm;
   /* One at a time is the core's rule; the token is what the grow checks. */
   ncore_status_t s = host_get_unique_id(out);
@@ -105,8 +107,8 @@ ncore_status_t host_comm_resume(core_backend_comm_t *comm) {
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_mem_stat(core_backend_comm_t *comm, ncore_comm_mem_stat_t stat,
-                                  uint64_t *out) {
+ncore_status_t host_comm_mem_stat(core_backend_comm_t *comm,
+                                  ncore_comm_mem_stat_t stat, uint64_t *out) {
   host_comm_t *c = comm;
   /* The shared segment is all a host communicator holds, and the peers map
    * it: nothing can be released while suspended. */

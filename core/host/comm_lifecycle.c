@@ -39,7 +39,8 @@ void host_comm_forget(core_backend_comm_t *comm) {
   host_segment_leave(c);
 }
 
-ncore_status_t host_comm_synchronize(core_backend_comm_t *comm, ncore_stream_t stream,
+ncore_status_t host_comm_synchronize(core_backend_comm_t *comm,
+                                     ncore_stream_t stream,
                                      int64_t timeout_ms) {
   (void)stream;     /* host operations complete before they return */
   (void)timeout_ms;

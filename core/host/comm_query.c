@@ -14,7 +14,8 @@ void host_comm_info(core_backend_comm_t *comm, core_comm_info_t *out) {
   out->lsa_size = c->nranks;
 }
 
-ncore_status_t host_comm_async_error(core_backend_comm_t *comm, ncore_status_t *out) {
+ncore_status_t host_comm_async_error(core_backend_comm_t *comm,
+                                     ncore_status_t *out) {
   host_comm_t *c = comm;
   /* Looks without recording an error: the query itself succeeds. */
   uint64_t state = atomic_load(&host_header(c)->failure);

@@ -9,7 +9,8 @@
 
 /* PreMulSum: a host-immediate scalar is copied now; a device-resident one is
  * read through its pointer each time a collective runs. */
-ncore_status_t host_redop_create_pre_mul_sum(core_backend_comm_t *comm, const void *scalar,
+ncore_status_t host_redop_create_pre_mul_sum(core_backend_comm_t *comm,
+                                             const void *scalar,
                                              ncore_dtype_t dtype,
                                              ncore_scalar_residence_t residence,
                                              core_backend_redop_t **out) {

@@ -15,7 +15,8 @@ typedef struct core_backend_redop {
 } host_premul_t;
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t host_redop_create_pre_mul_sum(core_backend_comm_t *comm, const void *scalar,
+ncore_status_t host_redop_create_pre_mul_sum(core_backend_comm_t *comm,
+                                             const void *scalar,
                                              ncore_dtype_t dtype,
                                              ncore_scalar_residence_t residence,
                                              core_backend_redop_t **out);

@@ -34,14 +34,16 @@ ncore_status_t host_dev_comm_create(core_backend_comm_t *comm,
   return NCORE_OK;
 }
 
-void host_dev_comm_destroy(core_backend_comm_t *comm, core_backend_dev_comm_t *dev_comm) {
+void host_dev_comm_destroy(core_backend_comm_t *comm,
+                           core_backend_dev_comm_t *dev_comm) {
   (void)comm;
   free(dev_comm);
 }
 
 void *host_dev_comm_pointer(core_backend_dev_comm_t *dev_comm) { return dev_comm; }
 
-void host_dev_comm_info(core_backend_dev_comm_t *dev_comm, ncore_dev_comm_info_t *out) {
+void host_dev_comm_info(core_backend_dev_comm_t *dev_comm,
+                        ncore_dev_comm_info_t *out) {
   host_dev_comm_t *d = dev_comm;
   uint32_t size = out->struct_size;
   memset(out, 0, sizeof *out);

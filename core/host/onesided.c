@@ -18,7 +18,8 @@
 #include "wait.h"
 
 
-ncore_status_t host_signal(core_backend_comm_t *comm, int peer, ncore_stream_t stream) {
+ncore_status_t host_signal(core_backend_comm_t *comm, int peer,
+                           ncore_stream_t stream) {
   (void)stream;
   host_comm_t *c = comm;
   ncore_status_t s = host_comm_health(c, 0);
@@ -28,8 +29,9 @@ ncore_status_t host_signal(core_backend_comm_t *comm, int peer, ncore_stream_t s
   return NCORE_OK;
 }
 
-ncore_status_t host_wait_signal(core_backend_comm_t *comm, const core_wait_t *waits,
-                                size_t count, ncore_stream_t stream) {
+ncore_status_t host_wait_signal(core_backend_comm_t *comm,
+                                const core_wait_t *waits, size_t count,
+                                ncore_stream_t stream) {
   (void)stream;
   host_comm_t *c = comm;
   for (size_t i = 0; i < count; i++) {
@@ -106,9 +108,10 @@ static ncore_status_t put_through_ring(host_comm_t *c, host_window_t *w,
 /* put_signal: into a mapped part, a memcpy then a release-add of the
  * signal (the data is visible before the signal counts); otherwise through
  * the put ring, landed and counted by the peer. */
-ncore_status_t host_put_signal(core_backend_comm_t *comm, const void *buf, size_t bytes,
-                               int peer, core_backend_window_t *window, size_t byte_offset,
-                               ncore_stream_t stream) {
+ncore_status_t host_put_signal(core_backend_comm_t *comm, const void *buf,
+                               size_t bytes, int peer,
+                               core_backend_window_t *window,
+                               size_t byte_offset, ncore_stream_t stream) {
   (void)stream;
   host_comm_t *c = comm;
   host_window_t *w = window;

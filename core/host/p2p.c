@@ -245,24 +245,28 @@ void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
   op->what = "recv from peer %d";
 }
 
-ncore_status_t host_send(core_backend_comm_t *comm, const void *buf, size_t count,
-                         ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
-  (void)stream;
+/* A send or receive of count elements, run now or queued in the group. */
+static ncore_status_t submit(host_comm_t *c, int receive, void *buf,
+                             size_t count, ncore_dtype_t dtype, int peer) {
   /* Fails fast on an aborted communicator before queueing anything. */
-  ncore_status_t s = host_comm_health(comm, 0);
+  ncore_status_t s = host_comm_health(c, 0);
   if (s != NCORE_OK) return s;
   host_op_t op;
-  host_p2p_init_send(&op, comm, buf, count * core_dtype_size(dtype), peer);
+  size_t bytes = count * core_dtype_size(dtype);
+  if (receive) host_p2p_init_recv(&op, c, buf, bytes, peer);
+  else host_p2p_init_send(&op, c, buf, bytes, peer);
   return host_submit(&op);
+}
+
+ncore_status_t host_send(core_backend_comm_t *comm, const void *buf,
+                         size_t count, ncore_dtype_t dtype, int peer,
+                         ncore_stream_t stream) {
+  (void)stream;
+  return submit(comm, 0, (void *)buf, count, dtype, peer);
 }
 
 ncore_status_t host_recv(core_backend_comm_t *comm, void *buf, size_t count,
                          ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
   (void)stream;
-  /* Fails fast on an aborted communicator before queueing anything. */
-  ncore_status_t s = host_comm_health(comm, 0);
-  if (s != NCORE_OK) return s;
-  host_op_t op;
-  host_p2p_init_recv(&op, comm, buf, count * core_dtype_size(dtype), peer);
-  return host_submit(&op);
+  return submit(comm, 1, buf, count, dtype, peer);
 }

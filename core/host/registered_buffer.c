@@ -12,8 +12,9 @@
 
 #include "../error.h"
 
-ncore_status_t host_buffer_register(core_backend_comm_t *comm, void *ptr, size_t size,
-                                    core_backend_buffer_t **out, uintptr_t *native) {
+ncore_status_t host_buffer_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, core_backend_buffer_t **out,
+                                    uintptr_t *native) {
   host_comm_t *c = comm;
   host_registration_t *r = calloc(1, sizeof *r);
   if (!r) return core_error(NCORE_ERR_SYSTEM, "out of memory");
@@ -28,7 +29,8 @@ ncore_status_t host_buffer_register(core_backend_comm_t *comm, void *ptr, size_t
   return NCORE_OK;
 }
 
-void host_buffer_deregister(core_backend_comm_t *comm, core_backend_buffer_t *buffer) {
+void host_buffer_deregister(core_backend_comm_t *comm,
+                            core_backend_buffer_t *buffer) {
   host_comm_t *c = comm;
   pthread_mutex_lock(&c->registrations_lock);
   for (host_registration_t **at = &c->registrations; *at; at = &(*at)->next)

@@ -19,8 +19,10 @@ int host_registered_span(host_comm_t *comm, const void *buf, size_t bytes,
 void host_registrations_free(host_comm_t *comm);
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t host_buffer_register(core_backend_comm_t *comm, void *ptr, size_t size,
-                                    core_backend_buffer_t **out, uintptr_t *native);
-void host_buffer_deregister(core_backend_comm_t *comm, core_backend_buffer_t *buffer);
+ncore_status_t host_buffer_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, core_backend_buffer_t **out,
+                                    uintptr_t *native);
+void host_buffer_deregister(core_backend_comm_t *comm,
+                            core_backend_buffer_t *buffer);
 
 #endif

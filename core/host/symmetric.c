@@ -25,7 +25,8 @@ typedef struct core_backend_symmetric {
   char **parts;  /* parts[rank] is our own allocation */
 } host_symmetric_t;
 
-ncore_status_t host_symmetric_alloc(core_backend_comm_t *comm, size_t size, core_backend_symmetric_t **out) {
+ncore_status_t host_symmetric_alloc(core_backend_comm_t *comm, size_t size,
+                                    core_backend_symmetric_t **out) {
   host_comm_t *c = comm;
   void *mine;
   ncore_status_t s = host_mem_alloc(&mine, size);
@@ -98,7 +99,8 @@ ncore_status_t host_symmetric_alloc(core_backend_comm_t *comm, size_t size, core
   return NCORE_OK;
 }
 
-void host_symmetric_free(core_backend_comm_t *comm, core_backend_symmetric_t *sym) {
+void host_symmetric_free(core_backend_comm_t *comm,
+                         core_backend_symmetric_t *sym) {
   (void)comm;
   host_symmetric_t *m = sym;
   for (int r = 0; r < m->nranks; r++)
@@ -117,15 +119,17 @@ void *host_symmetric_peer_pointer(core_backend_symmetric_t *sym, int pe) {
   return ((host_symmetric_t *)sym)->parts[pe];
 }
 
-ncore_status_t host_symmetric_put(core_backend_comm_t *comm, core_backend_symmetric_t *sym, size_t dst_offset,
-                                  const void *src, size_t bytes, int pe,
-                                  ncore_stream_t stream) {
+ncore_status_t host_symmetric_put(core_backend_comm_t *comm,
+                                  core_backend_symmetric_t *sym,
+                                  size_t dst_offset, const void *src,
+                                  size_t bytes, int pe, ncore_stream_t stream) {
   (void)comm; (void)stream;
   memcpy(((host_symmetric_t *)sym)->parts[pe] + dst_offset, src, bytes);
   return NCORE_OK;
 }
 
-ncore_status_t host_symmetric_get(core_backend_comm_t *comm, void *dst, core_backend_symmetric_t *sym,
+ncore_status_t host_symmetric_get(core_backend_comm_t *comm, void *dst,
+                                  core_backend_symmetric_t *sym,
                                   size_t src_offset, size_t bytes, int pe,
                                   ncore_stream_t stream) {
   (void)comm; (void)stream;

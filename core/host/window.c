@@ -133,8 +133,9 @@ static void map_parts(host_comm_t *c, host_window_t *w, void *ptr) {
   }
 }
 
-ncore_status_t host_window_register(core_backend_comm_t *comm, void *ptr, size_t size,
-                                    uint32_t flags, core_backend_window_t **out,
+ncore_status_t host_window_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, uint32_t flags,
+                                    core_backend_window_t **out,
                                     uintptr_t *native) {
   host_comm_t *c = comm;
   host_window_part_t mine;
@@ -178,7 +179,8 @@ ncore_status_t host_window_register(core_backend_comm_t *comm, void *ptr, size_t
   return NCORE_OK;
 }
 
-void host_window_deregister(core_backend_comm_t *comm, core_backend_window_t *window) {
+void host_window_deregister(core_backend_comm_t *comm,
+                            core_backend_window_t *window) {
   host_comm_t *c = comm;
   host_window_t *w = window;
   /* Puts already queued for this window land before it goes; the lock
@@ -200,7 +202,8 @@ size_t host_window_peer_size(core_backend_window_t *window, int peer) {
   return ((host_window_t *)window)->parts[peer].size;
 }
 
-ncore_status_t host_window_peer_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int peer,
+ncore_status_t host_window_peer_pointer(core_backend_comm_t *comm,
+                                        core_backend_window_t *window, int peer,
                                         size_t offset, void **out) {
   (void)comm;
   host_window_t *w = window;
@@ -208,7 +211,8 @@ ncore_status_t host_window_peer_pointer(core_backend_comm_t *comm, core_backend_
   return NCORE_OK;
 }
 
-ncore_status_t host_window_multimem_pointer(core_backend_comm_t *comm, core_backend_window_t *window,
+ncore_status_t host_window_multimem_pointer(core_backend_comm_t *comm,
+                                            core_backend_window_t *window,
                                             size_t offset, void **out) {
   (void)comm; (void)window; (void)offset;
   *out = NULL;  /* no multicast memory on the host */
@@ -216,7 +220,9 @@ ncore_status_t host_window_multimem_pointer(core_backend_comm_t *comm, core_back
 }
 
 /* Every rank sees all others' memory directly: lsa == peer. */
-ncore_status_t host_window_lsa_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int lsa_rank,
-                                       size_t offset, void **out) {
+ncore_status_t host_window_lsa_pointer(core_backend_comm_t *comm,
+                                       core_backend_window_t *window,
+                                       int lsa_rank, size_t offset,
+                                       void **out) {
   return host_window_peer_pointer(comm, window, lsa_rank, offset, out);
 }

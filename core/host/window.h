@@ -13,16 +13,21 @@
 int host_window_part_is_sane(const host_window_part_t *part);
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t host_window_register(core_backend_comm_t *comm, void *ptr, size_t size,
-                                    uint32_t flags, core_backend_window_t **out,
+ncore_status_t host_window_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, uint32_t flags,
+                                    core_backend_window_t **out,
                                     uintptr_t *native);
-void host_window_deregister(core_backend_comm_t *comm, core_backend_window_t *window);
+void host_window_deregister(core_backend_comm_t *comm,
+                            core_backend_window_t *window);
 size_t host_window_peer_size(core_backend_window_t *window, int peer);
-ncore_status_t host_window_lsa_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int lsa_rank,
-                                       size_t offset, void **out);
-ncore_status_t host_window_peer_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int peer,
+ncore_status_t host_window_lsa_pointer(core_backend_comm_t *comm,
+                                       core_backend_window_t *window,
+                                       int lsa_rank, size_t offset, void **out);
+ncore_status_t host_window_peer_pointer(core_backend_comm_t *comm,
+                                        core_backend_window_t *window, int peer,
                                         size_t offset, void **out);
-ncore_status_t host_window_multimem_pointer(core_backend_comm_t *comm, core_backend_window_t *window,
+ncore_status_t host_window_multimem_pointer(core_backend_comm_t *comm,
+                                            core_backend_window_t *window,
                                             size_t offset, void **out);
 
 #endif

@@ -48,7 +48,8 @@ static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
                     (int)a->kind);
 }
 
-ncore_status_t nccl_collective(core_backend_comm_t *comm, const core_coll_args_t *a) {
+ncore_status_t nccl_collective(core_backend_comm_t *comm,
+                               const core_coll_args_t *a) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;

@@ -5,6 +5,7 @@
 #include "../backend.h"
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t nccl_collective(core_backend_comm_t *comm, const core_coll_args_t *args);
+ncore_status_t nccl_collective(core_backend_comm_t *comm,
+                               const core_coll_args_t *args);
 
 #endif

@@ -10,7 +10,8 @@
 #include "properties.h"
 #include "wait.h"
 
-ncore_status_t nccl_comm_properties(core_backend_comm_t *comm, ncore_comm_properties_t *out) {
+ncore_status_t nccl_comm_properties(core_backend_comm_t *comm,
+                                    ncore_comm_properties_t *out) {
   nccl_comm_t *c = comm;
   out->n_lsa_teams = c->lsa_size > 0 ? c->nranks / c->lsa_size : 1;
   if (nccl_fn.ncclCommQueryProperties != NULL &&
@@ -55,7 +56,8 @@ ncore_status_t nccl_comm_revoke(core_backend_comm_t *comm, uint32_t flags) {
   return nccl_check(r, "ncclCommRevoke", c->nccl);
 }
 
-ncore_status_t nccl_comm_get_unique_id(core_backend_comm_t *comm, ncore_unique_id_t *out) {
+ncore_status_t nccl_comm_get_unique_id(core_backend_comm_t *comm,
+                                       ncore_unique_id_t *out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommGetUniqueId, NCORE_NCCL_VERSION(2, 29, 2),
@@ -87,8 +89,8 @@ ncore_status_t nccl_comm_resume(core_backend_comm_t *comm) {
   return nccl_settle(nccl_fn.ncclCommResume(c->nccl), c, "ncclCommResume");
 }
 
-ncore_status_t nccl_comm_mem_stat(core_backend_comm_t *comm, ncore_comm_mem_stat_t stat,
-                                  uint64_t *out) {
+ncore_status_t nccl_comm_mem_stat(core_backend_comm_t *comm,
+                                  ncore_comm_mem_stat_t stat, uint64_t *out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_require(
       nccl_fn.ncclCommMemStats, NCORE_NCCL_VERSION(2, 29, 7),

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "../error.h"
+#include "comm_setup.h"
 #include "device.h"
 #include "env.h"
 #include "liveness.h"
@@ -85,28 +86,18 @@ void nccl_comm_destroy(core_backend_comm_t *comm, int aborted) {
   /* Pending helper work (the slots' memset, the state) must finish before
    * the memory it touches is freed. */
   if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
-  if (!aborted) {
-    /* Polite teardown: the signal window deregistration is local. */
-    nccl_signals_release(c, 0);
-    if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
-    if (c->lsa_nccl) (void)nccl_fn.ncclCommDestroy(c->lsa_nccl);
-    /* Blocking; its result has nowhere to go (destroy cannot fail), and
-     * the handle must not be touched after it, even if "in progress". */
-    (void)nccl_fn.ncclCommDestroy(c->nccl);
-  } else {
-    /* ncclCommAbort first: it stops kernels that may still touch the
-     * signal window and scratch; then free our memory. */
-    nccl_fn.ncclCommAbort(c->nccl);
-    if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
-    /* Windows went with the communicator: none is deregistered. */
-    core_comm_state_abort(c->state);
-    nccl_signals_release(c, 1);
-    if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
+  if (aborted) {
+    nccl_comm_discard(c);
+    return;
   }
-  if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
-  pthread_mutex_destroy(&c->abort_lock);
-  pthread_mutex_destroy(&c->liveness_lock);
-  free(c);
+  /* Polite teardown: the signal window deregistration is local. */
+  nccl_signals_release(c, 0);
+  if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
+  if (c->lsa_nccl) (void)nccl_fn.ncclCommDestroy(c->lsa_nccl);
+  /* Blocking; its result has nowhere to go (destroy cannot fail), and the
+   * handle must not be touched after it, even if "in progress". */
+  (void)nccl_fn.ncclCommDestroy(c->nccl);
+  nccl_comm_free(c);
 }
 
 void nccl_comm_forget(core_backend_comm_t *comm) {
@@ -122,7 +113,8 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
 /* How long a synchronisation waits before it looks at its peers. */
 #define LIVENESS_AFTER_MS 20
 
-ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm, ncore_stream_t stream,
+ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
+                                     ncore_stream_t stream,
                                      int64_t timeout_ms) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);

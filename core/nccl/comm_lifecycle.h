@@ -11,7 +11,7 @@ ncore_status_t nccl_comm_finalize(core_backend_comm_t *comm);
 void nccl_comm_abort_signal(core_backend_comm_t *comm);
 void nccl_comm_destroy(core_backend_comm_t *comm, int aborted);
 void nccl_comm_forget(core_backend_comm_t *comm);
-ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm, ncore_stream_t stream,
-                                     int64_t timeout_ms);
+ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
+                                     ncore_stream_t stream, int64_t timeout_ms);
 
 #endif

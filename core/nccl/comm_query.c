@@ -14,7 +14,8 @@ void nccl_comm_info(core_backend_comm_t *comm, core_comm_info_t *out) {
   out->lsa_size = c->lsa_size;
 }
 
-ncore_status_t nccl_comm_async_error(core_backend_comm_t *comm, ncore_status_t *out) {
+ncore_status_t nccl_comm_async_error(core_backend_comm_t *comm,
+                                     ncore_status_t *out) {
   nccl_comm_t *c = comm;
   ncore_status_t failed = core_comm_state_failed(c->state);
   if (failed != NCORE_OK) {

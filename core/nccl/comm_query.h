@@ -7,6 +7,7 @@
 
 /* ---- backend operations (core/backend.h) ---- */
 void nccl_comm_info(core_backend_comm_t *comm, core_comm_info_t *out);
-ncore_status_t nccl_comm_async_error(core_backend_comm_t *comm, ncore_status_t *out);
+ncore_status_t nccl_comm_async_error(core_backend_comm_t *comm,
+                                     ncore_status_t *out);
 
 #endif

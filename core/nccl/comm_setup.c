@@ -42,18 +42,23 @@ static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
   return c;
 }
 
-/* Frees a communicator whose setup failed or never finished. */
-static void comm_discard(nccl_comm_t *c) {
-  core_comm_state_abort(c->state); /* no window is deregistered */
-  if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
-  nccl_fn.ncclCommAbort(c->nccl); /* first: its kernels may use our memory */
-  if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
-  nccl_signals_release(c, 1);
-  if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
+void nccl_comm_free(nccl_comm_t *c) {
   if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
   pthread_mutex_destroy(&c->abort_lock);
   pthread_mutex_destroy(&c->liveness_lock);
   free(c);
+}
+
+void nccl_comm_discard(nccl_comm_t *c) {
+  core_comm_state_abort(c->state); /* no window is deregistered */
+  if (c->helper_stream) (void)cu_fn.StreamSynchronize(c->helper_stream);
+  /* ncclCommAbort first: it stops kernels that may still touch the signal
+   * window and scratch; then ncore's memory goes. */
+  nccl_fn.ncclCommAbort(c->nccl);
+  if (c->lsa_nccl) nccl_fn.ncclCommAbort(c->lsa_nccl);
+  nccl_signals_release(c, 1);
+  if (c->scratch) nccl_fn.ncclMemFree(c->scratch);
+  nccl_comm_free(c);
 }
 
 /* First half of ncore's setup, once NCCL's communicator is ready: queries,
@@ -113,7 +118,7 @@ ncore_status_t nccl_comm_wrap(core_comm_state_t *state, ncclComm_t nc,
   ncore_status_t status = setup_begin(c);
   if (status == NCORE_OK) status = setup_finish(c);
   if (status != NCORE_OK) {
-    comm_discard(c);
+    nccl_comm_discard(c);
     return status;
   }
   *out = c;

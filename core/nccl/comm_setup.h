@@ -13,6 +13,12 @@
 ncore_status_t nccl_comm_wrap(core_comm_state_t *state, ncclComm_t nc,
                               CUcontext ctx, const core_config_t *config,
                               nccl_comm_t **out);
+/* Aborts c's NCCL communicators and frees c, with ncore's memory, once
+ * NCCL stopped using it: a communicator whose setup failed, or one
+ * destroyed after an abort or a failure. */
+void nccl_comm_discard(nccl_comm_t *c);
+/* Frees c's host state (helper stream, locks, c) once nothing uses it. */
+void nccl_comm_free(nccl_comm_t *c);
 /* One step of a non-blocking communicator's setup; never blocks. *out:
  * NCORE_IN_PROGRESS, NCORE_OK (ready) or the error that ended it. */
 ncore_status_t nccl_comm_advance_setup(nccl_comm_t *c, ncore_status_t *out);

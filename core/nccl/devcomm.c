@@ -183,7 +183,8 @@ ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
   return NCORE_OK;
 }
 
-void nccl_dev_comm_destroy(core_backend_comm_t *comm, core_backend_dev_comm_t *dev_comm) {
+void nccl_dev_comm_destroy(core_backend_comm_t *comm,
+                           core_backend_dev_comm_t *dev_comm) {
   nccl_comm_t *c = comm;
   nccl_devcomm_t *d = dev_comm;
   if (c->multimem_devcomm == d) c->multimem_devcomm = NULL;
@@ -198,7 +199,8 @@ void *nccl_dev_comm_pointer(core_backend_dev_comm_t *dev_comm) {
   return ((nccl_devcomm_t *)dev_comm)->storage;
 }
 
-void nccl_dev_comm_info(core_backend_dev_comm_t *dev_comm, ncore_dev_comm_info_t *out) {
+void nccl_dev_comm_info(core_backend_dev_comm_t *dev_comm,
+                        ncore_dev_comm_info_t *out) {
   nccl_devcomm_t *d = dev_comm;
   const nccl_layout_t *l = nccl_layout();
   out->rank = read_int(d, l->devcomm_rank);

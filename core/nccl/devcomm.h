@@ -22,8 +22,10 @@ typedef struct core_backend_dev_comm {
 ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *req,
                                     core_backend_dev_comm_t **out);
-void nccl_dev_comm_destroy(core_backend_comm_t *comm, core_backend_dev_comm_t *dev_comm);
+void nccl_dev_comm_destroy(core_backend_comm_t *comm,
+                           core_backend_dev_comm_t *dev_comm);
 void *nccl_dev_comm_pointer(core_backend_dev_comm_t *dev_comm);
-void nccl_dev_comm_info(core_backend_dev_comm_t *dev_comm, ncore_dev_comm_info_t *out);
+void nccl_dev_comm_info(core_backend_dev_comm_t *dev_comm,
+                        ncore_dev_comm_info_t *out);
 
 #endif

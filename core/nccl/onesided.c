@@ -84,7 +84,8 @@ static ncore_status_t emit_signal(nccl_comm_t *c, uint64_t *slot, int peer,
   return nccl_kernel_launch(NCCL_KERNEL_SIGNAL_ADD, 1, 1, stream, params);
 }
 
-ncore_status_t nccl_signal(core_backend_comm_t *comm, int peer, ncore_stream_t stream) {
+ncore_status_t nccl_signal(core_backend_comm_t *comm, int peer,
+                           ncore_stream_t stream) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
@@ -101,8 +102,9 @@ ncore_status_t nccl_signal(core_backend_comm_t *comm, int peer, ncore_stream_t s
   return status;
 }
 
-ncore_status_t nccl_wait_signal(core_backend_comm_t *comm, const core_wait_t *waits,
-                                size_t count, ncore_stream_t stream) {
+ncore_status_t nccl_wait_signal(core_backend_comm_t *comm,
+                                const core_wait_t *waits, size_t count,
+                                ncore_stream_t stream) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
@@ -165,9 +167,10 @@ ncore_status_t nccl_wait_signal(core_backend_comm_t *comm, const core_wait_t *wa
   return status == NCORE_OK ? enqueued : status;
 }
 
-ncore_status_t nccl_put_signal(core_backend_comm_t *comm, const void *buf, size_t bytes,
-                               int peer, core_backend_window_t *window, size_t byte_offset,
-                               ncore_stream_t stream) {
+ncore_status_t nccl_put_signal(core_backend_comm_t *comm, const void *buf,
+                               size_t bytes, int peer,
+                               core_backend_window_t *window,
+                               size_t byte_offset, ncore_stream_t stream) {
   nccl_comm_t *c = comm;
   nccl_window_t *w = window;
   ncore_status_t status = nccl_comm_enter(c);

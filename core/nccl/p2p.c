@@ -10,8 +10,9 @@
  * and the stream check has already tied the stream to that device. That
  * keeps every driver call off the path (issue 15); the thread's current
  * device stays what the caller had, as with raw NCCL. */
-ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf, size_t count,
-                         ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
+ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
+                         size_t count, ncore_dtype_t dtype, int peer,
+                         ncore_stream_t stream) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;

@@ -93,7 +93,8 @@ ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
  * communicator's context (a stream of another device is an error here, not
  * a launch failure inside NCCL's group). No driver call when the stream is
  * the thread's last one. */
-ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm, ncore_stream_t stream,
+ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm,
+                                      ncore_stream_t stream,
                                       const char *argument) {
   nccl_comm_t *c = comm;
   if (is_default_stream(stream)) return NCORE_OK;

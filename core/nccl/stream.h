@@ -10,7 +10,8 @@ ncore_status_t nccl_stream_create(ncore_stream_t *out);
 ncore_status_t nccl_stream_destroy(ncore_stream_t stream);
 ncore_status_t nccl_stream_synchronize(ncore_stream_t stream);
 ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument);
-ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm, ncore_stream_t stream,
+ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm,
+                                      ncore_stream_t stream,
                                       const char *argument);
 ncore_status_t nccl_memcpy_async(void *dst, const void *src, size_t bytes,
                                  ncore_memcpy_kind_t kind,

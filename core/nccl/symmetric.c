@@ -17,7 +17,8 @@ typedef struct core_backend_symmetric {
   void **peer;  /* nranks; NULL where not load/store reachable */
 } nccl_symmetric_t;
 
-ncore_status_t nccl_symmetric_alloc(core_backend_comm_t *comm, size_t size, core_backend_symmetric_t **out) {
+ncore_status_t nccl_symmetric_alloc(core_backend_comm_t *comm, size_t size,
+                                    core_backend_symmetric_t **out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
@@ -46,7 +47,8 @@ ncore_status_t nccl_symmetric_alloc(core_backend_comm_t *comm, size_t size, core
   return NCORE_OK;
 }
 
-void nccl_symmetric_free(core_backend_comm_t *comm, core_backend_symmetric_t *sym) {
+void nccl_symmetric_free(core_backend_comm_t *comm,
+                         core_backend_symmetric_t *sym) {
   nccl_comm_t *c = comm;
   nccl_symmetric_t *s = sym;
   cu_fn.CtxSetCurrent(c->ctx);
@@ -76,9 +78,10 @@ static ncore_status_t reachable(nccl_comm_t *c, nccl_symmetric_t *s, int pe) {
                     pe, c->rank, c->lsa_size);
 }
 
-ncore_status_t nccl_symmetric_put(core_backend_comm_t *comm, core_backend_symmetric_t *sym, size_t dst_offset,
-                                  const void *src, size_t bytes, int pe,
-                                  ncore_stream_t stream) {
+ncore_status_t nccl_symmetric_put(core_backend_comm_t *comm,
+                                  core_backend_symmetric_t *sym,
+                                  size_t dst_offset, const void *src,
+                                  size_t bytes, int pe, ncore_stream_t stream) {
   nccl_comm_t *c = comm;
   nccl_symmetric_t *s = sym;
   ncore_status_t status = nccl_comm_enter(c);
@@ -90,7 +93,8 @@ ncore_status_t nccl_symmetric_put(core_backend_comm_t *comm, core_backend_symmet
                   "cuMemcpyAsync");
 }
 
-ncore_status_t nccl_symmetric_get(core_backend_comm_t *comm, void *dst, core_backend_symmetric_t *sym,
+ncore_status_t nccl_symmetric_get(core_backend_comm_t *comm, void *dst,
+                                  core_backend_symmetric_t *sym,
                                   size_t src_offset, size_t bytes, int pe,
                                   ncore_stream_t stream) {
   nccl_comm_t *c = comm;

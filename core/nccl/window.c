@@ -226,8 +226,9 @@ void nccl_window_release(nccl_window_t *w, int deregister) {
   free(w);
 }
 
-ncore_status_t nccl_window_register(core_backend_comm_t *comm, void *ptr, size_t size,
-                                    uint32_t flags, core_backend_window_t **out,
+ncore_status_t nccl_window_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, uint32_t flags,
+                                    core_backend_window_t **out,
                                     uintptr_t *native) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
@@ -266,7 +267,8 @@ ncore_status_t nccl_window_register(core_backend_comm_t *comm, void *ptr, size_t
   return NCORE_OK;
 }
 
-void nccl_window_deregister(core_backend_comm_t *comm, core_backend_window_t *window) {
+void nccl_window_deregister(core_backend_comm_t *comm,
+                            core_backend_window_t *window) {
   nccl_comm_t *c = comm;
   if (!core_comm_state_aborted(c->state)) cu_fn.CtxSetCurrent(c->ctx);
   nccl_window_release(window, 1);

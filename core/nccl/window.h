@@ -44,10 +44,12 @@ ncore_status_t nccl_window_finish(nccl_window_t *w);
 void nccl_window_release(nccl_window_t *w, int deregister);
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t nccl_window_register(core_backend_comm_t *comm, void *ptr, size_t size,
-                                    uint32_t flags, core_backend_window_t **out,
+ncore_status_t nccl_window_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, uint32_t flags,
+                                    core_backend_window_t **out,
                                     uintptr_t *native);
-void nccl_window_deregister(core_backend_comm_t *comm, core_backend_window_t *window);
+void nccl_window_deregister(core_backend_comm_t *comm,
+                            core_backend_window_t *window);
 size_t nccl_window_peer_size(core_backend_window_t *window, int peer);
 
 #endif

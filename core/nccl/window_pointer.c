@@ -40,31 +40,38 @@ static ncore_status_t query_pointer(nccl_comm_t *c, nccl_kernel_t kernel,
   return status;
 }
 
-ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
+/* The base address of rank's part of w (w->lock held): by world rank
+ * (lsa 0; rank in the communicator the window is registered on) or by LSA
+ * rank (lsa 1), from NCCL's host getter (2.29.2+) or a pointer kernel. */
+static ncore_status_t base_of(nccl_window_t *w, int lsa, int rank,
+                              void **out) {
   nccl_comm_t *c = w->comm;
+  if (host_getters()) {
+    const char *what =
+        lsa ? "ncclGetLsaDevicePointer" : "ncclGetPeerDevicePointer";
+    __typeof__(nccl_fn.ncclGetLsaDevicePointer) getter =
+        lsa ? nccl_fn.ncclGetLsaDevicePointer : nccl_fn.ncclGetPeerDevicePointer;
+    ncore_status_t status =
+        nccl_require(getter, NCORE_NCCL_VERSION(2, 29, 2), what);
+    if (status != NCORE_OK) return status;
+    return host_pointer(getter(w->win, 0, rank, out), what, c, out);
+  }
+  size_t zero = 0;
+  void *slot = c->scratch;
+  void *params[] = {&w->win, &zero, &rank, &slot};
+  return query_pointer(
+      c, lsa ? NCCL_KERNEL_LSA_POINTER : NCCL_KERNEL_PEER_POINTER, params, out);
+}
+
+ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
   *out = NULL;
-  if (!nccl_peer_in_lsa(c, peer)) return NCORE_OK; /* not load/store reachable */
+  if (!nccl_peer_in_lsa(w->comm, peer))
+    return NCORE_OK; /* not load/store reachable */
   pthread_mutex_lock(&w->lock);
   ncore_status_t status = NCORE_OK;
-  /* The peer's rank in the communicator the window is registered on. */
-  int owner_peer = peer - w->first_rank;
   if (!w->peer_known[peer]) {
-    if (host_getters()) {
-      status = nccl_require(nccl_fn.ncclGetPeerDevicePointer,
-                            NCORE_NCCL_VERSION(2, 29, 2),
-                            "ncclGetPeerDevicePointer");
-      if (status == NCORE_OK)
-        status = host_pointer(nccl_fn.ncclGetPeerDevicePointer(
-                                  w->win, 0, owner_peer, &w->peer_base[peer]),
-                              "ncclGetPeerDevicePointer", c,
-                              &w->peer_base[peer]);
-    } else {
-      size_t zero = 0;
-      void *slot = c->scratch;
-      void *params[] = {&w->win, &zero, &owner_peer, &slot};
-      status = query_pointer(c, NCCL_KERNEL_PEER_POINTER, params,
-                             &w->peer_base[peer]);
-    }
+    /* The peer's rank in the communicator the window is registered on. */
+    status = base_of(w, 0, peer - w->first_rank, &w->peer_base[peer]);
     if (status == NCORE_OK) w->peer_known[peer] = 1;
   }
   if (status == NCORE_OK) *out = w->peer_base[peer];
@@ -72,30 +79,17 @@ ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
   return status;
 }
 
-ncore_status_t nccl_window_lsa_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int lsa_rank,
-                                       size_t offset, void **out) {
-  nccl_comm_t *c = comm;
+ncore_status_t nccl_window_lsa_pointer(core_backend_comm_t *comm,
+                                       core_backend_window_t *window,
+                                       int lsa_rank, size_t offset,
+                                       void **out) {
+  (void)comm;
   nccl_window_t *w = window;
   *out = NULL;
   pthread_mutex_lock(&w->lock);
   ncore_status_t status = NCORE_OK;
   if (!w->lsa_known[lsa_rank]) {
-    if (host_getters()) {
-      status = nccl_require(nccl_fn.ncclGetLsaDevicePointer,
-                            NCORE_NCCL_VERSION(2, 29, 2),
-                            "ncclGetLsaDevicePointer");
-      if (status == NCORE_OK)
-        status = host_pointer(nccl_fn.ncclGetLsaDevicePointer(
-                                  w->win, 0, lsa_rank, &w->lsa_base[lsa_rank]),
-                              "ncclGetLsaDevicePointer", c,
-                              &w->lsa_base[lsa_rank]);
-    } else {
-      size_t zero = 0;
-      void *slot = c->scratch;
-      void *params[] = {&w->win, &zero, &lsa_rank, &slot};
-      status = query_pointer(c, NCCL_KERNEL_LSA_POINTER, params,
-                             &w->lsa_base[lsa_rank]);
-    }
+    status = base_of(w, 1, lsa_rank, &w->lsa_base[lsa_rank]);
     if (status == NCORE_OK) w->lsa_known[lsa_rank] = 1;
   }
   if (status == NCORE_OK && w->lsa_base[lsa_rank] != NULL)
@@ -104,7 +98,8 @@ ncore_status_t nccl_window_lsa_pointer(core_backend_comm_t *comm, core_backend_w
   return status;
 }
 
-ncore_status_t nccl_window_peer_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int peer,
+ncore_status_t nccl_window_peer_pointer(core_backend_comm_t *comm,
+                                        core_backend_window_t *window, int peer,
                                         size_t offset, void **out) {
   (void)comm;
   void *base = NULL;
@@ -113,7 +108,8 @@ ncore_status_t nccl_window_peer_pointer(core_backend_comm_t *comm, core_backend_
   return status;
 }
 
-ncore_status_t nccl_window_multimem_pointer(core_backend_comm_t *comm, core_backend_window_t *window,
+ncore_status_t nccl_window_multimem_pointer(core_backend_comm_t *comm,
+                                            core_backend_window_t *window,
                                             size_t offset, void **out) {
   nccl_comm_t *c = comm;
   nccl_window_t *w = window;

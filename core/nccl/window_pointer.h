@@ -20,11 +20,14 @@
 ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out);
 
 /* ---- backend operations (core/backend.h) ---- */
-ncore_status_t nccl_window_lsa_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int lsa_rank,
-                                       size_t offset, void **out);
-ncore_status_t nccl_window_peer_pointer(core_backend_comm_t *comm, core_backend_window_t *window, int peer,
+ncore_status_t nccl_window_lsa_pointer(core_backend_comm_t *comm,
+                                       core_backend_window_t *window,
+                                       int lsa_rank, size_t offset, void **out);
+ncore_status_t nccl_window_peer_pointer(core_backend_comm_t *comm,
+                                        core_backend_window_t *window, int peer,
                                         size_t offset, void **out);
-ncore_status_t nccl_window_multimem_pointer(core_backend_comm_t *comm, core_backend_window_t *window,
+ncore_status_t nccl_window_multimem_pointer(core_backend_comm_t *comm,
+                                            core_backend_window_t *window,
                                             size_t offset, void **out);
 
 #endif
