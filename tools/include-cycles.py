@@ -28,8 +28,9 @@ Usage:
       (two headers including each other, a .c and another module's
       header, two files calling each other through one shared header, a
       three-module ring, a library file including tools/, a library target
-      compiling tools/, a demo including a core/ header) and checks that
-      each is found, and that a tree without one passes
+      compiling tools/, directly or through a list of a .bzl it loads, a
+      demo including a core/ header) and checks that each is found, and
+      that a tree without one passes
   tools/include-cycles.py --graph [ROOT]  prints the dependency edges
 """
 import os
@@ -217,22 +218,39 @@ def one_cycle(edges, component):
     return component
 
 
+def bzl_lists(root, text):
+    """The list constants of the .bzl files text loads: {NAME: [str]}."""
+    lists = {}
+    for label in re.findall(r'load\(\s*"//([^":]*):([^"]+)"', text):
+        path = os.path.join(root, label[0], label[1])
+        if not os.path.isfile(path):
+            continue
+        body = re.sub(r"#[^\n]*", "", open(path).read())
+        for name, items in re.findall(r"^(\w+)\s*=\s*\[(.*?)\]", body, re.M | re.S):
+            lists[name] = re.findall(r'"([^"]+)"', items)
+    return lists
+
+
 def library_target_problems(root):
-    """Sources or headers of BUILD's ncore_core from outside core/."""
+    """Sources or headers of BUILD's ncore_core from outside core/, named
+    in BUILD or in a list of a .bzl file it loads."""
     path = os.path.join(root, "BUILD")
     if not os.path.isfile(path):
         return []
-    text = COMMENT.sub("", open(path).read())
-    text = re.sub(r"#[^\n]*", "", text)
+    text = re.sub(r"#[^\n]*", "", open(path).read())
+    lists = bzl_lists(root, text)
     m = re.search(r'name\s*=\s*"ncore_core"(.*?)\n\)', text, re.S)
     if m is None:
         return ["BUILD: no ncore_core target found"]
     problems = []
     for field in ("srcs", "hdrs"):
-        f = re.search(field + r"\s*=\s*(.*?)\n\s{4}\w+\s*=", m.group(1), re.S)
+        f = re.search(r"\b" + field + r"\s*=\s*(.*?),?\n\s{4}\w+\s*=", m.group(1), re.S)
         if f is None:
             continue
-        for item in re.findall(r'"([^"]+)"', f.group(1)):
+        items = re.findall(r'"([^"]+)"', f.group(1))
+        for name in re.findall(r"\b[A-Z][A-Z0-9_]+\b", f.group(1)):
+            items += lists.get(name, [])
+        for item in items:
             if item.startswith(":") or item.startswith("core/"):
                 continue
             problems.append("BUILD: ncore_core's %s take %s, outside core/ "
@@ -336,6 +354,15 @@ def self_test():
             "BUILD": 'cc_library(\n    name = "ncore_core",\n'
                      '    srcs = glob(["core/*.c"]) + ["tools/env.c"],\n'
                      '    hdrs = glob(["core/*.h"]),\n)\n',
+        }, True),
+        "a library list in a .bzl naming tools/": ({
+            "core/a.c": "",
+            "tools/BUILD": "",
+            "tools/library.bzl": 'LIBRARY_SOURCES = [\n    "core/*.c",\n    "tools/*.c",\n]\n',
+            "BUILD": 'load("//tools:library.bzl", "LIBRARY_SOURCES")\n'
+                     'cc_library(\n    name = "ncore_core",\n'
+                     '    srcs = glob(LIBRARY_SOURCES),\n'
+                     '    copts = [],\n)\n',
         }, True),
         "a demo including a core/ header": ({
             "core/a.h": "int a(void);\n",
