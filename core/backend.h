@@ -14,7 +14,8 @@
  * release functions when a resource or communicator goes. What differs
  * between backends and the core must know (where buffers live, whether
  * there are devices) is data in the table (core_backend_caps_t): the core
- * never asks which backend it talks to. */
+ * asks which backend it talks to only to name it (ncore_comm_backend,
+ * ncore_library_info, a child's config naming its parent's backend). */
 #ifndef NCORE_CORE_BACKEND_H
 #define NCORE_CORE_BACKEND_H
 
@@ -30,12 +31,14 @@
  * NCCL's; no file sees both), so the core holds and passes them without
  * knowing what they are, and the compiler refuses a window where a
  * communicator belongs. */
-typedef struct core_backend_comm core_backend_comm_t;           /* communicator */
-typedef struct core_backend_buffer core_backend_buffer_t;       /* registered buffer */
-typedef struct core_backend_redop core_backend_redop_t;         /* custom operator */
-typedef struct core_backend_window core_backend_window_t;       /* window */
-typedef struct core_backend_dev_comm core_backend_dev_comm_t;   /* device communicator */
-typedef struct core_backend_symmetric core_backend_symmetric_t; /* symmetric allocation */
+/* communicator, registered buffer, custom operator, window, device
+ * communicator, symmetric allocation: */
+typedef struct core_backend_comm core_backend_comm_t;
+typedef struct core_backend_buffer core_backend_buffer_t;
+typedef struct core_backend_redop core_backend_redop_t;
+typedef struct core_backend_window core_backend_window_t;
+typedef struct core_backend_dev_comm core_backend_dev_comm_t;
+typedef struct core_backend_symmetric core_backend_symmetric_t;
 
 /* A communicator configuration after validation: every field present, the
  * timeout resolved (NCORE_TIMEOUT_MS or 300000 for 0; -1 = forever). */
@@ -86,9 +89,7 @@ typedef struct core_wait {
   uint32_t op_count;
 } core_wait_t;
 
-/* What a backend's buffers and devices are: data the core's checks read.
- * (Which backend a communicator runs on is asked only to answer
- * ncore_comm_backend and ncore_library_info.) */
+/* What a backend's buffers and devices are: data the core's checks read. */
 typedef struct core_backend_caps {
   /* Where the buffers of its communicators live (ncore_comm_check_buffer):
    * NCORE_DEVICE_CPU (id -1) or NCORE_DEVICE_CUDA (the communicator's
