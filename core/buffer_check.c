@@ -39,8 +39,7 @@ NCORE_API ncore_status_t ncore_comm_check_buffer(ncore_comm_t comm,
   core_comm_object_t *c = NULL;
   status = core_comm_acquire(comm, CORE_COMM_QUERY, &c);
   if (status != NCORE_OK) return status;
-  int want_type = c->ops->kind == NCORE_BACKEND_HOST ? NCORE_DEVICE_CPU
-                                                     : NCORE_DEVICE_CUDA;
+  int want_type = (int)c->ops->caps.memory;
   int want_id = want_type == NCORE_DEVICE_CPU ? -1 : c->info.device;
   int id = d.device_type == NCORE_DEVICE_CPU ? -1 : d.device_id;
   if (d.device_type != want_type || id != want_id) {

@@ -77,7 +77,7 @@ static ncore_status_t run_collective(ncore_comm_t comm, core_coll_args_t *args) 
                         "recvbuf)");
   if (status == NCORE_OK && shape->reduces) {
     status = core_comm_resolve_op(c, args->op, args->dtype, &custom);
-    if (status == NCORE_OK && custom != NULL) args->custom_op = custom->impl;
+    if (status == NCORE_OK && custom != NULL) args->custom_op = custom->impl.redop;
   }
   if (status == NCORE_OK) status = core_check_comm_stream(c->ops, c->impl, args->stream);
   if (status == NCORE_OK)

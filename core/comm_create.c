@@ -20,17 +20,23 @@
       return core_error(NCORE_ERR_INVALID_ARGUMENT, name ": must not be NULL"); \
   } while (0)
 
-/* Publishes a communicator the backend made. NCORE_IN_PROGRESS (a
- * non-blocking NCCL communicator still initialising) is a success that the
- * caller polls with ncore_comm_async_error, so the handle is made then too. */
-static ncore_status_t publish_created(const core_backend_ops_t *ops,
-                                      ncore_status_t created, void *impl,
+/* Publishes the communicator impl that the backend made on made's state
+ * (made: from core_comm_object_new, freed when nothing was made).
+ * NCORE_IN_PROGRESS (a non-blocking NCCL communicator still initialising)
+ * is a success that the caller polls with ncore_comm_async_error, so the
+ * handle is made then too. */
+static ncore_status_t publish_created(core_comm_object_t *made,
+                                      const core_backend_ops_t *ops,
+                                      ncore_status_t created,
+                                      core_backend_comm_t *impl,
                                       const core_config_t *config,
                                       ncore_comm_t *out) {
-  if ((created != NCORE_OK && created != NCORE_IN_PROGRESS) || impl == NULL)
+  if ((created != NCORE_OK && created != NCORE_IN_PROGRESS) || impl == NULL) {
+    core_comm_unpublished_free(made);
     return created;
-  ncore_status_t status =
-      core_comm_publish(ops, impl, config, created == NCORE_IN_PROGRESS, out);
+  }
+  ncore_status_t status = core_comm_publish(made, ops, impl, config,
+                                            created == NCORE_IN_PROGRESS, out);
   if (status != NCORE_OK) return status;
   if (created == NCORE_IN_PROGRESS && core_error_current() != created)
     core_error(created, "out: the communicator is still initialising; poll "
@@ -52,12 +58,11 @@ NCORE_API ncore_status_t ncore_get_unique_id(ncore_unique_id_t *out,
 /* The launcher's device rule (ncore/launch.h): a rank that names no device
  * gets GPU local_rank % visible devices, so that one rank per GPU is what a
  * launched program gets without a device call. Backends without devices
- * (host) keep -1. */
+ * (the host's: caps.devices 0) keep -1. */
 static ncore_status_t apply_launch_device(const core_backend_ops_t *ops,
                                           int local_rank,
                                           core_config_t *resolved) {
-  if (resolved->user.device != -1 || ops->kind == NCORE_BACKEND_HOST)
-    return NCORE_OK;
+  if (resolved->user.device != -1 || !ops->caps.devices) return NCORE_OK;
   int count = 0;
   ncore_status_t status = ops->device_count(&count);
   if (status != NCORE_OK) return status;
@@ -94,9 +99,12 @@ static ncore_status_t init_rank(ncore_comm_t *out, int nranks,
   }
   status = core_group_join(ops, NULL, 0);
   if (status != NCORE_OK) return status;
-  void *impl = NULL;
-  status = ops->comm_init_rank(&impl, nranks, ids, nids, rank, &resolved);
-  return publish_created(ops, status, impl, &resolved, out);
+  core_comm_object_t *made = core_comm_object_new();
+  if (made == NULL) return core_error_current();
+  core_backend_comm_t *impl = NULL;
+  status = ops->comm_init_rank(&made->state, &impl, nranks, ids, nids, rank,
+                               &resolved);
+  return publish_created(made, ops, status, impl, &resolved, out);
 }
 
 NCORE_API ncore_status_t ncore_comm_init_rank(ncore_comm_t *out, int nranks,
@@ -157,11 +165,11 @@ static ncore_status_t check_devlist(const core_backend_ops_t *ops,
                                     const int *devlist, int ndev) {
   if (devlist == NULL) return NCORE_OK;
   for (int i = 0; i < ndev; i++) {
-    if (ops->kind == NCORE_BACKEND_HOST && devlist[i] != -1)
+    if (!ops->caps.devices && devlist[i] != -1)
       return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                        "devlist: devlist[%d] is %d; the host backend needs -1",
-                        i, devlist[i]);
-    if (ops->kind == NCORE_BACKEND_NCCL && devlist[i] < 0)
+                        "devlist: devlist[%d] is %d; the %s backend needs -1",
+                        i, devlist[i], ops->name);
+    if (ops->caps.devices && devlist[i] < 0)
       return core_error(NCORE_ERR_INVALID_ARGUMENT,
                         "devlist: devlist[%d] is %d (expected a CUDA device "
                         "ordinal >= 0)", i, devlist[i]);
@@ -193,27 +201,35 @@ NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
   if (status != NCORE_OK) return status;
   status = check_devlist(ops, devlist, ndev);
   if (status != NCORE_OK) return status;
-  void **impls = calloc((size_t)ndev, sizeof *impls);
-  if (impls == NULL)
-    return core_error(NCORE_ERR_SYSTEM, "out of memory for %d communicators",
-                      ndev);
-  status = core_group_join(ops, NULL, 0);
+  core_backend_comm_t **impls = calloc((size_t)ndev, sizeof *impls);
+  core_comm_object_t **made = calloc((size_t)ndev, sizeof *made);
+  core_comm_state_t **states = calloc((size_t)ndev, sizeof *states);
+  status = impls && made && states
+               ? NCORE_OK
+               : core_error(NCORE_ERR_SYSTEM,
+                            "out of memory for %d communicators", ndev);
+  for (int i = 0; i < ndev && status == NCORE_OK; i++) {
+    made[i] = core_comm_object_new();
+    if (made[i] == NULL) status = core_error_current();
+    else states[i] = &made[i]->state;
+  }
+  if (status == NCORE_OK) status = core_group_join(ops, NULL, 0);
   if (status == NCORE_OK)
-    status = ops->comm_init_all(impls, ndev, devlist, &resolved);
-  if (status != NCORE_OK) {
-    free(impls);
-    return status;
-  }
+    status = ops->comm_init_all(states, impls, ndev, devlist, &resolved);
+  int created = status == NCORE_OK; /* the backend made all ndev */
   /* Publish all or none: on a failure, undo what was published and destroy
-   * the impls that were not. */
+   * the impls that were not (a failed publish destroyed its own). */
   int published = 0;
-  for (; published < ndev; published++) {
-    status = core_comm_publish(ops, impls[published], &resolved, 0,
-                               &comms[published]);
-    if (status != NCORE_OK) break;
+  while (status == NCORE_OK && published < ndev) {
+    status = core_comm_publish(made[published], ops, impls[published],
+                               &resolved, 0, &comms[published]);
+    if (status == NCORE_OK) published++;
   }
   if (status != NCORE_OK) {
-    for (int i = published + 1; i < ndev; i++) ops->comm_destroy(impls[i], 1);
+    for (int i = created ? published + 1 : 0; made != NULL && i < ndev; i++) {
+      if (created) ops->comm_destroy(impls[i], 1);
+      core_comm_unpublished_free(made[i]);
+    }
     for (int i = 0; i < published; i++) {
       core_comm_close(comms[i], 1);
       comms[i] = NCORE_NULL_HANDLE;
@@ -221,6 +237,8 @@ NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
     /* Closing live handles records nothing: the publish error stands. */
   }
   free(impls);
+  free(made);
+  free(states);
   return status;
 }
 
@@ -243,10 +261,10 @@ static ncore_status_t child_config(const core_comm_object_t *parent,
                       parent->ops->name);
   out->backend = parent_kind;
   out->user.backend = (int32_t)parent_kind;
-  if (parent_kind == NCORE_BACKEND_HOST && out->user.device != -1)
+  if (!parent->ops->caps.devices && out->user.device != -1)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "config: device: must be -1 on the host backend (got %d)",
-                      (int)out->user.device);
+                      "config: device: must be -1 on the %s backend (got %d)",
+                      parent->ops->name, (int)out->user.device);
   return NCORE_OK;
 }
 
@@ -270,10 +288,14 @@ NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
   if (status == NCORE_OK)
     status = core_group_join(parent->ops,
                              (core_object_t *[]){&parent->header}, 1);
-  void *impl = NULL;
+  core_comm_object_t *made = NULL;
+  if (status == NCORE_OK && (made = core_comm_object_new()) == NULL)
+    status = core_error_current();
+  core_backend_comm_t *impl = NULL;
   if (status == NCORE_OK) {
-    status = parent->ops->comm_split(parent->impl, color, key, &impl, &resolved);
-    status = publish_created(parent->ops, status, impl, &resolved, out);
+    status = parent->ops->comm_split(parent->impl, color, key, &made->state,
+                                     &impl, &resolved);
+    status = publish_created(made, parent->ops, status, impl, &resolved, out);
   }
   core_comm_release(parent);
   return status;
@@ -334,11 +356,15 @@ NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
   status = check_exclude(&parent->info, exclude_ranks, exclude_count);
   core_config_t resolved;
   if (status == NCORE_OK) status = child_config(parent, config, &resolved);
-  void *impl = NULL;
+  core_comm_object_t *made = NULL;
+  if (status == NCORE_OK && (made = core_comm_object_new()) == NULL)
+    status = core_error_current();
+  core_backend_comm_t *impl = NULL;
   if (status == NCORE_OK) {
     status = parent->ops->comm_shrink(parent->impl, exclude_ranks,
-                                      exclude_count, &impl, &resolved, flags);
-    status = publish_created(parent->ops, status, impl, &resolved, out);
+                                      exclude_count, &made->state, &impl,
+                                      &resolved, flags);
+    status = publish_created(made, parent->ops, status, impl, &resolved, out);
   }
   core_comm_release(parent);
   return status;
@@ -378,9 +404,12 @@ static ncore_status_t grow_new_rank(int nranks, const ncore_unique_id_t *id,
   status = core_config_select_backend(&resolved, &ops);
   if (status == NCORE_OK) status = core_group_join(ops, NULL, 0);
   if (status != NCORE_OK) return status;
-  void *impl = NULL;
-  status = ops->comm_grow(NULL, nranks, id, rank, &impl, &resolved);
-  return publish_created(ops, status, impl, &resolved, out);
+  core_comm_object_t *made = core_comm_object_new();
+  if (made == NULL) return core_error_current();
+  core_backend_comm_t *impl = NULL;
+  status = ops->comm_grow(NULL, nranks, id, rank, &made->state, &impl,
+                          &resolved);
+  return publish_created(made, ops, status, impl, &resolved, out);
 }
 
 NCORE_API ncore_status_t ncore_comm_grow(ncore_comm_t comm, int nranks,
@@ -401,11 +430,14 @@ NCORE_API ncore_status_t ncore_comm_grow(ncore_comm_t comm, int nranks,
   if (status == NCORE_OK)
     status = core_group_join(parent->ops,
                              (core_object_t *[]){&parent->header}, 1);
-  void *impl = NULL;
+  core_comm_object_t *made = NULL;
+  if (status == NCORE_OK && (made = core_comm_object_new()) == NULL)
+    status = core_error_current();
+  core_backend_comm_t *impl = NULL;
   if (status == NCORE_OK) {
-    status = parent->ops->comm_grow(parent->impl, nranks, id, -1, &impl,
-                                    &resolved);
-    status = publish_created(parent->ops, status, impl, &resolved, out);
+    status = parent->ops->comm_grow(parent->impl, nranks, id, -1,
+                                    &made->state, &impl, &resolved);
+    status = publish_created(made, parent->ops, status, impl, &resolved, out);
     /* The root's id is consumed by its grow. */
     if (id != NULL && (status == NCORE_OK || status == NCORE_IN_PROGRESS))
       atomic_store(&parent->grow_id_outstanding, 0);

@@ -39,7 +39,7 @@ NCORE_API ncore_status_t ncore_comm_synchronize(ncore_comm_t comm,
   ncore_status_t status = core_comm_acquire(
       comm, CORE_COMM_ALLOW_FINALIZED | CORE_COMM_ALLOW_REVOKED, &c);
   if (status != NCORE_OK) return status;
-  status = core_check_stream(c->ops, stream);
+  status = core_check_comm_stream(c->ops, c->impl, stream);
   if (status == NCORE_OK)
     status = c->ops->comm_synchronize(c->impl, stream, c->config.timeout_ms);
   /* A peer failure or a timeout seen here ends the communicator. */

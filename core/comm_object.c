@@ -1,7 +1,6 @@
 /* core — communicator and resource objects: publishing, acquiring for a
  * call, closing (idempotent), and the destructors that hand the backend
  * state back in the right order (core/comm_object.h). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,20 +23,34 @@ static void comm_object_destroy(core_object_t *obj) {
   if (comm->owner != core_process_id())
     comm->ops->comm_forget(comm->impl);
   else
-    comm->ops->comm_destroy(comm->impl, atomic_load(&comm->aborted));
+    comm->ops->comm_destroy(comm->impl,
+                            core_comm_state_aborted(&comm->state));
+  core_comm_unpublished_free(comm);
+}
+
+core_comm_object_t *core_comm_object_new(void) {
+  core_comm_object_t *comm = calloc(1, sizeof *comm);
+  if (comm == NULL) {
+    core_error(NCORE_ERR_SYSTEM, "out of memory for a communicator");
+    return NULL;
+  }
+  core_comm_state_init(&comm->state);
+  pthread_mutex_init(&comm->lock, NULL);
+  return comm;
+}
+
+void core_comm_unpublished_free(core_comm_object_t *comm) {
+  if (comm == NULL) return;
   pthread_mutex_destroy(&comm->lock);
   free(comm->closed_redops);
   free(comm);
 }
 
-ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
+ncore_status_t core_comm_publish(core_comm_object_t *comm,
+                                 const core_backend_ops_t *ops,
+                                 core_backend_comm_t *impl,
                                  const core_config_t *config, int pending,
                                  ncore_comm_t *out) {
-  core_comm_object_t *comm = calloc(1, sizeof *comm);
-  if (comm == NULL) {
-    ops->comm_destroy(impl, 0);
-    return core_error(NCORE_ERR_SYSTEM, "out of memory for a communicator");
-  }
   comm->ops = ops;
   comm->impl = impl;
   comm->config = *config;
@@ -46,14 +59,11 @@ ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
   comm->config.user.net_name = NULL;
   comm->config.user.comm_name = NULL;
   atomic_init(&comm->finalized, 0);
-  atomic_init(&comm->aborted, 0);
   atomic_init(&comm->pending, pending != 0);
   atomic_init(&comm->revoked, 0);
   atomic_init(&comm->suspended, 0);
   atomic_init(&comm->grow_id_outstanding, 0);
-  atomic_init(&comm->failed, NCORE_OK);
   comm->owner = core_process_id();
-  pthread_mutex_init(&comm->lock, NULL);
   ops->comm_info(impl, &comm->info);
   uint64_t handle = core_handle_insert(&comm->header, CORE_HANDLE_COMM,
                                        comm_object_destroy);
@@ -90,16 +100,12 @@ ncore_status_t core_comm_usable(core_comm_object_t *c, unsigned flags) {
     return core_error(NCORE_ERR_INVALID_USAGE,
                       "comm: the communicator is suspended "
                       "(ncore_comm_suspend); call ncore_comm_resume first");
-  ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
-  if (!(flags & CORE_COMM_ALLOW_FAILED) && failed != NCORE_OK) {
-    pthread_mutex_lock(&c->lock);
-    ncore_status_t status = core_error(
+  ncore_status_t failed = core_comm_state_failed(&c->state);
+  if (!(flags & CORE_COMM_ALLOW_FAILED) && failed != NCORE_OK)
+    return core_error(
         failed, "comm: the communicator failed earlier (%s); only queries, "
         "ncore_comm_shrink, ncore_comm_abort and ncore_comm_destroy remain",
-        c->failed_message);
-    pthread_mutex_unlock(&c->lock);
-    return status;
-  }
+        core_comm_state_message(&c->state));
   return NCORE_OK;
 }
 
@@ -167,15 +173,11 @@ void core_comm_release(core_comm_object_t *comm) {
   if (comm != NULL) core_handle_release(&comm->header);
 }
 
-/* Records failed (first one wins) with the thread's current message. */
+/* Records failed as the failure that ended the communicator, with the
+ * failing call's message (the thread's current one): the first failing
+ * call's message is what later calls are told (comm_state.h). */
 static void record_failure(core_comm_object_t *c, ncore_status_t failed) {
-  pthread_mutex_lock(&c->lock);
-  if (atomic_load(&c->failed) == NCORE_OK) {
-    snprintf(c->failed_message, sizeof c->failed_message, "%s",
-             ncore_last_error_message());
-    atomic_store(&c->failed, failed);
-  }
-  pthread_mutex_unlock(&c->lock);
+  core_comm_state_seal(&c->state, failed, ncore_last_error_message());
 }
 
 /* An asynchronous error status: the communicator cannot go on. */
@@ -186,7 +188,7 @@ static int is_async_failure(ncore_status_t status) {
 ncore_status_t core_comm_finish(core_comm_object_t *c, ncore_status_t status) {
   if (c == NULL) return status;
   if (status != NCORE_OK && status != NCORE_IN_PROGRESS &&
-      atomic_load(&c->failed) == NCORE_OK) {
+      !core_comm_state_sealed(&c->state)) {
     if (status == NCORE_ERR_TIMEOUT || status == NCORE_ERR_REMOTE) {
       record_failure(c, status);
     } else if (status != NCORE_ERR_INVALID_ARGUMENT &&
@@ -207,7 +209,7 @@ ncore_status_t core_comm_finish(core_comm_object_t *c, ncore_status_t status) {
 
 ncore_status_t core_comm_async_error(core_comm_object_t *c,
                                      ncore_status_t *out) {
-  ncore_status_t failed = (ncore_status_t)atomic_load(&c->failed);
+  ncore_status_t failed = core_comm_state_failed(&c->state);
   if (failed != NCORE_OK) {
     *out = failed;
     return NCORE_OK;
@@ -236,7 +238,7 @@ ncore_status_t core_comm_close(ncore_comm_t handle, int aborted) {
     if (aborted) {
       core_log(CORE_LOG_WARN, "comm %#llx: rank %d of %d aborted",
                (unsigned long long)handle, comm->info.rank, comm->info.nranks);
-      atomic_store(&comm->aborted, 1);
+      core_comm_state_abort(&comm->state);
       /* Wakes a call blocked on this communicator in another thread; it
        * still holds its reference, so the impl stays valid meanwhile. A
        * fork() child has no such call, and must not tell the peers its
@@ -269,17 +271,26 @@ ncore_status_t core_comm_close(ncore_comm_t handle, int aborted) {
  * (comm_forget lets go of the communicator's memory; a resource's is left
  * to the child's exit). */
 static void release_backend_object(core_comm_object_t *comm,
-                                   core_handle_type_t type, void *impl) {
+                                   core_handle_type_t type,
+                                   const core_resource_t *res) {
   const core_backend_ops_t *ops = comm->ops;
   if (comm->owner != core_process_id()) return;
   switch (type) {
     case CORE_HANDLE_REGISTERED_BUFFER:
-      ops->buffer_deregister(comm->impl, impl);
+      ops->buffer_deregister(comm->impl, res->impl.buffer);
       break;
-    case CORE_HANDLE_WINDOW: ops->window_deregister(comm->impl, impl); break;
-    case CORE_HANDLE_CUSTOM_REDOP: ops->redop_destroy(comm->impl, impl); break;
-    case CORE_HANDLE_DEV_COMM: ops->dev_comm_destroy(comm->impl, impl); break;
-    case CORE_HANDLE_SYMMETRIC: ops->symmetric_free(comm->impl, impl); break;
+    case CORE_HANDLE_WINDOW:
+      ops->window_deregister(comm->impl, res->impl.window);
+      break;
+    case CORE_HANDLE_CUSTOM_REDOP:
+      ops->redop_destroy(comm->impl, res->impl.redop);
+      break;
+    case CORE_HANDLE_DEV_COMM:
+      ops->dev_comm_destroy(comm->impl, res->impl.dev_comm);
+      break;
+    case CORE_HANDLE_SYMMETRIC:
+      ops->symmetric_free(comm->impl, res->impl.symmetric);
+      break;
     case CORE_HANDLE_COMM: break;
   }
 }
@@ -288,7 +299,7 @@ static void release_backend_object(core_comm_object_t *comm,
 static void resource_object_destroy(core_object_t *obj) {
   core_resource_t *res = (core_resource_t *)obj;
   core_comm_object_t *comm = res->comm;
-  release_backend_object(comm, obj->type, res->impl);
+  release_backend_object(comm, obj->type, res);
   free(res);
   core_handle_release(&comm->header);
 }
@@ -299,7 +310,7 @@ ncore_status_t core_resource_publish(core_comm_object_t *comm,
                                      uint64_t *out) {
   core_resource_t *res = malloc(sizeof *res);
   if (res == NULL) {
-    release_backend_object(comm, type, fields->impl);
+    release_backend_object(comm, type, fields);
     return core_error(NCORE_ERR_SYSTEM, "out of memory for a resource handle");
   }
   *res = *fields;
@@ -310,7 +321,7 @@ ncore_status_t core_resource_publish(core_comm_object_t *comm,
   core_object_t *comm_ref = NULL;
   if (core_handle_acquire(comm->header.handle, CORE_HANDLE_COMM, "comm",
                           &comm_ref) != NCORE_OK) {
-    release_backend_object(comm, type, res->impl);
+    release_backend_object(comm, type, res);
     free(res);
     return core_error_current();
   }
@@ -327,7 +338,7 @@ ncore_status_t core_resource_publish(core_comm_object_t *comm,
   int tearing_down = comm->tearing_down;
   pthread_mutex_unlock(&comm->lock);
   if (handle == NCORE_NULL_HANDLE) {
-    release_backend_object(comm, type, res->impl);
+    release_backend_object(comm, type, res);
     free(res);
     core_handle_release(comm_ref);
     if (tearing_down)

@@ -25,11 +25,10 @@ typedef struct core_resource core_resource_t;
 typedef struct core_comm_object {
   core_object_t header; /* first: the table hands out core_object_t* */
   const core_backend_ops_t *ops;
-  void *impl;
+  core_backend_comm_t *impl;
   core_comm_info_t info;  /* cached at creation */
   core_config_t config;   /* resolved; children of split inherit it */
   atomic_int finalized;
-  atomic_int aborted;
   /* A non-blocking init, split or shrink still in progress: only
    * ncore_comm_async_error, some queries, destroy and abort work until the
    * backend reports it ready (CORE_COMM_ALLOW_PENDING). */
@@ -42,13 +41,14 @@ typedef struct core_comm_object {
    * time (NCCL documents the rule and does not always enforce it). */
   atomic_int grow_id_outstanding;
   pid_t owner;            /* the process that created it (core/process.h) */
-  /* The failure that ended the communicator (a timeout, a failed or dead
-   * peer, an asynchronous error the backend reports), NCORE_OK while none:
-   * later calls answer it at once instead of waiting for peers that will
-   * not come (NCCL's asynchronous error). Set once. */
-  atomic_int failed;
+  /* Whether it was aborted, and the failure that ended it (a timeout, a
+   * failed or dead peer, an asynchronous error the backend reports):
+   * later calls answer that at once instead of waiting for peers that will
+   * not come (NCCL's asynchronous error). The one place that knows: the
+   * backend got a pointer to it when it made the communicator, and asks
+   * and records here too (comm_state.h). */
+  core_comm_state_t state;
   pthread_mutex_t lock;   /* guards everything below */
-  char failed_message[400]; /* the failing call's message */
   int tearing_down;       /* set by destroy/abort: no new resources */
   core_resource_t *resources; /* open resources, most recent first */
   int32_t *closed_redops; /* values of custom operators closed explicitly */
@@ -62,7 +62,13 @@ struct core_resource {
   core_comm_object_t *comm; /* referenced until this object is destroyed */
   core_resource_t *next, *prev;
   int linked;               /* on comm->resources (guarded by comm->lock) */
-  void *impl;               /* the backend's object */
+  union {                   /* the backend's object, by the handle's type */
+    core_backend_buffer_t *buffer;
+    core_backend_window_t *window;
+    core_backend_redop_t *redop;
+    core_backend_dev_comm_t *dev_comm;
+    core_backend_symmetric_t *symmetric;
+  } impl;
   /* Per-type data, filled by the creating entry point. */
   void *ptr;                /* buffer / window: the user's memory;
                                symmetric: this rank's part */
@@ -73,10 +79,20 @@ struct core_resource {
   ncore_dtype_t dtype;      /* custom operator */
 };
 
-/* Makes a communicator object around a backend impl and publishes its
- * handle. pending: the backend is still creating it (NCORE_IN_PROGRESS).
- * On failure the backend impl is destroyed and the error recorded. */
-ncore_status_t core_comm_publish(const core_backend_ops_t *ops, void *impl,
+/* A communicator object before its backend made the communicator: its
+ * state (comm->state) is what the backend's creation gets. NULL (SYSTEM
+ * recorded) when out of memory. Either published (core_comm_publish) or
+ * freed (core_comm_unpublished_free). */
+core_comm_object_t *core_comm_object_new(void);
+/* Frees an object that was never published (its backend made nothing). */
+void core_comm_unpublished_free(core_comm_object_t *comm);
+/* Fills comm (from core_comm_object_new) with the communicator impl the
+ * backend ops made on comm->state, and publishes its handle. pending: the
+ * backend is still creating it (NCORE_IN_PROGRESS). On failure the
+ * backend impl is destroyed, comm freed and the error recorded. */
+ncore_status_t core_comm_publish(core_comm_object_t *comm,
+                                 const core_backend_ops_t *ops,
+                                 core_backend_comm_t *impl,
                                  const core_config_t *config, int pending,
                                  ncore_comm_t *out);
 

@@ -62,10 +62,10 @@ ncore_status_t core_config_select_backend(core_config_t *config,
   if (status != NCORE_OK) return status;
   config->backend = (*ops)->kind;
   config->user.backend = (int32_t)(*ops)->kind;
-  if ((*ops)->kind == NCORE_BACKEND_HOST && config->user.device != -1)
+  if (!(*ops)->caps.devices && config->user.device != -1)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "config: device: must be -1 on the host backend (got %d)",
-                      (int)config->user.device);
+                      "config: device: must be -1 on the %s backend (got %d)",
+                      (*ops)->name, (int)config->user.device);
   return NCORE_OK;
 }
 

@@ -22,7 +22,7 @@ NCORE_API ncore_status_t ncore_create_pre_mul_sum(
   core_resource_t fields = {.dtype = dtype};
   if (status == NCORE_OK)
     status = c->ops->redop_create_pre_mul_sum(c->impl, scalar, dtype,
-                                              residence, &fields.impl);
+                                              residence, &fields.impl.redop);
   if (status == NCORE_OK) fields.redop_value = core_next_redop_value();
   return core_resource_create_end(c, status, CORE_HANDLE_CUSTOM_REDOP, &fields,
                                   out);

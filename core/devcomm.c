@@ -48,12 +48,13 @@ static ncore_status_t check_requirements(const core_comm_object_t *c,
                       "requirements: gin_connection_type: %d is not a "
                       "connection type (NONE 0, FULL 1, RAIL 2)",
                       (int)r->gin_connection_type);
-  if (c->ops->kind == NCORE_BACKEND_HOST &&
+  if (!c->ops->caps.dev_comm_requirement_lists &&
       (r->resource_requirements_list != NULL ||
        r->team_requirements_list != NULL))
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "requirements: resource_requirements_list and "
-                      "team_requirements_list must be NULL on the host backend");
+                      "team_requirements_list must be NULL on the %s backend",
+                      c->ops->name);
   return NCORE_OK;
 }
 
@@ -72,14 +73,14 @@ NCORE_API ncore_status_t ncore_create_dev_comm(
   if (status == NCORE_OK) status = check_requirements(c, &req);
   core_resource_t fields = {0};
   if (status == NCORE_OK)
-    status = c->ops->dev_comm_create(c->impl, &req, &fields.impl);
+    status = c->ops->dev_comm_create(c->impl, &req, &fields.impl.dev_comm);
   return core_resource_create_end(c, status, CORE_HANDLE_DEV_COMM, &fields,
                                   out);
 }
 
 CORE_RESOURCE_QUERY(ncore_dev_comm_pointer, ncore_dev_comm_t, dev_comm,
                     CORE_HANDLE_DEV_COMM, void *,
-                    res->comm->ops->dev_comm_pointer(res->impl))
+                    res->comm->ops->dev_comm_pointer(res->impl.dev_comm))
 
 NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
                                              ncore_dev_comm_info_t *out) {
@@ -96,7 +97,7 @@ NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
                                  &res);
   if (status != NCORE_OK) return status;
   ncore_dev_comm_info_t info = NCORE_DEV_COMM_INFO_INIT;
-  res->comm->ops->dev_comm_info(res->impl, &info);
+  res->comm->ops->dev_comm_info(res->impl.dev_comm, &info);
   info.struct_size = (uint32_t)sizeof info;
   core_versioned_write(out, their_size, &info, sizeof info);
   core_resource_release(res);

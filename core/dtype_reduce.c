@@ -115,12 +115,16 @@ static void reduce_into_aligned(void *acc, const void *in, size_t count,
     case NCORE_UINT32: reduce_uint32(acc, in, count, op); break;
     case NCORE_INT64: reduce_int64(acc, in, count, op); break;
     case NCORE_UINT64: reduce_uint64(acc, in, count, op); break;
-    case NCORE_FLOAT16:
+    case NCORE_FLOAT16: {
+      /* Whole steps of eight through F16C, the rest one by one. */
+      size_t done = 0;
       if (count >= 8 && core_cpu_has_f16c())
-        core_reduce_float16_f16c(acc, in, count, op);
-      else
-        reduce_float16(acc, in, count, op);
+        done = core_reduce_float16_f16c(acc, in, count, op);
+      if (done < count)
+        reduce_float16((uint16_t *)acc + done, (const uint16_t *)in + done,
+                       count - done, op);
       break;
+    }
     case NCORE_FLOAT32: reduce_float32(acc, in, count, op); break;
     case NCORE_FLOAT64: reduce_float64(acc, in, count, op); break;
     case NCORE_BFLOAT16: reduce_bfloat16(acc, in, count, op); break;

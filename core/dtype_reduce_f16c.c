@@ -1,6 +1,5 @@
 /* core — float16 reductions through F16C (core/dtype_reduce_f16c.h). */
 #include "dtype_reduce_f16c.h"
-#include "dtype.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -42,7 +41,7 @@ __attribute__((target("avx,f16c"))) static inline __m256 unless_a_is_nan(
   return _mm256_or_ps(_mm256_and_ps(nan, b), _mm256_andnot_ps(nan, m));
 }
 
-/* Combines eight floats; op as in core_reduce_into. */
+/* Combines eight floats; op as in core_reduce_into (dtype.h). */
 __attribute__((target("avx,f16c"))) static inline __m256 combine8(
     __m256 a, __m256 b, ncore_redop_t op) {
   switch (op) {
@@ -53,7 +52,7 @@ __attribute__((target("avx,f16c"))) static inline __m256 combine8(
   }
 }
 
-__attribute__((target("avx,f16c"))) void core_reduce_float16_f16c(
+__attribute__((target("avx,f16c"))) size_t core_reduce_float16_f16c(
     uint16_t *acc, const uint16_t *in, size_t count, ncore_redop_t op) {
   size_t i = 0;
   for (; i + 8 <= count; i += 8) {
@@ -62,16 +61,17 @@ __attribute__((target("avx,f16c"))) void core_reduce_float16_f16c(
     __m128i r = _mm256_cvtps_ph(combine8(a, b, op), _MM_FROUND_TO_NEAREST_INT);
     _mm_storeu_si128((__m128i *)(acc + i), r);
   }
-  if (i < count) core_reduce_into(acc + i, in + i, count - i, NCORE_FLOAT16, op);
+  return i;
 }
 
 #else
 
 int core_cpu_has_f16c(void) { return 0; }
 
-void core_reduce_float16_f16c(uint16_t *acc, const uint16_t *in, size_t count,
-                              ncore_redop_t op) {
-  core_reduce_into(acc, in, count, NCORE_FLOAT16, op);
+size_t core_reduce_float16_f16c(uint16_t *acc, const uint16_t *in,
+                                size_t count, ncore_redop_t op) {
+  (void)acc, (void)in, (void)count, (void)op;
+  return 0;
 }
 
 #endif

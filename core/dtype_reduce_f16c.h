@@ -14,9 +14,11 @@
 /* 1 if the running CPU has F16C and AVX (checked once). */
 int core_cpu_has_f16c(void);
 
-/* acc[i] = acc[i] op in[i] over count float16 elements; op is SUM, AVG
- * (as SUM), PROD, MAX or MIN. Only call when core_cpu_has_f16c(). */
-void core_reduce_float16_f16c(uint16_t *acc, const uint16_t *in, size_t count,
-                              ncore_redop_t op);
+/* acc[i] = acc[i] op in[i] over the first count - count % 8 float16
+ * elements (whole steps of eight; the caller reduces the rest); op is SUM,
+ * AVG (as SUM), PROD, MAX or MIN. Returns how many elements it reduced.
+ * Only call when core_cpu_has_f16c(). */
+size_t core_reduce_float16_f16c(uint16_t *acc, const uint16_t *in,
+                                size_t count, ncore_redop_t op);
 
 #endif

@@ -52,14 +52,14 @@ NCORE_API ncore_status_t ncore_device_set(ncore_backend_t backend, int device) {
   const core_backend_ops_t *ops = NULL;
   ncore_status_t status = core_backend_select(backend, &ops);
   if (status != NCORE_OK) return status;
-  int lowest = ops->kind == NCORE_BACKEND_HOST ? -1 : 0;
-  int highest = ops->kind == NCORE_BACKEND_HOST ? 0 : INT32_MAX;
+  /* Without devices: -1 (none) or 0 (the one device_count counts). */
+  int lowest = ops->caps.devices ? 0 : -1;
+  int highest = ops->caps.devices ? INT32_MAX : 0;
   if (device < lowest || device > highest)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "device: %d is out of range (the %s backend accepts %s)",
                       device, ops->name,
-                      ops->kind == NCORE_BACKEND_HOST ? "-1 or 0"
-                                                      : "a device ordinal");
+                      ops->caps.devices ? "a device ordinal" : "-1 or 0");
   return ops->device_set(device);
 }
 

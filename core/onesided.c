@@ -30,7 +30,8 @@ NCORE_API ncore_status_t ncore_signal(ncore_comm_t comm, int peer,
   if (status != NCORE_OK) return status;
   status = core_check_range(peer, c->info.nranks, "peer");
   if (status == NCORE_OK) status = check_reserved(signal_index, context, flags);
-  if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
+  if (status == NCORE_OK)
+    status = core_check_comm_stream(c->ops, c->impl, stream);
   if (status == NCORE_OK)
     status = core_group_join(c->ops, (core_object_t *[]){&c->header}, 1);
   if (status == NCORE_OK) status = c->ops->signal(c->impl, peer, stream);
@@ -119,7 +120,8 @@ NCORE_API ncore_status_t ncore_wait_signal(ncore_comm_t comm,
   if (status != NCORE_OK) return status;
   core_wait_t *waits = NULL;
   status = read_wait_descs(descs, ndescs, c->info.nranks, &waits);
-  if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
+  if (status == NCORE_OK)
+    status = core_check_comm_stream(c->ops, c->impl, stream);
   if (status == NCORE_OK)
     status = core_group_join(c->ops, (core_object_t *[]){&c->header}, 1);
   if (status == NCORE_OK)
@@ -135,7 +137,7 @@ static ncore_status_t check_put_bounds(const core_resource_t *window, int peer,
                                        ncore_dtype_t dtype, size_t *bytes,
                                        size_t *byte_offset) {
   size_t size = core_dtype_size(dtype);
-  size_t part = window->comm->ops->window_peer_size(window->impl, peer);
+  size_t part = window->comm->ops->window_peer_size(window->impl.window, peer);
   if (count > SIZE_MAX / size || offset > SIZE_MAX / size)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "peer_window: put of %zu elements at element offset %zu "
@@ -180,12 +182,13 @@ NCORE_API ncore_status_t ncore_put_signal(ncore_comm_t comm,
   if (status == NCORE_OK)
     status = check_put_bounds(window, peer, count, peer_window_offset, dtype,
                               &bytes, &byte_offset);
-  if (status == NCORE_OK) status = core_check_stream(c->ops, stream);
+  if (status == NCORE_OK)
+    status = core_check_comm_stream(c->ops, c->impl, stream);
   if (status == NCORE_OK)
     status = core_group_join(c->ops,
                              (core_object_t *[]){&c->header, &window->header}, 2);
   if (status == NCORE_OK)
-    status = c->ops->put_signal(c->impl, local_buf, bytes, peer, window->impl,
+    status = c->ops->put_signal(c->impl, local_buf, bytes, peer, window->impl.window,
                                 byte_offset, stream);
   core_resource_release(window);
   return core_comm_finish(c, status);

@@ -12,7 +12,7 @@ NCORE_API ncore_status_t ncore_register_buffer(ncore_registered_buffer_t *out,
   status = core_check_registration(ptr, size);
   core_resource_t fields = {.ptr = ptr, .size = size};
   if (status == NCORE_OK)
-    status = c->ops->buffer_register(c->impl, ptr, size, &fields.impl,
+    status = c->ops->buffer_register(c->impl, ptr, size, &fields.impl.buffer,
                                      &fields.native);
   return core_resource_create_end(c, status, CORE_HANDLE_REGISTERED_BUFFER,
                                   &fields, out);

@@ -14,10 +14,10 @@ NCORE_API ncore_status_t ncore_symmetric_alloc(ncore_symmetric_t *out,
   status = core_check_size(size, "size");
   core_resource_t fields = {.size = size};
   if (status == NCORE_OK)
-    status = c->ops->symmetric_alloc(c->impl, size, &fields.impl);
+    status = c->ops->symmetric_alloc(c->impl, size, &fields.impl.symmetric);
   /* ptr names the local part, so ncore_mem_free can refuse it. */
   if (status == NCORE_OK)
-    fields.ptr = c->ops->symmetric_local_pointer(fields.impl);
+    fields.ptr = c->ops->symmetric_local_pointer(fields.impl.symmetric);
   return core_resource_create_end(c, status, CORE_HANDLE_SYMMETRIC, &fields,
                                   out);
 }
@@ -26,7 +26,7 @@ CORE_RESOURCE_QUERY(ncore_symmetric_size, ncore_symmetric_t, sym,
                     CORE_HANDLE_SYMMETRIC, size_t, res->size)
 CORE_RESOURCE_QUERY(ncore_symmetric_local_pointer, ncore_symmetric_t, sym,
                     CORE_HANDLE_SYMMETRIC, void *,
-                    res->comm->ops->symmetric_local_pointer(res->impl))
+                    res->comm->ops->symmetric_local_pointer(res->impl.symmetric))
 
 NCORE_API ncore_status_t ncore_symmetric_peer_pointer(ncore_symmetric_t sym,
                                                       int pe, void **out) {
@@ -37,7 +37,7 @@ NCORE_API ncore_status_t ncore_symmetric_peer_pointer(ncore_symmetric_t sym,
   if (status != NCORE_OK) return status;
   status = core_check_range(pe, res->comm->info.nranks, "pe");
   if (status == NCORE_OK)
-    *out = res->comm->ops->symmetric_peer_pointer(res->impl, pe);
+    *out = res->comm->ops->symmetric_peer_pointer(res->impl.symmetric, pe);
   core_resource_release(res);
   return status;
 }
@@ -58,7 +58,8 @@ static ncore_status_t check_transfer(const core_resource_t *res,
                         "%s: %zu bytes at offset %zu are beyond the allocation "
                         "of %zu bytes", offset_name, bytes, offset, res->size);
   if (status == NCORE_OK) status = core_comm_usable(res->comm, 0);
-  if (status == NCORE_OK) status = core_check_stream(res->comm->ops, stream);
+  if (status == NCORE_OK)
+    status = core_check_comm_stream(res->comm->ops, res->comm->impl, stream);
   return status;
 }
 
@@ -75,7 +76,7 @@ NCORE_API ncore_status_t ncore_symmetric_put(ncore_symmetric_t dst,
                           stream);
   /* Nothing to copy (src may be NULL): no backend call. */
   if (status == NCORE_OK && bytes > 0)
-    status = res->comm->ops->symmetric_put(res->comm->impl, res->impl,
+    status = res->comm->ops->symmetric_put(res->comm->impl, res->impl.symmetric,
                                            dst_offset, src, bytes, pe, stream);
   core_resource_release(res);
   return status;
@@ -92,7 +93,7 @@ NCORE_API ncore_status_t ncore_symmetric_get(void *dst, ncore_symmetric_t src,
   status = check_transfer(res, dst, "dst", src_offset, "src_offset", bytes, pe,
                           stream);
   if (status == NCORE_OK && bytes > 0)
-    status = res->comm->ops->symmetric_get(res->comm->impl, dst, res->impl,
+    status = res->comm->ops->symmetric_get(res->comm->impl, dst, res->impl.symmetric,
                                            src_offset, bytes, pe, stream);
   core_resource_release(res);
   return status;

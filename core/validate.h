@@ -46,13 +46,19 @@ ncore_status_t core_check_span(const void *ptr, size_t bytes,
 /* A reserved argument that must be 0: "<argument>: must be 0 (got v)". */
 ncore_status_t core_check_zero(long long value, const char *argument);
 
-/* The backend's stream check, argument "stream". */
+/* The backend's stream check, argument "stream": for calls without a
+ * communicator (memory, copies, streams). */
 ncore_status_t core_check_stream(const core_backend_ops_t *ops,
                                  ncore_stream_t stream);
 
-/* The stream check of a call on a communicator (impl: its backend state):
- * the backend's comm_stream_check where it has one, else stream_check. */
+/* The stream check of every call on a communicator (send, recv, the
+ * collectives, signal, wait_signal, put_signal, symmetric put and get,
+ * ncore_comm_synchronize; impl: its backend state): the backend's
+ * comm_stream_check where it has one (NCCL: a stream of the
+ * communicator's device, asked once per stream per thread), else
+ * stream_check. */
 ncore_status_t core_check_comm_stream(const core_backend_ops_t *ops,
-                                      void *impl, ncore_stream_t stream);
+                                      core_backend_comm_t *impl,
+                                      ncore_stream_t stream);
 
 #endif

@@ -22,7 +22,7 @@ NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
                         flags);
   core_resource_t fields = {.ptr = ptr, .size = size, .flags = flags};
   if (status == NCORE_OK)
-    status = c->ops->window_register(c->impl, ptr, size, flags, &fields.impl,
+    status = c->ops->window_register(c->impl, ptr, size, flags, &fields.impl.window,
                                      &fields.native);
   return core_resource_create_end(c, status, CORE_HANDLE_WINDOW, &fields, out);
 }
@@ -51,7 +51,7 @@ NCORE_API ncore_status_t ncore_window_peer_size(ncore_window_t window, int peer,
   if (status != NCORE_OK) return status;
   status = core_check_range(peer, res->comm->info.nranks, "peer");
   if (status == NCORE_OK)
-    *out = res->comm->ops->window_peer_size(res->impl, peer);
+    *out = res->comm->ops->window_peer_size(res->impl.window, peer);
   core_resource_release(res);
   return status;
 }
@@ -80,11 +80,11 @@ NCORE_API ncore_status_t ncore_window_lsa_device_pointer(ncore_window_t window,
     /* The LSA team is a contiguous block of world ranks (NCCL's
      * ncclTeamLsa, stride 1), so member lsa_rank is this world rank. */
     int world = info->rank - info->lsa_rank + lsa_rank;
-    size_t part = res->comm->ops->window_peer_size(res->impl, world);
+    size_t part = res->comm->ops->window_peer_size(res->impl.window, world);
     status = check_offset(offset, part, "lsa_rank", lsa_rank);
   }
   if (status == NCORE_OK)
-    status = res->comm->ops->window_lsa_pointer(res->comm->impl, res->impl,
+    status = res->comm->ops->window_lsa_pointer(res->comm->impl, res->impl.window,
                                                 lsa_rank, offset, out);
   core_resource_release(res);
   return status;
@@ -102,10 +102,10 @@ NCORE_API ncore_status_t ncore_window_peer_device_pointer(ncore_window_t window,
   status = core_check_range(peer, res->comm->info.nranks, "peer");
   if (status == NCORE_OK)
     status = check_offset(offset,
-                          res->comm->ops->window_peer_size(res->impl, peer),
+                          res->comm->ops->window_peer_size(res->impl.window, peer),
                           "peer", peer);
   if (status == NCORE_OK)
-    status = res->comm->ops->window_peer_pointer(res->comm->impl, res->impl,
+    status = res->comm->ops->window_peer_pointer(res->comm->impl, res->impl.window,
                                                  peer, offset, out);
   core_resource_release(res);
   return status;
@@ -120,7 +120,7 @@ NCORE_API ncore_status_t ncore_window_lsa_multimem_device_pointer(
   *out = NULL;
   status = check_offset(offset, res->size, "rank", res->comm->info.rank);
   if (status == NCORE_OK)
-    status = res->comm->ops->window_multimem_pointer(res->comm->impl, res->impl,
+    status = res->comm->ops->window_multimem_pointer(res->comm->impl, res->impl.window,
                                                      offset, out);
   core_resource_release(res);
   return status;

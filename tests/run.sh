@@ -56,7 +56,7 @@ program_path() { # name -> path of an executable, building it if needed
     [ -f "$src" ] || continue
     if [ ! -x "$WORK/bin/$name" ] || [ "$src" -nt "$WORK/bin/$name" ] || \
        [ -n "$(find tests/harness -newer "$WORK/bin/$name" 2>/dev/null)" ]; then
-      gcc -std=c11 -O1 -g -D_GNU_SOURCE -Wall -Iabi/include -Itests/harness -Itools \
+      gcc -std=c11 -O1 -g -D_GNU_SOURCE -Wall -Iabi/include -Itests/harness -I. \
           "$src" $HARNESS -o "$WORK/bin/$name" -L"$LIBDIR" -lncore \
           -Wl,-rpath,"$LIBDIR" -lpthread -lm >&2 || return 1
     fi

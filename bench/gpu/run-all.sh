@@ -29,7 +29,7 @@ rounds=${ROUNDS:-5}
   nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1
   grep -m1 'model name' /proc/cpuinfo | cut -d: -f2
   echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  echo "NCORE_NCCL_LIBRARY=${NCORE_NCCL_LIBRARY:-(search order of core/nccl/loader.c)}"
+  echo "NCORE_NCCL_LIBRARY=${NCORE_NCCL_LIBRARY:-(search order of core/nccl/nccl_lib.c)}"
 } | tee "$out/machine.txt"
 
 # Python with torch (or CuPy) for the Python part: PYTHON, else python3,

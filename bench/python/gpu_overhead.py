@@ -185,6 +185,8 @@ def variants(rounds: int = 5) -> List[Variant]:
     else:
         sp, rp = c_send.data.ptr, c_recv.data.ptr
     f32, add = raw.NCORE_FLOAT32, raw.NCORE_SUM
+    # The compiled module itself; ncore.raw's functions are the same objects
+    # (ncore.i binds them directly), so the two rows below measure alike.
     capi = raw._ncore_c
     out.append(Variant(
         "ncore capi",  # the compiled SWIG functions, no Python frame: the floor

@@ -1,11 +1,20 @@
-/* core/host — the host backend's operation table, and the thin entry points
- * that turn calls into operations (p2p, collectives, buffers, custom ops). */
-#include <stdlib.h>
-#include <string.h>
-#include "../dtype.h"
-#include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+/* core/host — the host backend's operation table (core/backend.h). */
+#include "../backend.h"
+#include "coll.h"
+#include "comm_control.h"
+#include "comm_create.h"
+#include "comm_lifecycle.h"
+#include "comm_query.h"
+#include "custom_redop.h"
+#include "devcomm.h"
+#include "group.h"
+#include "memory.h"
+#include "onesided.h"
+#include "p2p.h"
+#include "registered_buffer.h"
+#include "stream.h"
+#include "symmetric.h"
+#include "window.h"
 
 /* Shared memory and OFD locks exist on every Linux: always usable. */
 static ncore_status_t host_probe(void) { return NCORE_OK; }
@@ -17,73 +26,14 @@ static void host_describe(ncore_library_info_t *out) {
                   NCORE_FEATURE_SCALABLE_INIT;
 }
 
-/* Fails fast on an aborted communicator before queueing anything. */
-static ncore_status_t usable(host_comm_t *c) {
-  return host_comm_health(c, 0);
-}
-
-static ncore_status_t host_send(void *comm, const void *buf, size_t count,
-                                ncore_dtype_t dtype, int peer,
-                                ncore_stream_t stream) {
-  (void)stream;
-  ncore_status_t s = usable(comm);
-  if (s != NCORE_OK) return s;
-  host_op_t op;
-  host_p2p_init_send(&op, comm, buf, count * core_dtype_size(dtype), peer);
-  return host_submit(&op);
-}
-
-static ncore_status_t host_recv(void *comm, void *buf, size_t count,
-                                ncore_dtype_t dtype, int peer,
-                                ncore_stream_t stream) {
-  (void)stream;
-  ncore_status_t s = usable(comm);
-  if (s != NCORE_OK) return s;
-  host_op_t op;
-  host_p2p_init_recv(&op, comm, buf, count * core_dtype_size(dtype), peer);
-  return host_submit(&op);
-}
-
-static ncore_status_t host_collective(void *comm, const core_coll_args_t *args) {
-  ncore_status_t s = usable(comm);
-  if (s != NCORE_OK) return s;
-  host_op_t op;
-  host_coll_init(&op, comm, args);
-  return host_submit(&op);
-}
-
-/* PreMulSum: a host-immediate scalar is copied now; a device-resident one is
- * read through its pointer each time a collective runs. */
-static ncore_status_t host_redop_create_pre_mul_sum(
-    void *comm, const void *scalar, ncore_dtype_t dtype,
-    ncore_scalar_residence_t residence, void **out) {
-  (void)comm;
-  host_premul_t *pm = calloc(1, sizeof *pm);
-  if (!pm) return core_error(NCORE_ERR_SYSTEM, "out of memory");
-  pm->dtype = dtype;
-  pm->residence = residence;
-  pm->scalar_ptr = scalar;
-  if (residence == NCORE_SCALAR_HOST_IMMEDIATE)
-    memcpy(pm->scalar, scalar, core_dtype_size(dtype));
-  *out = pm;
-  return NCORE_OK;
-}
-
-static void host_redop_destroy(void *comm, void *op) {
-  (void)comm;
-  free(op);
-}
-
-/* Every rank sees all others' memory directly: lsa == peer. */
-static ncore_status_t host_window_lsa_pointer(void *comm, void *window,
-                                              int lsa_rank, size_t offset,
-                                              void **out) {
-  return host_window_peer_pointer(comm, window, lsa_rank, offset, out);
-}
-
 const core_backend_ops_t core_host_backend = {
     .kind = NCORE_BACKEND_HOST,
     .name = "host",
+    /* Buffers in host memory; no devices (device -1); device communicators
+     * describe the host team and take no NCCL requirement lists. */
+    .caps = {.memory = NCORE_DEVICE_CPU,
+             .devices = 0,
+             .dev_comm_requirement_lists = 0},
     .probe = host_probe,
     .describe = host_describe,
     .get_unique_id = host_get_unique_id,

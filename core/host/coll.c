@@ -8,9 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "coll.h"
+
 #include "../dtype.h"
 #include "../error.h"
-#include "host.h"
+#include "custom_redop.h"
+#include "failure.h"
+#include "group.h"
+#include "wait.h"
 
 static const char *kind_name(core_coll_kind_t k) {
   static const char *names[] = {"allreduce", "broadcast", "reduce", "allgather",
@@ -161,7 +166,8 @@ static int check_descs(host_op_t *op) {
 #define ABANDONED_SHIFT 40
 #define ABANDONED_MASK ((UINT64_C(1) << 23) - 1)
 
-static uint64_t abandoned_state(ncore_status_t status, int rank, uint64_t step) {
+static uint64_t abandoned_state(ncore_status_t status, int rank,
+                                uint64_t step) {
   return host_state_failure(status, rank) |
          (step & ABANDONED_MASK) << ABANDONED_SHIFT;
 }
@@ -179,7 +185,7 @@ static int step_committed(uint64_t seen, uint64_t step) {
 
 /* Completing step `step` once every rank posted it: the first rank to get
  * here commits it in the state word (step - 1 -> step), so that a rank
- * giving up meanwhile (host_coll_abandon) cannot, and the others follow.
+ * giving up meanwhile (coll_abandon) cannot, and the others follow.
  * Returns 0, or -1 when the communicator failed first (error recorded). */
 static int commit_step(host_op_t *op) {
   host_comm_t *c = op->comm;
@@ -205,7 +211,11 @@ static int commit_step(host_op_t *op) {
 
 static int coll_progress(host_op_t *op);
 
-int host_coll_abandon(host_op_t *op, ncore_status_t status) {
+/* op->abandon of a collective: 0 if op is a step that every rank posted
+ * and some rank already completed (it must be finished), else 1 — and a
+ * step waiting for its peers is then abandoned, so that no rank can
+ * complete it. */
+static int coll_abandon(host_op_t *op, ncore_status_t status) {
   /* Not a posted step, or our own abort: no decision to take for the
    * others (they see the abort flag, and may still complete a step we
    * posted, as a dead rank's). */
@@ -270,6 +280,7 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
                     const core_coll_args_t *args) {
   memset(op, 0, sizeof *op);
   op->progress = coll_progress;
+  op->abandon = coll_abandon;
   op->comm = comm;
   op->coll = *args;
   op->esize = core_dtype_size(args->dtype);
@@ -279,25 +290,12 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
   op->what = kind_name(args->kind);
 }
 
-ncore_status_t host_allgather_bytes(host_comm_t *comm, const void *mine,
-                                    void *all, size_t bytes) {
-  core_coll_args_t a;
-  memset(&a, 0, sizeof a);
-  a.kind = CORE_COLL_ALLGATHER;
-  a.sendbuf = mine;
-  a.recvbuf = all;
-  a.count = bytes;
-  a.dtype = NCORE_UINT8;
+ncore_status_t host_collective(core_backend_comm_t *comm,
+                               const core_coll_args_t *args) {
+  /* Fails fast on an aborted communicator before queueing anything. */
+  ncore_status_t s = host_comm_health(comm, 0);
+  if (s != NCORE_OK) return s;
   host_op_t op;
-  host_coll_init(&op, comm, &a);
-  op.next = NULL;
-  return host_run_ops(&op);
-}
-
-ncore_status_t host_barrier(host_comm_t *comm) {
-  char mine = 1, *all = malloc((size_t)comm->nranks);
-  if (!all) return core_error(NCORE_ERR_SYSTEM, "out of memory");
-  ncore_status_t s = host_allgather_bytes(comm, &mine, all, 1);
-  free(all);
-  return s;
+  host_coll_init(&op, comm, args);
+  return host_submit(&op);
 }

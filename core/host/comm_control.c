@@ -8,13 +8,18 @@
  * ncore_comm_get_unique_id and shares with the other existing ranks over
  * the parent; existing ranks keep their ranks, so old rank 0 creates the
  * new segment. */
+#include "comm_control.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include "../error.h"
-#include "host.h"
-#include "host_ops.h"
 
-ncore_status_t host_comm_properties(void *comm, ncore_comm_properties_t *out) {
+#include "../error.h"
+#include "comm_create.h"
+#include "exchange.h"
+#include "segment.h"
+
+ncore_status_t host_comm_properties(core_backend_comm_t *comm,
+                                    ncore_comm_properties_t *out) {
   (void)comm;
   /* Every rank maps every other's memory: one LSA team, device
    * communicators describe it, and one-sided calls reach every peer. */
@@ -28,13 +33,14 @@ ncore_status_t host_comm_properties(void *comm, ncore_comm_properties_t *out) {
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_revoke(void *comm, uint32_t flags) {
+ncore_status_t host_comm_revoke(core_backend_comm_t *comm, uint32_t flags) {
   (void)comm;
   (void)flags;
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
+ncore_status_t host_comm_get_unique_id(core_backend_comm_t *comm,
+                                       ncore_unique_id_t *out) {
   host_comm_t *c = comm;
   /* One at a time is the core's rule; the token is what the grow checks. */
   ncore_status_t s = host_get_unique_id(out);
@@ -75,34 +81,34 @@ static ncore_status_t grow_token_of(host_comm_t *c, const ncore_unique_id_t *id,
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_grow(void *comm, int nranks,
+ncore_status_t host_comm_grow(host_comm_t *comm, int nranks,
                               const ncore_unique_id_t *id, int rank,
-                              void **out, const core_config_t *config) {
+                              core_comm_state_t *state, host_comm_t **out,
+                              const core_config_t *config) {
   host_comm_t *c = comm;
   uint64_t token = 0;
   ncore_status_t s = c == NULL ? host_unique_id_token(id, "id", &token)
                                : grow_token_of(c, id, &token);
   if (s != NCORE_OK) return s;
   if (c != NULL) rank = c->rank;
-  s = host_segment_join((host_comm_t **)out, token, nranks, rank,
-                        config->timeout_ms);
+  s = host_segment_join(out, state, token, nranks, rank, config->timeout_ms);
   if (s == NCORE_OK && c != NULL && id != NULL) c->grow_token = 0;
   return s;
 }
 
-ncore_status_t host_comm_suspend(void *comm, uint32_t flags) {
+ncore_status_t host_comm_suspend(core_backend_comm_t *comm, uint32_t flags) {
   (void)comm;
   (void)flags;
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_resume(void *comm) {
+ncore_status_t host_comm_resume(core_backend_comm_t *comm) {
   (void)comm;
   return NCORE_OK;
 }
 
-ncore_status_t host_comm_mem_stat(void *comm, ncore_comm_mem_stat_t stat,
-                                  uint64_t *out) {
+ncore_status_t host_comm_mem_stat(core_backend_comm_t *comm,
+                                  ncore_comm_mem_stat_t stat, uint64_t *out) {
   host_comm_t *c = comm;
   /* The shared segment is all a host communicator holds, and the peers map
    * it: nothing can be released while suspended. */

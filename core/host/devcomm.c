@@ -2,17 +2,19 @@
  * the LSA team, no GIN, no rail team, no multimem. */
 #include <stdlib.h>
 #include <string.h>
-#include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+#include "devcomm.h"
 
-typedef struct host_dev_comm {
+#include "../error.h"
+#include "comm.h"
+
+/* The host backend's core_backend_dev_comm_t. */
+typedef struct core_backend_dev_comm {
   int rank, nranks;
 } host_dev_comm_t;
 
-ncore_status_t host_dev_comm_create(void *comm,
+ncore_status_t host_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *req,
-                                    void **out) {
+                                    core_backend_dev_comm_t **out) {
   host_comm_t *c = comm;
   /* The host team is all load/store: what needs a network or NVLink
    * multicast cannot be honoured, and pretending would mislead kernels. */
@@ -32,14 +34,16 @@ ncore_status_t host_dev_comm_create(void *comm,
   return NCORE_OK;
 }
 
-void host_dev_comm_destroy(void *comm, void *dev_comm) {
+void host_dev_comm_destroy(core_backend_comm_t *comm,
+                           core_backend_dev_comm_t *dev_comm) {
   (void)comm;
   free(dev_comm);
 }
 
-void *host_dev_comm_pointer(void *dev_comm) { return dev_comm; }
+void *host_dev_comm_pointer(core_backend_dev_comm_t *dev_comm) { return dev_comm; }
 
-void host_dev_comm_info(void *dev_comm, ncore_dev_comm_info_t *out) {
+void host_dev_comm_info(core_backend_dev_comm_t *dev_comm,
+                        ncore_dev_comm_info_t *out) {
   host_dev_comm_t *d = dev_comm;
   uint32_t size = out->struct_size;
   memset(out, 0, sizeof *out);

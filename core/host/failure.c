@@ -10,11 +10,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "failure.h"
+
 #include "../error.h"
-#include "host.h"
 
 /* Publishes status unless a failure is there already. (A collective step
- * is given up on in coll_state, by host_coll_abandon; this word leaves
+ * is given up on in coll_state, by coll.c's coll_abandon; this word leaves
  * steps alone, so that peers still completing a committed step finish it.) */
 static void publish(host_comm_t *c, ncore_status_t status) {
   uint64_t none = 0;
@@ -22,25 +23,22 @@ static void publish(host_comm_t *c, ncore_status_t status) {
                                  host_state_failure(status, c->rank));
 }
 
-/* Records status (first one wins), and publishes it when asked. */
+/* Records status in the communicator's state (first one wins: lock-free,
+ * an abort's teardown may land puts while the owner thread waits), and
+ * publishes it when asked. */
 static void record(host_comm_t *c, ncore_status_t status, int publish_it,
                    const char *fmt, va_list args) {
   if (status == NCORE_OK) return;
-  int none = NCORE_OK;
-  /* Whoever claims the status writes the message, then says it is there
-   * (an abort's teardown may land puts while the owner thread waits). */
-  int first = atomic_compare_exchange_strong(&c->async_status, &none, (int)status);
-  if (first) {
-    vsnprintf(c->async_message, sizeof c->async_message, fmt, args);
-    atomic_store_explicit(&c->async_message_ready, 1, memory_order_release);
-  }
+  char message[CORE_COMM_STATE_MESSAGE];
+  vsnprintf(message, sizeof message, fmt, args);
+  int first = core_comm_state_fail(c->state, status, message);
   if (status == NCORE_ERR_CLOSED || atomic_load(&c->forked)) return;
   /* Our slot says what happened, before a failure word (or a given-up
    * collective step, coll.c) points peers at it. */
   if (first) {
     char *slot_message = host_rank_slot(c, c->rank)->failure_message;
     size_t room = sizeof host_rank_slot(c, c->rank)->failure_message;
-    snprintf(slot_message, room, "%.*s", (int)room - 1, c->async_message);
+    snprintf(slot_message, room, "%.*s", (int)room - 1, message);
   }
   if (publish_it) publish(c, status);
 }
@@ -88,7 +86,5 @@ void host_comm_peer_failure(host_comm_t *c, uint64_t failure, char *out,
 }
 
 const char *host_comm_failure_message(host_comm_t *c) {
-  if (atomic_load_explicit(&c->async_message_ready, memory_order_acquire))
-    return c->async_message;
-  return ncore_status_string((ncore_status_t)atomic_load(&c->async_status));
+  return core_comm_state_recorded_message(c->state);
 }

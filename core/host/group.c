@@ -4,10 +4,12 @@
  * deadlock each other. */
 #include <stdlib.h>
 #include <string.h>
+#include "group.h"
+
 #include "../error.h"
 #include "../error_clear.h"
-#include "host.h"
-#include "host_ops.h"
+#include "failure.h"
+#include "wait.h"
 
 static _Thread_local int group_open;
 static _Thread_local host_op_t *group_head, *group_tail;
@@ -23,11 +25,11 @@ static ncore_status_t give_up(host_op_t *ops, ncore_status_t status) {
 }
 
 /* 1 if a pending collective of ops was completed by a peer's commit and so
- * must be finished rather than abandoned (see host_coll_abandon). */
+ * must be finished rather than abandoned (op->abandon, coll.c). */
 static int must_finish(host_op_t *ops, ncore_status_t status) {
   int finish = 0;
   for (host_op_t *op = ops; op; op = op->next)
-    if (op->phase >= 0 && !host_coll_abandon(op, status))
+    if (op->phase >= 0 && op->abandon != NULL && !op->abandon(op, status))
       finish = 1;
   return finish;
 }

@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "identity.h"
+
 #include "../error.h"
-#include "host.h"
 
 static host_identity_t self;
 static pthread_once_t self_once = PTHREAD_ONCE_INIT;

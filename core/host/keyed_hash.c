@@ -9,8 +9,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/random.h>
+#include "keyed_hash.h"
+
 #include "../error.h"
-#include "host.h"
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 

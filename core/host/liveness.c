@@ -19,8 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "liveness.h"
+
 #include "../error.h"
-#include "host.h"
 
 /* This process's communicators holding a lock (for the fork handler). */
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -7,8 +7,9 @@
  * of its own process (issue 27). The list is short (the offers in flight
  * between this process's ranks) and only large messages use it, so one
  * mutex is enough. */
+#include "local_offers.h"
+
 #include <pthread.h>
-#include "host.h"
 
 static pthread_mutex_t offers_lock = PTHREAD_MUTEX_INITIALIZER;
 static host_local_offer_t *offers;

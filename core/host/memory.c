@@ -14,9 +14,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "memory.h"
+
 #include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+#include "layout.h"
 
 typedef struct allocation {
   char *ptr;

@@ -5,8 +5,15 @@
  * one-copy offer (p2p_direct.c). Data path: memcpy + atomics. */
 #include <stdio.h>
 #include <string.h>
+#include "p2p.h"
+
+#include "../dtype.h"
 #include "../error.h"
-#include "host.h"
+#include "failure.h"
+#include "group.h"
+#include "p2p_direct.h"
+#include "ring.h"
+#include "wait.h"
 
 /* A ring's counters that no ncore rank can have written (more bytes in
  * flight than the ring holds): the peer's memory is corrupt. */
@@ -224,6 +231,7 @@ void host_p2p_init_send(host_op_t *op, host_comm_t *comm, const void *buf,
   op->peer = peer;
   op->what = "send to peer %d";
   op->direct = host_direct_offer(op);
+  if (op->direct) op->withdraw = host_direct_withdraw;
 }
 
 void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
@@ -237,17 +245,28 @@ void host_p2p_init_recv(host_op_t *op, host_comm_t *comm, void *buf,
   op->what = "recv from peer %d";
 }
 
-const char *host_op_what(const host_op_t *op, char *buf, size_t size) {
-  snprintf(buf, size, op->what, op->peer);
-  return buf;
+/* A send or receive of count elements, run now or queued in the group. */
+static ncore_status_t submit(host_comm_t *c, int receive, void *buf,
+                             size_t count, ncore_dtype_t dtype, int peer) {
+  /* Fails fast on an aborted communicator before queueing anything. */
+  ncore_status_t s = host_comm_health(c, 0);
+  if (s != NCORE_OK) return s;
+  host_op_t op;
+  size_t bytes = count * core_dtype_size(dtype);
+  if (receive) host_p2p_init_recv(&op, c, buf, bytes, peer);
+  else host_p2p_init_send(&op, c, buf, bytes, peer);
+  return host_submit(&op);
 }
 
-void host_op_release(host_op_t *op) {
-  host_comm_t *c = op->comm;
-  host_direct_withdraw(op);
-  if (c->coll_owner == op) c->coll_owner = NULL;
-  for (int r = 0; r < c->nranks; r++) {
-    if (c->send_owner[r] == op) c->send_owner[r] = NULL;
-    if (c->recv_owner[r] == op) c->recv_owner[r] = NULL;
-  }
+ncore_status_t host_send(core_backend_comm_t *comm, const void *buf,
+                         size_t count, ncore_dtype_t dtype, int peer,
+                         ncore_stream_t stream) {
+  (void)stream;
+  return submit(comm, 0, (void *)buf, count, dtype, peer);
+}
+
+ncore_status_t host_recv(core_backend_comm_t *comm, void *buf, size_t count,
+                         ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
+  (void)stream;
+  return submit(comm, 1, buf, count, dtype, peer);
 }

@@ -10,7 +10,7 @@
  *    process's own list of offers (local_offers.c), while the send runs;
  *  - a rank of another process: the pages of a buffer the sender
  *    registered with the communicator (ncore_register_buffer) in an
- *    ncore_mem_alloc allocation, mapped read-only (registered.c says why
+ *    ncore_mem_alloc allocation, mapped read-only (registered_buffer.c says why
  *    registration is the consent). Nothing else: a send from unregistered
  *    memory streams through the ring, so its receiver never maps a page of
  *    it.
@@ -42,8 +42,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "p2p_direct.h"
+
 #include "../error.h"
-#include "host.h"
+#include "failure.h"
+#include "local_offers.h"
+#include "memory.h"
+#include "registered_buffer.h"
 
 /* The offer word's states (low 3 bits; the message's sequence above).
  * ABANDONED: withdrawn while the receiver was copying; RELEASED: the
@@ -160,8 +165,8 @@ void host_direct_maps_free(host_comm_t *c) {
 /* 1 if the descriptor of a peer of another process describes what a
  * sender offers: its own process (not ours), a span of whole pages holding
  * the message. */
-static int offer_is_sane(const host_comm_t *c, int peer, const host_direct_desc_t *d,
-                         size_t bytes) {
+static int offer_is_sane(const host_comm_t *c, int peer,
+                         const host_direct_desc_t *d, size_t bytes) {
   int64_t peer_pid = atomic_load_explicit(&host_rank_slot((host_comm_t *)c, peer)->pid,
                                           memory_order_relaxed);
   return d->pid == peer_pid && d->pid != (int64_t)getpid() && d->fd >= 0 &&
@@ -176,7 +181,8 @@ static int offer_is_sane(const host_comm_t *c, int peer, const host_direct_desc_
  * faults of 75 us per MiB on the project's VM, three times the copy. The
  * inode tells a freed allocation from a new one that got its fd number.
  * NULL when it cannot be mapped. */
-static const char *map_span(host_comm_t *c, int peer, const host_direct_desc_t *d) {
+static const char *map_span(host_comm_t *c, int peer,
+                            const host_direct_desc_t *d) {
   host_peer_map_t *maps = c->peer_maps + (size_t)peer * HOST_PEER_MAPS;
   host_peer_map_t *victim = &maps[0];
   for (int i = 0; i < HOST_PEER_MAPS; i++) {
@@ -198,7 +204,8 @@ static const char *map_span(host_comm_t *c, int peer, const host_direct_desc_t *
 
 /* Fails op with status and a message naming the peer; a corrupt offer
  * (only this rank sees it) fails the communicator for every rank. */
-static int fail(host_op_t *op, ncore_status_t status, int corrupt, const char *why) {
+static int fail(host_op_t *op, ncore_status_t status, int corrupt,
+                const char *why) {
   op->status = core_error(status, "recv from peer %d: %s", op->peer, why);
   if (corrupt)
     host_comm_fail(op->comm, status, "%s", ncore_last_error_message());

@@ -32,9 +32,11 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "rendezvous.h"
+
 #include "../error.h"
 #include "../log.h"
-#include "host.h"
+#include "failure.h"
 
 /* A joiner's claim, the first message on a connection. */
 typedef struct claim {

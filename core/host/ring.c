@@ -1,7 +1,8 @@
 /* core/host — byte copies into and out of the SPSC rings of the segment
  * (send/recv rings and put rings share the size and the wrapping rule). */
+#include "ring.h"
+
 #include <string.h>
-#include "host.h"
 
 void host_ring_write(char *ring, uint64_t pos, const void *src, size_t n) {
   size_t at = (size_t)(pos & (HOST_RING_BYTES - 1));

@@ -1,7 +1,8 @@
-/* core/host — the shared segment of a communicator: its layout, creation by
- * rank 0 as a memfd (no name anywhere: nothing for another user to open or
+/* core/host — the shared segment of a communicator: its creation by rank
+ * 0 as a memfd (no name anywhere: nothing for another user to open or
  * pre-create, nothing left behind when a rank dies), handing it to the other
- * ranks (rendezvous.c), and waiting until every rank joined. */
+ * ranks (rendezvous.c), and waiting until every rank joined. Where its
+ * parts lie is layout.c's. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -14,96 +15,20 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "segment.h"
+
 #include "../error.h"
 #include "../error_clear.h"
-#include "host.h"
+#include "failure.h"
+#include "keyed_hash.h"
+#include "liveness.h"
+#include "p2p_direct.h"
+#include "registered_buffer.h"
+#include "rendezvous.h"
+#include "wait.h"
 
-/* The most a segment may take of the address space: 64 TiB, far beyond any
- * machine's ranks (64 ranks need 2 GiB), far below the 128 TiB a process
- * can map. */
-#define HOST_SEGMENT_MAX ((size_t)1 << 46)
-
-/* at += n * each, rounded up to `align` (a power of two); 0 on overflow or
- * past HOST_SEGMENT_MAX (*at never exceeds it, so the sum cannot wrap). */
-static int grow(size_t *at, size_t n, size_t each, size_t align) {
-  size_t bytes;
-  if (__builtin_mul_overflow(n, each, &bytes) || bytes > HOST_SEGMENT_MAX ||
-      *at + bytes + align > HOST_SEGMENT_MAX)
-    return 0;
-  *at = (*at + bytes + align - 1) & ~(align - 1);
-  return 1;
-}
-
-ncore_status_t host_segment_layout(int nranks, host_layout_t *out) {
-  size_t n = (size_t)nranks, at = 0;
-  int ok = nranks > 0 && grow(&at, 1, sizeof(host_segment_header_t), HOST_CACHE_LINE);
-  out->ranks = at;
-  ok = ok && grow(&at, n, sizeof(host_rank_slot_t), HOST_CACHE_LINE);
-  out->rings = at;
-  ok = ok && grow(&at, n * n, sizeof(host_ring_t), HOST_CACHE_LINE);
-  out->signals = at;
-  ok = ok && grow(&at, n * n, sizeof(host_counter_t), HOST_CACHE_LINE);
-  out->offers = at;
-  ok = ok && grow(&at, n * n, sizeof(host_counter_t), HOST_CACHE_LINE);
-  out->descs = at;
-  ok = ok && grow(&at, 2 * n, sizeof(host_coll_desc_t), 4096);
-  out->put_rings = at;
-  ok = ok && grow(&at, n * n, sizeof(host_ring_t), 4096);
-  out->ring_data = at;
-  ok = ok && grow(&at, n * n, HOST_RING_BYTES, 1);
-  out->put_ring_data = at;
-  ok = ok && grow(&at, n * n, HOST_RING_BYTES, 1);
-  out->stages = at;
-  ok = ok && grow(&at, 2 * n, HOST_STAGE_BYTES, 4096);
-  out->total = at;
-  /* n * n cannot overflow first: n < 2^31. */
-  if (!ok)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "nranks: %d ranks are more than the host backend can "
-                      "hold (their shared segment would exceed %zu bytes)",
-                      nranks, HOST_SEGMENT_MAX);
-  return NCORE_OK;
-}
-
-host_segment_header_t *host_header(host_comm_t *c) {
-  return (host_segment_header_t *)c->base;
-}
-host_rank_slot_t *host_rank_slot(host_comm_t *c, int rank) {
-  return (host_rank_slot_t *)(c->base + c->layout.ranks) + rank;
-}
-host_ring_t *host_ring_ctl(host_comm_t *c, int src, int dst) {
-  return (host_ring_t *)(c->base + c->layout.rings) + (size_t)src * c->nranks + dst;
-}
-char *host_ring_bytes(host_comm_t *c, int src, int dst) {
-  return c->base + c->layout.ring_data +
-         ((size_t)src * c->nranks + dst) * HOST_RING_BYTES;
-}
-host_ring_t *host_put_ring_ctl(host_comm_t *c, int src, int dst) {
-  return (host_ring_t *)(c->base + c->layout.put_rings) + (size_t)src * c->nranks + dst;
-}
-char *host_put_ring_bytes(host_comm_t *c, int src, int dst) {
-  return c->base + c->layout.put_ring_data +
-         ((size_t)src * c->nranks + dst) * HOST_RING_BYTES;
-}
-_Atomic uint64_t *host_signal_word(host_comm_t *c, int receiver, int sender) {
-  host_counter_t *s = (host_counter_t *)(c->base + c->layout.signals);
-  return &s[(size_t)receiver * c->nranks + sender].value;
-}
-_Atomic uint64_t *host_offer_word(host_comm_t *c, int src, int dst) {
-  host_counter_t *s = (host_counter_t *)(c->base + c->layout.offers);
-  return &s[(size_t)src * c->nranks + dst].value;
-}
-host_coll_desc_t *host_coll_desc(host_comm_t *c, int rank, uint64_t step) {
-  return (host_coll_desc_t *)(c->base + c->layout.descs) + 2 * (size_t)rank +
-         (step & 1);
-}
-char *host_stage(host_comm_t *c, int rank, uint64_t step) {
-  return c->base + c->layout.stages +
-         (2 * (size_t)rank + (step & 1)) * HOST_STAGE_BYTES;
-}
-
-ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
-                             int64_t timeout_ms) {
+ncore_status_t host_comm_new(host_comm_t **out, core_comm_state_t *state,
+                             int rank, int nranks, int64_t timeout_ms) {
   host_layout_t layout;
   ncore_status_t s = host_segment_layout(nranks, &layout);
   if (s != NCORE_OK) return s;
@@ -129,6 +54,7 @@ ncore_status_t host_comm_new(host_comm_t **out, int rank, int nranks,
     free(c);
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   }
+  c->state = state;
   c->rank = rank;
   c->nranks = nranks;
   c->timeout_ms = timeout_ms;
@@ -256,10 +182,11 @@ static ncore_status_t rank_0_of_a_taken_name(uint64_t token, int nranks,
                     w ? w + 1 : "");
 }
 
-ncore_status_t host_segment_join(host_comm_t **out, uint64_t token, int nranks,
-                                 int rank, int64_t timeout_ms) {
+ncore_status_t host_segment_join(host_comm_t **out, core_comm_state_t *state,
+                                 uint64_t token, int nranks, int rank,
+                                 int64_t timeout_ms) {
   host_comm_t *c = NULL;
-  ncore_status_t s = host_comm_new(&c, rank, nranks, timeout_ms);
+  ncore_status_t s = host_comm_new(&c, state, rank, nranks, timeout_ms);
   if (s != NCORE_OK) return s;
   int fd = -1, listen_fd = -1;
   if (rank == 0) {

@@ -3,9 +3,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stream.h"
+
 #include "../error.h"
-#include "host.h"
-#include "host_ops.h"
 
 typedef struct stream_node {
   void *token;

@@ -5,12 +5,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+#include "symmetric.h"
 
-ncore_status_t host_mem_alloc(void **out, size_t size);
-ncore_status_t host_mem_free(void *ptr);
+#include "../error.h"
+#include "comm.h"
+#include "exchange.h"
+#include "memory.h"
 
 typedef struct sym_part {
   uint64_t size, total, ino;
@@ -18,13 +18,15 @@ typedef struct sym_part {
   int32_t fd, pad;
 } sym_part_t;
 
-typedef struct host_symmetric {
+/* The host backend's core_backend_symmetric_t. */
+typedef struct core_backend_symmetric {
   int nranks, rank;
   size_t size, total;
   char **parts;  /* parts[rank] is our own allocation */
 } host_symmetric_t;
 
-ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
+ncore_status_t host_symmetric_alloc(core_backend_comm_t *comm, size_t size,
+                                    core_backend_symmetric_t **out) {
   host_comm_t *c = comm;
   void *mine;
   ncore_status_t s = host_mem_alloc(&mine, size);
@@ -97,7 +99,8 @@ ncore_status_t host_symmetric_alloc(void *comm, size_t size, void **out) {
   return NCORE_OK;
 }
 
-void host_symmetric_free(void *comm, void *sym) {
+void host_symmetric_free(core_backend_comm_t *comm,
+                         core_backend_symmetric_t *sym) {
   (void)comm;
   host_symmetric_t *m = sym;
   for (int r = 0; r < m->nranks; r++)
@@ -107,24 +110,26 @@ void host_symmetric_free(void *comm, void *sym) {
   free(m);
 }
 
-void *host_symmetric_local_pointer(void *sym) {
+void *host_symmetric_local_pointer(core_backend_symmetric_t *sym) {
   host_symmetric_t *m = sym;
   return m->parts[m->rank];
 }
 
-void *host_symmetric_peer_pointer(void *sym, int pe) {
+void *host_symmetric_peer_pointer(core_backend_symmetric_t *sym, int pe) {
   return ((host_symmetric_t *)sym)->parts[pe];
 }
 
-ncore_status_t host_symmetric_put(void *comm, void *sym, size_t dst_offset,
-                                  const void *src, size_t bytes, int pe,
-                                  ncore_stream_t stream) {
+ncore_status_t host_symmetric_put(core_backend_comm_t *comm,
+                                  core_backend_symmetric_t *sym,
+                                  size_t dst_offset, const void *src,
+                                  size_t bytes, int pe, ncore_stream_t stream) {
   (void)comm; (void)stream;
   memcpy(((host_symmetric_t *)sym)->parts[pe] + dst_offset, src, bytes);
   return NCORE_OK;
 }
 
-ncore_status_t host_symmetric_get(void *comm, void *dst, void *sym,
+ncore_status_t host_symmetric_get(core_backend_comm_t *comm, void *dst,
+                                  core_backend_symmetric_t *sym,
                                   size_t src_offset, size_t bytes, int pe,
                                   ncore_stream_t stream) {
   (void)comm; (void)stream;

@@ -4,9 +4,14 @@
 #include <sched.h>
 #include <stdio.h>
 #include <time.h>
+#include "wait.h"
+
 #include "../error.h"
 #include "../log.h"
-#include "host.h"
+#include "failure.h"
+#include "liveness.h"
+#include "put_ring.h"
+#include "rendezvous.h"
 
 uint64_t host_now_ns(void) {
   struct timespec ts;
@@ -67,7 +72,7 @@ static void note_waiting(host_waiter_t *w, host_comm_t *c, const char *what,
 }
 
 ncore_status_t host_comm_health(host_comm_t *c, int check_locks) {
-  if (atomic_load_explicit(&c->aborted, memory_order_relaxed))
+  if (core_comm_state_aborted(c->state))
     return core_error(NCORE_ERR_CLOSED, "communicator was aborted");
   if (atomic_load_explicit(&c->forked, memory_order_relaxed))
     return core_error(NCORE_ERR_INVALID_USAGE,

@@ -5,9 +5,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "window.h"
+
 #include "../error.h"
-#include "host.h"
-#include "host_ops.h"
+#include "exchange.h"
+#include "failure.h"
+#include "memory.h"
+#include "put_ring.h"
 
 /* This rank's part [ptr, ptr + size): inside one ncore_mem_alloc
  * allocation (then peers map it), or else memory of this process (peers'
@@ -67,54 +71,51 @@ static void unmap_parts(host_window_t *w) {
     }
 }
 
-ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
-                                    uint32_t flags, void **out,
-                                    uintptr_t *native) {
-  host_comm_t *c = comm;
-  host_window_part_t mine;
-  ncore_status_t s = describe_part(ptr, size, &mine);
-  if (s != NCORE_OK) return s;
-  host_window_t *w = calloc(1, sizeof *w);
-  if (!w) return core_error(NCORE_ERR_SYSTEM, "out of memory");
-  w->nranks = c->nranks;
-  w->seq = c->window_seq++;
-  w->local = ptr;
-  w->local_size = size;
-  w->parts = calloc((size_t)c->nranks, sizeof *w->parts);
-  w->peer_base = calloc((size_t)c->nranks, sizeof(char *));
-  w->mappings = calloc((size_t)c->nranks, sizeof(char *));
-  if (!w->parts || !w->peer_base || !w->mappings) {
-    free(w->parts);
-    free(w->peer_base);
-    free(w->mappings);
-    free(w);
-    return core_error(NCORE_ERR_SYSTEM, "out of memory");
-  }
-  /* Listed before the exchange: a peer that finishes it first may put at
-   * once, and we land its puts while we still wait in the exchange. */
+/* Frees w (unlisted, nothing mapped). */
+static void window_free(host_window_t *w) {
+  free(w->parts);
+  free(w->peer_base);
+  free(w->mappings);
+  free(w);
+}
+
+/* Takes w off c's list of windows. */
+static void window_unlist(host_comm_t *c, host_window_t *w) {
   pthread_mutex_lock(&c->windows_lock);
-  w->next = c->windows;
-  c->windows = w;
+  for (host_window_t **at = &c->windows; *at; at = &(*at)->next)
+    if (*at == w) {
+      *at = w->next;
+      break;
+    }
   pthread_mutex_unlock(&c->windows_lock);
-  s = host_allgather_bytes(c, &mine, w->parts, sizeof mine);
-  if (s != NCORE_OK) goto fail;
+}
+
+/* Checks the parts every rank published (w->parts): each fits its
+ * allocation, and a COLL_SYMMETRIC window has one size everywhere. */
+static ncore_status_t check_parts(host_comm_t *c, host_window_t *w,
+                                  size_t size, uint32_t flags) {
   for (int r = 0; r < c->nranks; r++)
     if (!host_window_part_is_sane(&w->parts[r])) {
-      s = core_error(NCORE_ERR_REMOTE,
-                     "rank %d published a window part that does not fit its "
-                     "allocation", r);
+      ncore_status_t s = core_error(NCORE_ERR_REMOTE,
+                                    "rank %d published a window part that "
+                                    "does not fit its allocation", r);
       host_comm_fail_current(c, s);
-      goto fail;
+      return s;
     }
   if (flags & NCORE_WINDOW_COLL_SYMMETRIC) {
     for (int r = 0; r < c->nranks; r++)
-      if (w->parts[r].size != size) {
-        s = core_error(NCORE_ERR_INVALID_ARGUMENT,
-                       "size: %zu differs from rank %d's %llu (COLL_SYMMETRIC)",
-                       size, r, (unsigned long long)w->parts[r].size);
-        goto fail;
-      }
+      if (w->parts[r].size != size)
+        return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                          "size: %zu differs from rank %d's %llu "
+                          "(COLL_SYMMETRIC)",
+                          size, r, (unsigned long long)w->parts[r].size);
   }
+  return NCORE_OK;
+}
+
+/* Maps the peers' shared parts (the pages of each part only); this rank's
+ * own part is ptr. A part that cannot be mapped stays unreachable. */
+static void map_parts(host_comm_t *c, host_window_t *w, void *ptr) {
   for (int r = 0; r < c->nranks; r++) {
     host_window_part_t *p = &w->parts[r];
     if (r == c->rank) {
@@ -130,32 +131,56 @@ ncore_status_t host_window_register(void *comm, void *ptr, size_t size,
       }
     }
   }
-  /* Nobody may return (and maybe exit, closing its memfd) before every
-   * rank has opened the parts it maps. */
-  s = host_barrier(c);
+}
+
+ncore_status_t host_window_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, uint32_t flags,
+                                    core_backend_window_t **out,
+                                    uintptr_t *native) {
+  host_comm_t *c = comm;
+  host_window_part_t mine;
+  ncore_status_t s = describe_part(ptr, size, &mine);
+  if (s != NCORE_OK) return s;
+  host_window_t *w = calloc(1, sizeof *w);
+  if (!w) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  w->nranks = c->nranks;
+  w->seq = c->window_seq++;
+  w->local = ptr;
+  w->local_size = size;
+  w->parts = calloc((size_t)c->nranks, sizeof *w->parts);
+  w->peer_base = calloc((size_t)c->nranks, sizeof(char *));
+  w->mappings = calloc((size_t)c->nranks, sizeof(char *));
+  if (!w->parts || !w->peer_base || !w->mappings) {
+    window_free(w);
+    return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  }
+  /* Listed before the exchange: a peer that finishes it first may put at
+   * once, and we land its puts while we still wait in the exchange. */
+  pthread_mutex_lock(&c->windows_lock);
+  w->next = c->windows;
+  c->windows = w;
+  pthread_mutex_unlock(&c->windows_lock);
+  s = host_allgather_bytes(c, &mine, w->parts, sizeof mine);
+  if (s == NCORE_OK) s = check_parts(c, w, size, flags);
+  if (s == NCORE_OK) {
+    map_parts(c, w, ptr);
+    /* Nobody may return (and maybe exit, closing its memfd) before every
+     * rank has opened the parts it maps. */
+    s = host_barrier(c);
+    if (s != NCORE_OK) unmap_parts(w);
+  }
   if (s != NCORE_OK) {
-    unmap_parts(w);
-    goto fail;
+    window_unlist(c, w);
+    window_free(w);
+    return s;
   }
   *out = w;
   if (native) *native = (uintptr_t)w;
   return NCORE_OK;
-fail:
-  pthread_mutex_lock(&c->windows_lock);
-  for (host_window_t **at = &c->windows; *at; at = &(*at)->next)
-    if (*at == w) {
-      *at = w->next;
-      break;
-    }
-  pthread_mutex_unlock(&c->windows_lock);
-  free(w->parts);
-  free(w->peer_base);
-  free(w->mappings);
-  free(w);
-  return s;
 }
 
-void host_window_deregister(void *comm, void *window) {
+void host_window_deregister(core_backend_comm_t *comm,
+                            core_backend_window_t *window) {
   host_comm_t *c = comm;
   host_window_t *w = window;
   /* Puts already queued for this window land before it goes; the lock
@@ -170,17 +195,15 @@ void host_window_deregister(void *comm, void *window) {
     }
   pthread_mutex_unlock(&c->windows_lock);
   unmap_parts(w);
-  free(w->parts);
-  free(w->peer_base);
-  free(w->mappings);
-  free(w);
+  window_free(w);
 }
 
-size_t host_window_peer_size(void *window, int peer) {
+size_t host_window_peer_size(core_backend_window_t *window, int peer) {
   return ((host_window_t *)window)->parts[peer].size;
 }
 
-ncore_status_t host_window_peer_pointer(void *comm, void *window, int peer,
+ncore_status_t host_window_peer_pointer(core_backend_comm_t *comm,
+                                        core_backend_window_t *window, int peer,
                                         size_t offset, void **out) {
   (void)comm;
   host_window_t *w = window;
@@ -188,29 +211,18 @@ ncore_status_t host_window_peer_pointer(void *comm, void *window, int peer,
   return NCORE_OK;
 }
 
-ncore_status_t host_window_multimem_pointer(void *comm, void *window,
+ncore_status_t host_window_multimem_pointer(core_backend_comm_t *comm,
+                                            core_backend_window_t *window,
                                             size_t offset, void **out) {
   (void)comm; (void)window; (void)offset;
   *out = NULL;  /* no multicast memory on the host */
   return NCORE_OK;
 }
 
-/* put_signal: into a mapped part, a memcpy then a release-add of the
- * signal (the data is visible before the signal counts); otherwise through
- * the put ring, landed and counted by the peer. */
-ncore_status_t host_put_signal(void *comm, const void *buf, size_t bytes,
-                               int peer, void *window, size_t byte_offset,
-                               ncore_stream_t stream) {
-  (void)stream;
-  host_comm_t *c = comm;
-  host_window_t *w = window;
-  ncore_status_t s = host_comm_health(c, 0);
-  if (s != NCORE_OK) return s;
-  if (!w->peer_base[peer])
-    return host_put_through_ring(c, w, peer, byte_offset, buf, bytes, 1);
-  /* A put to this rank's own part may overlap its source. */
-  if (bytes) memmove(w->peer_base[peer] + byte_offset, buf, bytes);
-  atomic_fetch_add_explicit(host_signal_word(c, peer, c->rank), 1,
-                            memory_order_release);
-  return NCORE_OK;
+/* Every rank sees all others' memory directly: lsa == peer. */
+ncore_status_t host_window_lsa_pointer(core_backend_comm_t *comm,
+                                       core_backend_window_t *window,
+                                       int lsa_rank, size_t offset,
+                                       void **out) {
+  return host_window_peer_pointer(comm, window, lsa_rank, offset, out);
 }

@@ -1,10 +1,12 @@
 /* core/nccl — the pointers ncore_mem_alloc handed out, so that freeing
  * anything else (or freeing twice) is an argument error naming the pointer,
  * not an "unhandled cuda error" from ncclMemFree. */
+#include "allocations.h"
+
 #include <pthread.h>
 #include <stdlib.h>
+
 #include "../error.h"
-#include "nccl_internal.h"
 
 static pthread_mutex_t allocations_lock = PTHREAD_MUTEX_INITIALIZER;
 static void **allocations;

@@ -1,10 +1,27 @@
 /* core/nccl — the NCCL backend's operation table (core/backend.h). */
-#include "nccl_internal.h"
-#include "nccl_ops.h"
-
 #include <pthread.h>
 
+#include "../backend.h"
 #include "../log.h"
+#include "coll.h"
+#include "comm_control.h"
+#include "comm_create.h"
+#include "comm_lifecycle.h"
+#include "comm_query.h"
+#include "custom_redop.h"
+#include "devcomm.h"
+#include "device.h"
+#include "group.h"
+#include "info.h"
+#include "memory.h"
+#include "nccl_lib.h"
+#include "onesided.h"
+#include "p2p.h"
+#include "registered_buffer.h"
+#include "stream.h"
+#include "symmetric.h"
+#include "window.h"
+#include "window_pointer.h"
 
 static pthread_once_t logged_once = PTHREAD_ONCE_INIT;
 
@@ -27,6 +44,11 @@ static ncore_status_t nccl_probe(void) {
 const core_backend_ops_t core_nccl_backend = {
     .kind = NCORE_BACKEND_NCCL,
     .name = "nccl",
+    /* Buffers in CUDA device memory; devices are CUDA ordinals; device
+     * communicators take NCCL's requirement lists. */
+    .caps = {.memory = NCORE_DEVICE_CUDA,
+             .devices = 1,
+             .dev_comm_requirement_lists = 1},
     .probe = nccl_probe,
     .describe = nccl_describe,
     .get_unique_id = nccl_get_unique_id,

@@ -1,49 +1,17 @@
 /* core/nccl — communicator control (ncore/comm_control.h): properties,
  * revoke, the grow's unique id, suspend and resume, memory statistics.
  * Each call needs the NCCL release that introduced it (nccl_require); the
- * grow itself makes a communicator and lives in comm.c. */
+ * grow itself makes a communicator and lives in comm_create.c. */
+#include "comm_control.h"
+
 #include <string.h>
 
-#include "../error.h"
-#include "nccl_internal.h"
-#include "nccl_ops.h"
+#include "device.h"
+#include "properties.h"
+#include "wait.h"
 
-/* ncclCommQueryProperties (2.29.2+) into *out, in the loaded version's
- * layout (nccl_layout_t.properties_*). */
-ncore_status_t nccl_query_properties(nccl_comm_t *c,
-                                     ncore_comm_properties_t *out) {
-  const nccl_layout_t *layout = nccl_layout();
-  nccl_comm_properties_t props;
-  memset(&props, 0, sizeof props);
-  props.size = layout->properties_size;
-  props.magic = NCORE_NCCL_API_MAGIC;
-  props.version = (unsigned)nccl_struct_version();
-  ncore_status_t status = nccl_check(
-      nccl_fn.ncclCommQueryProperties(c->nccl, &props),
-      "ncclCommQueryProperties", c->nccl);
-  if (status != NCORE_OK) return status;
-  out->nvml_device = props.nvmlDev;
-  out->device_api_support = props.deviceApiSupport;
-  out->multimem_support = props.multimemSupport;
-  if (layout->properties_gin_type_byte) {
-    /* 2.29.2-2.29.4: a one-byte ginType right after multimemSupport, and
-     * nothing after it. */
-    unsigned char gin = 0;
-    memcpy(&gin, (const char *)&props + 34, 1);
-    out->gin_type = gin;
-    out->railed_gin_type = NCORE_GIN_TYPE_NONE;
-    /* No hostRmaSupport yet: the one-sided calls exist (2.29.2). */
-    out->host_rma_support = c->native_onesided;
-    return NCORE_OK;
-  }
-  out->gin_type = props.ginType;
-  out->railed_gin_type = props.railedGinType;
-  out->n_lsa_teams = props.nLsaTeams;
-  out->host_rma_support = props.hostRmaSupport && c->native_onesided;
-  return NCORE_OK;
-}
-
-ncore_status_t nccl_comm_properties(void *comm, ncore_comm_properties_t *out) {
+ncore_status_t nccl_comm_properties(core_backend_comm_t *comm,
+                                    ncore_comm_properties_t *out) {
   nccl_comm_t *c = comm;
   out->n_lsa_teams = c->lsa_size > 0 ? c->nranks / c->lsa_size : 1;
   if (nccl_fn.ncclCommQueryProperties != NULL &&
@@ -73,7 +41,7 @@ static ncore_status_t require_and_enter(nccl_comm_t *c, const void *fn,
   return status == NCORE_OK ? nccl_comm_enter(c) : status;
 }
 
-ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags) {
+ncore_status_t nccl_comm_revoke(core_backend_comm_t *comm, uint32_t flags) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommRevoke, NCORE_NCCL_VERSION(2, 28, 7),
@@ -88,7 +56,8 @@ ncore_status_t nccl_comm_revoke(void *comm, uint32_t flags) {
   return nccl_check(r, "ncclCommRevoke", c->nccl);
 }
 
-ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
+ncore_status_t nccl_comm_get_unique_id(core_backend_comm_t *comm,
+                                       ncore_unique_id_t *out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommGetUniqueId, NCORE_NCCL_VERSION(2, 29, 2),
@@ -101,7 +70,7 @@ ncore_status_t nccl_comm_get_unique_id(void *comm, ncore_unique_id_t *out) {
   return status;
 }
 
-ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags) {
+ncore_status_t nccl_comm_suspend(core_backend_comm_t *comm, uint32_t flags) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommSuspend, NCORE_NCCL_VERSION(2, 29, 7),
@@ -111,7 +80,7 @@ ncore_status_t nccl_comm_suspend(void *comm, uint32_t flags) {
                      "ncclCommSuspend");
 }
 
-ncore_status_t nccl_comm_resume(void *comm) {
+ncore_status_t nccl_comm_resume(core_backend_comm_t *comm) {
   nccl_comm_t *c = comm;
   ncore_status_t status = require_and_enter(
       c, nccl_fn.ncclCommResume, NCORE_NCCL_VERSION(2, 29, 7),
@@ -120,8 +89,8 @@ ncore_status_t nccl_comm_resume(void *comm) {
   return nccl_settle(nccl_fn.ncclCommResume(c->nccl), c, "ncclCommResume");
 }
 
-ncore_status_t nccl_comm_mem_stat(void *comm, ncore_comm_mem_stat_t stat,
-                                  uint64_t *out) {
+ncore_status_t nccl_comm_mem_stat(core_backend_comm_t *comm,
+                                  ncore_comm_mem_stat_t stat, uint64_t *out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_require(
       nccl_fn.ncclCommMemStats, NCORE_NCCL_VERSION(2, 29, 7),

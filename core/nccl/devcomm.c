@@ -4,13 +4,15 @@
  * requirements ncore passes and the ncclDevComm it reads change layout
  * between NCCL releases: the loaded version's are nccl_layout()'s
  * (nccl_layouts.h). */
+#include "devcomm.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
-#include "nccl_internal.h"
-#include "nccl_ops.h"
+#include "device.h"
+#include "wait.h"
 
 /* Reads a field of the stored ncclDevComm. */
 static int read_int(const nccl_devcomm_t *d, size_t offset) {
@@ -135,9 +137,9 @@ static void requirements_map(const ncore_dev_comm_requirements_t *r,
   memcpy(storage, &old, sizeof old);
 }
 
-ncore_status_t nccl_dev_comm_create(void *comm,
+ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *r,
-                                    void **out) {
+                                    core_backend_dev_comm_t **out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = check_newer_requirements(r);
   if (status == NCORE_OK) status = nccl_comm_enter(c);
@@ -181,22 +183,24 @@ ncore_status_t nccl_dev_comm_create(void *comm,
   return NCORE_OK;
 }
 
-void nccl_dev_comm_destroy(void *comm, void *dev_comm) {
+void nccl_dev_comm_destroy(core_backend_comm_t *comm,
+                           core_backend_dev_comm_t *dev_comm) {
   nccl_comm_t *c = comm;
   nccl_devcomm_t *d = dev_comm;
   if (c->multimem_devcomm == d) c->multimem_devcomm = NULL;
-  if (!atomic_load(&c->aborted)) {
+  if (!core_comm_state_aborted(c->state)) {
     cu_fn.CtxSetCurrent(c->ctx);
     (void)nccl_fn.ncclDevCommDestroy(c->nccl, d->storage);
   }
   free(d);
 }
 
-void *nccl_dev_comm_pointer(void *dev_comm) {
+void *nccl_dev_comm_pointer(core_backend_dev_comm_t *dev_comm) {
   return ((nccl_devcomm_t *)dev_comm)->storage;
 }
 
-void nccl_dev_comm_info(void *dev_comm, ncore_dev_comm_info_t *out) {
+void nccl_dev_comm_info(core_backend_dev_comm_t *dev_comm,
+                        ncore_dev_comm_info_t *out) {
   nccl_devcomm_t *d = dev_comm;
   const nccl_layout_t *l = nccl_layout();
   out->rank = read_int(d, l->devcomm_rank);

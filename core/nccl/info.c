@@ -1,11 +1,12 @@
 /* core/nccl — the NCCL backend's part of ncore_library_info: the loaded
  * libnccl (path, version), the devices, and which version-dependent calls
  * that libnccl serves, asked with nccl_require exactly as the calls ask. */
+#include "info.h"
+
 #include <stdio.h>
 
 #include "../error_clear.h"
-#include "nccl_internal.h"
-#include "nccl_ops.h"
+#include "nccl_lib.h"
 
 /* The feature bits and what each needs (as comm_control.c and comm.c
  * require them when called). */

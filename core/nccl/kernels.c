@@ -1,12 +1,15 @@
 /* core/nccl — loads the embedded fatbin (kernels/ncore_kernels.cu) once per
  * context with cuModuleLoadData and launches its kernels by name. */
+#include "kernels.h"
+
 #include <pthread.h>
 
 #include "../error.h"
-#include "nccl_internal.h"
-#include "nccl_ops.h"
+#include "status.h"
 
-/* Written by the build helper: the nvcc fatbin of kernels/ncore_kernels.cu. */
+/* Written by the build (BUILD: genrule kernels_fatbin, tools/embed_binary):
+ * the nvcc fatbin of kernels/ncore_kernels.cu, 8-byte aligned as
+ * cuModuleLoadData wants. */
 extern const unsigned char core_kernels_fatbin[];
 extern const size_t core_kernels_fatbin_size;
 

@@ -22,6 +22,8 @@
  * for dead (its work with this rank is over). Peers outside the LSA team are
  * NCCL's to report (sockets), and a peer in another pid namespace can be
  * seen aborting but not dying: its death ends in the timeout. */
+#include "liveness.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +32,7 @@
 #include <unistd.h>
 
 #include "../error.h"
-#include "nccl_internal.h"
+#include "window_pointer.h"
 
 #define NCCL_IDENTITY_MAGIC 0x6e636f72656c6976ull /* "ncoreliv" */
 

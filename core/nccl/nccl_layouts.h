@@ -7,7 +7,7 @@
  * them (nccl_config_t, nccl_devcomm_requirements_t, nccl_comm_properties_t)
  * and lists, per range of versions, their sizes and the offsets of the
  * ncclDevComm fields ncore reads (nccl_layout_t). nccl_layouts.c picks the
- * row of the loaded version.
+ * row of the loaded version and answers which version that is.
  *
  * Where the numbers come from, and what holds them true:
  * - tools/nccl-layouts/derive.sh prints them from the headers of each NCCL
@@ -159,5 +159,20 @@ typedef struct nccl_layout {
 #define NCORE_NCCL_LAYOUT_2_28                                              \
   {NCORE_NCCL_VERSION(2, 28, 0), "2.28.9", 0, 0, 0,                         \
    200, 0, 4, 12, 16, 112, 136, 137, 180, 188, 0}
+
+/* ---- the loaded version (nccl_layouts.c) ---- */
+/* Records the loaded version and picks its layouts (nccl_lib.c, once). */
+void nccl_layouts_select(int version_code);
+/* The loaded libnccl's version code (ncclGetVersion: 22809 for 2.28.9), 0
+ * before a successful nccl_load. */
+int nccl_runtime_version(void);
+/* The layouts of the loaded version; valid after nccl_load. */
+const nccl_layout_t *nccl_layout(void);
+/* The `version` ncore writes into NCCL's versioned structs: the loaded
+ * version, capped at the newest layout ncore knows (NCCL reads an older
+ * caller's struct through its compatibility layer). */
+int nccl_struct_version(void);
+/* "2.30.7" for 23007 (a buffer per thread, valid until its next call). */
+const char *nccl_version_text(int code);
 
 #endif

@@ -1,5 +1,6 @@
 /* core/nccl — the function tables of libnccl.so.2 and libcuda.so.1, loaded
- * with dlopen/dlsym (loader.c) so that libncore.so links against neither.
+ * with dlopen/dlsym (nccl_lib.c) so that libncore.so links against neither,
+ * and the checks that a call exists in the loaded version.
  *
  * Types come from NCCL 2.28.9's nccl.h and CUDA's cuda.h (types only; no
  * symbol of either is referenced at link time). NCCL prototypes are taken
@@ -154,36 +155,11 @@ extern cuda_functions_t cu_fn;
 ncore_status_t nccl_load(void);
 /* Path of the libnccl.so.2 that was loaded (for messages). */
 const char *nccl_loaded_path(void);
-/* The loaded libnccl's version code (ncclGetVersion: 22809 for 2.28.9), 0
- * before a successful nccl_load. */
-int nccl_runtime_version(void);
-/* The layouts of the loaded version (nccl_layouts.c); valid after
- * nccl_load. */
-const nccl_layout_t *nccl_layout(void);
 /* NCORE_OK when the loaded NCCL is at least `since` (a version code) and
  * exports fn; else NOT_SUPPORTED recorded, naming what (e.g.
  * "ncore_comm_grow (ncclCommGrow)") and the version needed. */
 ncore_status_t nccl_require(const void *fn, int since, const char *what);
 /* The same for something that is not a call (a struct field, a flag). */
 ncore_status_t nccl_require_version(int since, const char *what);
-/* "2.30.7" for 23007 (a buffer per thread, valid until its next call). */
-const char *nccl_version_text(int code);
-/* Records the loaded version and picks its layouts (loader.c, once). */
-void nccl_layouts_select(int version_code);
-/* The `version` ncore writes into NCCL's versioned structs: the loaded
- * version, capped at the newest layout ncore knows (NCCL reads an older
- * caller's struct through its compatibility layer). */
-int nccl_struct_version(void);
-
-/* ---- result checks (status.c): record "<fn> failed: <text>" and return the
- * mapped status; NCORE_OK for success. ---- */
-/* The status of an ncclResult_t: values 0..7 are equal, ncclTimeout (8,
- * 2.30.3+) is NCORE_ERR_TIMEOUT, anything else NCORE_ERR_INTERNAL. */
-ncore_status_t nccl_status_of(ncclResult_t result);
-/* ncclResult_t values equal ncore_status_t values 0..7. */
-ncore_status_t nccl_check(ncclResult_t result, const char *function,
-                          ncclComm_t comm);
-/* Any CUresult failure maps to NCORE_ERR_UNHANDLED_CUDA. */
-ncore_status_t cu_check(CUresult result, const char *function);
 
 #endif

@@ -1,9 +1,10 @@
 /* core/nccl — turns ncclResult_t and CUresult failures into ncore statuses
  * with a message naming the failing function and NCCL's / CUDA's own text. */
+#include "status.h"
+
 #include <stdio.h>
 
 #include "../error.h"
-#include "nccl_lib.h"
 
 /* ncclTimeout (NCCL 2.30.3+; not in the 2.28.9 header ncore builds
  * against). */

@@ -2,19 +2,23 @@
  * COLL_SYMMETRIC window; peer addresses from the window pointer kernels,
  * computed once at allocation (the query API returns no status); put/get
  * are stream-ordered copy-engine copies through those addresses. */
+#include "symmetric.h"
+
 #include <stdlib.h>
 
 #include "../error.h"
-#include "nccl_internal.h"
-#include "nccl_ops.h"
+#include "device.h"
+#include "window_pointer.h"
 
-typedef struct nccl_symmetric {
+/* A symmetric allocation: the NCCL backend's core_backend_symmetric_t. */
+typedef struct core_backend_symmetric {
   nccl_window_t *window;
   void *ptr;
   void **peer;  /* nranks; NULL where not load/store reachable */
 } nccl_symmetric_t;
 
-ncore_status_t nccl_symmetric_alloc(void *comm, size_t size, void **out) {
+ncore_status_t nccl_symmetric_alloc(core_backend_comm_t *comm, size_t size,
+                                    core_backend_symmetric_t **out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
@@ -43,7 +47,8 @@ ncore_status_t nccl_symmetric_alloc(void *comm, size_t size, void **out) {
   return NCORE_OK;
 }
 
-void nccl_symmetric_free(void *comm, void *sym) {
+void nccl_symmetric_free(core_backend_comm_t *comm,
+                         core_backend_symmetric_t *sym) {
   nccl_comm_t *c = comm;
   nccl_symmetric_t *s = sym;
   cu_fn.CtxSetCurrent(c->ctx);
@@ -56,11 +61,11 @@ void nccl_symmetric_free(void *comm, void *sym) {
   free(s);
 }
 
-void *nccl_symmetric_local_pointer(void *sym) {
+void *nccl_symmetric_local_pointer(core_backend_symmetric_t *sym) {
   return ((nccl_symmetric_t *)sym)->ptr;
 }
 
-void *nccl_symmetric_peer_pointer(void *sym, int pe) {
+void *nccl_symmetric_peer_pointer(core_backend_symmetric_t *sym, int pe) {
   return ((nccl_symmetric_t *)sym)->peer[pe];
 }
 
@@ -73,9 +78,10 @@ static ncore_status_t reachable(nccl_comm_t *c, nccl_symmetric_t *s, int pe) {
                     pe, c->rank, c->lsa_size);
 }
 
-ncore_status_t nccl_symmetric_put(void *comm, void *sym, size_t dst_offset,
-                                  const void *src, size_t bytes, int pe,
-                                  ncore_stream_t stream) {
+ncore_status_t nccl_symmetric_put(core_backend_comm_t *comm,
+                                  core_backend_symmetric_t *sym,
+                                  size_t dst_offset, const void *src,
+                                  size_t bytes, int pe, ncore_stream_t stream) {
   nccl_comm_t *c = comm;
   nccl_symmetric_t *s = sym;
   ncore_status_t status = nccl_comm_enter(c);
@@ -87,7 +93,8 @@ ncore_status_t nccl_symmetric_put(void *comm, void *sym, size_t dst_offset,
                   "cuMemcpyAsync");
 }
 
-ncore_status_t nccl_symmetric_get(void *comm, void *dst, void *sym,
+ncore_status_t nccl_symmetric_get(core_backend_comm_t *comm, void *dst,
+                                  core_backend_symmetric_t *sym,
                                   size_t src_offset, size_t bytes, int pe,
                                   ncore_stream_t stream) {
   nccl_comm_t *c = comm;

@@ -1,33 +1,16 @@
-/* core/nccl — windows (ncclCommWindowRegister) and their device pointers.
- *
- * NCCL 2.29.2+ answers pointer queries on the host
- * (ncclGet{Peer,Lsa,LsaMultimem}DevicePointer). NCCL 2.28 has no host-side
- * getters, so there the pointers come from one-thread kernels
- * (kernels/ncore_kernels.cu, built against 2.28.9's device API, whose
- * window layout only 2.28 has) that call ncclGetLsaPointer /
- * ncclGetPeerPointer / ncclGetLsaMultimemPointer and store the result; the
- * backend copies it back. Either way the base address is cached per
- * (window, rank), so later queries are host arithmetic (a window's mapping
- * never moves while it is registered). */
+/* core/nccl — windows (window.h): ncclCommWindowRegister over the
+ * communicator, or over the rank's LSA team where NCCL gives no window over
+ * the whole communicator; the part sizes every rank exchanged first. */
+#include "window.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
 #include "../error_clear.h"
-#include "nccl_internal.h"
-#include "nccl_ops.h"
-
-int nccl_peer_in_lsa(const nccl_comm_t *c, int peer) {
-  /* NCCL's LSA team is the contiguous block of world ranks around this one
-   * (ncclTeamLsa: stride 1). */
-  int first = c->rank - c->lsa_rank;
-  return peer >= first && peer < first + c->lsa_size;
-}
-
-ncore_status_t nccl_helper_sync(nccl_comm_t *c) {
-  return cu_check(cu_fn.StreamSynchronize(c->helper_stream),
-                  "cuStreamSynchronize");
-}
+#include "device.h"
+#include "lsa_team.h"
+#include "wait.h"
 
 /* Exchanges part sizes with ncclAllGather over the comm's scratch into
  * sizes[nranks]. */
@@ -144,7 +127,8 @@ ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
 /* Waits until a (possibly non-blocking) communicator's pending work,
  * here a window registration, is done. */
 static ncore_status_t wait_window(ncclComm_t comm, int64_t timeout_ms) {
-  return nccl_wait_ready(comm, timeout_ms, "ncclCommWindowRegister(LSA team)");
+  return nccl_wait_ready(comm, NULL, timeout_ms,
+                         "ncclCommWindowRegister(LSA team)");
 }
 
 static ncore_status_t register_over_lsa_team(nccl_window_t *w) {
@@ -231,7 +215,7 @@ ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
 
 void nccl_window_release(nccl_window_t *w, int deregister) {
   if (w == NULL) return;
-  if (deregister && w->win != NULL && !atomic_load(&w->comm->aborted))
+  if (deregister && w->win != NULL && !core_comm_state_aborted(w->comm->state))
     (void)nccl_fn.ncclCommWindowDeregister(w->owner, w->win);
   pthread_mutex_destroy(&w->lock);
   free(w->peer_sizes);
@@ -242,75 +226,9 @@ void nccl_window_release(nccl_window_t *w, int deregister) {
   free(w);
 }
 
-/* 1 when the loaded NCCL answers pointer queries on the host. */
-static int host_getters(void) {
-  return nccl_runtime_version() >= NCORE_NCCL_VERSION(2, 29, 2);
-}
-
-/* A host getter's answer: NULL (no pointer: not reachable) unless NCCL
- * succeeded with one. */
-static ncore_status_t host_pointer(ncclResult_t r, const char *what,
-                                   nccl_comm_t *c, void **out) {
-  if (r != ncclSuccess) *out = NULL;
-  return r == ncclSuccess || r == ncclInvalidArgument ||
-                 r == ncclInvalidUsage
-             ? NCORE_OK
-             : nccl_check(r, what, c->nccl);
-}
-
-/* Runs a pointer kernel that stores one void* into scratch[0]; reads it. */
-static ncore_status_t query_pointer(nccl_comm_t *c, nccl_kernel_t kernel,
-                                    void **params, void **out) {
-  ncore_status_t status = nccl_comm_enter(c);
-  if (status != NCORE_OK) return status;
-  status = nccl_kernel_launch(kernel, 1, 1, c->helper_stream, params);
-  uint64_t value = 0;
-  if (status == NCORE_OK)
-    status = cu_check(cu_fn.MemcpyDtoHAsync(&value,
-                                            (CUdeviceptr)(uintptr_t)c->scratch,
-                                            8, c->helper_stream),
-                      "cuMemcpyDtoHAsync");
-  if (status == NCORE_OK) status = nccl_helper_sync(c);
-  if (status == NCORE_OK) *out = (void *)(uintptr_t)value;
-  return status;
-}
-
-ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
-  nccl_comm_t *c = w->comm;
-  *out = NULL;
-  if (!nccl_peer_in_lsa(c, peer)) return NCORE_OK; /* not load/store reachable */
-  pthread_mutex_lock(&w->lock);
-  ncore_status_t status = NCORE_OK;
-  /* The peer's rank in the communicator the window is registered on. */
-  int owner_peer = peer - w->first_rank;
-  if (!w->peer_known[peer]) {
-    if (host_getters()) {
-      status = nccl_require(nccl_fn.ncclGetPeerDevicePointer,
-                            NCORE_NCCL_VERSION(2, 29, 2),
-                            "ncclGetPeerDevicePointer");
-      if (status == NCORE_OK)
-        status = host_pointer(nccl_fn.ncclGetPeerDevicePointer(
-                                  w->win, 0, owner_peer, &w->peer_base[peer]),
-                              "ncclGetPeerDevicePointer", c,
-                              &w->peer_base[peer]);
-    } else {
-      size_t zero = 0;
-      void *slot = c->scratch;
-      void *params[] = {&w->win, &zero, &owner_peer, &slot};
-      status = query_pointer(c, NCCL_KERNEL_PEER_POINTER, params,
-                             &w->peer_base[peer]);
-    }
-    if (status == NCORE_OK) w->peer_known[peer] = 1;
-  }
-  if (status == NCORE_OK) *out = w->peer_base[peer];
-  pthread_mutex_unlock(&w->lock);
-  return status;
-}
-
-/* ---- backend ops ---- */
-
-ncore_status_t nccl_window_register(void *comm, void *ptr, size_t size,
-                                    uint32_t flags, void **out,
+ncore_status_t nccl_window_register(core_backend_comm_t *comm, void *ptr,
+                                    size_t size, uint32_t flags,
+                                    core_backend_window_t **out,
                                     uintptr_t *native) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
@@ -349,87 +267,14 @@ ncore_status_t nccl_window_register(void *comm, void *ptr, size_t size,
   return NCORE_OK;
 }
 
-void nccl_window_deregister(void *comm, void *window) {
+void nccl_window_deregister(core_backend_comm_t *comm,
+                            core_backend_window_t *window) {
   nccl_comm_t *c = comm;
-  if (!atomic_load(&c->aborted)) cu_fn.CtxSetCurrent(c->ctx);
+  if (!core_comm_state_aborted(c->state)) cu_fn.CtxSetCurrent(c->ctx);
   nccl_window_release(window, 1);
 }
 
-size_t nccl_window_peer_size(void *window, int peer) {
+size_t nccl_window_peer_size(core_backend_window_t *window, int peer) {
   nccl_window_t *w = window;
   return w->peer_sizes[peer];
-}
-
-ncore_status_t nccl_window_lsa_pointer(void *comm, void *window, int lsa_rank,
-                                       size_t offset, void **out) {
-  nccl_comm_t *c = comm;
-  nccl_window_t *w = window;
-  *out = NULL;
-  pthread_mutex_lock(&w->lock);
-  ncore_status_t status = NCORE_OK;
-  if (!w->lsa_known[lsa_rank]) {
-    if (host_getters()) {
-      status = nccl_require(nccl_fn.ncclGetLsaDevicePointer,
-                            NCORE_NCCL_VERSION(2, 29, 2),
-                            "ncclGetLsaDevicePointer");
-      if (status == NCORE_OK)
-        status = host_pointer(nccl_fn.ncclGetLsaDevicePointer(
-                                  w->win, 0, lsa_rank, &w->lsa_base[lsa_rank]),
-                              "ncclGetLsaDevicePointer", c,
-                              &w->lsa_base[lsa_rank]);
-    } else {
-      size_t zero = 0;
-      void *slot = c->scratch;
-      void *params[] = {&w->win, &zero, &lsa_rank, &slot};
-      status = query_pointer(c, NCCL_KERNEL_LSA_POINTER, params,
-                             &w->lsa_base[lsa_rank]);
-    }
-    if (status == NCORE_OK) w->lsa_known[lsa_rank] = 1;
-  }
-  if (status == NCORE_OK && w->lsa_base[lsa_rank] != NULL)
-    *out = (char *)w->lsa_base[lsa_rank] + offset;
-  pthread_mutex_unlock(&w->lock);
-  return status;
-}
-
-ncore_status_t nccl_window_peer_pointer(void *comm, void *window, int peer,
-                                        size_t offset, void **out) {
-  (void)comm;
-  void *base = NULL;
-  ncore_status_t status = nccl_window_peer_base(window, peer, &base);
-  *out = (status == NCORE_OK && base != NULL) ? (char *)base + offset : NULL;
-  return status;
-}
-
-ncore_status_t nccl_window_multimem_pointer(void *comm, void *window,
-                                            size_t offset, void **out) {
-  nccl_comm_t *c = comm;
-  nccl_window_t *w = window;
-  *out = NULL;
-  /* ncclGetLsaMultimemPointer needs a device communicator created with
-   * lsaMultimem; without one, or when NCCL gave it no multicast object
-   * (NVLS off or unsupported), there is no multimem address: NULL. Never
-   * faked, and ncore never calls cuMulticastCreate itself. */
-  if (host_getters()) {
-    /* 2.29.2+: the window itself knows its multicast mapping, if any. */
-    ncore_status_t status = nccl_require(
-        nccl_fn.ncclGetLsaMultimemDevicePointer, NCORE_NCCL_VERSION(2, 29, 2),
-        "ncclGetLsaMultimemDevicePointer");
-    if (status != NCORE_OK) return status;
-    return host_pointer(
-        nccl_fn.ncclGetLsaMultimemDevicePointer(w->win, offset, out),
-        "ncclGetLsaMultimemDevicePointer", c, out);
-  }
-  nccl_devcomm_t *d = c->multimem_devcomm;
-  if (d == NULL) return NCORE_OK;
-  void *mc = NULL;
-  memcpy(&mc, d->storage + nccl_layout()->devcomm_lsa_multimem, sizeof mc);
-  if (mc == NULL) return NCORE_OK;
-  void *slot = c->scratch;
-  void *params[] = {&w->win, &offset, d->storage, &slot};
-  pthread_mutex_lock(&w->lock);
-  ncore_status_t status = query_pointer(c, NCCL_KERNEL_MULTIMEM_POINTER, params,
-                                        out);
-  pthread_mutex_unlock(&w->lock);
-  return status;
 }

@@ -22,7 +22,15 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "host/host.h"
+#include "host/coll.h"
+#include "host/comm_query.h"
+#include "host/failure.h"
+#include "host/p2p.h"
+#include "host/put_ring.h"
+#include "host/ring.h"
+#include "host/segment.h"
+#include "host/wait.h"
+#include "host/window.h"
 
 /* The input, consumed front to back; reads past its end give zeros. */
 typedef struct input {
@@ -51,9 +59,6 @@ static size_t take_rest(input_t *in, void *dst, size_t max) {
   return n;
 }
 
-/* Backend entry points (core/host/backend.c's table). */
-ncore_status_t host_comm_async_error(void *comm, ncore_status_t *out);
-
 static char *segment;  /* the shared segment of the two ranks */
 static host_layout_t layout;
 
@@ -67,10 +72,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
+/* A communicator's liveness, which the core owns (comm_state.h): a fresh
+ * one for each input. */
+static core_comm_state_t state;
+
 /* Rank 0's communicator over the segment, control words cleared. */
 static host_comm_t *receiver(void) {
+  core_comm_state_init(&state);
   host_comm_t *c = NULL;
-  if (host_comm_new(&c, 0, 2, 0) != NCORE_OK) abort();
+  if (host_comm_new(&c, &state, 0, 2, 0) != NCORE_OK) abort();
   memset(segment, 0, layout.ring_data);  /* header .. put ring counters */
   c->base = segment;
   memcpy(host_header(c)->magic, HOST_MAGIC, 8);
@@ -222,7 +232,8 @@ static void window_part(input_t *in) {
 static void segment_file(input_t *in) {
   host_comm_t *c = NULL;
   int nranks = 1 + (int)(take(in, 1) % 3);
-  if (host_comm_new(&c, nranks - 1, nranks, 0) != NCORE_OK) return;
+  core_comm_state_init(&state);
+  if (host_comm_new(&c, &state, nranks - 1, nranks, 0) != NCORE_OK) return;
   int fd = memfd_create("fuzz-segment", MFD_CLOEXEC);
   if (fd < 0) abort();
   size_t size = c->layout.total;

@@ -25,7 +25,7 @@
 #include "multirank.h"
 #include "testbuf.h"
 
-/* The token of a host unique id (magic, then the token: core/host/host.h).
+/* The token of a host unique id (magic, then the token: core/host/comm_create.h).
  * An attacker who can read a launcher's command line knows it. */
 static uint64_t id_token(const ncore_unique_id_t *id) {
   uint64_t token;

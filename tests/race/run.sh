@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/race/run.sh: builds tests/race/test_races.c and the library's
-# sources with clang -fsanitize=thread into build/race/ and runs it; a
+# sources (tools/library-objects.sh: the library's own sources and flags)
+# with clang -fsanitize=thread into build/race/ and runs it; a
 # ThreadSanitizer report fails the run (its summary then says so).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -8,15 +9,19 @@ out=build/race
 CLANG=${CLANG:-clang-14}
 command -v "$CLANG" >/dev/null || CLANG=clang
 mkdir -p "$out"
-printf '#include <stddef.h>\nconst unsigned char core_kernels_fatbin[8] = {0};\nconst size_t core_kernels_fatbin_size = 0;\n' > "$out/empty_fatbin.c"
+# The library as Bazel compiles it (tools/library.bzl's sources and flags,
+# tools/library-objects.sh), under ThreadSanitizer; then the test.
+flags=(-std=c11 -O1 -g -fsanitize=thread)
+list=$(tools/library-objects.sh "$out" "$CLANG" "${flags[@]}") ||
+  { echo "0 passed, 1 failed"; exit 1; }
+mapfile -t objects <<< "$list"
 bin=$out/test_races
-if [ ! -x "$bin" ] || [ -n "$(find core abi/include tests/race tests/harness -newer "$bin" 2>/dev/null | head -1)" ]; then
+if [ ! -x "$bin" ] || [ -n "$(find "${objects[@]}" tests/race tests/harness -newer "$bin" 2>/dev/null | head -1)" ]; then
   echo "race: building $bin with $CLANG -fsanitize=thread"
-  "$CLANG" -std=c11 -O1 -g -D_GNU_SOURCE -fsanitize=thread -Iabi/include -Icore -I. \
-    -I/usr/local/cuda/include -Itests/harness -Itools \
-    core/*.c core/host/*.c core/nccl/*.c "$out/empty_fatbin.c" \
-    tests/race/test_races.c tests/harness/harness.c tests/harness/multirank.c tests/harness/spawn.c \
-    tests/harness/testbuf.c -o "$bin" -ldl -lpthread -lrt -lm ||
+  "$CLANG" "${flags[@]}" -D_GNU_SOURCE -Iabi/include -Icore -I. -Itests/harness \
+    tests/race/test_races.c tests/harness/harness.c tests/harness/multirank.c \
+    tests/harness/spawn.c tests/harness/testbuf.c "${objects[@]}" -o "$bin" \
+    -ldl -lpthread -lrt -lm ||
     { echo "0 passed, 1 failed"; exit 1; }
 fi
 # halt_on_error: the first report ends the test it happened in (the

@@ -178,8 +178,8 @@ TEST(comm_init_from_env_names_what_the_launcher_lacks) {
 }
 
 /* The host backend is one machine: an id made elsewhere fails at once.
- * Its boot id starts at byte 24 of the id (core/host/host.h: magic, token,
- * creator pid, then the creator's identity). */
+ * Its boot id starts at byte 24 of the id (core/host/comm_create.h: magic,
+ * token, creator pid, then the creator's identity). */
 TEST(host_id_made_on_another_machine_fails_at_once) {
   if (!harness_is_host()) SKIP("the host backend's rule");
   ncore_unique_id_t id;

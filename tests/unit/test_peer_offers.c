@@ -21,8 +21,11 @@
 
 #include "harness.h"
 #include "../../core/error.h"
-#include "../../core/host/host.h"
-#include "../../core/host/host_ops.h"
+#include "../../core/host/comm.h"
+#include "../../core/host/memory.h"
+#include "../../core/host/p2p.h"
+#include "../../core/host/ring.h"
+#include "../../core/host/segment.h"
 
 /* The ring's message header (core/host/p2p.c): the length word with its
  * flags, then the tag word, then (one-copy) the descriptor. */
@@ -42,8 +45,11 @@ static host_comm_t *receiver(char **segment_out) {
   char *segment = aligned_alloc(4096, layout.total);
   if (!segment) return NULL;
   memset(segment, 0, layout.total);
+  /* The communicator's liveness, which the core owns (comm_state.h). */
+  static core_comm_state_t state;
+  core_comm_state_init(&state);
   host_comm_t *c = NULL;
-  if (host_comm_new(&c, 0, 2, 1000) != NCORE_OK) return NULL;
+  if (host_comm_new(&c, &state, 0, 2, 1000) != NCORE_OK) return NULL;
   c->base = segment;
   memcpy(host_header(c)->magic, HOST_MAGIC, 8);
   host_header(c)->nranks = 2;

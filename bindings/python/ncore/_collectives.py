@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import NcclInvalid
-from ._lib import capi, raw
+from ._lib import raw
 from ._types import NcclDataType, NcclRedOp
 from .buffer import ResolvedBuffer, resolve_stream
 from .resources import CustomRedOp
@@ -95,7 +95,7 @@ class CollectivesMixin:
             if recv_dtype != dtype:
                 _dtype_mismatch(dtype, recv_dtype)
             _at_least("recvbuf", recv_count, count)
-        capi.ncore_allreduce(handle, send_ptr, recv_ptr, count, dtype, op_value, stream_handle)
+        raw.ncore_allreduce(handle, send_ptr, recv_ptr, count, dtype, op_value, stream_handle)
 
     def reduce(self, sendbuf: Any, recvbuf: Any, op: Any, root: Optional[int] = None,
                *, stream: Any = None) -> None:

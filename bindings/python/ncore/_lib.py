@@ -30,14 +30,13 @@ def _point_at_nccl_wheel() -> None:
 
 _point_at_nccl_wheel()
 
+# The raw layer's ncore_* functions are the compiled C functions themselves:
+# ncore.i rebinds each name of SWIG's shadow module to its C function
+# (_bind_functions_directly), so a call through raw has no Python frame of
+# its own (issue 15), and the hot path calls raw directly.
 from . import _ncore as raw  # noqa: E402  (after the NCCL pointer)
 
-# The compiled functions themselves, for the per-call hot path: SWIG's
-# shadow module wraps each in a Python function that only forwards (one
-# Python frame per call, issue 15). Same arguments, same exceptions.
-capi = raw._ncore_c
-
-__all__ = ["raw", "capi", "abi_mismatch"]
+__all__ = ["raw", "abi_mismatch"]
 
 
 def abi_mismatch(loaded: int, built: int) -> Optional[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from ._errors import NcclInvalid
-from ._lib import capi, raw
+from ._lib import raw
 from .buffer import ResolvedBuffer, resolve_stream
 from .resources import RegisteredWindowHandle
 
@@ -47,7 +47,7 @@ class P2PMixin:
         """
         handle = self._live()
         ptr, count, dtype = self._call_args(handle, sendbuf, "sendbuf")
-        capi.ncore_send(handle, ptr, count, dtype, peer, resolve_stream(stream))
+        raw.ncore_send(handle, ptr, count, dtype, peer, resolve_stream(stream))
 
     def recv(self, recvbuf: Any, peer: int, *, stream: Any = None) -> None:
         """Receives into a buffer from rank `peer` (ncclRecv).
@@ -57,7 +57,7 @@ class P2PMixin:
         """
         handle = self._live()
         ptr, count, dtype = self._call_args(handle, recvbuf, "recvbuf")
-        capi.ncore_recv(handle, ptr, count, dtype, peer, resolve_stream(stream))
+        raw.ncore_recv(handle, ptr, count, dtype, peer, resolve_stream(stream))
 
     def signal(self, peer: int, signal_index: int = 0, context: int = 0,
                flags: int = 0, *, stream: Any = None) -> None:

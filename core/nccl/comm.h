@@ -1,0 +1,145 @@
+/* core/nccl — the NCCL backend's communicator: the state every file of
+ * the backend reads (rank, context, streams, the signal window, peer
+ * liveness, the setup stage), and the two facts of its topology each asks.
+ * Only types and inline helpers: the functions that make, run and end a
+ * communicator live in comm_create.c, comm_setup.c, comm_lifecycle.c and
+ * comm_query.c. */
+#ifndef NCORE_CORE_NCCL_COMM_H
+#define NCORE_CORE_NCCL_COMM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../backend.h"
+#include "nccl_lib.h"
+#include "status.h"
+
+
+/* How a signal lands in the peer's slot (NCORE_NCCL_SIGNAL_MODE). */
+typedef enum nccl_signal_mode {
+  /* One-thread kernel: __threadfence_system + atomic add (default: correct
+   * whatever streams the caller signals on). */
+  NCCL_SIGNAL_ADD_KERNEL = 0,
+  /* cuStreamWriteValue64 of the sender's running count (faster; requires
+   * the signals from one rank to one peer to be stream-ordered). */
+  NCCL_SIGNAL_WRITE_VALUE = 1
+} nccl_signal_mode_t;
+
+
+/* How a wait for a signal waits on its stream (NCORE_NCCL_WAIT). */
+typedef enum nccl_wait_mode {
+  NCCL_WAIT_STREAM = 0, /* cuStreamWaitValue64: no SM, the driver's poll */
+  NCCL_WAIT_SPIN = 1,   /* a one-thread kernel reading with acquire */
+  NCCL_WAIT_HYBRID = 2  /* the kernel for a while, then the stream wait */
+} nccl_wait_mode_t;
+
+/* Who a rank's process is (liveness.c): enough for a peer of the same
+ * machine and pid namespace to tell whether it still exists. magic is 0
+ * where it could not be read (no /proc). */
+typedef struct nccl_identity {
+  uint64_t magic, pid, start_ticks, boot_hash, pid_namespace;
+} nccl_identity_t;
+
+/* What each rank publishes in its signal window after its nranks slots:
+ * the state word, then its identity (liveness.c). */
+typedef struct nccl_peer_record {
+  uint64_t state; /* NCCL_PEER_LIVE, NCCL_PEER_LEFT, else aborted or failed */
+  nccl_identity_t identity;
+} nccl_peer_record_t;
+#define NCCL_PEER_LIVE 0ull
+#define NCCL_PEER_LEFT 0x5446454cull /* "LEFT" */
+/* Byte offset of the record in a signal window of nranks slots. */
+#define NCCL_SIGNAL_STATE_OFFSET(nranks) (8 * (size_t)(nranks))
+/* Bytes of a signal window: the slots and the record. */
+#define NCCL_SIGNAL_WINDOW_BYTES(nranks) \
+  (NCCL_SIGNAL_STATE_OFFSET(nranks) + sizeof(nccl_peer_record_t))
+
+/* How far a communicator's setup got (comm_setup.c): NCCL's communicator, then
+ * ncore's signal window; only READY communicators take calls. */
+typedef enum nccl_stage {
+  NCCL_STAGE_READY = 0,
+  NCCL_STAGE_NCCL = 1,     /* non-blocking: NCCL still creating it */
+  NCCL_STAGE_SIGNALS = 2   /* non-blocking: signal window registering */
+} nccl_stage_t;
+
+/* One communicator: the NCCL backend's core_backend_comm_t. */
+typedef struct core_backend_comm {
+  ncclComm_t nccl;
+  int rank, nranks, device;
+  int lsa_rank, lsa_size;
+  int lsa_known;  /* lsa_rank/lsa_size were read (nccl_read_lsa_team) */
+  CUcontext ctx;
+  /* Internal stream for synchronous helper work (pointer queries, size
+   * exchange); never the user's. */
+  CUstream helper_stream;
+  /* Device scratch (ncclMemAlloc): 8 * (2 * nranks + 1) bytes. */
+  void *scratch;
+  /* Whether the communicator was aborted and the failure that ended it
+   * (NCORE_ERR_TIMEOUT, the error a wait saw, ...): the core's, which
+   * outlives this object. Asked here, recorded here (nccl_comm_fail):
+   * later calls fail fast, destroy aborts. */
+  core_comm_state_t *state;
+  /* Abort: see comm_lifecycle.c for the protocol. */
+  pthread_mutex_t abort_lock;
+  int nccl_aborted;  /* ncclCommRevoke already ran (under abort_lock) */
+  int nonblocking;          /* config.blocking = 0 (NCCL's comm is too) */
+  int64_t timeout_ms;       /* resolved config timeout, -1 = forever */
+  nccl_stage_t stage;       /* setup progress (non-blocking creation) */
+  int64_t stage_started_ms; /* when the non-blocking creation began */
+  /* One-sided. */
+  int native_onesided;      /* NCCL 2.29+ ncclPutSignal & co. are used */
+  nccl_signal_mode_t signal_mode;
+  nccl_wait_mode_t wait_mode;  /* NCORE_NCCL_WAIT */
+  uint64_t wait_spin_ns;       /* hybrid: how long the kernel spins first */
+  unsigned wait_flags;      /* GEQ, plus FLUSH where the device can */
+  size_t put_kernel_max;    /* puts up to this many bytes use the fused kernel */
+  size_t put_sm_max;        /* ... up to this many, a copy kernel of a grid */
+  void *signal_slots;       /* ncclMemAlloc: nranks uint64 slots, one per sender */
+  struct core_backend_window *signal_window; /* window over signal_slots */
+  ncore_status_t signals_status;     /* why signals are unusable, or OK */
+  char signals_reason[256];          /* ... and the message saying so */
+  uint64_t *signals_sent;      /* per peer: signals this rank sent it */
+  uint64_t *signals_consumed;  /* per peer: its signals earlier waits consumed */
+  ncore_gin_type_t gin_type, railed_gin_type; /* from the last devcomm, else NONE */
+  /* The last live device communicator made with multimem. */
+  struct core_backend_dev_comm *multimem_devcomm;
+  /* Peer liveness (liveness.c): this process, what the LSA peers
+   * published (by LSA rank), when they were last read, and the stream the
+   * reads use. */
+  nccl_identity_t identity;
+  nccl_peer_record_t *peer_records;
+  void **peer_record_addr;  /* per LSA rank: its record, through its pointer */
+  int64_t liveness_checked_ms;
+  pthread_mutex_t liveness_lock;
+  CUstream probe_stream;
+  /* A call on this non-blocking communicator answered NCORE_IN_PROGRESS:
+   * NCCL takes no other call before its state leaves ncclInProgress, so the
+   * next call waits for that first (nccl_comm_check_live). */
+  atomic_int in_progress;
+  /* The loaded NCCL refuses its copy-engine collectives on the legacy
+   * default stream (before 2.29.7) and this communicator may use them (CTA
+   * policy ZERO): such calls run on the per-thread stream (coll.c). */
+  int legacy_stream_detour;
+  /* This rank's LSA team as a communicator of its own, made on the first
+   * window NCCL refuses over the whole communicator (nccl_lsa_comm). */
+  ncclComm_t lsa_nccl;
+  /* Its config: NCCL may read it after ncclCommSplit returned (a
+   * non-blocking parent), so it lives as long as the communicator. */
+  nccl_config_t lsa_config;
+} nccl_comm_t;
+
+/* 1 if world rank peer is in this rank's LSA team: NCCL's LSA team is the
+ * contiguous block of world ranks around this one (ncclTeamLsa: stride 1). */
+static inline int nccl_peer_in_lsa(const nccl_comm_t *c, int peer) {
+  int first = c->rank - c->lsa_rank;
+  return peer >= first && peer < first + c->lsa_size;
+}
+
+/* Runs the helper stream to completion (pointer queries, size exchange). */
+static inline ncore_status_t nccl_helper_sync(nccl_comm_t *c) {
+  return cu_check(cu_fn.StreamSynchronize(c->helper_stream),
+                  "cuStreamSynchronize");
+}
+
+#endif

@@ -1,0 +1,19 @@
+/* core/nccl — communicator control (ncore/comm_control.h): properties,
+ * revoke, the grow's unique id, suspend and resume, memory statistics. */
+#ifndef NCORE_CORE_NCCL_COMM_CONTROL_H
+#define NCORE_CORE_NCCL_COMM_CONTROL_H
+
+#include "../backend.h"
+
+/* ---- backend operations (core/backend.h) ---- */
+ncore_status_t nccl_comm_properties(core_backend_comm_t *comm,
+                                    ncore_comm_properties_t *out);
+ncore_status_t nccl_comm_revoke(core_backend_comm_t *comm, uint32_t flags);
+ncore_status_t nccl_comm_get_unique_id(core_backend_comm_t *comm,
+                                       ncore_unique_id_t *out);
+ncore_status_t nccl_comm_suspend(core_backend_comm_t *comm, uint32_t flags);
+ncore_status_t nccl_comm_resume(core_backend_comm_t *comm);
+ncore_status_t nccl_comm_mem_stat(core_backend_comm_t *comm,
+                                  ncore_comm_mem_stat_t stat, uint64_t *out);
+
+#endif

@@ -1,0 +1,13 @@
+/* core/nccl — what the core asks of a communicator: its rank, size,
+ * device and LSA team, and its asynchronous error. */
+#ifndef NCORE_CORE_NCCL_COMM_QUERY_H
+#define NCORE_CORE_NCCL_COMM_QUERY_H
+
+#include "../backend.h"
+
+/* ---- backend operations (core/backend.h) ---- */
+void nccl_comm_info(core_backend_comm_t *comm, core_comm_info_t *out);
+ncore_status_t nccl_comm_async_error(core_backend_comm_t *comm,
+                                     ncore_status_t *out);
+
+#endif

@@ -1,0 +1,114 @@
+// ncore — CUDA kernels launched by the NCCL backend (core/nccl/).
+// Compiled by nvcc into one fatbin (sm_90 SASS + compute_90 PTX; BUILD's
+// kernels_fatbin), embedded in libncore.so and loaded through the driver
+// API, so libncore.so never links against the CUDA runtime. Kernels are
+// extern "C" so the driver finds them by name (core/nccl/kernels.c lists
+// them). Only CUDA's and NCCL's headers are included: no header of ncore's.
+#include <cstddef>
+#include <cstdint>
+#include <nccl.h>
+#include <nccl_device.h>
+
+// The kernels below that take NCCL device types (window pointer queries)
+// run only on NCCL 2.28, whose layout this file is built against
+// (core/nccl/window_pointer.c uses NCCL's host getters from 2.29.2 on). Every
+// version's struct layouts are checked in tools/nccl-layouts/check.cu.
+
+// Adds `value` to a 64-bit signal slot (in a peer's memory, through its LSA
+// pointer) with system-scope release semantics: every store this stream made
+// before the kernel (earlier kernels, copies) is visible to a reader that
+// acquires the slot and sees the new value.
+extern "C" __global__ void ncore_signal_add(unsigned long long *slot,
+                                            unsigned long long value) {
+  __threadfence_system();
+  asm volatile("red.release.sys.global.add.u64 [%0], %1;"
+               :: "l"(slot), "l"(value) : "memory");
+}
+
+// put_signal's copy by the SMs: the grid copies `bytes` from src to dst (the
+// peer's window through its LSA pointer), 16 bytes per thread per step where
+// both ends and the size allow. With one block (small puts) the kernel also
+// signals: after __syncthreads, thread 0 fences at system scope and
+// publishes the signal with a release: add `value` (store == 0) or store
+// `value`, the sender's running count (store != 0). With several blocks
+// (slot == nullptr) a signal kernel follows on the stream: kernel boundaries
+// order the copy before it.
+extern "C" __global__ void ncore_put_signal(unsigned char *dst,
+                                            const unsigned char *src,
+                                            unsigned long long bytes,
+                                            unsigned long long *slot,
+                                            unsigned long long value,
+                                            int store) {
+  unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  bool aligned = ((reinterpret_cast<uintptr_t>(dst) |
+                   reinterpret_cast<uintptr_t>(src)) & 15) == 0;
+  unsigned long long vectors = aligned ? bytes / 16 : 0;
+  const uint4 *s = reinterpret_cast<const uint4 *>(src);
+  uint4 *d = reinterpret_cast<uint4 *>(dst);
+  for (unsigned long long i = first; i < vectors; i += stride) d[i] = s[i];
+  for (unsigned long long i = vectors * 16 + first; i < bytes; i += stride)
+    dst[i] = src[i];
+  if (slot == nullptr) return;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    if (store)
+      asm volatile("st.release.sys.global.u64 [%0], %1;"
+                   :: "l"(slot), "l"(value) : "memory");
+    else
+      asm volatile("red.release.sys.global.add.u64 [%0], %1;"
+                   :: "l"(slot), "l"(value) : "memory");
+  }
+}
+
+// Waits until the local slot reaches `expected` (wrap-safe, as
+// CU_STREAM_WAIT_VALUE_GEQ), reading with system-scope acquire so the data
+// the signaller published before its release is visible to later work on
+// this stream. limit_ns == 0: until then (NCORE_NCCL_WAIT=spin); else at
+// most limit_ns of the GPU's clock, after which a cuStreamWaitValue64 queued
+// behind the kernel takes over without holding an SM
+// (NCORE_NCCL_WAIT=hybrid): short waits get the spin's latency, long ones
+// cost no SM.
+extern "C" __global__ void ncore_wait_geq(const unsigned long long *slot,
+                                          unsigned long long expected,
+                                          unsigned long long limit_ns) {
+  unsigned long long v, start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  for (;;) {
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];"
+                 : "=l"(v) : "l"(slot) : "memory");
+    if ((long long)(v - expected) >= 0) break;
+    if (limit_ns != 0) {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (now - start > limit_ns) return;
+    }
+    __nanosleep(32);
+  }
+  __threadfence_system();
+}
+
+// Window pointer queries (NCCL 2.28 has only the device-side getters). Each
+// stores one address into *out (device memory) for the host to read.
+extern "C" __global__ void ncore_window_lsa_pointer(ncclWindow_t window,
+                                                    size_t offset, int lsa_rank,
+                                                    void **out) {
+  *out = ncclGetLsaPointer(window, offset, lsa_rank);
+}
+
+extern "C" __global__ void ncore_window_peer_pointer(ncclWindow_t window,
+                                                     size_t offset, int peer,
+                                                     void **out) {
+  *out = ncclGetPeerPointer(window, offset, peer);
+}
+
+// dev_comm: the device communicator by value (made with lsaMultimem). NULL
+// when NCCL gave it no multicast object (NVLS off or unsupported).
+extern "C" __global__ void ncore_window_multimem_pointer(ncclWindow_t window,
+                                                         size_t offset,
+                                                         ncclDevComm dev_comm,
+                                                         void **out) {
+  *out = dev_comm.lsaMultimem.mcBasePtr == nullptr
+             ? nullptr
+             : ncclGetLsaMultimemPointer(window, offset, dev_comm);
+}

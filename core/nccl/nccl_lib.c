@@ -1,0 +1,269 @@
+/* core/nccl — finds and loads libnccl.so.2 and libcuda.so.1 at run time,
+ * resolves every entry point the backend uses into nccl_fn / cu_fn, and
+ * answers whether the loaded version has a call (nccl_require).
+ *
+ * Search order for NCCL (README.md, "On GPUs"): NCORE_NCCL_LIBRARY
+ * (a file path), the dynamic loader's own search ("libnccl.so.2"),
+ * /usr/local/cuda/lib64, then the pip package nvidia-nccl-cu* inside the
+ * site-packages / dist-packages of Python installs. libcuda.so.1 comes from
+ * the loader path only (the driver installs it there), unless
+ * NCORE_CUDA_LIBRARY names a file: a test hook, with which the tests load
+ * a stand-in driver beside a stand-in libnccl (tests/fake_nccl). Loading happens once
+ * (pthread_once); the outcome, including the failure message, is cached so
+ * probe() stays cheap and every later call reports the same reason. */
+#include "nccl_lib.h"
+
+#include <dlfcn.h>
+#include <glob.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+
+nccl_functions_t nccl_fn;
+cuda_functions_t cu_fn;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static ncore_status_t load_status = NCORE_OK;
+static char load_message[2048];
+static char loaded_nccl_path[1024];
+
+/* Glob patterns for the pip package's library (first match wins). */
+static const char *const pip_patterns[] = {
+    "/opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
+    "/usr/local/lib/python3*/dist-packages/nvidia/nccl/lib/libnccl.so.2",
+    "/usr/local/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
+    "/usr/lib/python3*/dist-packages/nvidia/nccl/lib/libnccl.so.2",
+    "/usr/lib/python3/dist-packages/nvidia/nccl/lib/libnccl.so.2",
+    "/opt/*/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
+    "/opt/*/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
+};
+
+/* Appends text to the searched-paths list (bounded). */
+static void note_searched(char *list, size_t cap, const char *what) {
+  size_t used = strlen(list);
+  if (used + 3 >= cap) return;
+  snprintf(list + used, cap - used, "%s%s", used ? ", " : "", what);
+}
+
+/* Tries one candidate; on success remembers its path. */
+static void *try_open(const char *path, char *searched, size_t cap) {
+  note_searched(searched, cap, path);
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (h != NULL) snprintf(loaded_nccl_path, sizeof loaded_nccl_path, "%s", path);
+  return h;
+}
+
+/* Opens libnccl.so.2 following the documented search order. */
+static void *open_nccl(char *searched, size_t cap) {
+  const char *env = getenv("NCORE_NCCL_LIBRARY");
+  void *h = NULL;
+  if (env != NULL && env[0] != '\0') {
+    h = try_open(env, searched, cap);
+    /* An explicit choice that fails is an error, not a reason to pick
+     * another NCCL silently. */
+    if (h == NULL) return NULL;
+    return h;
+  }
+  if ((h = try_open("libnccl.so.2", searched, cap)) != NULL) return h;
+  if ((h = try_open("/usr/local/cuda/lib64/libnccl.so.2", searched, cap)))
+    return h;
+  for (size_t i = 0; i < sizeof pip_patterns / sizeof pip_patterns[0]; i++) {
+    glob_t g;
+    note_searched(searched, cap, pip_patterns[i]);
+    if (glob(pip_patterns[i], 0, NULL, &g) == 0) {
+      for (size_t j = 0; j < g.gl_pathc && h == NULL; j++) {
+        h = dlopen(g.gl_pathv[j], RTLD_NOW | RTLD_LOCAL);
+        if (h != NULL)
+          snprintf(loaded_nccl_path, sizeof loaded_nccl_path, "%s",
+                   g.gl_pathv[j]);
+      }
+      globfree(&g);
+      if (h != NULL) return h;
+    }
+  }
+  return NULL;
+}
+
+/* Resolves one symbol; a missing required one fails the load. */
+static int resolve(void *lib, const char *name, void **slot, int required,
+                   const char *libname) {
+  dlerror();
+  *slot = dlsym(lib, name);
+  if (*slot == NULL && required) {
+    int is_nccl = strcmp(libname, "libnccl.so.2") == 0;
+    snprintf(load_message, sizeof load_message,
+             "%s%s%s%s lacks the required symbol %s (too old?)", libname,
+             is_nccl ? " (" : "", is_nccl ? loaded_nccl_path : "",
+             is_nccl ? ")" : "", name);
+    return 0;
+  }
+  return 1;
+}
+
+#define NCCL_REQ(name) resolve(lib, #name, (void **)&nccl_fn.name, 1, "libnccl.so.2")
+#define NCCL_OPT(name) resolve(lib, #name, (void **)&nccl_fn.name, 0, "libnccl.so.2")
+#define CU_REQ(member, sym) resolve(cu, sym, (void **)&cu_fn.member, 1, "libcuda.so.1")
+
+/* Resolves every NCCL entry point; 0 on a missing required one. */
+static int resolve_nccl(void *lib) {
+  return NCCL_REQ(ncclGetVersion) && NCCL_REQ(ncclGetErrorString) &&
+         NCCL_REQ(ncclGetLastError) && NCCL_REQ(ncclGetUniqueId) &&
+         NCCL_REQ(ncclCommInitRankConfig) && NCCL_REQ(ncclCommInitAll) &&
+         NCCL_REQ(ncclCommSplit) && NCCL_REQ(ncclCommShrink) &&
+         NCCL_REQ(ncclCommFinalize) && NCCL_REQ(ncclCommDestroy) &&
+         NCCL_REQ(ncclCommAbort) && NCCL_REQ(ncclCommGetAsyncError) &&
+         NCCL_REQ(ncclCommCount) && NCCL_REQ(ncclCommCuDevice) &&
+         NCCL_REQ(ncclCommUserRank) && NCCL_REQ(ncclCommRegister) &&
+         NCCL_REQ(ncclCommDeregister) && NCCL_REQ(ncclCommWindowRegister) &&
+         NCCL_REQ(ncclCommWindowDeregister) &&
+         NCCL_REQ(ncclRedOpCreatePreMulSum) && NCCL_REQ(ncclRedOpDestroy) &&
+         NCCL_REQ(ncclMemAlloc) && NCCL_REQ(ncclMemFree) &&
+         NCCL_REQ(ncclGroupStart) && NCCL_REQ(ncclGroupEnd) &&
+         NCCL_REQ(ncclSend) && NCCL_REQ(ncclRecv) && NCCL_REQ(ncclAllReduce) &&
+         NCCL_REQ(ncclBroadcast) && NCCL_REQ(ncclReduce) &&
+         NCCL_REQ(ncclAllGather) && NCCL_REQ(ncclReduceScatter) &&
+         NCCL_REQ(ncclAlltoAll) && NCCL_REQ(ncclGather) &&
+         NCCL_REQ(ncclScatter) && NCCL_REQ(ncclDevCommCreate) &&
+         NCCL_REQ(ncclDevCommDestroy) && NCCL_REQ(ncclTeamLsa) &&
+         NCCL_OPT(ncclCommInitRankScalable) && NCCL_OPT(ncclPutSignal) &&
+         NCCL_OPT(ncclSignal) && NCCL_OPT(ncclWaitSignal) &&
+         NCCL_OPT(ncclCommRevoke) && NCCL_OPT(ncclCommGetUniqueId) &&
+         NCCL_OPT(ncclCommGrow) && NCCL_OPT(ncclWinGetUserPtr) &&
+         NCCL_OPT(ncclCommQueryProperties) &&
+         NCCL_OPT(ncclGetLsaDevicePointer) &&
+         NCCL_OPT(ncclGetPeerDevicePointer) &&
+         NCCL_OPT(ncclGetLsaMultimemDevicePointer) &&
+         NCCL_OPT(ncclCommSuspend) && NCCL_OPT(ncclCommResume) &&
+         NCCL_OPT(ncclCommMemStats);
+}
+
+/* Reads the library's version and picks its layouts; 0 (message set) for
+ * a version ncore cannot drive. */
+static int check_version(void) {
+  int code = 0;
+  if (nccl_fn.ncclGetVersion(&code) != ncclSuccess || code <= 0) {
+    snprintf(load_message, sizeof load_message,
+             "libnccl.so.2 (%s): ncclGetVersion failed", loaded_nccl_path);
+    return 0;
+  }
+  if (code < NCORE_NCCL_OLDEST) {
+    snprintf(load_message, sizeof load_message,
+             "libnccl.so.2 (%s) is NCCL %s; ncore needs NCCL %s or newer",
+             loaded_nccl_path, nccl_version_text(code),
+             nccl_version_text(NCORE_NCCL_OLDEST));
+    return 0;
+  }
+  nccl_layouts_select(code);
+  return 1;
+}
+
+/* Resolves every driver entry point by its exported, versioned name. */
+static int resolve_cuda(void *cu) {
+  return CU_REQ(Init, "cuInit") && CU_REQ(GetErrorString, "cuGetErrorString") &&
+         CU_REQ(GetErrorName, "cuGetErrorName") &&
+         CU_REQ(DeviceGetCount, "cuDeviceGetCount") &&
+         CU_REQ(DeviceGet, "cuDeviceGet") &&
+         CU_REQ(DeviceGetAttribute, "cuDeviceGetAttribute") &&
+         CU_REQ(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+         CU_REQ(CtxSetCurrent, "cuCtxSetCurrent") &&
+         CU_REQ(CtxGetCurrent, "cuCtxGetCurrent") &&
+         CU_REQ(CtxGetDevice, "cuCtxGetDevice") &&
+         CU_REQ(CtxSynchronize, "cuCtxSynchronize") &&
+         CU_REQ(StreamCreate, "cuStreamCreate") &&
+         CU_REQ(StreamDestroy, "cuStreamDestroy_v2") &&
+         CU_REQ(StreamSynchronize, "cuStreamSynchronize") &&
+         CU_REQ(StreamQuery, "cuStreamQuery") &&
+         CU_REQ(StreamGetCtx, "cuStreamGetCtx") &&
+         CU_REQ(MemcpyAsync, "cuMemcpyAsync") &&
+         CU_REQ(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") &&
+         CU_REQ(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2") &&
+         CU_REQ(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") &&
+         CU_REQ(MemsetD8Async, "cuMemsetD8Async") &&
+         CU_REQ(StreamWriteValue64, "cuStreamWriteValue64_v2") &&
+         CU_REQ(StreamWaitValue64, "cuStreamWaitValue64_v2") &&
+         CU_REQ(PointerGetAttribute, "cuPointerGetAttribute") &&
+         CU_REQ(MemGetAddressRange, "cuMemGetAddressRange_v2") &&
+         CU_REQ(ModuleLoadData, "cuModuleLoadData") &&
+         CU_REQ(ModuleGetFunction, "cuModuleGetFunction") &&
+         CU_REQ(EventCreate, "cuEventCreate") &&
+         CU_REQ(EventRecord, "cuEventRecord") &&
+         CU_REQ(EventDestroy, "cuEventDestroy_v2") &&
+         CU_REQ(StreamWaitEvent, "cuStreamWaitEvent") &&
+         CU_REQ(LaunchKernel, "cuLaunchKernel");
+}
+
+/* The one-time load: libraries, symbols, driver init, device count. */
+static void load_once_body(void) {
+  char searched[1536] = "";
+  void *lib = open_nccl(searched, sizeof searched);
+  if (lib == NULL) {
+    const char *env = getenv("NCORE_NCCL_LIBRARY");
+    load_status = NCORE_ERR_UNAVAILABLE;
+    snprintf(load_message, sizeof load_message,
+             "libnccl.so.2 not found (searched: %s)%s%s", searched,
+             env && *env ? "; dlopen said: " : "", env && *env ? dlerror() : "");
+    return;
+  }
+  if (!resolve_nccl(lib) || !check_version()) {
+    load_status = NCORE_ERR_UNAVAILABLE;
+    return;
+  }
+  const char *cuda = getenv("NCORE_CUDA_LIBRARY");
+  void *cu = dlopen(cuda && *cuda ? cuda : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (cu == NULL) {
+    load_status = NCORE_ERR_UNAVAILABLE;
+    snprintf(load_message, sizeof load_message,
+             "libcuda.so.1 not found (no NVIDIA driver on this machine?)");
+    return;
+  }
+  if (!resolve_cuda(cu)) {
+    load_status = NCORE_ERR_UNAVAILABLE;
+    return;
+  }
+  CUresult r = cu_fn.Init(0);
+  int count = 0;
+  if (r == CUDA_SUCCESS) r = cu_fn.DeviceGetCount(&count);
+  if (r != CUDA_SUCCESS || count == 0) {
+    const char *name = "?";
+    if (r != CUDA_SUCCESS) cu_fn.GetErrorName(r, &name);
+    load_status = NCORE_ERR_UNAVAILABLE;
+    if (r != CUDA_SUCCESS)
+      snprintf(load_message, sizeof load_message,
+               "no CUDA device (cuInit/cuDeviceGetCount failed: %s)", name);
+    else
+      snprintf(load_message, sizeof load_message,
+               "no CUDA device (cuDeviceGetCount returned 0)");
+  }
+}
+
+ncore_status_t nccl_load(void) {
+  pthread_once(&load_once, load_once_body);
+  if (load_status != NCORE_OK)
+    return core_error(load_status, "nccl backend: %s", load_message);
+  return NCORE_OK;
+}
+
+const char *nccl_loaded_path(void) { return loaded_nccl_path; }
+
+ncore_status_t nccl_require(const void *fn, int since, const char *what) {
+  /* A build without the call: */
+  if (fn == NULL && nccl_runtime_version() >= since)
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "%s: the loaded libnccl.so.2 (%s, NCCL %s) does not "
+                      "export it", what, nccl_loaded_path(),
+                      nccl_version_text(nccl_runtime_version()));
+  return nccl_require_version(since, what);
+}
+
+ncore_status_t nccl_require_version(int since, const char *what) {
+  if (nccl_runtime_version() >= since) return NCORE_OK;
+  char needed[32];
+  snprintf(needed, sizeof needed, "%s", nccl_version_text(since));
+  return core_error(NCORE_ERR_NOT_SUPPORTED,
+                    "%s needs NCCL %s or newer; the loaded libnccl.so.2 (%s) "
+                    "is NCCL %s", what, needed, nccl_loaded_path(),
+                    nccl_version_text(nccl_runtime_version()));
+}

@@ -1,0 +1,32 @@
+/* core/nccl — send and recv (p2p.h): direct NCCL calls (ncore's dtype
+ * values equal NCCL's). */
+#include "p2p.h"
+
+#include "wait.h"
+
+/* Send, recv and the collectives do not make the communicator's context
+ * current (nccl_comm_enter): NCCL switches to the communicator's device
+ * itself when it enqueues and launches, as a caller of raw NCCL relies on,
+ * and the stream check has already tied the stream to that device. That
+ * keeps every driver call off the path (issue 15); the thread's current
+ * device stays what the caller had, as with raw NCCL. */
+ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
+                         size_t count, ncore_dtype_t dtype, int peer,
+                         ncore_stream_t stream) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_check_live(c);
+  if (status != NCORE_OK) return status;
+  return nccl_enqueued(c, nccl_fn.ncclSend(buf, count, (ncclDataType_t)dtype,
+                                           peer, c->nccl, (cudaStream_t)stream),
+                       "ncclSend");
+}
+
+ncore_status_t nccl_recv(core_backend_comm_t *comm, void *buf, size_t count,
+                         ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_check_live(c);
+  if (status != NCORE_OK) return status;
+  return nccl_enqueued(c, nccl_fn.ncclRecv(buf, count, (ncclDataType_t)dtype,
+                                           peer, c->nccl, (cudaStream_t)stream),
+                       "ncclRecv");
+}

@@ -1,0 +1,42 @@
+/* core/nccl — waiting for NCCL and checking a communicator before a call:
+ * the clock, the poll loop's backoff and its "still waiting" notes, the
+ * wait for a non-blocking communicator to leave ncclInProgress (within the
+ * timeout, watching the abort flag), and what an enqueue's result means. */
+#ifndef NCORE_CORE_NCCL_WAIT_H
+#define NCORE_CORE_NCCL_WAIT_H
+
+#include <stdint.h>
+
+#include "comm.h"
+
+/* Milliseconds of the monotonic clock. */
+int64_t nccl_now_ms(void);
+/* Under NCORE_DEBUG=INFO, says every 5 s of a wait what it waits on;
+ * *next_ms: when the next line is due (start with start + 5000). */
+void nccl_note_wait(int64_t start, int64_t *next_ms, const char *what);
+/* Waits a little between polls: spin first (fast completions stay fast),
+ * then sleep a little, then longer, so long waits do not eat a core. */
+void nccl_backoff(int round);
+/* Waits until comm's state leaves ncclInProgress (within timeout_ms, -1
+ * forever): its result, named what. c, when not NULL, is the communicator
+ * comm belongs to: its abort flag ends the wait (CLOSED) and a timeout is
+ * recorded as its failure. */
+ncore_status_t nccl_wait_ready(ncclComm_t comm, nccl_comm_t *c,
+                               int64_t timeout_ms, const char *what);
+/* Like nccl_check, but an ncclInProgress result (non-blocking
+ * communicator) is waited out first (its timeout, its abort flag). */
+ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what);
+/* Records status (not NCORE_OK) as c's failure, with the thread's current
+ * message, in the core's state (the first failure wins): later calls
+ * answer it at once. Returns status. */
+ncore_status_t nccl_comm_fail(nccl_comm_t *c, ncore_status_t status);
+/* NCORE_ERR_CLOSED when the communicator was aborted, its recorded failure
+ * when it failed; after a call that answered NCORE_IN_PROGRESS, waits
+ * until NCCL is ready for the next one. */
+ncore_status_t nccl_comm_check_live(nccl_comm_t *c);
+/* The result of an enqueue on c: ncclInProgress (a non-blocking
+ * communicator) is NCORE_IN_PROGRESS with a message saying what to do, and
+ * makes the next call wait; anything else as nccl_check. */
+ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r, const char *what);
+
+#endif
