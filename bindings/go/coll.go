@@ -15,6 +15,19 @@ import "runtime"
 // follows NCCL (e.g. AllReduce(x, x, ...); AllGather(recv[rank*n:(rank+1)*n],
 // recv, ...)), also for Go slices inside a group.
 
+// collPart is what a collective's buffer holds and where it is used (a
+// buffer column of the table of operations).
+type collPart struct {
+	perRank  bool // holds nranks * count elements, else count
+	rootOnly bool // used on root only: may be nil elsewhere
+}
+
+// collOp is one collective's row of the table (op_table_gen.go).
+type collOp struct {
+	fn         string // its C function, for messages
+	send, recv collPart
+}
+
 // collArgs is a collective's prepared buffers, count and element type.
 type collArgs struct {
 	send, recv cArgs

@@ -2,23 +2,11 @@
 
 package ncore
 
-// What each collective does with its buffers: the rows of the table of
-// operations (core/op_table.h), for the size checks the binding makes
-// before C touches a Go slice.
+// The collectives' rows of the table of operations (core/op_table.h):
+// what each one's buffers hold and where (the types: coll.go), for the
+// size checks the binding makes before C touches a Go slice.
 
-// collPart is what a collective's buffer holds and where it is used.
-type collPart struct {
-	perRank  bool // holds nranks * count elements, else count
-	rootOnly bool // used on root only: may be nil elsewhere
-}
-
-// collOp is one collective's row.
-type collOp struct {
-	fn         string // its C function, for messages
-	send, recv collPart
-}
-
-// The buffer columns of the table.
+// The buffer columns.
 var (
 	partAll1  = collPart{false, false}
 	partAllN  = collPart{true, false}

@@ -279,45 +279,33 @@ def in_place_case(row, dtype="int32", ranks=3, count=2):
     count one; or refused."""
     root = ranks - 1
     whole = count * ranks
+    step = collective_step(row, count, dtype, root, send="a", recv="a")
     if row.in_place == "none":
-        step = collective_step(row, count, dtype, root, send="a", recv="a")
         step["expect"] = {"status": "NCORE_ERR_INVALID_ARGUMENT",
                           "message_contains": "cannot run in place"}
         write({"name": f"{row.name}_in_place_refused", "ranks": ranks,
                "description": f"{row.name} with sendbuf == recvbuf is refused",
                "steps": [buffer("a", dtype, whole), step]})
         return
-    if row.in_place == "same":
-        sent = [send_values(row, r, count) for r in range(ranks)]
-        results = reference(row, ranks, root, count, sent)
-        write({"name": f"{row.name}_in_place", "ranks": ranks,
-               "description": f"{row.name} with sendbuf == recvbuf",
-               "steps": [buffer("a", dtype, count, rankhex(dtype, sent)),
-                         collective_step(row, count, dtype, root, send="a", recv="a"),
-                         check_results("a", dtype, results)]})
-        return
-    if row.send.per_rank:  # recvbuf is block `rank` of sendbuf
-        sent = [send_values(row, r, whole) for r in range(ranks)]
-        results = reference(row, ranks, root, count, sent)
-        write({"name": f"{row.name}_in_place", "ranks": ranks,
-               "description": f"{row.name} with recvbuf == sendbuf + rank * {row.count}",
-               "steps": [buffer("a", dtype, whole, rankhex(dtype, sent)),
-                         dict(collective_step(row, count, dtype, root, send="a", recv="a"),
-                              recv_offset_per_rank=count),
-                         check_results("a", dtype, results, count=count,
-                                       offsets=[r * count for r in range(ranks)])]})
-        return
-    # sendbuf is block `rank` of recvbuf
-    sent = [send_values(row, r, count) for r in range(ranks)]
-    placed = [[sent[r][i] if b == r else 0 for b in range(ranks) for i in range(count)]
-              for r in range(ranks)]
+    sent = [send_values(row, r, whole if row.send.per_rank else count) for r in range(ranks)]
     results = reference(row, ranks, root, count, sent)
+    initial, checked = sent, check_results("a", dtype, results)
+    if row.in_place == "same":
+        how = "sendbuf == recvbuf"
+    elif row.send.per_rank:  # recvbuf is block `rank` of sendbuf
+        how = f"recvbuf == sendbuf + rank * {row.count}"
+        step["recv_offset_per_rank"] = count
+        checked = check_results("a", dtype, results, count=count,
+                                offsets=[r * count for r in range(ranks)])
+    else:  # sendbuf is block `rank` of recvbuf
+        how = f"sendbuf == recvbuf + rank * {row.count}"
+        step["send_offset_per_rank"] = count
+        initial = [[sent[r][i] if b == r else 0 for b in range(ranks) for i in range(count)]
+                   for r in range(ranks)]
     write({"name": f"{row.name}_in_place", "ranks": ranks,
-           "description": f"{row.name} with sendbuf == recvbuf + rank * {row.count}",
-           "steps": [buffer("a", dtype, whole, rankhex(dtype, placed)),
-                     dict(collective_step(row, count, dtype, root, send="a", recv="a"),
-                          send_offset_per_rank=count),
-                     check_results("a", dtype, results)]})
+           "description": f"{row.name} with {how}",
+           "steps": [buffer("a", dtype, len(initial[0]), rankhex(dtype, initial)), step,
+                     checked]})
 
 
 def in_place_cases():

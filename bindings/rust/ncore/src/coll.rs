@@ -18,9 +18,65 @@ use crate::buffer::{check_len, check_same_dtype, Buffer, BufferMut};
 use crate::comm::Communicator;
 use crate::error::{check, invalid_argument, Result};
 use crate::group::check_not_in_scoped_group;
-use crate::op_table::{self, Collective, InPlace, Part};
+use crate::op_table;
 use crate::stream::{raw_stream, Stream};
 use crate::types::{DataType, RedOp};
+
+/// What one buffer of a collective holds and where it is used (a buffer
+/// column of the table of operations).
+#[derive(Clone, Copy)]
+pub(crate) struct Part {
+    /// Holds nranks * count elements, else count.
+    pub(crate) per_rank: bool,
+    /// Used on root only: not looked at elsewhere.
+    pub(crate) root_only: bool,
+}
+
+/// How a collective runs in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InPlace {
+    /// sendbuf == recvbuf.
+    Same,
+    /// The count buffer is block `rank` of the nranks * count one.
+    Block,
+    /// The library refuses sendbuf == recvbuf.
+    Refused,
+}
+
+/// One collective's row of the table of operations (`op_table.rs`).
+pub(crate) struct Collective {
+    /// Its C function, for messages.
+    pub(crate) function: &'static str,
+    /// What sendbuf holds.
+    pub(crate) send: Part,
+    /// What recvbuf holds.
+    pub(crate) recv: Part,
+    /// How it runs in place.
+    pub(crate) in_place: InPlace,
+}
+
+/// A buffer column (for `op_table.rs`).
+pub(crate) const fn part(per_rank: bool, root_only: bool) -> Part {
+    Part {
+        per_rank,
+        root_only,
+    }
+}
+
+/// A row (for `op_table.rs`).
+pub(crate) const fn row(
+    function: &'static str,
+    send: Part,
+    recv: Part,
+    in_place: InPlace,
+) -> Collective {
+    Collective {
+        function,
+        send,
+        recv,
+        in_place,
+    }
+}
 
 impl Communicator {
     /// The rank count for length checks; 0 when the query fails (a closed
