@@ -22,7 +22,7 @@
 #define NCCL_COLL_CASE(name, KIND, nccl, go, reduces, rooted, send, recv,     \
                        count_name, in_place)                                  \
   case CORE_COLL_##KIND:                                                      \
-    return enqueued(nccl_fn.nccl(a->sendbuf, a->recvbuf, a->count,            \
+    return enqueued(nccl_fn.coll_##name(a->sendbuf, a->recvbuf, a->count,     \
                                  t NCCL_COLL_ARGS_##reduces##rooted, nc, s),  \
                     #nccl, nc);
 

@@ -105,8 +105,10 @@ static int resolve(void *lib, const char *name, void **slot, int required,
 
 #define NCCL_REQ(name) resolve(lib, #name, (void **)&nccl_fn.name, 1, "libnccl.so.2")
 #define NCCL_OPT(name) resolve(lib, #name, (void **)&nccl_fn.name, 0, "libnccl.so.2")
-#define NCCL_COLL_REQ(name, KIND, nccl, ...) NCCL_REQ(nccl) &&
-#define NCCL_P2P_REQ(name, nccl, ...) NCCL_REQ(nccl) &&
+#define NCCL_COLL_REQ(name, KIND, nccl, ...)                                 \
+  resolve(lib, #nccl, (void **)&nccl_fn.coll_##name, 1, "libnccl.so.2") &&
+#define NCCL_P2P_REQ(name, nccl, ...)                                        \
+  resolve(lib, #nccl, (void **)&nccl_fn.p2p_##name, 1, "libnccl.so.2") &&
 #define CU_REQ(member, sym) resolve(cu, sym, (void **)&cu_fn.member, 1, "libcuda.so.1")
 
 /* Resolves every NCCL entry point; 0 on a missing required one. */

@@ -26,8 +26,10 @@ typedef struct nccl_wait_signal_desc {
 } nccl_wait_signal_desc_t;
 
 #define NCCL_FN(name) __typeof__(&name) name
-#define NCCL_COLL_FN(name, KIND, nccl, ...) NCCL_FN(nccl);
-#define NCCL_P2P_FN(name, nccl, ...) NCCL_FN(nccl);
+/* The function of a row of the table of operations, named by the row
+ * (coll_allreduce, p2p_send, ...): two rows may name one NCCL function. */
+#define NCCL_COLL_FN(name, KIND, nccl, ...) __typeof__(&nccl) coll_##name;
+#define NCCL_P2P_FN(name, nccl, ...) __typeof__(&nccl) p2p_##name;
 typedef struct nccl_functions {
   NCCL_FN(ncclGetVersion);
   NCCL_FN(ncclGetErrorString);
@@ -59,8 +61,8 @@ typedef struct nccl_functions {
   NCCL_FN(ncclGroupStart);
   NCCL_FN(ncclGroupEnd);
   /* The NCCL function of every point-to-point and collective row of the
-   * table of operations (op_table.h: ncclSend, ncclRecv, ncclAllReduce,
-   * ...). */
+   * table of operations (op_table.h): p2p_send (ncclSend), p2p_recv,
+   * coll_allreduce (ncclAllReduce), ... */
   CORE_OPERATIONS(NCCL_COLL_FN, NCCL_P2P_FN, CORE_OP_NONE)
   /* nccl_device/core.h (C++ only there): requirements and devcomm are
    * passed as opaque storage laid out as devcomm_layout.h describes. */
