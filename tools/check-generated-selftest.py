@@ -15,7 +15,8 @@ to fail naming the output, the change and the command that regenerates it:
     Rust bindings, the Go shim and the Python stub all stale); a crate's
     version moved without its lock file; a file that says it is generated
     but is not listed; a generator that writes the path it runs in; a
-    generator that fails; a malformed list (exit 2);
+    generator that fails; an output that nothing makes; a malformed list
+    (exit 2);
   and --regenerate puts back every edited, removed or stale output, and
     changes nothing else in the tree.
 Prints PASS/FAIL per case and "N passed, N failed"; exit 1 on any failure.
@@ -187,6 +188,8 @@ def bad_generators(copy, work):
          ["FAIL where.txt", f"-{copy.root}"]),
         ("a generator that fails", "where.txt  echo broken; exit 3", 1,
          ["FAIL where.txt", "the generator exited 3", "broken"]),
+        ("an output that nothing makes", "where.text  pwd > where.txt", 1,
+         ["FAIL where.text", "neither in the tree nor made by the command"]),
         ("a malformed list", "only-an-output", 2, ["want OUTPUT COMMAND"]),
     ]
     for name, line, want_rc, must_say in cases:

@@ -156,6 +156,8 @@ def differences(output, repo, repo_files, scratch):
     """Diff lines between the checkout's output and the scratch copy's."""
     have = set(files_of(output, repo, repo_files))
     made = set(files_of(output, scratch, None))
+    if not have and not made:
+        return [f"{output}: neither in the tree nor made by the command (a wrong path?)"]
     lines = []
     for name in sorted(have | made):
         old = read(os.path.join(repo, name)) if name in have else None
