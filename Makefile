@@ -7,6 +7,9 @@
 #                      test, soak, bench and conformance build them first
 #   make demo          run examples/demo on 4 ranks
 #   make test          every test suite, then one "N passed, N failed" line
+#   make check-generated  every generated file (tools/generated-files.txt) is
+#                      what its generator makes now (a stage of make test)
+#   make regenerate    run every generator of that list in place
 #   make soak          a long multi-rank run checking RSS, fds, maps, /dev/shm
 #   make bench         host benchmarks against Open MPI and memcpy into
 #                      bench/results/ (bench/run-host.sh; no GPU needed)
@@ -38,7 +41,7 @@ DEMO_RANKS ?= $(if $(filter-out 0,$(GPU_COUNT)),$(GPU_COUNT),4)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps lib test-programs install demo test soak bench conformance conformance-gpu abi-check abi-baseline clean
+.PHONY: all deps lib test-programs install demo test check-generated regenerate soak bench conformance conformance-gpu abi-check abi-baseline clean
 
 all: lib
 
@@ -69,6 +72,14 @@ demo: deps lib
 
 test: deps test-programs
 	tools/run-test-suites.sh
+
+# Each generator runs in a scratch copy of the tree; a difference fails with
+# the diff and the command that regenerates the file.
+check-generated:
+	/usr/bin/python3 tools/check-generated.py
+
+regenerate:
+	/usr/bin/python3 tools/check-generated.py --regenerate
 
 # SOAK_ARGS bounds it (tests/soak/soak.c): ranks, rounds, cycles, seconds.
 SOAK_ARGS ?= --ranks 4 --iterations 100000 --cycles 1000 --seconds 900

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
-# order: the C tests (tests/run.sh), the same under ASan and UBSan builds
+# order: the check that every generated file is what its generator makes
+# (tools/check-generated.py over tools/generated-files.txt) and its
+# self-test, the C tests (tests/run.sh), the same under ASan and UBSan builds
 # (build/asan, build/ubsan), the ThreadSanitizer tests (tests/race), the
 # fuzzers for a bounded time (tests/fuzz), the
 # Python, Rust and Go bindings' test.sh, the install tests (tests/install), the
@@ -37,14 +39,14 @@ run_suite() { # name command...
   read -r p f < <(/usr/bin/python3 tools/test-summary.py "$log" "$rc")
   total_passed=$((total_passed + p))
   total_failed=$((total_failed + f))
-  stage_lines+=("$(printf '%-22s %5ds  %5d passed, %d failed (exit %d)' "$name" $((SECONDS - start)) "$p" "$f" "$rc")")
+  stage_lines+=("$(printf '%-24s %5ds  %5d passed, %d failed (exit %d)' "$name" $((SECONDS - start)) "$p" "$f" "$rc")")
 }
 
 # A suite that is not there yet is reported, not counted.
 skip_suite() { # name reason
   echo
   echo "######## $1: skipped ($2)"
-  stage_lines+=("$(printf '%-22s        skipped (%s)' "$1" "$2")")
+  stage_lines+=("$(printf '%-24s        skipped (%s)' "$1" "$2")")
 }
 
 # Builds a sanitizer variant, then runs the C tests on it.
@@ -53,6 +55,9 @@ sanitized_c_tests() { # variant
   tests/run.sh "build/$1"
 }
 
+# First, before any suite could rewrite a generated file in the checkout.
+run_suite check-generated /usr/bin/python3 tools/check-generated.py
+run_suite check-generated-selftest /usr/bin/python3 tools/check-generated-selftest.py
 if [ -x tests/run.sh ]; then
   run_suite c-tests tests/run.sh build
   run_suite c-tests-asan sanitized_c_tests asan

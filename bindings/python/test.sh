@@ -17,8 +17,6 @@ mkdir -p "$here/build"
 swig -python -I"$repo/abi/include" -interface _ncore_c \
   -o "$here/build/ncore_wrap.c" -outdir "$here/build" "$here/ncore.i"
 bash "$here/build-ext.sh" "$python" >/dev/null
-# Keep the raw layer's type stub in step with the headers.
-$python "$here/tools/gen_raw_stub.py" >/dev/null
 cd "$repo"
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 # GPU-only tests skip with their reason (-rs prints it).

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Regenerates ncore-sys/src/bindings.rs from the public header with Debian's
 # bindgen CLI (0.60). Usage: regenerate.sh [OUTPUT_FILE]
-# OUTPUT_FILE defaults to the committed ncore-sys/src/bindings.rs;
-# check-bindings.sh passes a temporary file to compare against it.
+# OUTPUT_FILE defaults to the committed ncore-sys/src/bindings.rs, which
+# tools/check-generated.py holds to this script's output.
 # size_t maps to usize (bindgen 0.60 defaults to u64), as Rust lengths are usize.
 # Runs from the repository root so that no absolute path leaks into the output.
 set -eu

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes ncore/_ncore.pyi, the type stub of the SWIG layer (ncore.raw), from
-the module SWIG generated (build/_ncore.py): every function and constant by
-name, so type checkers know the raw layer in a checkout where nothing was
-built. Run after changing ncore.i or the headers:
+the Python module SWIG makes of ncore.i and the headers (run here into a
+temporary folder): every function and constant by name, so type checkers
+know the raw layer in a checkout where nothing was built. Run after changing
+ncore.i or the headers (tools/check-generated.py fails until then):
 
     /usr/bin/python3 bindings/python/tools/gen_raw_stub.py
 """
@@ -11,16 +12,27 @@ from __future__ import annotations
 
 import ast
 import os
+import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.dirname(HERE)
+INCLUDE = os.path.join(os.path.dirname(os.path.dirname(PACKAGE)), "abi", "include")
+
+
+def swig_module() -> str:
+    """The text of the Python module SWIG makes of ncore.i (as test.sh runs it)."""
+    with tempfile.TemporaryDirectory(prefix="ncore-stub.") as tmp:
+        subprocess.run(["swig", "-python", "-I" + INCLUDE, "-interface", "_ncore_c",
+                        "-o", os.path.join(tmp, "ncore_wrap.c"), "-outdir", tmp,
+                        os.path.join(PACKAGE, "ncore.i")], check=True)
+        with open(os.path.join(tmp, "_ncore.py")) as f:
+            return f.read()
 
 
 def main() -> int:
-    source_path = os.path.join(PACKAGE, "build", "_ncore.py")
-    with open(source_path) as f:
-        tree = ast.parse(f.read())
+    tree = ast.parse(swig_module())
     functions, constants, classes = [], [], []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("ncore_"):
