@@ -24,6 +24,7 @@
 #include <ncore.h>
 
 #include "comm_state.h"
+#include "op_table.h"
 
 /* A backend's own objects. Incomplete here: each backend completes them as
  * its own structs in its own files (core/host/comm.h defines struct
@@ -57,20 +58,10 @@ typedef struct core_comm_info {
   int lsa_size;
 } core_comm_info_t;
 
-typedef enum core_coll_kind {
-  CORE_COLL_ALLREDUCE,
-  CORE_COLL_BROADCAST,
-  CORE_COLL_REDUCE,
-  CORE_COLL_ALLGATHER,
-  CORE_COLL_REDUCE_SCATTER,
-  CORE_COLL_ALLTOALL,
-  CORE_COLL_GATHER,
-  CORE_COLL_SCATTER
-} core_coll_kind_t;
-
 /* One collective, validated. `count` is the count argument of the public call
  * (allreduce: count; allgather: sendcount; reduce_scatter: recvcount;
- * alltoall/gather/scatter: per-rank count). */
+ * alltoall/gather/scatter: per-rank count): its row's count_name
+ * (op_table.h). */
 typedef struct core_coll_args {
   core_coll_kind_t kind;
   const void *sendbuf;

@@ -3,7 +3,7 @@
 //
 // It mirrors the C ABI (abi/include/ncore.h) and nccl.core's names:
 // Communicator (InitRank, InitAll, FromEnv, Split, Shrink, Finalize, Close,
-// Abort), point-to-point (Send, Recv), the eight collectives, one-sided
+// Abort), point-to-point (Send, Recv), the collectives, one-sided
 // Signal / WaitSignal / PutSignal, registered buffers and windows, custom
 // reduction operators (CreatePreMulSum), device communicators, symmetric
 // memory, and memory / stream helpers so that the same Go code runs on the

@@ -18,7 +18,7 @@ import glob
 import json
 import os
 
-from . import expect, launch, schedule
+from . import expect, launch, op_table, schedule
 from .plans import runs_step
 
 CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cases")
@@ -145,8 +145,9 @@ def test_batching(t):
     t.eq("other lines are no records", launch.parse_record("[0] hello"), None)
 
 
-# Calls that address a peer, and what a peer outside the LSA team gives.
-PEER_OPS = ("signal", "wait_signal", "put_signal", "symmetric_put", "symmetric_get")
+# Calls that address a peer that must be in the caller's LSA team (the
+# one-sided rows of core/op_table.h), and what a peer outside it gives.
+PEER_OPS = tuple(o.name for o in op_table.ONESIDED if o.lsa)
 POINTER_QUERIES = {("window_query", "peer_pointer_null"), ("symmetric_query", "peer_pointer_null")}
 
 

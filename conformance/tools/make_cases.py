@@ -7,6 +7,11 @@ families that repeat over data types and collectives, and computes their
 expected bytes (float16 through numpy; bfloat16 and the float8 types from
 exact small values). Run: /usr/bin/python3 conformance/tools/make_cases.py
 
+The collectives' cases (one per collective and dtype, and each one's
+in-place form) come from the table of operations (core/op_table.h, as
+conformance/driver/op_table.py): a collective added there gets its cases,
+their expected results computed from its row.
+
 Calls that need a peer in the caller's LSA team (one-sided calls, symmetric
 put/get, peer pointers) and device communicators carry what they give when the
 peer is outside it (`expect_unreachable`, `expect_lsa_split`: README.md), so
@@ -16,8 +21,12 @@ that every case also runs, and asserts, on a topology of several LSA teams
 import json
 import os
 import struct
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from driver import op_table  # noqa: E402  (the table of operations, generated from core/op_table.h)
 
 CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cases")
 # Marks the cases this script writes: it replaces only those, and leaves the
@@ -181,72 +190,73 @@ def allreduce_case(dtype, op, ranks, count=4):
                      check("b", dtype, [result] * ranks)]})
 
 
-def rooted_and_gathering_cases(dtype, ranks):
-    count = 3
-    data = inputs(dtype, ranks, count)
+def send_values(row, rank, length):
+    """Small exact values for a rank's sendbuf: (rank + 1) + (i % 2) where
+    the collective reduces (every sum stays exact in every dtype, float8 on
+    2 ranks included), else 1..8 by rank and position, so that a block in
+    the wrong place shows."""
+    if row.reduces:
+        return [(rank + 1) + (i % 2) for i in range(length)]
+    return [1 + (rank * length + i) % 8 for i in range(length)]
+
+
+def reference(row, ranks, root, count, sent):
+    """What rank r's recvbuf holds after collective `row` (core/op_table.h:
+    "What it computes follows from the shape"), given each rank's sendbuf
+    sent[r]; None where recvbuf is root's only and r is not root."""
+    sources = [root] if row.send.root_only else list(range(ranks))
+    out = []
+    for r in range(ranks):
+        if row.recv.root_only and r != root:
+            out.append(None)
+            continue
+        parts = [sent[s][r * count:(r + 1) * count] if row.send.per_rank else sent[s]
+                 for s in sources]
+        if row.reduces:
+            out.append([sum(p[i] for p in parts) for i in range(count)])
+        elif row.recv.per_rank:
+            out.append([v for p in parts for v in p])
+        else:
+            out.append(parts[0])
+    return out
+
+
+def collective_step(row, count, dtype, root, **buffers):
+    step = {"op": row.name, **buffers, "count": count, "dtype": dtype}
+    if row.reduces:
+        step["redop"] = "sum"
+    if row.rooted:
+        step["root"] = root
+    return step
+
+
+def check_results(name, dtype, results, offsets=None, count=None):
+    """A check of `name` on the ranks that have a result (results[r] not None),
+    at element offsets[r] where given."""
+    ranks = [r for r, v in enumerate(results) if v is not None]
+    step = check(name, dtype, [v or [] for v in results], count=count)
+    if offsets is not None:
+        step["offset"] = {"per_rank": offsets}
+    if len(ranks) < len(results):
+        step["ranks"] = ranks
+    return step
+
+
+def collective_case(row, dtype, ranks, count=3):
+    """Collective `row` of the table on `ranks` ranks, checked against the
+    table's rule (reference): one case per collective and dtype."""
     root = ranks - 1
-    # broadcast
-    write({"name": f"broadcast_{dtype}_{ranks}ranks", "ranks": ranks,
-           "description": f"broadcast of {dtype} from rank {root}",
-           "steps": [buffer("a", dtype, count, rankhex(dtype, data)), buffer("b", dtype, count),
-                     {"op": "broadcast", "send": "a", "recv": "b", "count": count,
-                      "dtype": dtype, "root": root},
-                     check("b", dtype, [data[root]] * ranks)]})
-    # reduce to root
-    summed = [sum(data[r][i] for r in range(ranks)) for i in range(count)]
-    write({"name": f"reduce_sum_{dtype}_{ranks}ranks", "ranks": ranks,
-           "description": f"reduce SUM of {dtype} to rank 0",
-           "steps": [buffer("a", dtype, count, rankhex(dtype, data)), buffer("b", dtype, count),
-                     {"op": "reduce", "send": "a", "recv": "b", "count": count,
-                      "dtype": dtype, "redop": "sum", "root": 0},
-                     dict(check("b", dtype, [summed]), ranks=[0])]})
-    # allgather
-    gathered = [v for r in range(ranks) for v in data[r]]
-    write({"name": f"allgather_{dtype}_{ranks}ranks", "ranks": ranks,
-           "description": f"allgather of {dtype}",
-           "steps": [buffer("a", dtype, count, rankhex(dtype, data)),
-                     buffer("b", dtype, count * ranks),
-                     {"op": "allgather", "send": "a", "recv": "b", "count": count,
-                      "dtype": dtype},
-                     check("b", dtype, [gathered] * ranks)]})
-    # reduce_scatter
-    big = [[(r + 1) + (i % 3 == 0) for i in range(count * ranks)] for r in range(ranks)]
-    total = [sum(big[r][i] for r in range(ranks)) for i in range(count * ranks)]
-    write({"name": f"reduce_scatter_sum_{dtype}_{ranks}ranks", "ranks": ranks,
-           "description": f"reduce_scatter SUM of {dtype}",
-           "steps": [buffer("a", dtype, count * ranks, rankhex(dtype, big)),
-                     buffer("b", dtype, count),
-                     {"op": "reduce_scatter", "send": "a", "recv": "b", "count": count,
-                      "dtype": dtype, "redop": "sum"},
-                     check("b", dtype, [total[r * count:(r + 1) * count] for r in range(ranks)])]})
-    # alltoall: block j of rank r holds r*ranks+j+1 (small exact values)
-    blocks = [[r * ranks + j + 1 for j in range(ranks) for _ in range(count)] for r in range(ranks)]
-    received = [[blocks[i][r * count] for i in range(ranks) for _ in range(count)]
-                for r in range(ranks)]
-    if dtype.startswith("float8") and ranks * ranks > 8:
-        return
-    write({"name": f"alltoall_{dtype}_{ranks}ranks", "ranks": ranks,
-           "description": f"alltoall of {dtype}",
-           "steps": [buffer("a", dtype, count * ranks, rankhex(dtype, blocks)),
-                     buffer("b", dtype, count * ranks),
-                     {"op": "alltoall", "send": "a", "recv": "b", "count": count,
-                      "dtype": dtype},
-                     check("b", dtype, received)]})
-    # gather / scatter
-    write({"name": f"gather_{dtype}_{ranks}ranks", "ranks": ranks,
-           "description": f"gather of {dtype} to rank {root}",
-           "steps": [buffer("a", dtype, count, rankhex(dtype, data)),
-                     buffer("b", dtype, count * ranks),
-                     {"op": "gather", "send": "a", "recv": "b", "count": count,
-                      "dtype": dtype, "root": root},
-                     dict(check("b", dtype, [gathered] * ranks), ranks=[root])]})
-    write({"name": f"scatter_{dtype}_{ranks}ranks", "ranks": ranks,
-           "description": f"scatter of {dtype} from rank 0",
-           "steps": [buffer("a", dtype, count * ranks, rankhex(dtype, [gathered] * ranks)),
-                     buffer("b", dtype, count),
-                     {"op": "scatter", "send": "a", "recv": "b", "count": count,
-                      "dtype": dtype, "root": 0},
-                     check("b", dtype, [data[r] for r in range(ranks)])]})
+    send_len = count * (ranks if row.send.per_rank else 1)
+    recv_len = count * (ranks if row.recv.per_rank else 1)
+    sent = [send_values(row, r, send_len) for r in range(ranks)]
+    results = reference(row, ranks, root, count, sent)
+    what = f"{row.name}{' SUM' if row.reduces else ''} of {dtype} on {ranks} ranks"
+    write({"name": f"{row.name}_{dtype}_{ranks}ranks", "ranks": ranks,
+           "description": what + (f", root {root}" if row.rooted else ""),
+           "steps": [buffer("a", dtype, send_len, rankhex(dtype, sent)),
+                     buffer("b", dtype, recv_len),
+                     collective_step(row, count, dtype, root, send="a", recv="b"),
+                     check_results("b", dtype, results)]})
 
 
 def collective_cases():
@@ -256,41 +266,51 @@ def collective_cases():
     for dtype in ["int32", "float32", "float64", "float16", "bfloat16"]:
         for op in ["prod", "max", "min", "avg"]:
             allreduce_case(dtype, op, 3 if op != "prod" else 2)
-    for dtype in ["int32", "float32", "float16", "bfloat16", "float8_e4m3"]:
-        rooted_and_gathering_cases(dtype, 2 if dtype.startswith("float8") else 3)
-    rooted_and_gathering_cases("int64", 4)
+    # Every collective of the table of operations.
+    for row in op_table.COLLECTIVES:
+        for dtype in ["int32", "float32", "float16", "bfloat16", "float8_e4m3"]:
+            collective_case(row, dtype, 2 if dtype.startswith("float8") else 3)
+        collective_case(row, "int64", 4)
+
+
+def in_place_case(row, dtype="int32", ranks=3, count=2):
+    """Collective `row` run in place as its in_place rule says (op_table.h):
+    sendbuf == recvbuf; the count buffer as block `rank` of the nranks *
+    count one; or refused."""
+    root = ranks - 1
+    whole = count * ranks
+    step = collective_step(row, count, dtype, root, send="a", recv="a")
+    if row.in_place == "none":
+        step["expect"] = {"status": "NCORE_ERR_INVALID_ARGUMENT",
+                          "message_contains": "cannot run in place"}
+        write({"name": f"{row.name}_in_place_refused", "ranks": ranks,
+               "description": f"{row.name} with sendbuf == recvbuf is refused",
+               "steps": [buffer("a", dtype, whole), step]})
+        return
+    sent = [send_values(row, r, whole if row.send.per_rank else count) for r in range(ranks)]
+    results = reference(row, ranks, root, count, sent)
+    initial, checked = sent, check_results("a", dtype, results)
+    if row.in_place == "same":
+        how = "sendbuf == recvbuf"
+    elif row.send.per_rank:  # recvbuf is block `rank` of sendbuf
+        how = f"recvbuf == sendbuf + rank * {row.count}"
+        step["recv_offset_per_rank"] = count
+        checked = check_results("a", dtype, results, count=count,
+                                offsets=[r * count for r in range(ranks)])
+    else:  # sendbuf is block `rank` of recvbuf
+        how = f"sendbuf == recvbuf + rank * {row.count}"
+        step["send_offset_per_rank"] = count
+        initial = [[sent[r][i] if b == r else 0 for b in range(ranks) for i in range(count)]
+                   for r in range(ranks)]
+    write({"name": f"{row.name}_in_place", "ranks": ranks,
+           "description": f"{row.name} with {how}",
+           "steps": [buffer("a", dtype, len(initial[0]), rankhex(dtype, initial)), step,
+                     checked]})
 
 
 def in_place_cases():
-    dtype, ranks, count = "int32", 3, 2
-    data = inputs(dtype, ranks, count)
-    summed = [sum(data[r][i] for r in range(ranks)) for i in range(count)]
-    write({"name": "allreduce_in_place", "ranks": ranks,
-           "description": "allreduce with sendbuf == recvbuf",
-           "steps": [buffer("a", dtype, count, rankhex(dtype, data)),
-                     {"op": "allreduce", "send": "a", "recv": "a", "count": count,
-                      "dtype": dtype, "redop": "sum"},
-                     check("a", dtype, [summed] * ranks)]})
-    gathered = [v for r in range(ranks) for v in data[r]]
-    placed = [[data[r][i] if b == r else 0 for b in range(ranks) for i in range(count)]
-              for r in range(ranks)]
-    write({"name": "allgather_in_place", "ranks": ranks,
-           "description": "allgather with sendbuf == recvbuf + rank * count",
-           "steps": [buffer("b", dtype, count * ranks, rankhex(dtype, placed)),
-                     {"op": "allgather", "send": "b", "recv": "b", "count": count,
-                      "dtype": dtype, "send_offset_per_rank": count},
-                     check("b", dtype, [gathered] * ranks)]})
-    big = [[r + 1 + i for i in range(count * ranks)] for r in range(ranks)]
-    total = [sum(big[r][i] for r in range(ranks)) for i in range(count * ranks)]
-    write({"name": "reduce_scatter_in_place", "ranks": ranks,
-           "description": "reduce_scatter with recvbuf == sendbuf + rank * recvcount",
-           "steps": [buffer("a", dtype, count * ranks, rankhex(dtype, big)),
-                     {"op": "reduce_scatter", "send": "a", "recv": "a", "count": count,
-                      "dtype": dtype, "redop": "sum", "recv_offset_per_rank": count},
-                     {"op": "check", "buffer": "a", "offset": {"per_rank": [r * count for r in range(ranks)]},
-                      "count": count,
-                      "expect": {"hex": {"per_rank": [to_hex(dtype, total[r * count:(r + 1) * count])
-                                                      for r in range(ranks)]}}}]})
+    for row in op_table.COLLECTIVES:
+        in_place_case(row)
 
 
 def custom_op_cases():

@@ -1,10 +1,17 @@
-/* core/host — the eight collectives over per-rank staging slots in the
+/* core/host — the collectives over per-rank staging slots in the
  * segment, two per rank (odd and even steps). Per chunk: wait until every
  * rank consumed the step before the previous one (whose slot this step
  * reuses), stage our part (and a descriptor), publish `posted`, wait until all posted, check
  * the descriptors agree, compute our output from the peers' staging (ranks
  * reduced in order 0..N-1, so every rank gets bit-identical results), publish
- * `consumed`. Each step is a non-blocking state so groups can mix them. */
+ * `consumed`. Each step is a non-blocking state so groups can mix them.
+ *
+ * One algorithm serves every collective: what a kind stages and computes
+ * follows from its row of the table of operations (op_table.h,
+ * core_coll_shapes): a rank stages its sendbuf (one block per destination
+ * for an nranks * count sendbuf) unless sendbuf is root's only; it takes
+ * from every staging (or root's) its own block (or the whole part), and
+ * reduces them, places them by sender, or copies root's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,26 +19,15 @@
 
 #include "../dtype.h"
 #include "../error.h"
+#include "../op_table.h"
 #include "custom_redop.h"
 #include "failure.h"
 #include "group.h"
 #include "wait.h"
 
 static const char *kind_name(core_coll_kind_t k) {
-  static const char *names[] = {"allreduce", "broadcast", "reduce", "allgather",
-                                "reduce_scatter", "alltoall", "gather", "scatter"};
-  return (unsigned)k < 8 ? names[k] : "collective";
-}
-
-/* 1 for kinds whose staging holds one block per destination rank. */
-static int per_destination(core_coll_kind_t k) {
-  return k == CORE_COLL_REDUCE_SCATTER || k == CORE_COLL_ALLTOALL ||
-         k == CORE_COLL_SCATTER;
-}
-
-static int reducing(core_coll_kind_t k) {
-  return k == CORE_COLL_ALLREDUCE || k == CORE_COLL_REDUCE ||
-         k == CORE_COLL_REDUCE_SCATTER;
+  return (unsigned)k < CORE_COLL_KINDS ? core_coll_shapes[k].name
+                                       : "collective";
 }
 
 /* Elements in the current chunk (same on every rank that agrees). */
@@ -43,7 +39,7 @@ static size_t chunk_len(host_op_t *op) {
 /* Copies (or, for PreMulSum, scales) n elements into the staging. */
 static void stage_input(host_op_t *op, char *dst, const char *src, size_t n) {
   host_premul_t *pm = op->coll.custom_op;
-  if (pm && reducing(op->coll.kind)) {
+  if (pm && core_coll_shapes[op->coll.kind].reduces) {
     const void *scalar = pm->residence == NCORE_SCALAR_HOST_IMMEDIATE
                              ? (const void *)pm->scalar : pm->scalar_ptr;
     core_scale(dst, src, n, op->coll.dtype, scalar);
@@ -52,29 +48,24 @@ static void stage_input(host_op_t *op, char *dst, const char *src, size_t n) {
   }
 }
 
-/* Stages this rank's part of the current chunk. */
+/* Stages this rank's part of the current chunk: nothing where sendbuf is
+ * root's only and this is not root; one block per destination rank for an
+ * nranks * count sendbuf; else the chunk of sendbuf. */
 static void post_chunk(host_op_t *op) {
   host_comm_t *c = op->comm;
   const core_coll_args_t *a = &op->coll;
+  const core_coll_shape_t *shape = &core_coll_shapes[a->kind];
   char *stage = host_stage(c, c->rank, op->step);
   size_t n = chunk_len(op), es = op->esize, off = op->chunk_off;
   const char *send = a->sendbuf;
-  switch (a->kind) {
-    case CORE_COLL_BROADCAST:
-      if (c->rank != a->root) break;
-      /* fall through */
-    case CORE_COLL_ALLREDUCE: case CORE_COLL_REDUCE:
-    case CORE_COLL_ALLGATHER: case CORE_COLL_GATHER:
-      if (n) stage_input(op, stage, send + off * es, n);
-      break;
-    case CORE_COLL_SCATTER:
-      if (c->rank != a->root) break;
-      /* fall through */
-    case CORE_COLL_REDUCE_SCATTER: case CORE_COLL_ALLTOALL:
-      for (int j = 0; j < c->nranks && n; j++)
-        stage_input(op, stage + (size_t)j * n * es,
-                    send + ((size_t)j * a->count + off) * es, n);
-      break;
+  if (shape->send.root_only && c->rank != a->root) {
+    /* nothing to stage */
+  } else if (shape->send.per_rank) {
+    for (int j = 0; j < c->nranks && n; j++)
+      stage_input(op, stage + (size_t)j * n * es,
+                  send + ((size_t)j * a->count + off) * es, n);
+  } else if (n) {
+    stage_input(op, stage, send + off * es, n);
   }
   host_coll_desc_t *d = host_coll_desc(c, c->rank, op->step);
   d->kind = (int32_t)a->kind;
@@ -94,42 +85,27 @@ static void reduce_block(host_op_t *op, char *out, size_t at, size_t n) {
   core_reduce_finish(out, n, op->coll.dtype, rop, c->nranks);
 }
 
-/* Computes this rank's output for the current chunk from all stagings. */
+/* Computes this rank's output for the current chunk from all stagings:
+ * nothing where recvbuf is root's only and this is not root; else this
+ * rank's block of each staging (the whole of it for a count sendbuf),
+ * reduced over ranks, or placed at block `sender` of an nranks * count
+ * recvbuf, or root's copied. */
 static void compute_chunk(host_op_t *op) {
   host_comm_t *c = op->comm;
   const core_coll_args_t *a = &op->coll;
+  const core_coll_shape_t *shape = &core_coll_shapes[a->kind];
   size_t n = chunk_len(op), es = op->esize, off = op->chunk_off;
   char *recv = a->recvbuf;
-  if (!n) return;
-  switch (a->kind) {
-    case CORE_COLL_ALLREDUCE:
-      reduce_block(op, recv + off * es, 0, n);
-      break;
-    case CORE_COLL_REDUCE:
-      if (c->rank == a->root) reduce_block(op, recv + off * es, 0, n);
-      break;
-    case CORE_COLL_BROADCAST:
-      memcpy(recv + off * es, host_stage(c, a->root, op->step), n * es);
-      break;
-    case CORE_COLL_GATHER:
-      if (c->rank != a->root) break;
-      /* fall through */
-    case CORE_COLL_ALLGATHER:
-      for (int r = 0; r < c->nranks; r++)
-        memcpy(recv + ((size_t)r * a->count + off) * es, host_stage(c, r, op->step), n * es);
-      break;
-    case CORE_COLL_REDUCE_SCATTER:
-      reduce_block(op, recv + off * es, (size_t)c->rank * n * es, n);
-      break;
-    case CORE_COLL_ALLTOALL:
-      for (int r = 0; r < c->nranks; r++)
-        memcpy(recv + ((size_t)r * a->count + off) * es,
-               host_stage(c, r, op->step) + (size_t)c->rank * n * es, n * es);
-      break;
-    case CORE_COLL_SCATTER:
-      memcpy(recv + off * es,
-             host_stage(c, a->root, op->step) + (size_t)c->rank * n * es, n * es);
-      break;
+  if (!n || (shape->recv.root_only && c->rank != a->root)) return;
+  size_t at = shape->send.per_rank ? (size_t)c->rank * n * es : 0;
+  if (shape->reduces) {
+    reduce_block(op, recv + off * es, at, n);
+  } else if (shape->recv.per_rank) {
+    for (int r = 0; r < c->nranks; r++)
+      memcpy(recv + ((size_t)r * a->count + off) * es,
+             host_stage(c, r, op->step) + at, n * es);
+  } else {
+    memcpy(recv + off * es, host_stage(c, a->root, op->step) + at, n * es);
   }
 }
 
@@ -137,15 +113,12 @@ static void compute_chunk(host_op_t *op) {
 static int check_descs(host_op_t *op) {
   host_comm_t *c = op->comm;
   host_coll_desc_t *mine = host_coll_desc(c, c->rank, op->step);
+  const core_coll_shape_t *shape = &core_coll_shapes[op->coll.kind];
   for (int r = 0; r < c->nranks; r++) {
     host_coll_desc_t *d = host_coll_desc(c, r, op->step);
-    int root_matters = op->coll.kind == CORE_COLL_BROADCAST ||
-                       op->coll.kind == CORE_COLL_REDUCE ||
-                       op->coll.kind == CORE_COLL_GATHER ||
-                       op->coll.kind == CORE_COLL_SCATTER;
     if (d->kind != mine->kind || d->dtype != mine->dtype || d->count != mine->count ||
-        (reducing(op->coll.kind) && d->op != mine->op) ||
-        (root_matters && d->root != mine->root)) {
+        (shape->reduces && d->op != mine->op) ||
+        (shape->rooted && d->root != mine->root)) {
       op->status = core_error(
           NCORE_ERR_INVALID_USAGE,
           "collective mismatch: rank %d called %s(count %llu, %s, op %d, root %d) "
@@ -285,7 +258,8 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
   op->coll = *args;
   op->esize = core_dtype_size(args->dtype);
   size_t per = HOST_STAGE_BYTES / op->esize;
-  if (per_destination(args->kind)) per /= (size_t)comm->nranks;
+  /* a staging holds one block per destination for an nranks * count sendbuf */
+  if (core_coll_shapes[args->kind].send.per_rank) per /= (size_t)comm->nranks;
   op->chunk_elems = per ? per : 1;
   op->what = kind_name(args->kind);
 }

@@ -1,4 +1,4 @@
-/* core/host — the eight collectives over per-rank staging slots in the
+/* core/host — the collectives over per-rank staging slots in the
  * segment (coll.c). */
 #ifndef NCORE_CORE_HOST_COLL_H
 #define NCORE_CORE_HOST_COLL_H

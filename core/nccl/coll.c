@@ -1,8 +1,11 @@
-/* core/nccl — the collectives (coll.h): direct NCCL calls (ncore's dtype
- * and built-in op values equal NCCL's, so they pass through unchanged). */
+/* core/nccl — the collectives (coll.h): direct NCCL calls, each the NCCL
+ * function its row of the table of operations (op_table.h) names (ncore's
+ * dtype and built-in op values equal NCCL's, so they pass through
+ * unchanged). */
 #include "coll.h"
 
 #include "../error.h"
+#include "../op_table.h"
 #include "custom_redop.h"
 #include "group.h"
 #include "wait.h"
@@ -10,39 +13,30 @@
 /* ncclInProgress from an enqueue on a non-blocking communicator means
  * "queued": NCORE_IN_PROGRESS, and the next call waits (nccl_enqueued). */
 #define enqueued(r, what, nc) nccl_enqueued(c, (r), (what))
-/* One collective, as NCCL's call for a->kind, on stream s. */
+/* NCCL's arguments after the datatype, by the row's (reduces, rooted), as
+ * every NCCL collective takes them. */
+#define NCCL_COLL_ARGS_00
+#define NCCL_COLL_ARGS_10 , op
+#define NCCL_COLL_ARGS_01 , a->root
+#define NCCL_COLL_ARGS_11 , op, a->root
+#define NCCL_COLL_CASE(name, KIND, nccl, go, reduces, rooted, send, recv,     \
+                       count_name, in_place)                                  \
+  case CORE_COLL_##KIND:                                                      \
+    return enqueued(nccl_fn.coll_##name(a->sendbuf, a->recvbuf, a->count,     \
+                                 t NCCL_COLL_ARGS_##reduces##rooted, nc, s),  \
+                    #nccl, nc);
+
+/* One collective, as NCCL's call for a->kind (its row of op_table.h), on
+ * stream s. */
 static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
                                     cudaStream_t s) {
   ncclDataType_t t = (ncclDataType_t)a->dtype;
   ncclRedOp_t op = a->custom_op ? a->custom_op->op : (ncclRedOp_t)a->op;
   ncclComm_t nc = c->nccl;
   switch (a->kind) {
-    case CORE_COLL_ALLREDUCE:
-      return enqueued(nccl_fn.ncclAllReduce(a->sendbuf, a->recvbuf, a->count,
-                                            t, op, nc, s), "ncclAllReduce", nc);
-    case CORE_COLL_BROADCAST:
-      return enqueued(nccl_fn.ncclBroadcast(a->sendbuf, a->recvbuf, a->count,
-                                            t, a->root, nc, s),
-                      "ncclBroadcast", nc);
-    case CORE_COLL_REDUCE:
-      return enqueued(nccl_fn.ncclReduce(a->sendbuf, a->recvbuf, a->count, t,
-                                         op, a->root, nc, s), "ncclReduce", nc);
-    case CORE_COLL_ALLGATHER:
-      return enqueued(nccl_fn.ncclAllGather(a->sendbuf, a->recvbuf, a->count,
-                                            t, nc, s), "ncclAllGather", nc);
-    case CORE_COLL_REDUCE_SCATTER:
-      return enqueued(nccl_fn.ncclReduceScatter(a->sendbuf, a->recvbuf,
-                                                a->count, t, op, nc, s),
-                      "ncclReduceScatter", nc);
-    case CORE_COLL_ALLTOALL:
-      return enqueued(nccl_fn.ncclAlltoAll(a->sendbuf, a->recvbuf, a->count, t,
-                                           nc, s), "ncclAlltoAll", nc);
-    case CORE_COLL_GATHER:
-      return enqueued(nccl_fn.ncclGather(a->sendbuf, a->recvbuf, a->count, t,
-                                         a->root, nc, s), "ncclGather", nc);
-    case CORE_COLL_SCATTER:
-      return enqueued(nccl_fn.ncclScatter(a->sendbuf, a->recvbuf, a->count, t,
-                                          a->root, nc, s), "ncclScatter", nc);
+    CORE_OPERATIONS(NCCL_COLL_CASE, CORE_OP_NONE, CORE_OP_NONE)
+    case CORE_COLL_KINDS:
+      break;
   }
   return core_error(NCORE_ERR_INTERNAL, "kind: unknown collective %d",
                     (int)a->kind);

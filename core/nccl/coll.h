@@ -1,4 +1,4 @@
-/* core/nccl — the eight collectives, as NCCL's calls. */
+/* core/nccl — the collectives, as NCCL's calls. */
 #ifndef NCORE_CORE_NCCL_COLL_H
 #define NCORE_CORE_NCCL_COLL_H
 

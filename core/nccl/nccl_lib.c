@@ -105,6 +105,10 @@ static int resolve(void *lib, const char *name, void **slot, int required,
 
 #define NCCL_REQ(name) resolve(lib, #name, (void **)&nccl_fn.name, 1, "libnccl.so.2")
 #define NCCL_OPT(name) resolve(lib, #name, (void **)&nccl_fn.name, 0, "libnccl.so.2")
+#define NCCL_COLL_REQ(name, KIND, nccl, ...)                                 \
+  resolve(lib, #nccl, (void **)&nccl_fn.coll_##name, 1, "libnccl.so.2") &&
+#define NCCL_P2P_REQ(name, nccl, ...)                                        \
+  resolve(lib, #nccl, (void **)&nccl_fn.p2p_##name, 1, "libnccl.so.2") &&
 #define CU_REQ(member, sym) resolve(cu, sym, (void **)&cu_fn.member, 1, "libcuda.so.1")
 
 /* Resolves every NCCL entry point; 0 on a missing required one. */
@@ -122,11 +126,10 @@ static int resolve_nccl(void *lib) {
          NCCL_REQ(ncclRedOpCreatePreMulSum) && NCCL_REQ(ncclRedOpDestroy) &&
          NCCL_REQ(ncclMemAlloc) && NCCL_REQ(ncclMemFree) &&
          NCCL_REQ(ncclGroupStart) && NCCL_REQ(ncclGroupEnd) &&
-         NCCL_REQ(ncclSend) && NCCL_REQ(ncclRecv) && NCCL_REQ(ncclAllReduce) &&
-         NCCL_REQ(ncclBroadcast) && NCCL_REQ(ncclReduce) &&
-         NCCL_REQ(ncclAllGather) && NCCL_REQ(ncclReduceScatter) &&
-         NCCL_REQ(ncclAlltoAll) && NCCL_REQ(ncclGather) &&
-         NCCL_REQ(ncclScatter) && NCCL_REQ(ncclDevCommCreate) &&
+         /* the NCCL functions of the table of operations (op_table.h) */
+         CORE_OPERATIONS(CORE_OP_NONE, NCCL_P2P_REQ, CORE_OP_NONE)
+         CORE_OPERATIONS(NCCL_COLL_REQ, CORE_OP_NONE, CORE_OP_NONE)
+         NCCL_REQ(ncclDevCommCreate) &&
          NCCL_REQ(ncclDevCommDestroy) && NCCL_REQ(ncclTeamLsa) &&
          NCCL_OPT(ncclCommInitRankScalable) && NCCL_OPT(ncclPutSignal) &&
          NCCL_OPT(ncclSignal) && NCCL_OPT(ncclWaitSignal) &&

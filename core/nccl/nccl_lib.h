@@ -13,6 +13,7 @@
 #include <cuda.h>
 #include <nccl.h>
 #include <ncore.h>
+#include "../op_table.h"
 #include "nccl_layouts.h"
 
 /* NCCL 2.29+ one-sided wait descriptor (nccl.h of 2.29: opCnt, peer, sigIdx,
@@ -25,6 +26,10 @@ typedef struct nccl_wait_signal_desc {
 } nccl_wait_signal_desc_t;
 
 #define NCCL_FN(name) __typeof__(&name) name
+/* The function of a row of the table of operations, named by the row
+ * (coll_allreduce, p2p_send, ...): two rows may name one NCCL function. */
+#define NCCL_COLL_FN(name, KIND, nccl, ...) __typeof__(&nccl) coll_##name;
+#define NCCL_P2P_FN(name, nccl, ...) __typeof__(&nccl) p2p_##name;
 typedef struct nccl_functions {
   NCCL_FN(ncclGetVersion);
   NCCL_FN(ncclGetErrorString);
@@ -55,16 +60,10 @@ typedef struct nccl_functions {
   NCCL_FN(ncclMemFree);
   NCCL_FN(ncclGroupStart);
   NCCL_FN(ncclGroupEnd);
-  NCCL_FN(ncclSend);
-  NCCL_FN(ncclRecv);
-  NCCL_FN(ncclAllReduce);
-  NCCL_FN(ncclBroadcast);
-  NCCL_FN(ncclReduce);
-  NCCL_FN(ncclAllGather);
-  NCCL_FN(ncclReduceScatter);
-  NCCL_FN(ncclAlltoAll);
-  NCCL_FN(ncclGather);
-  NCCL_FN(ncclScatter);
+  /* The NCCL function of every point-to-point and collective row of the
+   * table of operations (op_table.h): p2p_send (ncclSend), p2p_recv,
+   * coll_allreduce (ncclAllReduce), ... */
+  CORE_OPERATIONS(NCCL_COLL_FN, NCCL_P2P_FN, CORE_OP_NONE)
   /* nccl_device/core.h (C++ only there): requirements and devcomm are
    * passed as opaque storage laid out as devcomm_layout.h describes. */
   ncclResult_t (*ncclDevCommCreate)(ncclComm_t, const void *reqs, void *out);
@@ -102,6 +101,8 @@ typedef struct nccl_functions {
   ncclResult_t (*ncclCommMemStats)(ncclComm_t, int, uint64_t *);
 } nccl_functions_t;
 #undef NCCL_FN
+#undef NCCL_COLL_FN
+#undef NCCL_P2P_FN
 
 /* Driver API entry points, dlsym'd by their exported (versioned) names. The
  * members drop the "cu" prefix so that cuda.h's renaming macros

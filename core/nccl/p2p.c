@@ -16,8 +16,8 @@ ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
-  return nccl_enqueued(c, nccl_fn.ncclSend(buf, count, (ncclDataType_t)dtype,
-                                           peer, c->nccl, (cudaStream_t)stream),
+  return nccl_enqueued(c, nccl_fn.p2p_send(buf, count, (ncclDataType_t)dtype,
+                                          peer, c->nccl, (cudaStream_t)stream),
                        "ncclSend");
 }
 
@@ -26,7 +26,7 @@ ncore_status_t nccl_recv(core_backend_comm_t *comm, void *buf, size_t count,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
-  return nccl_enqueued(c, nccl_fn.ncclRecv(buf, count, (ncclDataType_t)dtype,
-                                           peer, c->nccl, (cudaStream_t)stream),
+  return nccl_enqueued(c, nccl_fn.p2p_recv(buf, count, (ncclDataType_t)dtype,
+                                          peer, c->nccl, (cudaStream_t)stream),
                        "ncclRecv");
 }

@@ -24,9 +24,9 @@ static ncore_status_t exchange_sizes(nccl_comm_t *c, size_t size,
                             &mine, 8, s),
       "cuMemcpyHtoDAsync");
   if (status == NCORE_OK)
-    status = nccl_settle(nccl_fn.ncclAllGather(slots + 8 * (size_t)c->rank,
-                                               slots, 1, ncclUint64, c->nccl,
-                                               (cudaStream_t)s),
+    status = nccl_settle(nccl_fn.coll_allgather(slots + 8 * (size_t)c->rank,
+                                                slots, 1, ncclUint64, c->nccl,
+                                                (cudaStream_t)s),
                          c, "ncclAllGather(window sizes)");
   uint64_t *exchanged = calloc((size_t)c->nranks, sizeof *exchanged);
   if (status == NCORE_OK && exchanged == NULL)

@@ -1,12 +1,15 @@
 """Collective methods of Communicator (nccl.core page "Collective
 Communication Methods"). Counts are inferred from the buffers, as nccl.core
 does; the checks that only Python can make (the two buffers of one call agree
-in dtype and count) live here, everything else is checked by the C core."""
+in dtype and count) live here, everything else is checked by the C core.
+What each buffer holds, and where it is used, is the collective's row of the
+table of operations (core/op_table.h, copied into _op_table.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from . import _op_table
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import NcclDataType, NcclRedOp
@@ -75,6 +78,51 @@ class CollectivesMixin:
 
         def _call_args(self, handle: int, obj: Any, argument_name: str) -> tuple: ...
 
+    def _collective(self, op: _op_table.Collective, sendbuf: Any, recvbuf: Any,
+                    root: Optional[int]) -> tuple:
+        """(sendbuf's pointer, recvbuf's pointer, count, dtype value) of
+        collective `op` (its row of the table of operations) on this rank,
+        as nccl.core infers them. The count comes from sendbuf (a block of
+        it, rounded down, where it holds nranks blocks), and recvbuf holds at
+        least what the call writes: as much as sendbuf where the two have
+        the same shape, else count or nranks * count. Where sendbuf is
+        root's only, the count comes from recvbuf, and root's sendbuf must
+        match it exactly. A buffer a rank does not use is neither resolved
+        nor checked there, and passed as NULL; an unused sendbuf of a call
+        that runs in place with sendbuf == recvbuf is passed as recvbuf
+        instead, as ncclBcast does."""
+        if not op.send.root_only:
+            send = self._buffer(sendbuf, "sendbuf")
+            recv = None
+            if not op.recv.root_only or root == self.rank:
+                recv = self._buffer(recvbuf, "recvbuf")
+                _same_dtype(send, recv)
+            count = _blocks(send, self.nranks) if op.send.per_rank else send.count
+            if recv is not None:
+                if op.send.per_rank == op.recv.per_rank:
+                    needed = send.count
+                else:
+                    needed = count * self.nranks if op.recv.per_rank else count
+                _at_least("recvbuf", recv.count, needed)
+            dtype = send.dtype
+        else:
+            recv = self._buffer(recvbuf, "recvbuf")
+            send = None
+            if root == self.rank:
+                send = self._buffer(sendbuf, "sendbuf")
+                _same_dtype(send, recv)
+                if op.send.per_rank:
+                    _expect_count("recvbuf", recv.count, _blocks(send, self.nranks))
+                else:
+                    _expect_count("sendbuf", send.count, recv.count)
+            count = recv.count
+            dtype = recv.dtype
+        if send is not None:
+            send_ptr = send.ptr
+        else:
+            send_ptr = recv.ptr if recv is not None and op.in_place == "same" else 0
+        return send_ptr, recv.ptr if recv is not None else 0, count, int(dtype)
+
     def allreduce(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
         """Reduces over all ranks; every rank's recvbuf gets the result.
         Same as reduce(sendbuf, recvbuf, op, root=None). In place when both
@@ -84,6 +132,9 @@ class CollectivesMixin:
             NcclInvalid: mismatched dtypes, recvbuf smaller than sendbuf,
                 wrong device, bad buffers.
         """
+        # _collective's rule for this row (_op_table.ALLREDUCE: two count
+        # buffers, in place when they are one), written out for the hot path
+        # (docs/architecture.md, "The call path on NCCL").
         handle = self._live()
         send_ptr, count, dtype = self._call_args(handle, sendbuf, "sendbuf")
         op_value = _op_value(op)
@@ -110,17 +161,9 @@ class CollectivesMixin:
         if root is None:
             self.allreduce(sendbuf, recvbuf, op, stream=stream)
             return
-        send = self._buffer(sendbuf, "sendbuf")
-        op_value = _op_value(op)
-        stream_handle = resolve_stream(stream)
-        recv_ptr = 0
-        if root == self.rank:
-            recv = self._buffer(recvbuf, "recvbuf")
-            _same_dtype(send, recv)
-            _at_least("recvbuf", recv.count, send.count)
-            recv_ptr = recv.ptr
-        raw.ncore_reduce(self._live(), send.ptr, recv_ptr, send.count,
-                         int(send.dtype), op_value, root, stream_handle)
+        send, recv, count, dtype = self._collective(_op_table.REDUCE, sendbuf, recvbuf, root)
+        raw.ncore_reduce(self._live(), send, recv, count, dtype, _op_value(op), root,
+                         resolve_stream(stream))
 
     def broadcast(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
         """Copies root's sendbuf into every rank's recvbuf; the count comes
@@ -129,17 +172,8 @@ class CollectivesMixin:
         Raises:
             NcclInvalid: on root, mismatched dtypes or counts; wrong device.
         """
-        recv = self._buffer(recvbuf, "recvbuf")
-        # Other ranks never read sendbuf; they pass recvbuf's address so that
-        # the C core sees a non-NULL buffer whatever the caller gave.
-        send_ptr = recv.ptr
-        if root == self.rank:
-            send = self._buffer(sendbuf, "sendbuf")
-            _same_dtype(send, recv)
-            _expect_count("sendbuf", send.count, recv.count)
-            send_ptr = send.ptr
-        raw.ncore_broadcast(self._live(), send_ptr, recv.ptr, recv.count, int(recv.dtype),
-                            root, resolve_stream(stream))
+        send, recv, count, dtype = self._collective(_op_table.BROADCAST, sendbuf, recvbuf, root)
+        raw.ncore_broadcast(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
 
     def allgather(self, sendbuf: Any, recvbuf: Any, *, stream: Any = None) -> None:
         """Every rank's sendbuf lands in block r of every recvbuf, which
@@ -149,7 +183,8 @@ class CollectivesMixin:
         Raises:
             NcclInvalid: mismatched dtypes, recvbuf too small.
         """
-        self.gather(sendbuf, recvbuf, root=None, stream=stream)
+        send, recv, count, dtype = self._collective(_op_table.ALLGATHER, sendbuf, recvbuf, None)
+        raw.ncore_allgather(self._live(), send, recv, count, dtype, resolve_stream(stream))
 
     def reduce_scatter(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
         """Reduces sendbuf over all ranks; block r (sendbuf's count //
@@ -159,13 +194,10 @@ class CollectivesMixin:
             NcclInvalid: mismatched dtypes, sendbuf smaller than nranks
                 elements, recvbuf smaller than a block.
         """
-        send = self._buffer(sendbuf, "sendbuf")
-        recv = self._buffer(recvbuf, "recvbuf")
-        _same_dtype(send, recv)
-        count = _blocks(send, self.nranks)
-        _at_least("recvbuf", recv.count, count)
-        raw.ncore_reduce_scatter(self._live(), send.ptr, recv.ptr, count, int(send.dtype),
-                                 _op_value(op), resolve_stream(stream))
+        send, recv, count, dtype = self._collective(_op_table.REDUCE_SCATTER, sendbuf, recvbuf,
+                                                    None)
+        raw.ncore_reduce_scatter(self._live(), send, recv, count, dtype, _op_value(op),
+                                 resolve_stream(stream))
 
     def alltoall(self, sendbuf: Any, recvbuf: Any, *, stream: Any = None) -> None:
         """Block j of sendbuf (sendbuf's count // nranks elements) goes to
@@ -175,13 +207,8 @@ class CollectivesMixin:
             NcclInvalid: mismatched dtypes, sendbuf smaller than nranks
                 elements, recvbuf smaller than sendbuf.
         """
-        send = self._buffer(sendbuf, "sendbuf")
-        recv = self._buffer(recvbuf, "recvbuf")
-        _same_dtype(send, recv)
-        count = _blocks(send, self.nranks)
-        _at_least("recvbuf", recv.count, send.count)
-        raw.ncore_alltoall(self._live(), send.ptr, recv.ptr, count, int(send.dtype),
-                           resolve_stream(stream))
+        send, recv, count, dtype = self._collective(_op_table.ALLTOALL, sendbuf, recvbuf, None)
+        raw.ncore_alltoall(self._live(), send, recv, count, dtype, resolve_stream(stream))
 
     def gather(self, sendbuf: Any, recvbuf: Any, root: Optional[int] = None, *,
                stream: Any = None) -> None:
@@ -193,19 +220,11 @@ class CollectivesMixin:
             NcclInvalid: where recvbuf is used, mismatched dtypes or recvbuf
                 too small.
         """
-        send = self._buffer(sendbuf, "sendbuf")
-        recv_ptr = 0
-        if root is None or root == self.rank:
-            recv = self._buffer(recvbuf, "recvbuf")
-            _same_dtype(send, recv)
-            _at_least("recvbuf", recv.count, send.count * self.nranks)
-            recv_ptr = recv.ptr
         if root is None:
-            raw.ncore_allgather(self._live(), send.ptr, recv_ptr, send.count,
-                                int(send.dtype), resolve_stream(stream))
-        else:
-            raw.ncore_gather(self._live(), send.ptr, recv_ptr, send.count,
-                             int(send.dtype), root, resolve_stream(stream))
+            self.allgather(sendbuf, recvbuf, stream=stream)
+            return
+        send, recv, count, dtype = self._collective(_op_table.GATHER, sendbuf, recvbuf, root)
+        raw.ncore_gather(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
 
     def scatter(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
         """Block r of root's sendbuf (sendbuf's count // nranks elements)
@@ -216,12 +235,5 @@ class CollectivesMixin:
             NcclInvalid: on root, mismatched dtypes, sendbuf smaller than
                 nranks elements, recvbuf not one block.
         """
-        recv = self._buffer(recvbuf, "recvbuf")
-        send_ptr = 0
-        if root == self.rank:
-            send = self._buffer(sendbuf, "sendbuf")
-            _same_dtype(send, recv)
-            _expect_count("recvbuf", recv.count, _blocks(send, self.nranks))
-            send_ptr = send.ptr
-        raw.ncore_scatter(self._live(), send_ptr, recv.ptr, recv.count, int(recv.dtype),
-                          root, resolve_stream(stream))
+        send, recv, count, dtype = self._collective(_op_table.SCATTER, sendbuf, recvbuf, root)
+        raw.ncore_scatter(self._live(), send, recv, count, dtype, root, resolve_stream(stream))

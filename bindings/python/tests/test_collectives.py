@@ -132,3 +132,12 @@ def test_collective_errors(n):
         assert out["bad_op"].startswith("ncore_allreduce: op")
         assert out["bad_root"].startswith("ncore_broadcast: root")
         assert out["after"] == n
+
+
+def test_allreduce_fast_path_follows_its_row():
+    """Communicator.allreduce writes _collective's rule out for its row of
+    the table of operations (two count buffers, in place when they are
+    one): a change of the row must change it too."""
+    from ncore import _op_table
+    assert _op_table.ALLREDUCE == _op_table.Collective(
+        "ncore_allreduce", _op_table.ALL_1, _op_table.ALL_1, "same")

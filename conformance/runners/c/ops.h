@@ -33,13 +33,40 @@ ncore_dtype_t op_dtype(const plan_step_t *step, const char *key);
 ncore_status_t op_buffer(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_check(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_sync(runner_t *, const plan_step_t *, result_t *);
-ncore_status_t op_send(runner_t *, const plan_step_t *, result_t *);
-ncore_status_t op_recv(runner_t *, const plan_step_t *, result_t *);
+ncore_status_t op_p2p(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_collective(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_signal(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_wait_signal(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_put_signal(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_symmetric_put(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_symmetric_get(runner_t *, const plan_step_t *, result_t *);
+
+/* The collective and point-to-point rows of the table of operations
+ * (core/op_table.h): op_table_gen.c, generated from it, calls each. */
+typedef enum op_table_kind {
+  OP_TABLE_NONE,
+  OP_TABLE_COLLECTIVE,
+  OP_TABLE_P2P
+} op_table_kind_t;
+
+/* A collective's or point-to-point call's arguments, read from its step. */
+typedef struct op_call {
+  const plan_step_t *step; /* for the operator, read where one is taken */
+  ncore_comm_t comm;
+  const void *send; /* collectives */
+  void *recv;
+  void *buf; /* point-to-point */
+  size_t count;
+  ncore_dtype_t dtype;
+  int root;
+  int peer;
+} op_call_t;
+
+/* What op is: a collective, a point-to-point call or neither. */
+op_table_kind_t op_table_kind(const char *op);
+/* Calls op (a row of the table) with a's arguments. */
+ncore_status_t op_table_call(const char *op, const op_call_t *a);
+/* The step's `redop` argument (default sum). */
+ncore_redop_t op_redop(const plan_step_t *step);
 
 #endif

@@ -154,7 +154,7 @@ static ncore_comm_t comm_arg(runner_t *r, const plan_step_t *step) {
   return name ? objects_handle(name) : r->world;
 }
 
-static ncore_redop_t redop_arg(const plan_step_t *step) {
+ncore_redop_t op_redop(const plan_step_t *step) {
   const char *op = plan_arg(step, "redop");
   if (!op || strcmp(op, "sum") == 0) return NCORE_SUM;
   if (strcmp(op, "prod") == 0) return NCORE_PROD;
@@ -173,44 +173,30 @@ static ncore_redop_t redop_arg(const plan_step_t *step) {
   exit(2);
 }
 
-ncore_status_t op_send(runner_t *r, const plan_step_t *step, result_t *res) {
+/* send, recv: every point-to-point row of core/op_table.h. */
+ncore_status_t op_p2p(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)res;
-  return ncore_send(comm_arg(r, step), buffer_arg(step, "buffer", NULL, r->rank),
-                    (size_t)plan_arg_int(step, "count", 0), op_dtype(step, "dtype"),
-                    (int)plan_arg_int(step, "peer", 0), NULL);
+  op_call_t a = {0};
+  a.comm = comm_arg(r, step);
+  a.buf = buffer_arg(step, "buffer", NULL, r->rank);
+  a.count = (size_t)plan_arg_int(step, "count", 0);
+  a.dtype = op_dtype(step, "dtype");
+  a.peer = (int)plan_arg_int(step, "peer", 0);
+  return op_table_call(step->op, &a);
 }
 
-ncore_status_t op_recv(runner_t *r, const plan_step_t *step, result_t *res) {
-  (void)res;
-  return ncore_recv(comm_arg(r, step), buffer_arg(step, "buffer", NULL, r->rank),
-                    (size_t)plan_arg_int(step, "count", 0), op_dtype(step, "dtype"),
-                    (int)plan_arg_int(step, "peer", 0), NULL);
-}
-
+/* Every collective row of core/op_table.h. */
 ncore_status_t op_collective(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)res;
-  ncore_comm_t comm = comm_arg(r, step);
-  const void *send = buffer_arg(step, "send", "send_offset_per_rank", r->rank);
-  void *recv = buffer_arg(step, "recv", "recv_offset_per_rank", r->rank);
-  size_t count = (size_t)plan_arg_int(step, "count", 0);
-  ncore_dtype_t dtype = op_dtype(step, "dtype");
-  int root = (int)plan_arg_int(step, "root", 0);
-  const char *op = step->op;
-  if (strcmp(op, "allreduce") == 0)
-    return ncore_allreduce(comm, send, recv, count, dtype, redop_arg(step), NULL);
-  if (strcmp(op, "reduce") == 0)
-    return ncore_reduce(comm, send, recv, count, dtype, redop_arg(step), root, NULL);
-  if (strcmp(op, "reduce_scatter") == 0)
-    return ncore_reduce_scatter(comm, send, recv, count, dtype, redop_arg(step), NULL);
-  if (strcmp(op, "broadcast") == 0)
-    return ncore_broadcast(comm, send, recv, count, dtype, root, NULL);
-  if (strcmp(op, "gather") == 0)
-    return ncore_gather(comm, send, recv, count, dtype, root, NULL);
-  if (strcmp(op, "scatter") == 0)
-    return ncore_scatter(comm, send, recv, count, dtype, root, NULL);
-  if (strcmp(op, "allgather") == 0)
-    return ncore_allgather(comm, send, recv, count, dtype, NULL);
-  return ncore_alltoall(comm, send, recv, count, dtype, NULL);
+  op_call_t a = {0};
+  a.step = step;
+  a.comm = comm_arg(r, step);
+  a.send = buffer_arg(step, "send", "send_offset_per_rank", r->rank);
+  a.recv = buffer_arg(step, "recv", "recv_offset_per_rank", r->rank);
+  a.count = (size_t)plan_arg_int(step, "count", 0);
+  a.dtype = op_dtype(step, "dtype");
+  a.root = (int)plan_arg_int(step, "root", 0);
+  return op_table_call(step->op, &a);
 }
 
 ncore_status_t op_signal(runner_t *r, const plan_step_t *step, result_t *res) {

@@ -440,12 +440,8 @@ static const struct {
   op_fn fn;
 } table[] = {
     {"buffer", op_buffer}, {"check", op_check}, {"sync", op_sync},
-    {"comm_query", op_comm_query}, {"send", op_send}, {"recv", op_recv},
+    {"comm_query", op_comm_query},
     {"group_start", op_group}, {"group_end", op_group},
-    {"allreduce", op_collective}, {"reduce", op_collective},
-    {"reduce_scatter", op_collective}, {"broadcast", op_collective},
-    {"gather", op_collective}, {"scatter", op_collective},
-    {"allgather", op_collective}, {"alltoall", op_collective},
     {"register_buffer", op_register_buffer}, {"register_window", op_register_window},
     {"window_query", op_window_query}, {"registered_buffer_query", op_registered_buffer_query},
     {"close", op_close}, {"is_valid", op_is_valid}, {"signal", op_signal},
@@ -467,5 +463,13 @@ static const struct {
 op_fn ops_find(const char *op) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(table[i].name, op) == 0) return table[i].fn;
+  switch (op_table_kind(op)) { /* the rows of core/op_table.h */
+    case OP_TABLE_COLLECTIVE:
+      return op_collective;
+    case OP_TABLE_P2P:
+      return op_p2p;
+    case OP_TABLE_NONE:
+      break;
+  }
   return NULL;
 }

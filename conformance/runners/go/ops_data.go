@@ -243,58 +243,55 @@ func redopArg(s step) ncore.ReduceOp {
 	return 0
 }
 
-func opSend(r *runner, s step) (result, error) {
-	buf := ncore.DeviceElements(bufferAddr(r, s, "buffer", ""), int(s.int("count", 0)), dtypeArg(s, "dtype"))
-	return result{}, commArg(r, s).Send(buf, int(s.int("peer", 0)), nil)
+// callStep is a collective's or point-to-point call's arguments, read from
+// its step, for the calls of op_table_gen.go (generated from
+// core/op_table.h).
+type callStep struct {
+	s                  step
+	count, size        int
+	dtype              ncore.DataType
+	root, peer         int
+	sendAddr, recvAddr uintptr
 }
 
-func opRecv(r *runner, s step) (result, error) {
-	buf := ncore.DeviceElements(bufferAddr(r, s, "buffer", ""), int(s.int("count", 0)), dtypeArg(s, "dtype"))
-	return result{}, commArg(r, s).Recv(buf, int(s.int("peer", 0)), nil)
+// buffers describes the send and receive buffers (a point-to-point call's
+// one buffer is the second) with the elements the call touches: count, or
+// nranks * count where perRank, so that the binding's size checks pass and
+// the library sees the C runner's arguments.
+func (a callStep) buffers(sendPerRank, recvPerRank bool) (ncore.DeviceBuffer, ncore.DeviceBuffer) {
+	elements := func(perRank bool) int {
+		if perRank {
+			return a.count * a.size
+		}
+		return a.count
+	}
+	return ncore.DeviceElements(a.sendAddr, elements(sendPerRank), a.dtype),
+		ncore.DeviceElements(a.recvAddr, elements(recvPerRank), a.dtype)
 }
 
-// opCollective runs any of the eight collectives. Each buffer is described
-// with the element count the collective touches in it, so that the
-// binding's size checks pass and the library sees the C runner's arguments.
+// redop is the step's operator, read where one is taken.
+func (a callStep) redop() ncore.ReduceOp { return redopArg(a.s) }
+
+// opP2P runs a point-to-point row of the table (send, recv).
+func opP2P(r *runner, s step) (result, error) {
+	a := callStep{s: s, count: int(s.int("count", 0)), dtype: dtypeArg(s, "dtype"),
+		peer: int(s.int("peer", 0)), recvAddr: bufferAddr(r, s, "buffer", "")}
+	return result{}, p2pCalls[s.op](commArg(r, s), a)
+}
+
+// opCollective runs a collective row of the table.
 func opCollective(r *runner, s step) (result, error) {
 	c := commArg(r, s)
-	count := int(s.int("count", 0))
-	dt := dtypeArg(s, "dtype")
-	root := int(s.int("root", 0))
+	a := callStep{s: s, count: int(s.int("count", 0)), dtype: dtypeArg(s, "dtype"),
+		root: int(s.int("root", 0))}
 	size, err := c.Size()
 	if err != nil {
 		size = 0
 	}
-	sendAddr := bufferAddr(r, s, "send", "send_offset_per_rank")
-	recvAddr := bufferAddr(r, s, "recv", "recv_offset_per_rank")
-	buffers := func(sendCount, recvCount int) (ncore.DeviceBuffer, ncore.DeviceBuffer) {
-		return ncore.DeviceElements(sendAddr, sendCount, dt), ncore.DeviceElements(recvAddr, recvCount, dt)
-	}
-	switch s.op {
-	case "allreduce":
-		send, recv := buffers(count, count)
-		return result{}, c.AllReduce(send, recv, redopArg(s), nil)
-	case "reduce":
-		send, recv := buffers(count, count)
-		return result{}, c.Reduce(send, recv, redopArg(s), root, nil)
-	case "reduce_scatter":
-		send, recv := buffers(count*size, count)
-		return result{}, c.ReduceScatter(send, recv, redopArg(s), nil)
-	case "broadcast":
-		send, recv := buffers(count, count)
-		return result{}, c.Broadcast(send, recv, root, nil)
-	case "gather":
-		send, recv := buffers(count, count*size)
-		return result{}, c.Gather(send, recv, root, nil)
-	case "scatter":
-		send, recv := buffers(count*size, count)
-		return result{}, c.Scatter(send, recv, root, nil)
-	case "allgather":
-		send, recv := buffers(count, count*size)
-		return result{}, c.AllGather(send, recv, nil)
-	}
-	send, recv := buffers(count*size, count*size)
-	return result{}, c.AllToAll(send, recv, nil)
+	a.size = size
+	a.sendAddr = bufferAddr(r, s, "send", "send_offset_per_rank")
+	a.recvAddr = bufferAddr(r, s, "recv", "recv_offset_per_rank")
+	return result{}, collectiveCalls[s.op](c, a)
 }
 
 // signalOptions are the reserved arguments of signal and put_signal.

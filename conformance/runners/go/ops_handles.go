@@ -482,10 +482,7 @@ var ops map[string]func(*runner, step) (result, error)
 func init() {
 	ops = map[string]func(*runner, step) (result, error){
 		"buffer": opBuffer, "check": opCheck, "sync": opSync, "comm_query": opCommQuery,
-		"send": opSend, "recv": opRecv, "group_start": opGroup, "group_end": opGroup,
-		"allreduce": opCollective, "reduce": opCollective, "reduce_scatter": opCollective,
-		"broadcast": opCollective, "gather": opCollective, "scatter": opCollective,
-		"allgather": opCollective, "alltoall": opCollective,
+		"group_start": opGroup, "group_end": opGroup,
 		"register_buffer": opRegisterBuffer, "register_window": opRegisterWindow,
 		"window_query": opWindowQuery, "registered_buffer_query": opRegisteredBufferQuery,
 		"close": opClose, "is_valid": opIsValid, "signal": opSignal, "wait_signal": opWaitSignal,
@@ -500,5 +497,12 @@ func init() {
 		"synchronize": opSynchronize, "mem_alloc": opMemAlloc, "mem_free": opMemFree,
 		"dtype_size": opDtypeSize, "library_info": opLibraryInfo,
 		"sleep": opSleep, "die": opDie,
+	}
+	// The rows of core/op_table.h (op_table_gen.go).
+	for name := range collectiveCalls {
+		ops[name] = opCollective
+	}
+	for name := range p2pCalls {
+		ops[name] = opP2P
 	}
 }

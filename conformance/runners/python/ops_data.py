@@ -15,6 +15,7 @@ import numpy as np
 import ncore
 from ncore import raw
 
+import op_table
 from plan import Step, object_field, parse_int
 from state import BUFFER, Obj, Runner, i32, u32, u64
 
@@ -140,38 +141,24 @@ def redop_arg(r: Runner, step: Step) -> int:
     sys.exit(f"conformance: unknown op {name}")
 
 
-def op_send(r: Runner, step: Step) -> None:
-    raw.ncore_send(r.comm(step), buffer_arg(r, step, "buffer"), u64(step.int("count")),
-                   op_dtype(step), i32(step.int("peer")), None)
-
-
-def op_recv(r: Runner, step: Step) -> None:
-    raw.ncore_recv(r.comm(step), buffer_arg(r, step, "buffer"), u64(step.int("count")),
-                   op_dtype(step), i32(step.int("peer")), None)
+def op_p2p(r: Runner, step: Step) -> None:
+    """send, recv: every point-to-point row of core/op_table.h."""
+    call = getattr(raw, "ncore_" + step.op)
+    call(r.comm(step), buffer_arg(r, step, "buffer"), u64(step.int("count")),
+         op_dtype(step), i32(step.int("peer")), None)
 
 
 def op_collective(r: Runner, step: Step) -> None:
+    """Every collective row of core/op_table.h: (comm, send, recv, count,
+    dtype), then the operator where it reduces, the root where it is
+    rooted (op_table.py, generated from the table)."""
     comm = r.comm(step)
     send = buffer_arg(r, step, "send", "send_offset_per_rank")
     recv = buffer_arg(r, step, "recv", "recv_offset_per_rank")
     count, dtype, root = u64(step.int("count")), op_dtype(step), i32(step.int("root"))
-    op = step.op
-    if op == "allreduce":
-        raw.ncore_allreduce(comm, send, recv, count, dtype, redop_arg(r, step), None)
-    elif op == "reduce":
-        raw.ncore_reduce(comm, send, recv, count, dtype, redop_arg(r, step), root, None)
-    elif op == "reduce_scatter":
-        raw.ncore_reduce_scatter(comm, send, recv, count, dtype, redop_arg(r, step), None)
-    elif op == "broadcast":
-        raw.ncore_broadcast(comm, send, recv, count, dtype, root, None)
-    elif op == "gather":
-        raw.ncore_gather(comm, send, recv, count, dtype, root, None)
-    elif op == "scatter":
-        raw.ncore_scatter(comm, send, recv, count, dtype, root, None)
-    elif op == "allgather":
-        raw.ncore_allgather(comm, send, recv, count, dtype, None)
-    else:
-        raw.ncore_alltoall(comm, send, recv, count, dtype, None)
+    reduces, rooted = op_table.COLLECTIVES[step.op]
+    extra = ([redop_arg(r, step)] if reduces else []) + ([root] if rooted else [])
+    getattr(raw, "ncore_" + step.op)(comm, send, recv, count, dtype, *extra, None)
 
 
 def op_signal(r: Runner, step: Step) -> None:

@@ -27,6 +27,7 @@ import ncore
 from ncore import raw
 
 import batch
+import op_table
 import ops_data
 import ops_handles
 import plan as plan_module
@@ -34,10 +35,9 @@ from state import Runner
 
 OPS = {
     "buffer": ops_data.op_buffer, "check": ops_data.op_check, "sync": ops_data.op_sync,
-    "send": ops_data.op_send, "recv": ops_data.op_recv,
-    **{name: ops_data.op_collective for name in (
-        "allreduce", "reduce", "reduce_scatter", "broadcast", "gather", "scatter",
-        "allgather", "alltoall")},
+    # the collective and point-to-point rows of core/op_table.h
+    **{name: ops_data.op_collective for name in op_table.COLLECTIVES},
+    **{name: ops_data.op_p2p for name in op_table.P2P},
     "signal": ops_data.op_signal, "wait_signal": ops_data.op_wait_signal,
     "put_signal": ops_data.op_put_signal, "symmetric_put": ops_data.op_symmetric_put,
     "symmetric_get": ops_data.op_symmetric_get,

@@ -5,7 +5,10 @@
 //! counts, types, operator and root. The element type comes from the
 //! buffers, which must agree. The binding checks that host buffers are long
 //! enough before the library touches them; `DeviceSlice` views are checked
-//! against the length they were made with.
+//! against the length they were made with. What each buffer must hold, and
+//! where, is the collective's row of the table of operations
+//! (`core/op_table.h`, copied into `op_table.rs` by `tools/gen-op-table.py`);
+//! everything else is checked by the library.
 
 use std::ffi::c_void;
 
@@ -15,8 +18,65 @@ use crate::buffer::{check_len, check_same_dtype, Buffer, BufferMut};
 use crate::comm::Communicator;
 use crate::error::{check, invalid_argument, Result};
 use crate::group::check_not_in_scoped_group;
+use crate::op_table;
 use crate::stream::{raw_stream, Stream};
-use crate::types::RedOp;
+use crate::types::{DataType, RedOp};
+
+/// What one buffer of a collective holds and where it is used (a buffer
+/// column of the table of operations).
+#[derive(Clone, Copy)]
+pub(crate) struct Part {
+    /// Holds nranks * count elements, else count.
+    pub(crate) per_rank: bool,
+    /// Used on root only: not looked at elsewhere.
+    pub(crate) root_only: bool,
+}
+
+/// How a collective runs in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InPlace {
+    /// sendbuf == recvbuf.
+    Same,
+    /// The count buffer is block `rank` of the nranks * count one.
+    Block,
+    /// The library refuses sendbuf == recvbuf.
+    Refused,
+}
+
+/// One collective's row of the table of operations (`op_table.rs`).
+pub(crate) struct Collective {
+    /// Its C function, for messages.
+    pub(crate) function: &'static str,
+    /// What sendbuf holds.
+    pub(crate) send: Part,
+    /// What recvbuf holds.
+    pub(crate) recv: Part,
+    /// How it runs in place.
+    pub(crate) in_place: InPlace,
+}
+
+/// A buffer column (for `op_table.rs`).
+pub(crate) const fn part(per_rank: bool, root_only: bool) -> Part {
+    Part {
+        per_rank,
+        root_only,
+    }
+}
+
+/// A row (for `op_table.rs`).
+pub(crate) const fn row(
+    function: &'static str,
+    send: Part,
+    recv: Part,
+    in_place: InPlace,
+) -> Collective {
+    Collective {
+        function,
+        send,
+        recv,
+        in_place,
+    }
+}
 
 impl Communicator {
     /// The rank count for length checks; 0 when the query fails (a closed
@@ -32,6 +92,79 @@ impl Communicator {
         Ok(self.rank().is_ok_and(|r| r == root))
     }
 
+    /// Checks `send` and `recv` for collective `op` of `count` (`root`'s, if
+    /// it is rooted): the same element type, and each buffer as long as its
+    /// row says where this rank uses it. Returns the element type (the
+    /// receive buffer's where the send buffer is root's only).
+    fn coll_buffers<S: Buffer + ?Sized, R: Buffer + ?Sized>(
+        &self,
+        op: &Collective,
+        send: &S,
+        recv: &R,
+        count: usize,
+        root: i32,
+    ) -> Result<DataType> {
+        let f = op.function;
+        let nranks = if op.send.per_rank || op.recv.per_rank {
+            self.nranks_for(f)?
+        } else {
+            check_not_in_scoped_group(f)?;
+            0
+        };
+        check_same_dtype(f, send, recv)?;
+        let on_root = (op.send.root_only || op.recv.root_only) && self.is_root(root)?;
+        if !op.send.root_only || on_root {
+            check_len(f, "sendbuf", send, elements(f, op.send, nranks, count)?)?;
+        }
+        if !op.recv.root_only || on_root {
+            check_len(f, "recvbuf", recv, elements(f, op.recv, nranks, count)?)?;
+        }
+        Ok(if op.send.root_only {
+            recv.buffer_dtype()
+        } else {
+            send.buffer_dtype()
+        })
+    }
+
+    /// The element type and the (sendbuf, recvbuf) pointers of collective
+    /// `op` run in place on `buf`, checked as long as the call needs: `buf`
+    /// itself for both (SAME), or `buf` the nranks * count buffer and the
+    /// other block `rank` of it (BLOCK).
+    fn coll_in_place<B: BufferMut + ?Sized>(
+        &self,
+        op: &Collective,
+        buf: &mut B,
+        count: usize,
+    ) -> Result<(DataType, *mut c_void, *mut c_void)> {
+        let f = op.function;
+        if op.in_place != InPlace::Block {
+            // SAME; the library refuses the others.
+            check_not_in_scoped_group(f)?;
+            check_len(f, "recvbuf", buf, count)?;
+            let ptr = buf.buffer_ptr_mut();
+            return Ok((buf.buffer_dtype(), ptr, ptr));
+        }
+        let nranks = self.nranks_for(f)?;
+        let whole = if op.send.per_rank {
+            "sendbuf"
+        } else {
+            "recvbuf"
+        };
+        check_len(f, whole, buf, total(f, nranks, count)?)?;
+        let dtype = buf.buffer_dtype();
+        let ptr = buf.buffer_ptr_mut();
+        let own = block(
+            ptr,
+            self.rank().unwrap_or(0).max(0) as usize * count,
+            dtype.known_size(),
+        );
+        Ok(if op.send.per_rank {
+            (dtype, ptr, own)
+        } else {
+            (dtype, own, ptr)
+        })
+    }
+
     /// `recv[i]` = `op` over ranks of `send[i]`, on every rank, for `count`
     /// elements (`ncore_allreduce`).
     pub fn allreduce<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
@@ -42,12 +175,7 @@ impl Communicator {
         op: RedOp,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_allreduce";
-        check_not_in_scoped_group(F)?;
-        check_same_dtype(F, send, recv)?;
-        check_len(F, "sendbuf", send, count)?;
-        check_len(F, "recvbuf", recv, count)?;
-        let dtype = send.buffer_dtype().raw();
+        let dtype = self.coll_buffers(&op_table::ALLREDUCE, send, recv, count, 0)?;
         // SAFETY: both buffers hold count elements (checked); borrowed for the call.
         check(unsafe {
             sys::ncore_allreduce(
@@ -55,7 +183,7 @@ impl Communicator {
                 send.buffer_ptr(),
                 recv.buffer_ptr_mut(),
                 count,
-                dtype,
+                dtype.raw(),
                 op.raw(),
                 raw_stream(stream),
             )
@@ -70,19 +198,15 @@ impl Communicator {
         op: RedOp,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_allreduce";
-        check_not_in_scoped_group(F)?;
-        check_len(F, "recvbuf", buf, count)?;
-        let dtype = buf.buffer_dtype().raw();
-        let ptr = buf.buffer_ptr_mut();
+        let (dtype, send, recv) = self.coll_in_place(&op_table::ALLREDUCE, buf, count)?;
         // SAFETY: in place: sendbuf == recvbuf, count elements (checked).
         check(unsafe {
             sys::ncore_allreduce(
                 self.as_raw(),
-                ptr,
-                ptr,
+                send,
+                recv,
                 count,
-                dtype,
+                dtype.raw(),
                 op.raw(),
                 raw_stream(stream),
             )
@@ -99,14 +223,7 @@ impl Communicator {
         root: i32,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_broadcast";
-        check_not_in_scoped_group(F)?;
-        check_same_dtype(F, send, recv)?;
-        if self.is_root(root)? {
-            check_len(F, "sendbuf", send, count)?;
-        }
-        check_len(F, "recvbuf", recv, count)?;
-        let dtype = recv.buffer_dtype().raw();
+        let dtype = self.coll_buffers(&op_table::BROADCAST, send, recv, count, root)?;
         // SAFETY: lengths checked; borrowed for the call.
         check(unsafe {
             sys::ncore_broadcast(
@@ -114,7 +231,7 @@ impl Communicator {
                 send.buffer_ptr(),
                 recv.buffer_ptr_mut(),
                 count,
-                dtype,
+                dtype.raw(),
                 root,
                 raw_stream(stream),
             )
@@ -129,19 +246,15 @@ impl Communicator {
         root: i32,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_broadcast";
-        check_not_in_scoped_group(F)?;
-        check_len(F, "recvbuf", buf, count)?;
-        let dtype = buf.buffer_dtype().raw();
-        let ptr = buf.buffer_ptr_mut();
+        let (dtype, send, recv) = self.coll_in_place(&op_table::BROADCAST, buf, count)?;
         // SAFETY: in place, count elements checked.
         check(unsafe {
             sys::ncore_broadcast(
                 self.as_raw(),
-                ptr,
-                ptr,
+                send,
+                recv,
                 count,
-                dtype,
+                dtype.raw(),
                 root,
                 raw_stream(stream),
             )
@@ -159,14 +272,7 @@ impl Communicator {
         root: i32,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_reduce";
-        check_not_in_scoped_group(F)?;
-        check_same_dtype(F, send, recv)?;
-        check_len(F, "sendbuf", send, count)?;
-        if self.is_root(root)? {
-            check_len(F, "recvbuf", recv, count)?;
-        }
-        let dtype = send.buffer_dtype().raw();
+        let dtype = self.coll_buffers(&op_table::REDUCE, send, recv, count, root)?;
         // SAFETY: lengths checked where the library uses the buffers.
         check(unsafe {
             sys::ncore_reduce(
@@ -174,7 +280,7 @@ impl Communicator {
                 send.buffer_ptr(),
                 recv.buffer_ptr_mut(),
                 count,
-                dtype,
+                dtype.raw(),
                 op.raw(),
                 root,
                 raw_stream(stream),
@@ -191,12 +297,7 @@ impl Communicator {
         sendcount: usize,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_allgather";
-        let nranks = self.nranks_for(F)?;
-        check_same_dtype(F, send, recv)?;
-        check_len(F, "sendbuf", send, sendcount)?;
-        check_len(F, "recvbuf", recv, total(F, nranks, sendcount)?)?;
-        let dtype = send.buffer_dtype().raw();
+        let dtype = self.coll_buffers(&op_table::ALLGATHER, send, recv, sendcount, 0)?;
         // SAFETY: lengths checked.
         check(unsafe {
             sys::ncore_allgather(
@@ -204,7 +305,7 @@ impl Communicator {
                 send.buffer_ptr(),
                 recv.buffer_ptr_mut(),
                 sendcount,
-                dtype,
+                dtype.raw(),
                 raw_stream(stream),
             )
         })
@@ -218,22 +319,13 @@ impl Communicator {
         sendcount: usize,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_allgather";
-        let nranks = self.nranks_for(F)?;
-        check_len(F, "recvbuf", buf, total(F, nranks, sendcount)?)?;
-        let dtype = buf.buffer_dtype();
-        let ptr = buf.buffer_ptr_mut();
-        let send = block(
-            ptr,
-            self.rank().unwrap_or(0).max(0) as usize * sendcount,
-            dtype.known_size(),
-        );
+        let (dtype, send, recv) = self.coll_in_place(&op_table::ALLGATHER, buf, sendcount)?;
         // SAFETY: the send block lies inside buf (length checked).
         check(unsafe {
             sys::ncore_allgather(
                 self.as_raw(),
                 send,
-                ptr,
+                recv,
                 sendcount,
                 dtype.raw(),
                 raw_stream(stream),
@@ -251,12 +343,7 @@ impl Communicator {
         op: RedOp,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_reduce_scatter";
-        let nranks = self.nranks_for(F)?;
-        check_same_dtype(F, send, recv)?;
-        check_len(F, "sendbuf", send, total(F, nranks, recvcount)?)?;
-        check_len(F, "recvbuf", recv, recvcount)?;
-        let dtype = send.buffer_dtype().raw();
+        let dtype = self.coll_buffers(&op_table::REDUCE_SCATTER, send, recv, recvcount, 0)?;
         // SAFETY: lengths checked.
         check(unsafe {
             sys::ncore_reduce_scatter(
@@ -264,7 +351,7 @@ impl Communicator {
                 send.buffer_ptr(),
                 recv.buffer_ptr_mut(),
                 recvcount,
-                dtype,
+                dtype.raw(),
                 op.raw(),
                 raw_stream(stream),
             )
@@ -280,21 +367,12 @@ impl Communicator {
         op: RedOp,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_reduce_scatter";
-        let nranks = self.nranks_for(F)?;
-        check_len(F, "sendbuf", buf, total(F, nranks, recvcount)?)?;
-        let dtype = buf.buffer_dtype();
-        let ptr = buf.buffer_ptr_mut();
-        let recv = block(
-            ptr,
-            self.rank().unwrap_or(0).max(0) as usize * recvcount,
-            dtype.known_size(),
-        );
+        let (dtype, send, recv) = self.coll_in_place(&op_table::REDUCE_SCATTER, buf, recvcount)?;
         // SAFETY: the receive block lies inside buf (length checked).
         check(unsafe {
             sys::ncore_reduce_scatter(
                 self.as_raw(),
-                ptr,
+                send,
                 recv,
                 recvcount,
                 dtype.raw(),
@@ -313,12 +391,7 @@ impl Communicator {
         count: usize,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_alltoall";
-        let nranks = self.nranks_for(F)?;
-        check_same_dtype(F, send, recv)?;
-        check_len(F, "sendbuf", send, total(F, nranks, count)?)?;
-        check_len(F, "recvbuf", recv, total(F, nranks, count)?)?;
-        let dtype = send.buffer_dtype().raw();
+        let dtype = self.coll_buffers(&op_table::ALLTOALL, send, recv, count, 0)?;
         // SAFETY: lengths checked.
         check(unsafe {
             sys::ncore_alltoall(
@@ -326,7 +399,7 @@ impl Communicator {
                 send.buffer_ptr(),
                 recv.buffer_ptr_mut(),
                 count,
-                dtype,
+                dtype.raw(),
                 raw_stream(stream),
             )
         })
@@ -342,14 +415,7 @@ impl Communicator {
         root: i32,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_gather";
-        let nranks = self.nranks_for(F)?;
-        check_same_dtype(F, send, recv)?;
-        check_len(F, "sendbuf", send, count)?;
-        if self.is_root(root)? {
-            check_len(F, "recvbuf", recv, total(F, nranks, count)?)?;
-        }
-        let dtype = send.buffer_dtype().raw();
+        let dtype = self.coll_buffers(&op_table::GATHER, send, recv, count, root)?;
         // SAFETY: lengths checked where the library uses the buffers.
         check(unsafe {
             sys::ncore_gather(
@@ -357,7 +423,7 @@ impl Communicator {
                 send.buffer_ptr(),
                 recv.buffer_ptr_mut(),
                 count,
-                dtype,
+                dtype.raw(),
                 root,
                 raw_stream(stream),
             )
@@ -374,14 +440,7 @@ impl Communicator {
         root: i32,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        const F: &str = "ncore_scatter";
-        let nranks = self.nranks_for(F)?;
-        check_same_dtype(F, send, recv)?;
-        if self.is_root(root)? {
-            check_len(F, "sendbuf", send, total(F, nranks, count)?)?;
-        }
-        check_len(F, "recvbuf", recv, count)?;
-        let dtype = recv.buffer_dtype().raw();
+        let dtype = self.coll_buffers(&op_table::SCATTER, send, recv, count, root)?;
         // SAFETY: lengths checked where the library uses the buffers.
         check(unsafe {
             sys::ncore_scatter(
@@ -389,11 +448,21 @@ impl Communicator {
                 send.buffer_ptr(),
                 recv.buffer_ptr_mut(),
                 count,
-                dtype,
+                dtype.raw(),
                 root,
                 raw_stream(stream),
             )
         })
+    }
+}
+
+/// The elements `part` holds for `count`: count, or nranks * count (an
+/// error when that overflows).
+fn elements(function: &str, part: Part, nranks: usize, count: usize) -> Result<usize> {
+    if part.per_rank {
+        total(function, nranks, count)
+    } else {
+        Ok(count)
     }
 }
 

@@ -43,6 +43,7 @@ mod info;
 mod handle;
 mod memory;
 mod onesided;
+mod op_table;
 mod p2p;
 mod registered_buffer;
 mod stream;

@@ -9,6 +9,7 @@
 mod batch;
 mod json;
 mod objects;
+mod op_table;
 mod ops_data;
 mod ops_handles;
 mod plan;
@@ -205,9 +206,9 @@ fn lookup(op: &str) -> Option<Op> {
         "buffer" => ops_data::buffer,
         "check" => ops_data::check,
         "sync" => |r, _| ops_data::sync(r),
-        "send" | "recv" => ops_data::p2p,
-        "allreduce" | "reduce" | "reduce_scatter" | "broadcast" | "gather" | "scatter"
-        | "allgather" | "alltoall" => ops_data::collective,
+        // the collective and point-to-point rows of core/op_table.h
+        op if op_table::is_collective(op) => ops_data::collective,
+        op if op_table::is_p2p(op) => ops_data::p2p,
         "signal" => ops_data::signal,
         "wait_signal" => ops_data::wait_signal,
         "put_signal" => ops_data::put_signal,

@@ -11,6 +11,7 @@ use ncore::{
 
 use crate::json::Value;
 use crate::objects::{Kind, Object};
+use crate::op_table;
 use crate::plan::{object_field, parse_int, Step};
 use crate::{Runner, StepResult};
 
@@ -220,17 +221,22 @@ fn slice_arg<'a>(r: &Runner, step: &Step, key: &str, offset_key: Option<&str>) -
     }
 }
 
-/// `send`, `recv`.
+/// A point-to-point call's arguments (op_table.rs calls each row).
+pub struct P2pArgs<'a> {
+    pub buf: DeviceSlice<'a>,
+    pub count: usize,
+    pub peer: i32,
+}
+
+/// `send`, `recv`: every point-to-point row of core/op_table.h.
 pub fn p2p(r: &mut Runner, step: &Step) -> StepResult {
     let comm = comm_arg(r, step);
-    let mut buf = slice_arg(r, step, "buffer", None);
-    let count = step.int("count", 0) as usize;
-    let peer = step.int("peer", 0) as i32;
-    if step.op == "send" {
-        comm.send(&buf, count, peer, None)?;
-    } else {
-        comm.recv(&mut buf, count, peer, None)?;
-    }
+    let mut a = P2pArgs {
+        buf: slice_arg(r, step, "buffer", None),
+        count: step.int("count", 0) as usize,
+        peer: step.int("peer", 0) as i32,
+    };
+    op_table::p2p(&comm, &step.op, &mut a)?;
     Ok(Value::None)
 }
 
@@ -252,25 +258,28 @@ fn redop_arg(r: &Runner, step: &Step) -> RedOp {
     }
 }
 
-/// Every collective.
+/// A collective's arguments (op_table.rs calls each row); `redop` is read
+/// only by those that reduce.
+pub struct CollectiveArgs<'a> {
+    pub send: DeviceSlice<'a>,
+    pub recv: DeviceSlice<'a>,
+    pub count: usize,
+    pub root: i32,
+    pub redop: &'a dyn Fn() -> RedOp,
+}
+
+/// Every collective row of core/op_table.h.
 pub fn collective(r: &mut Runner, step: &Step) -> StepResult {
     let comm = comm_arg(r, step);
-    let send = slice_arg(r, step, "send", Some("send_offset_per_rank"));
-    let mut recv = slice_arg(r, step, "recv", Some("recv_offset_per_rank"));
-    let count = step.int("count", 0) as usize;
-    let root = step.int("root", 0) as i32;
-    match step.op.as_str() {
-        "allreduce" => comm.allreduce(&send, &mut recv, count, redop_arg(r, step), None)?,
-        "reduce" => comm.reduce(&send, &mut recv, count, redop_arg(r, step), root, None)?,
-        "reduce_scatter" => {
-            comm.reduce_scatter(&send, &mut recv, count, redop_arg(r, step), None)?
-        }
-        "broadcast" => comm.broadcast(&send, &mut recv, count, root, None)?,
-        "gather" => comm.gather(&send, &mut recv, count, root, None)?,
-        "scatter" => comm.scatter(&send, &mut recv, count, root, None)?,
-        "allgather" => comm.allgather(&send, &mut recv, count, None)?,
-        _ => comm.alltoall(&send, &mut recv, count, None)?,
-    }
+    let redop = || redop_arg(r, step);
+    let mut a = CollectiveArgs {
+        send: slice_arg(r, step, "send", Some("send_offset_per_rank")),
+        recv: slice_arg(r, step, "recv", Some("recv_offset_per_rank")),
+        count: step.int("count", 0) as usize,
+        root: step.int("root", 0) as i32,
+        redop: &redop,
+    };
+    op_table::collective(&comm, &step.op, &mut a)?;
     Ok(Value::None)
 }
 
