@@ -73,6 +73,19 @@
 // err error): ok is false, and addr 0, when the memory is not load/store
 // reachable (nccl.core returns None there).
 //
+// # Devices and threads
+//
+// On NCCL a CUDA device is current per OS thread, and Go moves goroutines
+// between threads. InitRank with Config.Device (or FromEnv, which
+// picks local rank % devices) makes the device current on the calling
+// thread only; MemAlloc, Memcpy, SynchronizeDefault and the default stream
+// of every call use the calling thread's device. A goroutine that drives a
+// rank therefore calls runtime.LockOSThread before its first call (a
+// program with one rank per process: in an init function, which locks the
+// main goroutine), or SetDevice after locking, on every thread it uses.
+// Unlocked, memory can land on GPU 0 and a synchronisation wait for the
+// wrong GPU's stream while the communicator runs on another.
+//
 // # Groups and threads
 //
 // NCCL groups belong to the calling OS thread. GroupStart therefore locks the

@@ -324,25 +324,63 @@ ncore_status_t nccl_comm_init_all(core_comm_state_t *const *states,
   return status;
 }
 
-/* Ends a split or shrink: the child wrapped, or the error. nc may be set
- * even when r failed. */
+/* NCCL writes a child communicator to the caller's pointer when its init
+ * job ends (ncclCommInitRankFunc): on a non-blocking parent that is after
+ * ncclCommSplit, Shrink or Grow returned ncclInProgress, from NCCL's own
+ * thread, and the pointer holds NULL until then. So the pointer lives on
+ * the heap, and ncore reads it only once that job is over: the parent's
+ * state (or, for a new rank of a grow, the child's own) has left
+ * ncclInProgress. A slot given up at a timeout stays allocated, since NCCL
+ * may still write to it. Split, shrink and grow therefore return once the
+ * child exists, also on a non-blocking communicator (issue 26: the child
+ * was read as NULL, and NCCL later wrote to a stack slot long gone). */
+static ncclComm_t *child_slot_new(void) {
+  return calloc(1, sizeof(ncclComm_t));
+}
+
+/* Waits for the job that fills slot, then takes the child from it. */
+static ncore_status_t child_collect(nccl_comm_t *parent, ncclResult_t r,
+                                    ncclComm_t *slot,
+                                    const core_config_t *config,
+                                    const char *what, ncclComm_t *nc) {
+  ncore_status_t status = NCORE_OK;
+  if (r == ncclSuccess || r == ncclInProgress) {
+    if (parent->nccl != NULL && parent->nonblocking) {
+      status = nccl_wait_ready(parent->nccl, parent, config->timeout_ms, what);
+      if (status == NCORE_OK) atomic_store(&parent->in_progress, 0);
+    } else if (parent->nccl == NULL && r == ncclInProgress &&
+               __atomic_load_n(slot, __ATOMIC_ACQUIRE) != NULL) {
+      /* A new rank of a grow: NCCL filled the slot at once; its job ends
+       * when the child is ready. */
+      status = nccl_wait_ready(*slot, NULL, config->timeout_ms, what);
+    }
+  }
+  if (status == NCORE_ERR_TIMEOUT) {
+    *nc = NULL;
+    return status; /* slot left to NCCL's job */
+  }
+  *nc = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  free(slot);
+  if (status != NCORE_OK && *nc != NULL) {
+    nccl_fn.ncclCommAbort(*nc);
+    *nc = NULL;
+  }
+  return status;
+}
+
+/* Ends a split, shrink or grow: the child wrapped, or the error. The child
+ * comes from slot (child_slot_new), which this frees or hands to NCCL. */
 static ncore_status_t child_created(nccl_comm_t *parent, ncclResult_t r,
-                                    ncclComm_t nc, const core_config_t *config,
+                                    ncclComm_t *slot,
+                                    const core_config_t *config,
                                     core_comm_state_t *state,
                                     const char *what, nccl_comm_t **out) {
-  ncore_status_t status;
-  /* A non-blocking parent stays in progress while NCCL makes the child:
-   * its next call waits for that (nccl_comm_check_live). */
-  if (parent->nonblocking && parent->nccl != NULL &&
-      (r == ncclSuccess || r == ncclInProgress))
-    atomic_store(&parent->in_progress, 1);
-  if (nccl_config_nonblocking(config) &&
-      (r == ncclSuccess || r == ncclInProgress) && nc != NULL)
-    /* the child polls its setup */
-    return nccl_comm_wrap(state, nc, parent->ctx, config, out);
-  if (r == ncclInProgress && nc != NULL)
+  ncclComm_t nc = NULL;
+  ncore_status_t status = child_collect(parent, r, slot, config, what, &nc);
+  if (status != NCORE_OK) return status;
+  if (r == ncclInProgress && nc != NULL && parent->nccl != NULL)
     status = nccl_wait_ready(nc, NULL, config->timeout_ms, what);
-  else
+  else if (r != ncclInProgress)
     status = nccl_check(r, what, parent->nccl);
   if (status != NCORE_OK) {
     if (nc) nccl_fn.ncclCommAbort(nc);
@@ -364,9 +402,10 @@ ncore_status_t nccl_comm_split(nccl_comm_t *comm, int color, int key,
   nccl_config_t cfg;
   status = nccl_config_map(config, &cfg);
   if (status != NCORE_OK) return status;
-  ncclComm_t nc = NULL;
-  ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, color, key, &nc, &cfg);
-  return child_created(c, r, nc, config, state, "ncclCommSplit", out);
+  ncclComm_t *slot = child_slot_new();
+  if (slot == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, color, key, slot, &cfg);
+  return child_created(c, r, slot, config, state, "ncclCommSplit", out);
 }
 
 ncore_status_t nccl_comm_shrink(nccl_comm_t *comm, const int *exclude,
@@ -386,21 +425,26 @@ ncore_status_t nccl_comm_shrink(nccl_comm_t *comm, const int *exclude,
   nccl_config_t cfg;
   status = nccl_config_map(config, &cfg);
   if (status != NCORE_OK) return status;
-  ncclComm_t nc = NULL;
+  ncclComm_t *slot = child_slot_new();
+  if (slot == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   ncclResult_t r;
   if (count == 0) {
     /* ncclCommShrink refuses an empty exclusion list (ncclInvalidArgument);
      * excluding no one is a copy of the parent: one color, ranks in order. */
-    r = nccl_fn.ncclCommSplit(c->nccl, 0, c->rank, &nc, &cfg);
+    r = nccl_fn.ncclCommSplit(c->nccl, 0, c->rank, slot, &cfg);
   } else {
-    /* NCCL sorts the list in place: give it a copy of the caller's. */
+    /* NCCL sorts the list in place (and copies it for its job): give it a
+     * copy of the caller's. */
     int *list = malloc((size_t)count * sizeof *list);
-    if (list == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+    if (list == NULL) {
+      free(slot);
+      return core_error(NCORE_ERR_SYSTEM, "out of memory");
+    }
     memcpy(list, exclude, (size_t)count * sizeof *list);
-    r = nccl_fn.ncclCommShrink(c->nccl, list, count, &nc, &cfg, (int)flags);
+    r = nccl_fn.ncclCommShrink(c->nccl, list, count, slot, &cfg, (int)flags);
     free(list);
   }
-  return child_created(c, r, nc, config, state,
+  return child_created(c, r, slot, config, state,
                        count == 0 ? "ncclCommSplit" : "ncclCommShrink", out);
 }
 
@@ -422,12 +466,13 @@ ncore_status_t nccl_comm_grow(nccl_comm_t *comm, int nranks,
   if (status != NCORE_OK) return status;
   ncclUniqueId nid;
   if (id != NULL) memcpy(&nid, id, sizeof nid);
-  ncclComm_t nc = NULL;
+  ncclComm_t *slot = child_slot_new();
+  if (slot == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   ncclResult_t r = nccl_fn.ncclCommGrow(c ? c->nccl : NULL, nranks,
-                                        id ? &nid : NULL, rank, &nc, &cfg);
+                                        id ? &nid : NULL, rank, slot, &cfg);
   if (c != NULL)
-    return child_created(c, r, nc, config, state, "ncclCommGrow", out);
+    return child_created(c, r, slot, config, state, "ncclCommGrow", out);
   /* A new rank has no parent: wait for NCCL as a child would. */
   nccl_comm_t orphan = {.nccl = NULL, .ctx = ctx};
-  return child_created(&orphan, r, nc, config, state, "ncclCommGrow", out);
+  return child_created(&orphan, r, slot, config, state, "ncclCommGrow", out);
 }

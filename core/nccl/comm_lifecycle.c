@@ -110,6 +110,24 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
   free(c);
 }
 
+/* Whether a stream that completed did its communicator's work: NCCL's
+ * kernels leave early once the communicator is aborted or has failed, and
+ * the stream then completes as if they had finished (an allreduce with a
+ * killed peer answered NCORE_OK on 4 GPUs, issue 26). */
+static ncore_status_t stream_work_status(nccl_comm_t *c) {
+  if (core_comm_state_aborted(c->state))
+    return core_error(NCORE_ERR_CLOSED, "comm: aborted while waiting for "
+                      "the stream");
+  ncclResult_t state = ncclSuccess;
+  ncore_status_t status = nccl_check(
+      nccl_fn.ncclCommGetAsyncError(c->nccl, &state), "ncclCommGetAsyncError",
+      c->nccl);
+  if (status != NCORE_OK) return status;
+  if (state == ncclSuccess || state == ncclInProgress) return NCORE_OK;
+  return nccl_comm_fail(c, nccl_check(state, "an operation on the stream",
+                                      c->nccl));
+}
+
 /* How long a synchronisation waits before it looks at its peers. */
 #define LIVENESS_AFTER_MS 20
 
@@ -157,5 +175,5 @@ ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
     if ((round & 1023) == 0) nccl_note_wait(start, &next_note, what);
     nccl_backoff(round);
   }
-  return NCORE_OK;
+  return stream_work_status(c);
 }

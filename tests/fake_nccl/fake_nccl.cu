@@ -50,6 +50,10 @@ struct FakeComm {
   int nranks = 1, rank = 0;
   int device = 0; /* the device current when it was made, as NCCL's */
   int busy_polls = 0; /* ncclCommGetAsyncError answers InProgress this often */
+  /* A child made while this communicator was busy: as NCCL's init job, the
+   * fake writes it to the caller's pointer only when the busy polls end. */
+  ncclComm_t *child_out = nullptr;
+  ncclComm_t child = nullptr;
 };
 struct FakeWindow {
   char *base;
@@ -196,7 +200,14 @@ FAKE_API ncclResult_t ncclCommSplit(ncclComm_t parent, int color, int,
   // during it: ncclRemoteError = 6).
   if (const char *result = std::getenv("FAKE_NCCL_SPLIT_RESULT"))
     return fail((ncclResult_t)std::atoi(result), "split answers %s", result);
-  *out = new_comm(1, 0); /* the rank's own team, in this world */
+  ncclComm_t child = new_comm(1, 0); /* the rank's own team, in this world */
+  if (fake(parent)->busy_polls > 0) {
+    *out = nullptr; /* NCCL: NULL until the child's init job ends */
+    fake(parent)->child_out = out;
+    fake(parent)->child = child;
+    return ncclInProgress;
+  }
+  *out = child;
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclCommShrink(ncclComm_t, int *, int, ncclComm_t *,
@@ -219,11 +230,19 @@ FAKE_API ncclResult_t ncclCommAbort(ncclComm_t c) {
   delete fake(c);
   return ncclSuccess;
 }
+// FAKE_NCCL_ASYNC_ERROR: the communicator's asynchronous error (a peer
+// that NCCL found dead: ncclRemoteError = 6), while its streams complete:
+// NCCL's kernels leave early once a communicator fails.
 FAKE_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *e) {
   *e = ncclSuccess;
   if (c != nullptr && fake(c)->busy_polls > 0) {
-    fake(c)->busy_polls--;
+    if (--fake(c)->busy_polls == 0 && fake(c)->child_out != nullptr) {
+      *fake(c)->child_out = fake(c)->child; /* the job's late write */
+      fake(c)->child_out = nullptr;
+    }
     *e = ncclInProgress;
+  } else if (const char *async = std::getenv("FAKE_NCCL_ASYNC_ERROR")) {
+    *e = (ncclResult_t)std::atoi(async);
   }
   return ncclSuccess;
 }

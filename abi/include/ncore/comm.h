@@ -215,6 +215,9 @@ NCORE_API ncore_status_t ncore_comm_init_all(ncore_comm_t *comms, int ndev,
  * color: >= 0, or NCORE_SPLIT_NOCOLOR.
  * config: NULL to inherit the parent's, or a versioned config; its backend
  *   must be AUTO or the parent's.
+ * On a non-blocking communicator, too, it returns once the child exists
+ * (NCCL hands the child's handle over only when it is made), within the
+ * timeout.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, color < -1, bad
  * config); NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (comm not fit for a
  * communicating call, see above); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
@@ -239,6 +242,7 @@ NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
  * the parent and build a new communicator among the survivors instead.
  * A failure only ncore noticed (its timeout) does not stop a shrink.
  * Allowed on a communicator that failed: it is how the survivors go on.
+ * Returns once the child exists, as ncore_comm_split does.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, a rank out of range
  * or repeated, this rank excluded, all excluded, unknown flags, bad config);
  * NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (comm finalized, or a fork()

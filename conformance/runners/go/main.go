@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,16 @@ func boolValue(b bool) result {
 }
 
 var out = bufio.NewWriter(os.Stdout)
+
+// The runner's calls all come from the main goroutine, locked to the main
+// OS thread. A CUDA device is current per OS thread: the world's device
+// (Config.Device, made current by InitRank), the buffers' memory and the
+// default stream that checks synchronise must be one. Unlocked, the
+// goroutine moved between threads, and rank 1 of 2 GPUs allocated and
+// synchronised on GPU 0 while its communicator ran on GPU 1
+// (sendrecv_large_both_ways read zeros, issue 26). As the binding's doc
+// ("Devices and threads") says every Go program on NCCL must.
+func init() { runtime.LockOSThread() }
 
 func main() {
 	dir := os.Getenv("NCORE_CONFORMANCE_PLAN_DIR")
