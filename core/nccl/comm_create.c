@@ -334,8 +334,14 @@ ncore_status_t nccl_comm_init_all(core_comm_state_t *const *states,
  * may still write to it. Split, shrink and grow therefore return once the
  * child exists, also on a non-blocking communicator (issue 26: the child
  * was read as NULL, and NCCL later wrote to a stack slot long gone). */
-static ncclComm_t *child_slot_new(void) {
-  return calloc(1, sizeof(ncclComm_t));
+/* The NCCL config of a child and the slot NCCL writes the child to. */
+static ncore_status_t child_prepare(const core_config_t *config,
+                                    nccl_config_t *cfg, ncclComm_t **slot) {
+  ncore_status_t status = nccl_config_map(config, cfg);
+  if (status != NCORE_OK) return status;
+  *slot = calloc(1, sizeof **slot);
+  return *slot != NULL ? NCORE_OK
+                       : core_error(NCORE_ERR_SYSTEM, "out of memory");
 }
 
 /* Waits for the job that fills slot, then takes the child from it. */
@@ -369,7 +375,7 @@ static ncore_status_t child_collect(nccl_comm_t *parent, ncclResult_t r,
 }
 
 /* Ends a split, shrink or grow: the child wrapped, or the error. The child
- * comes from slot (child_slot_new), which this frees or hands to NCCL. */
+ * comes from slot (child_prepare), which this frees or hands to NCCL. */
 static ncore_status_t child_created(nccl_comm_t *parent, ncclResult_t r,
                                     ncclComm_t *slot,
                                     const core_config_t *config,
@@ -400,10 +406,9 @@ ncore_status_t nccl_comm_split(nccl_comm_t *comm, int color, int key,
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
   nccl_config_t cfg;
-  status = nccl_config_map(config, &cfg);
+  ncclComm_t *slot = NULL;
+  status = child_prepare(config, &cfg, &slot);
   if (status != NCORE_OK) return status;
-  ncclComm_t *slot = child_slot_new();
-  if (slot == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   ncclResult_t r = nccl_fn.ncclCommSplit(c->nccl, color, key, slot, &cfg);
   return child_created(c, r, slot, config, state, "ncclCommSplit", out);
 }
@@ -423,10 +428,9 @@ ncore_status_t nccl_comm_shrink(nccl_comm_t *comm, const int *exclude,
                                    "cuCtxSetCurrent");
   if (status != NCORE_OK) return status;
   nccl_config_t cfg;
-  status = nccl_config_map(config, &cfg);
+  ncclComm_t *slot = NULL;
+  status = child_prepare(config, &cfg, &slot);
   if (status != NCORE_OK) return status;
-  ncclComm_t *slot = child_slot_new();
-  if (slot == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   ncclResult_t r;
   if (count == 0) {
     /* ncclCommShrink refuses an empty exclusion list (ncclInvalidArgument);
@@ -462,12 +466,11 @@ ncore_status_t nccl_comm_grow(nccl_comm_t *comm, int nranks,
     status = c != NULL ? nccl_comm_enter(c)
                        : nccl_device_enter(config->user.device, NULL, &ctx);
   nccl_config_t cfg;
-  if (status == NCORE_OK) status = nccl_config_map(config, &cfg);
+  ncclComm_t *slot = NULL;
+  if (status == NCORE_OK) status = child_prepare(config, &cfg, &slot);
   if (status != NCORE_OK) return status;
   ncclUniqueId nid;
   if (id != NULL) memcpy(&nid, id, sizeof nid);
-  ncclComm_t *slot = child_slot_new();
-  if (slot == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
   ncclResult_t r = nccl_fn.ncclCommGrow(c ? c->nccl : NULL, nranks,
                                         id ? &nid : NULL, rank, slot, &cfg);
   if (c != NULL)
