@@ -351,7 +351,8 @@ static ncore_status_t child_collect(nccl_comm_t *parent, ncclResult_t r,
                                     const char *what, ncclComm_t *nc) {
   ncore_status_t status = NCORE_OK;
   if (r == ncclSuccess || r == ncclInProgress) {
-    if (parent->nccl != NULL && parent->nonblocking) {
+    if (parent->nccl != NULL &&
+        (parent->nonblocking || r == ncclInProgress)) {
       status = nccl_wait_ready(parent->nccl, parent, config->timeout_ms, what);
       if (status == NCORE_OK) atomic_store(&parent->in_progress, 0);
     } else if (parent->nccl == NULL && r == ncclInProgress &&
