@@ -324,16 +324,6 @@ ncore_status_t nccl_comm_init_all(core_comm_state_t *const *states,
   return status;
 }
 
-/* NCCL writes a child communicator to the caller's pointer when its init
- * job ends (ncclCommInitRankFunc): on a non-blocking parent that is after
- * ncclCommSplit, Shrink or Grow returned ncclInProgress, from NCCL's own
- * thread, and the pointer holds NULL until then. So the pointer lives on
- * the heap, and ncore reads it only once that job is over: the parent's
- * state (or, for a new rank of a grow, the child's own) has left
- * ncclInProgress. A slot given up at a timeout stays allocated, since NCCL
- * may still write to it. Split, shrink and grow therefore return once the
- * child exists, also on a non-blocking communicator (issue 26: the child
- * was read as NULL, and NCCL later wrote to a stack slot long gone). */
 /* The NCCL config of a child and the slot NCCL writes the child to. */
 static ncore_status_t child_prepare(const core_config_t *config,
                                     nccl_config_t *cfg, ncclComm_t **slot) {
@@ -344,23 +334,30 @@ static ncore_status_t child_prepare(const core_config_t *config,
                        : core_error(NCORE_ERR_SYSTEM, "out of memory");
 }
 
-/* Waits for the job that fills slot, then takes the child from it. */
+/* Takes the child from slot once NCCL's job for it is over. NCCL writes a
+ * child communicator to the caller's pointer when its init job ends
+ * (ncclCommInitRankFunc): on a non-blocking parent that is after
+ * ncclCommSplit, Shrink or Grow returned ncclInProgress, from NCCL's own
+ * thread, and the pointer holds NULL until then. So the pointer lives on
+ * the heap and is read only once the job's communicator — the parent, or
+ * for a new rank of a grow the child, which NCCL wrote at once — has left
+ * ncclInProgress. A slot given up at a timeout stays allocated, since NCCL
+ * may still write to it. Split, shrink and grow therefore return once the
+ * child exists, also on a non-blocking communicator (issue 26: the child
+ * was read as NULL, and NCCL later wrote to a stack slot long gone). */
 static ncore_status_t child_collect(nccl_comm_t *parent, ncclResult_t r,
                                     ncclComm_t *slot,
                                     const core_config_t *config,
                                     const char *what, ncclComm_t *nc) {
   ncore_status_t status = NCORE_OK;
-  if (r == ncclSuccess || r == ncclInProgress) {
-    if (parent->nccl != NULL &&
-        (parent->nonblocking || r == ncclInProgress)) {
-      status = nccl_wait_ready(parent->nccl, parent, config->timeout_ms, what);
-      if (status == NCORE_OK) atomic_store(&parent->in_progress, 0);
-    } else if (parent->nccl == NULL && r == ncclInProgress &&
-               __atomic_load_n(slot, __ATOMIC_ACQUIRE) != NULL) {
-      /* A new rank of a grow: NCCL filled the slot at once; its job ends
-       * when the child is ready. */
-      status = nccl_wait_ready(*slot, NULL, config->timeout_ms, what);
-    }
+  ncclComm_t job = parent->nccl != NULL
+                       ? parent->nccl
+                       : __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (job != NULL && (r == ncclInProgress ||
+                      (r == ncclSuccess && parent->nonblocking))) {
+    status = nccl_wait_ready(job, parent->nccl != NULL ? parent : NULL,
+                             config->timeout_ms, what);
+    if (status == NCORE_OK) atomic_store(&parent->in_progress, 0);
   }
   if (status == NCORE_ERR_TIMEOUT) {
     *nc = NULL;
@@ -385,7 +382,7 @@ static ncore_status_t child_created(nccl_comm_t *parent, ncclResult_t r,
   ncclComm_t nc = NULL;
   ncore_status_t status = child_collect(parent, r, slot, config, what, &nc);
   if (status != NCORE_OK) return status;
-  if (r == ncclInProgress && nc != NULL && parent->nccl != NULL)
+  if (r == ncclInProgress && nc != NULL)
     status = nccl_wait_ready(nc, NULL, config->timeout_ms, what);
   else if (r != ncclInProgress)
     status = nccl_check(r, what, parent->nccl);

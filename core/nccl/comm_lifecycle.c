@@ -110,11 +110,12 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
   free(c);
 }
 
-/* Whether a stream that completed did its communicator's work: NCCL's
+/* Whether the communicator's work on a stream can still be trusted: NCCL's
  * kernels leave early once the communicator is aborted or has failed, and
  * the stream then completes as if they had finished (an allreduce with a
- * killed peer answered NCORE_OK on 4 GPUs, issue 26). */
-static ncore_status_t stream_work_status(nccl_comm_t *c) {
+ * killed peer answered NCORE_OK on 4 GPUs, issue 26). Asked while waiting
+ * for the stream and once more after it completed. */
+static ncore_status_t work_status(nccl_comm_t *c) {
   if (core_comm_state_aborted(c->state))
     return core_error(NCORE_ERR_CLOSED, "comm: aborted while waiting for "
                       "the stream");
@@ -146,17 +147,8 @@ ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
     CUresult q = cu_fn.StreamQuery((CUstream)stream);
     if (q == CUDA_SUCCESS) break;
     if (q != CUDA_ERROR_NOT_READY) return cu_check(q, "cuStreamQuery");
-    if (core_comm_state_aborted(c->state))
-      return core_error(NCORE_ERR_CLOSED, "comm: aborted while waiting for "
-                        "the stream");
-    ncclResult_t state = ncclSuccess;
-    status = nccl_check(nccl_fn.ncclCommGetAsyncError(c->nccl, &state),
-                        "ncclCommGetAsyncError", c->nccl);
+    status = work_status(c);
     if (status != NCORE_OK) return status;
-    if (state != ncclSuccess && state != ncclInProgress) {
-      status = nccl_check(state, "an operation on the stream", c->nccl);
-      return nccl_comm_fail(c, status);
-    }
     /* A wait that lasts may be for a peer that died or aborted, which
      * nothing else reports between GPUs of one machine. */
     int64_t now = nccl_now_ms();
@@ -175,5 +167,5 @@ ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
     if ((round & 1023) == 0) nccl_note_wait(start, &next_note, what);
     nccl_backoff(round);
   }
-  return stream_work_status(c);
+  return work_status(c);
 }

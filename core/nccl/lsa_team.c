@@ -36,14 +36,14 @@ ncore_status_t nccl_lsa_comm(nccl_comm_t *c) {
                                          &c->lsa_config);
   if (r != ncclSuccess && r != ncclInProgress)
     status = nccl_check(r, "ncclCommSplit(LSA team)", c->nccl);
-  else if (c->nonblocking &&
-           (status = nccl_wait_ready(c->nccl, NULL, c->timeout_ms,
-                                     "ncclCommSplit(LSA team)")) != NCORE_OK)
-    ; /* the handle comes when NCCL's job for the split ends */
-  else if (__atomic_load_n(&c->lsa_nccl, __ATOMIC_ACQUIRE) == NULL)
+  else if (c->nonblocking) /* the handle comes when NCCL's job ends */
+    status = nccl_wait_ready(c->nccl, NULL, c->timeout_ms,
+                             "ncclCommSplit(LSA team)");
+  if (status == NCORE_OK &&
+      __atomic_load_n(&c->lsa_nccl, __ATOMIC_ACQUIRE) == NULL)
     status = core_error(NCORE_ERR_INTERNAL,
                         "ncclCommSplit(LSA team) returned no communicator");
-  else
+  else if (status == NCORE_OK)
     status = nccl_wait_ready(c->lsa_nccl, NULL, c->timeout_ms,
                              "ncclCommSplit(LSA team)");
   if (status != NCORE_OK && c->lsa_nccl != NULL) {
