@@ -105,6 +105,7 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
   /* Host memory only: the NCCL communicator, its streams and device memory
    * are the parent's, and CUDA does not work in a fork() child. */
   pthread_mutex_destroy(&c->abort_lock);
+  pthread_mutex_destroy(&c->peer_work_lock);
   free(c->signals_sent);
   free(c->signals_consumed);
   free(c);

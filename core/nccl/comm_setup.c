@@ -37,6 +37,8 @@ static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
   c->rank = c->nranks = -1;
   c->device = -1;
   atomic_init(&c->in_progress, 0);
+  atomic_init(&c->peer_work_count, 0);
+  pthread_mutex_init(&c->peer_work_lock, NULL);
   pthread_mutex_init(&c->abort_lock, NULL);
   pthread_mutex_init(&c->liveness_lock, NULL);
   return c;
@@ -46,6 +48,7 @@ void nccl_comm_free(nccl_comm_t *c) {
   if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
   pthread_mutex_destroy(&c->abort_lock);
   pthread_mutex_destroy(&c->liveness_lock);
+  pthread_mutex_destroy(&c->peer_work_lock);
   free(c);
 }
 

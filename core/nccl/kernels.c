@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "../error.h"
+#include "env.h"
 #include "status.h"
 
 /* Written by the build (BUILD: genrule kernels_fatbin, tools/embed_binary):
@@ -17,6 +18,15 @@ static const char *const kernel_names[NCCL_KERNEL_COUNT] = {
     "ncore_signal_add",        "ncore_put_signal",
     "ncore_wait_geq",          "ncore_window_lsa_pointer",
     "ncore_window_peer_pointer", "ncore_window_multimem_pointer",
+};
+
+/* The kernels written for programmatic dependent launch (PDL): each waits
+ * for the grid before it (griddepcontrol.wait) before it touches memory
+ * that grid may write or ends, and lets the grid after it launch early.
+ * The pointer queries are not: their results are read by the host. */
+static const int kernel_takes_pdl[NCCL_KERNEL_COUNT] = {
+    [NCCL_KERNEL_SIGNAL_ADD] = 1, [NCCL_KERNEL_PUT_SIGNAL] = 1,
+    [NCCL_KERNEL_WAIT_GEQ] = 1,
 };
 
 /* Primary contexts are few (one per device); a small table suffices. */
@@ -68,12 +78,40 @@ ncore_status_t nccl_kernels_load(void) {
   return current_module(&m);
 }
 
+/* NCORE_NCCL_PDL (default 1): launch the one-sided kernels with
+ * programmatic stream serialization, so a wait kernel's successor (the
+ * put of a ping-pong) is resident when the wait ends instead of being
+ * launched then: about a kernel launch less per hop (core/nccl/README.md). */
+static int pdl_wanted(void) {
+  static int wanted = -1;
+  if (wanted < 0) wanted = nccl_env_long("NCORE_NCCL_PDL", 1) != 0;
+  return wanted;
+}
+
 ncore_status_t nccl_kernel_launch(nccl_kernel_t kernel, unsigned grid,
                                   unsigned block, CUstream stream,
                                   void **params) {
   loaded_module_t *m = NULL;
   ncore_status_t status = current_module(&m);
   if (status != NCORE_OK) return status;
+  if (kernel_takes_pdl[kernel] && cu_fn.LaunchKernelEx != NULL &&
+      pdl_wanted()) {
+    CUlaunchAttribute attr = {0};
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {0};
+    config.gridDimX = grid;
+    config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = block;
+    config.blockDimY = config.blockDimZ = 1;
+    config.hStream = stream;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    CUresult r = cu_fn.LaunchKernelEx(&config, m->fn[kernel], params, NULL);
+    /* A driver or device without PDL: the plain launch below. */
+    if (r != CUDA_ERROR_NOT_SUPPORTED && r != CUDA_ERROR_INVALID_VALUE)
+      return cu_check(r, kernel_names[kernel]);
+  }
   return cu_check(cu_fn.LaunchKernel(m->fn[kernel], grid, 1, 1, block, 1, 1, 0,
                                      stream, params, NULL),
                   kernel_names[kernel]);

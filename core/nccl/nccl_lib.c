@@ -193,9 +193,12 @@ static int resolve_cuda(void *cu) {
          CU_REQ(ModuleGetFunction, "cuModuleGetFunction") &&
          CU_REQ(EventCreate, "cuEventCreate") &&
          CU_REQ(EventRecord, "cuEventRecord") &&
+         CU_REQ(EventQuery, "cuEventQuery") &&
          CU_REQ(EventDestroy, "cuEventDestroy_v2") &&
          CU_REQ(StreamWaitEvent, "cuStreamWaitEvent") &&
-         CU_REQ(LaunchKernel, "cuLaunchKernel");
+         CU_REQ(LaunchKernel, "cuLaunchKernel") &&
+         resolve(cu, "cuLaunchKernelEx", (void **)&cu_fn.LaunchKernelEx, 0,
+                 "libcuda.so.1");
 }
 
 /* The one-time load: libraries, symbols, driver init, device count. */

@@ -139,12 +139,17 @@ typedef struct cuda_functions {
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*EventCreate)(CUevent *, unsigned int);
   CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventQuery)(CUevent);
   CUresult (*EventDestroy)(CUevent);
   CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned int);
   CUresult (*LaunchKernel)(CUfunction, unsigned int, unsigned int,
                            unsigned int, unsigned int, unsigned int,
                            unsigned int, unsigned int, CUstream, void **,
                            void **);
+  /* Optional (CUDA 12.0+): launches with attributes (programmatic
+   * dependent launch, kernels.c); NULL where the driver lacks it. */
+  CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
+                             void **);
 } cuda_functions_t;
 
 /* Filled by nccl_load(); valid after it returned NCORE_OK. */

@@ -17,9 +17,10 @@
  *   pointer (ncore_signal_add: system-scope fence, then atomic add), or, in
  *   NCORE_NCCL_SIGNAL_MODE=write, cuStreamWriteValue64 of this rank's
  *   running count to peer (its default fence orders earlier stream work);
- * - wait_signal(peer, n): cuStreamWaitValue64(GEQ) on local slot `peer` for
- *   consumed[peer] + n (or, NCORE_NCCL_WAIT=spin, an ld.acquire.sys loop
- *   kernel), then consumed[peer] += n;
+ * - wait_signal(peer, n): a one-thread kernel reading local slot `peer`
+ *   with ld.acquire.sys until it holds consumed[peer] + n (sleeping longer
+ *   between reads once the wait is long), or, NCORE_NCCL_WAIT=stream,
+ *   cuStreamWaitValue64(GEQ) on it; then consumed[peer] += n;
  * - put_signal: a copy into the peer's part of the window through its LSA
  *   pointer (copy engine; or, up to NCORE_NCCL_PUT_KERNEL_MAX bytes, one
  *   fused kernel that copies and then signals with a release), then signal. */
@@ -30,6 +31,7 @@
 #include "../error.h"
 #include "device.h"
 #include "kernels.h"
+#include "peer_work.h"
 #include "wait.h"
 #include "window_pointer.h"
 
@@ -74,6 +76,7 @@ static ncore_status_t peer_slot(nccl_comm_t *c, int peer, uint64_t **out) {
 /* Enqueues the signal to peer on stream (slot known reachable). */
 static ncore_status_t emit_signal(nccl_comm_t *c, uint64_t *slot, int peer,
                                   CUstream stream) {
+  nccl_peer_work_note(c, stream);
   c->signals_sent[peer]++;
   if (c->signal_mode == NCCL_SIGNAL_WRITE_VALUE)
     return cu_check(cu_fn.StreamWriteValue64(stream, (CUdeviceptr)(uintptr_t)slot,
@@ -147,13 +150,14 @@ ncore_status_t nccl_wait_signal(core_backend_comm_t *comm,
     uint64_t expected = c->signals_consumed[peer] + waits[i].op_count;
     uint64_t *slot = (uint64_t *)c->signal_slots + peer;
     if (c->wait_mode != NCCL_WAIT_STREAM) {
-      /* spin: until the value is there; hybrid: at most wait_spin_ns, then
-       * the stream wait below takes over (at once satisfied if the value
-       * came in time). */
+      /* spin: until the value is there (reading often for wait_spin_ns,
+       * then sleeping longer between reads); hybrid: at most wait_spin_ns,
+       * then the stream wait below takes over (at once satisfied if the
+       * value came in time). */
       unsigned long long value = expected;
-      unsigned long long limit =
-          c->wait_mode == NCCL_WAIT_HYBRID ? c->wait_spin_ns : 0;
-      void *params[] = {&slot, &value, &limit};
+      unsigned long long poll_ns = c->wait_spin_ns;
+      int give_up = c->wait_mode == NCCL_WAIT_HYBRID;
+      void *params[] = {&slot, &value, &poll_ns, &give_up};
       status = nccl_kernel_launch(NCCL_KERNEL_WAIT_GEQ, 1, 1, (CUstream)stream,
                                   params);
     }
@@ -198,6 +202,7 @@ ncore_status_t nccl_put_signal(core_backend_comm_t *comm, const void *buf,
                       "reachable (GIN would be needed)", peer);
   char *dst = (char *)base + byte_offset;
   int device_source = bytes > 0 && nccl_is_device_pointer(buf);
+  nccl_peer_work_note(c, s);
   if (device_source && bytes <= c->put_kernel_max) {
     /* Small: one fused kernel copies, fences and signals (8.7 us against
      * 9.9 us for copy engine + stream write; core/nccl/README.md). */

@@ -40,10 +40,10 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   c->signal_mode = (mode && strcmp(mode, "write") == 0) ? NCCL_SIGNAL_WRITE_VALUE
                                                         : NCCL_SIGNAL_ADD_KERNEL;
   const char *wait = getenv("NCORE_NCCL_WAIT");
-  c->wait_mode = !wait ? NCCL_WAIT_STREAM
-                 : strcmp(wait, "spin") == 0 ? NCCL_WAIT_SPIN
+  c->wait_mode = !wait ? NCCL_WAIT_SPIN
+                 : strcmp(wait, "stream") == 0 ? NCCL_WAIT_STREAM
                  : strcmp(wait, "hybrid") == 0 ? NCCL_WAIT_HYBRID
-                                                : NCCL_WAIT_STREAM;
+                                                : NCCL_WAIT_SPIN;
   c->wait_spin_ns =
       (uint64_t)nccl_env_long("NCORE_NCCL_WAIT_SPIN_US", 50) * 1000;
   /* FLUSH makes remote (peer) writes that landed before the wait was

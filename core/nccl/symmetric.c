@@ -8,6 +8,7 @@
 
 #include "../error.h"
 #include "device.h"
+#include "peer_work.h"
 #include "window_pointer.h"
 
 /* A symmetric allocation: the NCCL backend's core_backend_symmetric_t. */
@@ -87,6 +88,7 @@ ncore_status_t nccl_symmetric_put(core_backend_comm_t *comm,
   ncore_status_t status = nccl_comm_enter(c);
   if (status == NCORE_OK) status = reachable(c, s, pe);
   if (status != NCORE_OK || bytes == 0) return status;
+  nccl_peer_work_note(c, (CUstream)stream);
   return cu_check(cu_fn.MemcpyAsync(
                       (CUdeviceptr)(uintptr_t)((char *)s->peer[pe] + dst_offset),
                       (CUdeviceptr)(uintptr_t)src, bytes, (CUstream)stream),
@@ -102,6 +104,7 @@ ncore_status_t nccl_symmetric_get(core_backend_comm_t *comm, void *dst,
   ncore_status_t status = nccl_comm_enter(c);
   if (status == NCORE_OK) status = reachable(c, s, pe);
   if (status != NCORE_OK || bytes == 0) return status;
+  nccl_peer_work_note(c, (CUstream)stream);
   return cu_check(cu_fn.MemcpyAsync(
                       (CUdeviceptr)(uintptr_t)dst,
                       (CUdeviceptr)(uintptr_t)((char *)s->peer[pe] + src_offset),

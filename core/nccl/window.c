@@ -10,6 +10,7 @@
 #include "../error_clear.h"
 #include "device.h"
 #include "lsa_team.h"
+#include "peer_work.h"
 #include "wait.h"
 
 /* Exchanges part sizes with ncclAllGather over the comm's scratch into
@@ -215,8 +216,13 @@ ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
 
 void nccl_window_release(nccl_window_t *w, int deregister) {
   if (w == NULL) return;
-  if (deregister && w->win != NULL && !core_comm_state_aborted(w->comm->state))
+  if (deregister && w->win != NULL && !core_comm_state_aborted(w->comm->state)) {
+    /* Deregistering removes this rank's mappings of the peers' parts at
+     * once: a put or signal still queued through them would write nowhere
+     * (and its peer wait for ever). */
+    nccl_peer_work_drain(w->comm);
     (void)nccl_fn.ncclCommWindowDeregister(w->owner, w->win);
+  }
   pthread_mutex_destroy(&w->lock);
   free(w->peer_sizes);
   free(w->peer_base);

@@ -174,11 +174,12 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigne
 /* Events: records what ncore asks so tests can see a join of two streams
  * (fake_cuda_count("cuStreamWaitEvent")); streams complete at once, so an
  * event is complete as soon as it is recorded. */
-static long long event_records, stream_event_waits;
+static long long event_records, stream_event_waits, event_queries;
 static CUstream last_event_stream, last_wait_stream;
 FAKE_API long long fake_cuda_count(const char *what) {
   if (strcmp(what, "cuEventRecord") == 0) return event_records;
   if (strcmp(what, "cuStreamWaitEvent") == 0) return stream_event_waits;
+  if (strcmp(what, "cuEventQuery") == 0) return event_queries;
   if (strcmp(what, "cuEventRecord.stream") == 0) return (long long)(uintptr_t)last_event_stream;
   if (strcmp(what, "cuStreamWaitEvent.stream") == 0) return (long long)(uintptr_t)last_wait_stream;
   return -1;
@@ -192,6 +193,11 @@ FAKE_API CUresult cuEventRecord(CUevent e, CUstream s) {
   (void)e;
   event_records++;
   last_event_stream = s;
+  return CUDA_SUCCESS;
+}
+FAKE_API CUresult cuEventQuery(CUevent e) {
+  (void)e;
+  event_queries++;
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuEventDestroy_v2(CUevent e) {

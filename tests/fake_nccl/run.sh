@@ -16,7 +16,7 @@ for v in $versions; do
   NCORE_BACKEND=nccl FAKE_NCCL_VERSION=$v \
     NCORE_NCCL_LIBRARY=$PWD/$out/$v/libnccl.so.2 \
     NCORE_CUDA_LIBRARY=$PWD/$out/libcuda.so.1 \
-    NCORE_NCCL_SIGNAL_MODE=write \
+    NCORE_NCCL_SIGNAL_MODE=write NCORE_NCCL_WAIT=stream \
     timeout 300 "$program" 2>&1 | tee "$log"
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   p=$(echo "$line" | awk '{print $1}'); f=$(echo "$line" | awk '{print $3}')

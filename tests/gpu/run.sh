@@ -41,10 +41,12 @@ group 2 60 waits_of_one late_waiter
 group 2 60 both_directions
 group 2 90 many_before_one_wait --legacy-stream
 # The copy engine for everything above the fused kernel (the path of the
-# hang seen before issue 26's fix), and the other wait modes.
+# hang seen before issue 26's fix), the other wait modes, and launches
+# without programmatic dependent launch.
 group 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait waits_of_one
 group 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait --source-in-window
-group 2 90 NCORE_NCCL_WAIT=spin many_before_one_wait late_waiter
+group 2 90 NCORE_NCCL_WAIT=stream many_before_one_wait late_waiter
+group 2 90 NCORE_NCCL_PDL=0 many_before_one_wait both_directions
 group 2 90 NCORE_NCCL_WAIT=hybrid many_before_one_wait late_waiter
 group "$gpus" 90 all_peers both_directions
 echo "$passed passed, $failed failed"

@@ -224,7 +224,7 @@ TEST(windows_flags_and_host_pointer_getters) {
     CHECK_PTR_EQ(p, (char *)mem + 64);
     CHECK(record("calls.ncclGetPeerDevicePointer") >= 1);
     /* A peer inside the LSA team (here: itself) takes ncore's own signal
-     * path, not ncclSignal (NCORE_NCCL_SIGNAL_MODE=write: no kernel). */
+     * path, not ncclSignal (NCORE_NCCL_SIGNAL_MODE=write, NCORE_NCCL_WAIT=stream: no kernel). */
     CHECK_OK(ncore_signal(comm, 0, 0, 0, 0, NULL));
     ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
     d.peer = 0;
@@ -233,6 +233,45 @@ TEST(windows_flags_and_host_pointer_getters) {
     CHECK_EQ(record("calls.ncclWaitSignal"), -1LL);
     CHECK_OK(ncore_window_close(w));
   }
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
+/* Issue 26: closing a window removes this rank's mappings of its peers'
+ * parts at once, so a put still queued through them (the first launch of a
+ * kernel can take milliseconds) wrote nowhere and its peer waited for ever
+ * (conformance put_signal_at_offset on 2 GPUs). Closing now waits for the
+ * streams that carry ncore's own puts and signals first. */
+static long long driver_count(const char *what);
+TEST(window_close_waits_for_puts_still_queued) {
+  REQUIRE_FAKE();
+  if (version < 22902) return; /* 2.28's window getters are kernels */
+  /* The copy engine, not a kernel: the stand-in driver runs none. */
+  setenv("NCORE_NCCL_PUT_KERNEL_MAX", "0", 1);
+  setenv("NCORE_NCCL_PUT_SM_MAX", "0", 1);
+  UNIT_COMM(comm);
+  unsetenv("NCORE_NCCL_PUT_KERNEL_MAX");
+  unsetenv("NCORE_NCCL_PUT_SM_MAX");
+  size_t bytes = 1 << 12;
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, bytes, NCORE_BACKEND_NCCL));
+  ncore_window_t w = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_DEFAULT));
+  ncore_stream_t stream = NULL;
+  CHECK_OK(ncore_stream_create(&stream, NCORE_BACKEND_NCCL));
+  static const unsigned char source[64] = {1, 2, 3};
+  CHECK_OK(ncore_put_signal(comm, source, sizeof source, NCORE_UINT8, 0, w, 0,
+                            0, 0, 0, stream));
+  long long queries = driver_count("cuEventQuery");
+  CHECK_OK(ncore_window_close(w));
+  CHECK_EQ(driver_count("cuEventRecord.stream"), (long long)(uintptr_t)stream);
+  CHECK(driver_count("cuEventQuery") > queries);
+  /* Waited for once: the next close has nothing left to wait for. */
+  queries = driver_count("cuEventQuery");
+  CHECK_OK(ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_DEFAULT));
+  CHECK_OK(ncore_window_close(w));
+  CHECK_EQ(driver_count("cuEventQuery"), queries);
+  CHECK_OK(ncore_stream_destroy(stream, NCORE_BACKEND_NCCL));
   CHECK_OK(ncore_comm_destroy(comm));
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }

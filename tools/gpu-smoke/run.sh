@@ -8,7 +8,7 @@
 # package nvidia-nccl-cu* in site-packages); this script exports the pip path
 # it finds so the run does not depend on the search. The test runs four times:
 # the default signal protocol, then NCORE_NCCL_SIGNAL_MODE=write,
-# NCORE_NCCL_WAIT=spin, and NCORE_NCCL_PUT_KERNEL_MAX=0 (copy engine only).
+# NCORE_NCCL_WAIT=stream, and NCORE_NCCL_PUT_KERNEL_MAX=0 (copy engine only).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -42,7 +42,7 @@ run() {
 }
 run NCCL_DEBUG=${NCCL_DEBUG:-WARN}
 run NCORE_NCCL_SIGNAL_MODE=write
-run NCORE_NCCL_WAIT=spin
+run NCORE_NCCL_WAIT=stream
 run NCORE_NCCL_PUT_KERNEL_MAX=0
 [ $status -eq 0 ] && echo "run.sh: all PASSED" || echo "run.sh: FAILED"
 exit $status

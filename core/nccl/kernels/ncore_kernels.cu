@@ -14,12 +14,28 @@
 // (core/nccl/window_pointer.c uses NCCL's host getters from 2.29.2 on). Every
 // version's struct layouts are checked in tools/nccl-layouts/check.cu.
 
+// Programmatic dependent launch (core/nccl/kernels.c launches the three
+// kernels below with it): a kernel may start while the grid before it on
+// its stream still runs, so each waits for that grid (its completion and
+// its memory) before touching memory it may have written, and before it
+// ends, so work after it never overtakes work before it. Each lets its
+// successor launch at once: the successor waits for it the same way. Both
+// instructions do nothing in a launch without PDL.
+__device__ __forceinline__ void wait_for_previous_grid() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+__device__ __forceinline__ void let_next_grid_launch() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 // Adds `value` to a 64-bit signal slot (in a peer's memory, through its LSA
 // pointer) with system-scope release semantics: every store this stream made
 // before the kernel (earlier kernels, copies) is visible to a reader that
 // acquires the slot and sees the new value.
 extern "C" __global__ void ncore_signal_add(unsigned long long *slot,
                                             unsigned long long value) {
+  wait_for_previous_grid();
+  let_next_grid_launch();
   __threadfence_system();
   asm volatile("red.release.sys.global.add.u64 [%0], %1;"
                :: "l"(slot), "l"(value) : "memory");
@@ -39,6 +55,8 @@ extern "C" __global__ void ncore_put_signal(unsigned char *dst,
                                             unsigned long long *slot,
                                             unsigned long long value,
                                             int store) {
+  wait_for_previous_grid();
+  let_next_grid_launch();
   unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
   unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   bool aligned = ((reinterpret_cast<uintptr_t>(dst) |
@@ -65,27 +83,40 @@ extern "C" __global__ void ncore_put_signal(unsigned char *dst,
 // Waits until the local slot reaches `expected` (wrap-safe, as
 // CU_STREAM_WAIT_VALUE_GEQ), reading with system-scope acquire so the data
 // the signaller published before its release is visible to later work on
-// this stream. limit_ns == 0: until then (NCORE_NCCL_WAIT=spin); else at
-// most limit_ns of the GPU's clock, after which a cuStreamWaitValue64 queued
-// behind the kernel takes over without holding an SM
-// (NCORE_NCCL_WAIT=hybrid): short waits get the spin's latency, long ones
-// cost no SM.
+// this stream. It reads every ~32 ns for the first poll_ns of the GPU's
+// clock; then
+// - give_up == 0 (NCORE_NCCL_WAIT=spin, the default): on, sleeping twice
+//   as long between reads each time up to 2 us, so a long wait keeps one
+//   sleeping thread, not a busy one: short waits get the spin's latency;
+// - give_up != 0 (NCORE_NCCL_WAIT=hybrid): it returns, and a
+//   cuStreamWaitValue64 queued behind the kernel takes over.
+// The slot is only read before the grid before it ends (PDL): the wait
+// for that grid comes last.
 extern "C" __global__ void ncore_wait_geq(const unsigned long long *slot,
                                           unsigned long long expected,
-                                          unsigned long long limit_ns) {
+                                          unsigned long long poll_ns,
+                                          int give_up) {
+  let_next_grid_launch();
   unsigned long long v, start, now;
+  unsigned sleep_ns = 32;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   for (;;) {
     asm volatile("ld.acquire.sys.global.u64 %0, [%1];"
                  : "=l"(v) : "l"(slot) : "memory");
     if ((long long)(v - expected) >= 0) break;
-    if (limit_ns != 0) {
+    if (sleep_ns == 32) {
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      if (now - start > limit_ns) return;
+      if (now - start > poll_ns) {
+        if (give_up) break;
+        sleep_ns = 64;
+      }
+    } else if (sleep_ns < 2048) {
+      sleep_ns *= 2;
     }
-    __nanosleep(32);
+    __nanosleep(sleep_ns);
   }
   __threadfence_system();
+  wait_for_previous_grid();
 }
 
 // Window pointer queries (NCCL 2.28 has only the device-side getters). Each

@@ -1,0 +1,23 @@
+/* core/nccl — ncore's own work through peers' mappings (put_signal, signal,
+ * symmetric put / get): the streams it was enqueued on, and the wait for
+ * it before a mapping it may still use goes away. */
+#ifndef NCORE_CORE_NCCL_PEER_WORK_H
+#define NCORE_CORE_NCCL_PEER_WORK_H
+
+#include "comm.h"
+
+/* Notes that work through a peer's mapping was enqueued on stream (any
+ * handle a call accepts; the default streams count as the legacy one). A
+ * stream already noted costs a comparison. */
+void nccl_peer_work_note(nccl_comm_t *c, CUstream stream);
+
+/* Waits until the work noted so far has completed, then forgets it:
+ * before a window is deregistered and before a polite destroy, so that a
+ * put or signal still queued (a kernel's first launch may take
+ * milliseconds) does not write through a mapping NCCL has just removed,
+ * and the peer waiting for it does not wait for ever. Bounded by the
+ * communicator's timeout where it has one; a stream the program destroyed
+ * meanwhile is skipped. */
+void nccl_peer_work_drain(nccl_comm_t *c);
+
+#endif
