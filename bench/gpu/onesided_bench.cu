@@ -16,6 +16,20 @@
 //   wait for reps signals), NCCL send/recv, and cudaMemcpyPeerAsync from
 //   GPU 0 to GPU 1 in rank 0's process (peer access enabled), the copy
 //   engine's ceiling.
+// pending wait: what a wait_signal that is not yet satisfied costs other
+//   work on its GPU: rank 1 enqueues a wait for rank 0's signal, then times
+//   a compute kernel filling every SM on another stream while rank 0 holds
+//   the signal back; against the same kernels without a pending wait
+//   (ratio 1.00: the wait takes nothing from them).
+// profile: where a hop's time goes, measured, not guessed: the floor (one
+//   kernel on each GPU passing a flag back and forth through the peer's
+//   window, no launch between hops: NVLink's store-to-load latency plus
+//   the acquire), and the gap between two dependent kernels on one stream
+//   (400 one-thread kernels queued behind a blocker, each stamping its
+//   start with %globaltimer; median gap) launched plainly and with
+//   programmatic dependent launch (PDL), as ncore launches its kernels.
+//   A put_signal hop is a put kernel and a wait kernel: about the floor
+//   plus the gaps between them.
 // Rank 0 prints one JSON object (and writes it to --json FILE): the
 // environment knobs in force (NCORE_NCCL_WAIT, ...), the machine's GPUs and
 // every figure, median of 5 repetitions.
@@ -30,6 +44,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -158,6 +173,130 @@ double ping_pong_nccl(int rounds, bool host_sync) {
   return (now() - t0) / (2.0 * rounds);
 }
 
+// ---- profile: the floor of a hop and the gap between kernels ----
+__device__ unsigned long long global_time() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Rank 0 stores round i into the peer's flag, then waits for the peer's
+// i in its own; rank 1 the other way round. One way = time / (2 rounds).
+__global__ void flag_ping_pong(unsigned long long *mine, unsigned long long *peers,
+                               int rounds, int first, unsigned long long *ns) {
+  unsigned long long t0 = global_time(), v;
+  for (int i = 1; i <= rounds; i++) {
+    if (first)
+      asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(peers), "l"((unsigned long long)i) : "memory");
+    do {
+      asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(mine) : "memory");
+    } while (v < (unsigned long long)i);
+    if (!first)
+      asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(peers), "l"((unsigned long long)i) : "memory");
+  }
+  *ns = global_time() - t0;
+}
+
+__global__ void hold_until(volatile int *go) { while (*go == 0) __nanosleep(1000); }
+
+__global__ void stamp(unsigned long long *at, int pdl) {
+  if (pdl) asm volatile("griddepcontrol.wait;" ::: "memory");
+  at[0] = global_time();
+  if (pdl) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+double median_gap_us(bool pdl) {
+  const int n = 400;  // well inside a stream's queue of launches
+  unsigned long long *at = nullptr;
+  int *go = nullptr;
+  CUDA(cudaMalloc(&at, n * sizeof *at));
+  CUDA(cudaHostAlloc(&go, sizeof *go, cudaHostAllocMapped));
+  *go = 0;
+  int *go_dev = nullptr;
+  CUDA(cudaHostGetDevicePointer(&go_dev, go, 0));
+  hold_until<<<1, 1, 0, stream>>>(go_dev);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  for (int i = 0; i < n; i++) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = 1;
+    config.blockDim = 1;
+    config.stream = stream;
+    config.attrs = &attr;
+    config.numAttrs = pdl ? 1 : 0;
+    CUDA(cudaLaunchKernelEx(&config, stamp, at + i, (int)pdl));
+  }
+  *go = 1;
+  CUDA(cudaStreamSynchronize(stream));
+  std::vector<unsigned long long> t(n);
+  CUDA(cudaMemcpy(t.data(), at, n * sizeof *at, cudaMemcpyDeviceToHost));
+  std::vector<double> gaps;
+  for (int i = 1; i < n; i++) gaps.push_back((t[i] - t[i - 1]) / 1e3);
+  CUDA(cudaFree(at));
+  CUDA(cudaFreeHost(go));
+  return median(gaps);
+}
+
+double floor_one_way_us(size_t flag_offset) {
+  unsigned long long *mine = nullptr, *peers = nullptr, *ns = nullptr;
+  NC(ncore_window_peer_device_pointer(window, rank, flag_offset, (void **)&mine));
+  NC(ncore_window_peer_device_pointer(window, 1 - rank, flag_offset, (void **)&peers));
+  if (!mine || !peers) return -1;
+  CUDA(cudaMalloc(&ns, sizeof *ns));
+  const int rounds = 10000;
+  CUDA(cudaMemsetAsync(mine, 0, sizeof *mine, stream));
+  barrier();
+  flag_ping_pong<<<1, 1, 0, stream>>>(mine, peers, rounds, rank == 0, ns);
+  CUDA(cudaStreamSynchronize(stream));
+  unsigned long long t = 0;
+  CUDA(cudaMemcpy(&t, ns, sizeof t, cudaMemcpyDeviceToHost));
+  CUDA(cudaFree(ns));
+  barrier();
+  return t / 1e3 / (2.0 * rounds);
+}
+
+// ---- what a pending wait costs the GPU's other work ----
+__global__ void busy_kernel(float *x, int iters) {
+  float v = x[threadIdx.x];
+  for (int i = 0; i < iters; i++) v = v * 1.000001f + 0.5f;
+  if (v == 12345.0f) x[0] = v;  // keeps the loop
+}
+
+cudaStream_t compute_stream;
+float *compute_buf;
+
+double compute_seconds() {
+  int sms = 0;
+  CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA(cudaStreamSynchronize(compute_stream));
+  double t0 = now();
+  for (int k = 0; k < 20; k++)
+    busy_kernel<<<sms * 8, 256, 0, compute_stream>>>(compute_buf, 20000);
+  CUDA(cudaStreamSynchronize(compute_stream));
+  return now() - t0;
+}
+
+// Rank 1's compute time with (pending) or without a wait for rank 0 on
+// its stream; rank 0 signals 300 ms after the start, well after the
+// kernels (a few ms) ended. Every rank returns rank 1's figure.
+double pending_wait_compute(bool pending, double *shared) {
+  barrier();
+  double t = 0;
+  if (rank == 1) {
+    if (pending) wait_one(0, 1);
+    t = compute_seconds();
+    CUDA(cudaMemcpy(shared, &t, sizeof t, cudaMemcpyHostToDevice));
+  } else if (pending) {
+    usleep(300000);
+    NC(ncore_signal(comm, 1, 0, 0, 0, ns()));
+  }
+  NC(ncore_broadcast(comm, shared, shared, sizeof t, NCORE_UINT8, 1, ns()));
+  CUDA(cudaStreamSynchronize(stream));
+  CUDA(cudaMemcpy(&t, shared, sizeof t, cudaMemcpyDeviceToHost));
+  return t;
+}
+
 // ---- bandwidth: reps messages of bytes from rank 0, one answer back ----
 double stream_put(size_t bytes, int reps) {
   barrier();
@@ -254,10 +393,12 @@ int main(int argc, char **argv) {
   std::snprintf(text, sizeof text,
                 ", \"gpu\": \"%s\", \"knobs\": {\"NCORE_NCCL_WAIT\": \"%s\", "
                 "\"NCORE_NCCL_PUT_KERNEL_MAX\": \"%s\", \"NCORE_NCCL_PUT_SM_MAX\": \"%s\", "
-                "\"NCORE_NCCL_SIGNAL_MODE\": \"%s\", \"NCORE_NCCL_WAIT_SPIN_US\": \"%s\"}",
+                "\"NCORE_NCCL_SIGNAL_MODE\": \"%s\", \"NCORE_NCCL_WAIT_SPIN_US\": \"%s\", "
+                "\"NCORE_NCCL_PDL\": \"%s\"}",
                 prop.name, knob("NCORE_NCCL_WAIT").c_str(),
                 knob("NCORE_NCCL_PUT_KERNEL_MAX").c_str(), knob("NCORE_NCCL_PUT_SM_MAX").c_str(),
-                knob("NCORE_NCCL_SIGNAL_MODE").c_str(), knob("NCORE_NCCL_WAIT_SPIN_US").c_str());
+                knob("NCORE_NCCL_SIGNAL_MODE").c_str(), knob("NCORE_NCCL_WAIT_SPIN_US").c_str(),
+                knob("NCORE_NCCL_PDL").c_str());
   out += text;
 
   const int rounds = 2000;
@@ -275,6 +416,37 @@ int main(int argc, char **argv) {
                 median(put_host) * 1e6, median(nccl_host) * 1e6);
   out += text;
   if (rank == 0) { std::printf("latency%s\n", text + 14); std::fflush(stdout); }
+
+  CUDA(cudaStreamCreateWithFlags(&compute_stream, cudaStreamNonBlocking));
+  CUDA(cudaMalloc(&compute_buf, 256 * sizeof(float)));
+  CUDA(cudaMemset(compute_buf, 0, 256 * sizeof(float)));
+  double *shared = nullptr;
+  CUDA(cudaMalloc(&shared, sizeof(double)));
+  pending_wait_compute(false, shared);  // warm-up
+  std::vector<double> alone, beside;
+  for (int rep = 0; rep < 3; rep++) {
+    alone.push_back(pending_wait_compute(false, shared));
+    beside.push_back(pending_wait_compute(true, shared));
+  }
+  std::snprintf(text, sizeof text,
+                ", \"pending_wait\": {\"compute_ms\": %.3f, \"compute_ms_beside_a_wait\": %.3f, "
+                "\"ratio\": %.3f}",
+                median(alone) * 1e3, median(beside) * 1e3, median(beside) / median(alone));
+  out += text;
+  if (rank == 0) { std::printf("pending wait%s\n", text + 16); std::fflush(stdout); }
+
+  std::vector<double> floors, gaps_plain, gaps_pdl;
+  for (int rep = 0; rep < 3; rep++) {
+    floors.push_back(floor_one_way_us(max_bytes + 2048));
+    gaps_plain.push_back(median_gap_us(false));
+    gaps_pdl.push_back(median_gap_us(true));
+  }
+  std::snprintf(text, sizeof text,
+                ", \"profile_us\": {\"floor_one_way\": %.2f, \"kernel_gap\": %.2f, "
+                "\"kernel_gap_pdl\": %.2f}",
+                median(floors), median(gaps_plain), median(gaps_pdl));
+  out += text;
+  if (rank == 0) { std::printf("profile%s\n", text + 14); std::fflush(stdout); }
 
   // cudaMemcpyPeerAsync needs the peer GPU in this process: rank 0 only.
   void *peer_buf = nullptr;
@@ -296,7 +468,7 @@ int main(int argc, char **argv) {
   }
   out += ", \"bandwidth_GBps\": [";
   bool first = true;
-  for (size_t bytes = 8; bytes <= max_bytes; bytes *= 4) {
+  for (size_t bytes = 16; bytes <= max_bytes; bytes *= 4) {  // 1 MiB, 256 MiB, 1 GiB among them
     int reps = bytes <= (1 << 20) ? 200 : bytes <= (64u << 20) ? 20 : 4;
     std::vector<double> tp, tn, tm;
     for (int rep = 0; rep < 5; rep++) {

@@ -311,12 +311,15 @@ def onesided_table(runs: list) -> str:
     """put_signal latency per wait mode against NCCL send/recv in the same
     run, and the default mode's bandwidth against NCCL and the copy engine."""
     lines = ["| wait mode | put_signal one way µs | NCCL send/recv µs | ratio | "
-             "host-synchronised put / NCCL µs |", "| --- | ---: | ---: | ---: | ---: |"]
+             "host-synchronised put / NCCL µs | compute beside a pending wait |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for mode, r in runs:
         lat = r["latency_us"]
+        pending = r.get("pending_wait")
         lines.append(f"| {mode} | {lat['put_signal']:.2f} | {lat['nccl_sendrecv']:.2f} | "
                      f"{lat['put_signal'] / lat['nccl_sendrecv']:.2f} | "
-                     f"{lat['put_signal_host_sync']:.2f} / {lat['nccl_sendrecv_host_sync']:.2f} |")
+                     f"{lat['put_signal_host_sync']:.2f} / {lat['nccl_sendrecv_host_sync']:.2f} | "
+                     + (f"{pending['ratio']:.3f} × |" if pending else "- |"))
     full = max(runs, key=lambda mr: len(mr[1]["bandwidth_GBps"]))[1]
     if len(full["bandwidth_GBps"]) > 1:
         lines += ["", "| bytes | put_signal GB/s | NCCL send/recv GB/s | cudaMemcpyPeerAsync GB/s | "
@@ -426,7 +429,7 @@ def main() -> int:
     for name, r in sweeps:
         print(f"### {name}\n\n" + sweep_table(r) + "\n")
     onesided = []
-    for mode in ("default", "spin", "hybrid", "stream"):
+    for mode in ("default", "stream", "hybrid", "nopdl", "spin"):
         r = load(args.folder, f"gpu-onesided-2ranks-{mode}.json")
         if r:
             onesided.append((mode, r))

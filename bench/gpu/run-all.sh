@@ -78,11 +78,17 @@ if [[ "$parts" == *" python "* || "$parts" == *" torch "* ]]; then
 fi
 if [ "$gpus" -ge 2 ]; then
   # put_signal against NCCL send/recv and cudaMemcpyPeerAsync (2 GPUs), in
-  # each wait mode; the default mode over every size.
+  # each wait mode and without programmatic dependent launch (nopdl); the
+  # default over every size.
   part onesided 240 bash -c '
-    for wait in ${ONESIDED_WAITS:-default spin stream hybrid}; do
+    for wait in ${ONESIDED_WAITS:-default stream hybrid nopdl}; do
       max=16; [ "$wait" = default ] && max=${ONESIDED_MAX:-1073741824}
-      if [ "$wait" = default ]; then unset NCORE_NCCL_WAIT; else export NCORE_NCCL_WAIT=$wait; fi
+      unset NCORE_NCCL_WAIT NCORE_NCCL_PDL
+      case $wait in
+        default) ;;
+        nopdl) export NCORE_NCCL_PDL=0 ;;
+        *) export NCORE_NCCL_WAIT=$wait ;;
+      esac
       timeout 150 build/bin/ncore-run -n 2 --timeout 150 -- build/bin/onesided_bench         --max "$max" --json "'"$out"'/gpu-onesided-2ranks-$wait.json"
     done'
   # ncore allreduce on torch tensors against torch.distributed, one rank per GPU.
