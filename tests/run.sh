@@ -34,6 +34,11 @@ mkdir -p "$WORK/bin"
 UNIT_PROGRAMS="test_errors test_versioned test_guard_bytes test_handles test_handle_table test_peer_offers test_dtypes test_buffer test_memory test_info test_launcher"
 MULTIRANK_PROGRAMS="test_comm test_comm_control test_p2p test_collectives test_redop test_resources test_onesided test_devcomm test_symmetric test_groups test_isolation test_failure test_one_copy test_rendezvous"
 LAUNCHER_PROGRAM=test_p2p
+# With several jobs at once, the slowest program (its tests wait for dead
+# and aborted peers) starts first, so it does not end the run alone.
+if [ "${JOBS:-1}" -gt 1 ]; then
+  MULTIRANK_PROGRAMS="test_failure ${MULTIRANK_PROGRAMS/test_failure /}"
+fi
 # Run once more with non-blocking communicators (NCORE_TEST_NONBLOCKING=1,
 # config.blocking = 0): the same collective, p2p and window tests must pass.
 NONBLOCKING_PROGRAMS="test_collectives test_p2p test_resources"
