@@ -269,7 +269,9 @@ NCORE_API ncore_status_t ncore_comm_finalize(ncore_comm_t comm);
 /* Releases the communicator and every resource it owns (registered buffers,
  * windows, custom operators, device communicators, symmetric allocations):
  * their handles answer NCORE_ERR_CLOSED afterwards (ncclCommDestroy).
- * Local. Idempotent: destroying a handle that was already destroyed or
+ * Local. On a communicator that did not fail, this rank's put_signal and
+ * signal calls still queued on their streams complete first (within its
+ * timeout), as for ncore_window_close. Idempotent: destroying a handle that was already destroyed or
  * aborted returns NCORE_OK.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NCORE_NULL_HANDLE or not a
  * communicator handle). */

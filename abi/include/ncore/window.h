@@ -105,7 +105,11 @@ NCORE_API ncore_status_t ncore_window_peer_device_pointer(ncore_window_t window,
 NCORE_API ncore_status_t ncore_window_lsa_multimem_device_pointer(
     ncore_window_t window, size_t offset, void **out);
 
-/* Deregisters this rank's part (ncclCommWindowDeregister). Local.
+/* Deregisters this rank's part (ncclCommWindowDeregister). Local. NCCL:
+ * waits first, within the communicator's timeout, for the work this rank's
+ * put_signal, signal and symmetric put/get calls queued on their streams
+ * (it reaches the peers through mappings the deregistration removes), so
+ * a put may be followed by a close without a synchronisation.
  * Idempotent. Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (NULL or not a
  * window handle). */
 NCORE_API ncore_status_t ncore_window_close(ncore_window_t window);
