@@ -13,6 +13,7 @@ the others (status, message and value must be identical), and prints a
 matrix and a final `N passed, N failed, N skipped` line.
 """
 import argparse
+import contextlib
 import fnmatch
 import json
 import os
@@ -39,6 +40,18 @@ def load_cases(pattern):
             if fnmatch.fnmatch(case["name"], pattern):
                 cases.append(case)
     return cases
+
+
+@contextlib.contextmanager
+def keep_or_temporary(keep):
+    """The folder the launches work in: `keep` (made if needed, left
+    behind), else a temporary one."""
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        yield keep
+    else:
+        with tempfile.TemporaryDirectory(prefix="ncore-conformance-") as workdir:
+            yield workdir
 
 
 def current_backend():
@@ -85,6 +98,9 @@ def main():
                         help="launches run at once (default 1)")
     parser.add_argument("--batch-size", type=int, default=32,
                         help="most cases one launch runs (default 32)")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep every launch's plans and output (output.log) in DIR "
+                             "(default: a temporary folder, removed)")
     parser.add_argument("--self-test", action="store_true",
                         help="only check the driver's own logic (no runner needed)")
     args = parser.parse_args()
@@ -116,7 +132,7 @@ def main():
         if runnable:
             work[language] = (command, runnable, max(1, args.batch_size))
     failures = []
-    with tempfile.TemporaryDirectory(prefix="ncore-conformance-") as workdir:
+    with keep_or_temporary(args.keep) as workdir:
         # The runners' AUTO is the backend the matrix reports (unset means
         # host here, not whatever AUTO would pick on this machine).
         schedule = Schedule(ROOT, BUILD, workdir, args.jobs,

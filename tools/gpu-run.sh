@@ -55,7 +55,7 @@ elif [ "${1:-}" = multi ]; then
   # tests and a quick latency look in the foreground.
   ranks=$gpus
   RANK_COUNTS=${RANK_COUNTS:-$(seq -s ' ' 2 "$gpus")}
-  TEST_JOBS=${TEST_JOBS:-4}
+  TEST_JOBS=${TEST_JOBS:-6}
   PARTS=${PARTS:-"conformance c-tests python nccl4py sanitize putsignal onesided smoke demo rust rust-example go go-tests"}
   BACKGROUND=${BACKGROUND:-"conformance c-tests python nccl4py sanitize"}
   NCCL4PY_RANKS=${NCCL4PY_RANKS:-"1 2 $gpus"}
@@ -129,7 +129,8 @@ if [[ "$parts" == *" python "* || "$parts" == *" conformance "* ||
 fi
 # Background-capable parts first, so they overlap the ones after them.
 part conformance "${CONFORMANCE_LIMIT:-420}" python3 conformance/run.py --max-ranks "$ranks" \
-  --languages "${LANGUAGES:-c,python,rust,go}" --jobs "${CONFORMANCE_JOBS:-4}"
+  --languages "${LANGUAGES:-c,python,rust,go}" --jobs "${CONFORMANCE_JOBS:-4}" \
+  --keep "$out/conformance-launches"
 # Every C test program with 2 ranks under compute-sanitizer memcheck (it
 # follows the test's rank processes). NCCL's own probing at init hits CUDA
 # API errors on purpose (no kernel image for other GPUs, cuMem features):

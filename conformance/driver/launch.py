@@ -118,10 +118,14 @@ def run_launch(root, build, command, cases, directory, env):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             errors="replace", start_new_session=True)
     runs, tail, lock = {}, [], threading.Lock()
+    # Everything the ranks printed, in the launch's folder (run.py --keep
+    # keeps it): the records and the lines around a failure.
+    output = open(os.path.join(directory, "output.log"), "w")
 
     def on_stdout(line):
         record = parse_record(line)
         with lock:
+            output.write(line + "\n")
             if record is not None:
                 add_record(runs, record)
             else:
@@ -130,6 +134,7 @@ def run_launch(root, build, command, cases, directory, env):
 
     def on_stderr(line):
         with lock:
+            output.write("stderr: " + line + "\n")
             tail.append(line)
             del tail[:-20]
 
@@ -140,6 +145,7 @@ def run_launch(root, build, command, cases, directory, env):
     why = _watch(proc, cases, runs, lock)
     for reader in readers:
         reader.join()
+    output.close()
     trouble = ""
     if why or proc.returncode not in (0, None):
         trouble = " | ".join(([why] if why else []) + tail[-5:])
