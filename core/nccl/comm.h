@@ -27,10 +27,6 @@ typedef enum nccl_signal_mode {
 } nccl_signal_mode_t;
 
 
-/* How many streams a communicator remembers its own peer work on
- * (peer_work.c); more fall back to the legacy stream. */
-#define NCCL_PEER_WORK_STREAMS 8
-
 /* How a wait for a signal waits on its stream (NCORE_NCCL_WAIT). */
 typedef enum nccl_wait_mode {
   NCCL_WAIT_STREAM = 0, /* cuStreamWaitValue64: no SM, the driver's poll */
@@ -106,10 +102,14 @@ typedef struct core_backend_comm {
   uint64_t *signals_sent;      /* per peer: signals this rank sent it */
   uint64_t *signals_consumed;  /* per peer: its signals earlier waits consumed */
   /* The streams of ncore's own puts, signals and symmetric copies through
-   * peers' mappings not yet waited for (peer_work.c). */
+   * peers' mappings not yet waited for (peer_work.c): a list under the
+   * lock, the last one noted readable without it, and whether a stream
+   * could not be listed (out of memory: the drain then waits for the
+   * context). */
   pthread_mutex_t peer_work_lock;
-  atomic_int peer_work_count;
-  CUstream peer_work_streams[NCCL_PEER_WORK_STREAMS];
+  CUstream *peer_work_streams;
+  int peer_work_count, peer_work_capacity, peer_work_lost;
+  _Atomic(CUstream) peer_work_last;
   ncore_gin_type_t gin_type, railed_gin_type; /* from the last devcomm, else NONE */
   /* The last live device communicator made with multimem. */
   struct core_backend_dev_comm *multimem_devcomm;

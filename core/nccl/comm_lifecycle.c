@@ -106,6 +106,7 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
    * are the parent's, and CUDA does not work in a fork() child. */
   pthread_mutex_destroy(&c->abort_lock);
   pthread_mutex_destroy(&c->peer_work_lock);
+  free(c->peer_work_streams);
   free(c->signals_sent);
   free(c->signals_consumed);
   free(c);

@@ -37,7 +37,7 @@ static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
   c->rank = c->nranks = -1;
   c->device = -1;
   atomic_init(&c->in_progress, 0);
-  atomic_init(&c->peer_work_count, 0);
+  atomic_init(&c->peer_work_last, NULL);
   pthread_mutex_init(&c->peer_work_lock, NULL);
   pthread_mutex_init(&c->abort_lock, NULL);
   pthread_mutex_init(&c->liveness_lock, NULL);
@@ -49,6 +49,7 @@ void nccl_comm_free(nccl_comm_t *c) {
   pthread_mutex_destroy(&c->abort_lock);
   pthread_mutex_destroy(&c->liveness_lock);
   pthread_mutex_destroy(&c->peer_work_lock);
+  free(c->peer_work_streams);
   free(c);
 }
 

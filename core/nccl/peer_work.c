@@ -1,6 +1,8 @@
 /* core/nccl — ncore's own work through peers' mappings (peer_work.h). */
 #include "peer_work.h"
 
+#include <stdlib.h>
+
 #include "../log.h"
 #include "wait.h"
 
@@ -11,36 +13,42 @@ static CUstream canonical(CUstream s) {
   return s == NULL || s == CU_STREAM_PER_THREAD ? CU_STREAM_LEGACY : s;
 }
 
+/* Adds s to the list (under the lock); 0, or -1 out of memory. */
+static int list_add(nccl_comm_t *c, CUstream s) {
+  for (int i = 0; i < c->peer_work_count; i++)
+    if (c->peer_work_streams[i] == s) return 0;
+  if (c->peer_work_count == c->peer_work_capacity) {
+    int capacity = c->peer_work_capacity ? 2 * c->peer_work_capacity : 4;
+    CUstream *grown =
+        realloc(c->peer_work_streams, (size_t)capacity * sizeof *grown);
+    if (grown == NULL) return -1;
+    c->peer_work_streams = grown;
+    c->peer_work_capacity = capacity;
+  }
+  c->peer_work_streams[c->peer_work_count++] = s;
+  return 0;
+}
+
 void nccl_peer_work_note(nccl_comm_t *c, CUstream stream) {
   CUstream s = canonical(stream);
-  int count = atomic_load_explicit(&c->peer_work_count, memory_order_acquire);
-  for (int i = 0; i < count; i++)
-    if (c->peer_work_streams[i] == s) return;
+  /* Programs pass the same stream call after call: no lock then. */
+  if (atomic_load_explicit(&c->peer_work_last, memory_order_acquire) == s)
+    return;
   pthread_mutex_lock(&c->peer_work_lock);
-  count = atomic_load_explicit(&c->peer_work_count, memory_order_relaxed);
-  int known = 0;
-  for (int i = 0; i < count; i++) known |= c->peer_work_streams[i] == s;
-  if (!known && count < NCCL_PEER_WORK_STREAMS) {
-    c->peer_work_streams[count] = s;
-    atomic_store_explicit(&c->peer_work_count, count + 1, memory_order_release);
-  } else if (!known) {
-    /* More streams than the table holds: the legacy stream covers the
-     * blocking ones among the rest. */
-    c->peer_work_streams[NCCL_PEER_WORK_STREAMS - 1] = CU_STREAM_LEGACY;
-  }
+  if (list_add(c, s) != 0) c->peer_work_lost = 1;
+  atomic_store_explicit(&c->peer_work_last, s, memory_order_release);
   pthread_mutex_unlock(&c->peer_work_lock);
 }
 
-/* Waits for everything stream held when this was called; 0 once complete,
- * -1 when the stream is gone (skipped) or the wait timed out. */
-static int wait_stream(nccl_comm_t *c, CUstream s, int64_t start) {
+/* Waits for everything stream s held when this was called, until the
+ * communicator's timeout counted from start; a stream that is gone (the
+ * program destroyed it) is skipped. */
+static void wait_stream(nccl_comm_t *c, CUstream s, int64_t start) {
   CUevent done = NULL;
-  if (cu_fn.EventCreate(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) return -1;
-  int result = -1;
+  if (cu_fn.EventCreate(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) return;
   if (cu_fn.EventRecord(done, s) == CUDA_SUCCESS) {
     for (int round = 0;; round++) {
       CUresult q = cu_fn.EventQuery(done);
-      if (q == CUDA_SUCCESS) { result = 0; break; }
       if (q != CUDA_ERROR_NOT_READY) break;
       if (c->timeout_ms >= 0 && nccl_now_ms() - start > c->timeout_ms) {
         core_log(CORE_LOG_WARN, "rank %d: ncore's puts and signals on stream "
@@ -53,19 +61,22 @@ static int wait_stream(nccl_comm_t *c, CUstream s, int64_t start) {
     }
   }
   (void)cu_fn.EventDestroy(done);
-  return result;
 }
 
 void nccl_peer_work_drain(nccl_comm_t *c) {
   pthread_mutex_lock(&c->peer_work_lock);
-  int count = atomic_load_explicit(&c->peer_work_count, memory_order_relaxed);
-  if (count > 0) {
+  if (c->peer_work_count > 0 || c->peer_work_lost) {
     CUcontext previous = NULL;
     cu_fn.CtxGetCurrent(&previous);
     if (previous != c->ctx) cu_fn.CtxSetCurrent(c->ctx);
     int64_t start = nccl_now_ms();
-    for (int i = 0; i < count; i++) (void)wait_stream(c, c->peer_work_streams[i], start);
-    atomic_store_explicit(&c->peer_work_count, 0, memory_order_release);
+    for (int i = 0; i < c->peer_work_count; i++)
+      wait_stream(c, c->peer_work_streams[i], start);
+    /* A stream that could not be listed: as ncore_mem_free, the context. */
+    if (c->peer_work_lost) (void)cu_fn.CtxSynchronize();
+    c->peer_work_count = 0;
+    c->peer_work_lost = 0;
+    atomic_store_explicit(&c->peer_work_last, NULL, memory_order_release);
     if (previous != c->ctx) cu_fn.CtxSetCurrent(previous);
   }
   pthread_mutex_unlock(&c->peer_work_lock);

@@ -7,8 +7,8 @@
 #include "comm.h"
 
 /* Notes that work through a peer's mapping was enqueued on stream (any
- * handle a call accepts; the default streams count as the legacy one). A
- * stream already noted costs a comparison. */
+ * handle a call accepts; the default streams count as the legacy one). The
+ * stream of the last note costs a comparison; another takes a lock. */
 void nccl_peer_work_note(nccl_comm_t *c, CUstream stream);
 
 /* Waits until the work noted so far has completed, then forgets it:
