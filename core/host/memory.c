@@ -17,6 +17,7 @@
 #include "memory.h"
 
 #include "../error.h"
+#include "../peer_memfd.h"
 #include "layout.h"
 
 typedef struct allocation {
@@ -30,50 +31,27 @@ typedef struct allocation {
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static allocation_t *registry;
 
-/* mem_alloc: a fresh memfd of `size` bytes, mapped read-write shared. */
+/* mem_alloc: a fresh memfd of `size` bytes, mapped read-write shared
+ * (sealed at its size: peers map it, windows and the one-copy send path). */
 ncore_status_t host_mem_alloc(void **out, size_t size) {
-  /* The core bounds size far below this; rounding up must never wrap. */
-  if (size > SIZE_MAX - 4095)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT, "size: %zu bytes is too large",
-                      size);
-  size_t mapped = (size + 4095) & ~(size_t)4095;
-  if (!mapped) mapped = 4096;
-  int fd = memfd_create("ncore-mem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) return core_error(NCORE_ERR_SYSTEM, "memfd_create: %s", strerror(errno));
-  /* Sealed at its size: peers map it (windows, the one-copy send path),
-   * and a mapping past a file's end would be SIGBUS. Mode 0600, as the
-   * segments are: a memfd is born 0777, and nobody but this user (and root)
-   * has any business opening it (docs/reliability.md, the trust model). */
-  struct stat st;
-  if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)mapped) != 0 ||
-      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
-      fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return core_error(NCORE_ERR_SYSTEM, "size: %zu bytes: %s", size, strerror(e));
-  }
-  void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) {
-    int e = errno;
-    close(fd);
-    return core_error(NCORE_ERR_SYSTEM, "size: %zu bytes: %s", size, strerror(e));
-  }
+  core_memfd_t m;
+  ncore_status_t status = core_memfd_create("ncore-mem", size, &m);
+  if (status != NCORE_OK) return status;
   allocation_t *a = malloc(sizeof *a);
   if (!a) {
-    munmap(p, mapped);
-    close(fd);
+    core_memfd_close(&m);
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   }
-  a->ptr = p;
+  a->ptr = m.ptr;
   a->size = size;
-  a->mapped = mapped;
-  a->fd = fd;
-  a->ino = (uint64_t)st.st_ino;
+  a->mapped = m.mapped;
+  a->fd = m.fd;
+  a->ino = m.ino;
   pthread_mutex_lock(&registry_lock);
   a->next = registry;
   registry = a;
   pthread_mutex_unlock(&registry_lock);
-  *out = p;
+  *out = m.ptr;
   return NCORE_OK;
 }
 
@@ -116,27 +94,4 @@ int host_memory_lookup(const void *ptr, host_allocation_t *out) {
   }
   pthread_mutex_unlock(&registry_lock);
   return found;
-}
-
-void *host_memory_map_peer(int64_t pid, int fd, uint64_t ino, uint64_t offset,
-                           size_t size, int writable) {
-  if (size == 0 || offset % HOST_PAGE != 0 || offset > UINT64_MAX - size)
-    return NULL;
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%lld/fd/%d", (long long)pid, fd);
-  int f = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-  if (f < 0) return NULL;
-  /* The file must be the allocation the peer names (its inode), as large
-   * as claimed (touching a mapping past a file's end is SIGBUS) and sealed
-   * against shrinking (so it stays so): an ncore_mem_alloc memfd. */
-  struct stat st;
-  int seals = fcntl(f, F_GET_SEALS);
-  void *p = MAP_FAILED;
-  if (fstat(f, &st) == 0 && (uint64_t)st.st_ino == ino && st.st_size >= 0 &&
-      (uint64_t)st.st_size >= offset + size && seals >= 0 &&
-      (seals & F_SEAL_SHRINK))
-    p = mmap(NULL, size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
-             MAP_SHARED, f, (off_t)offset);
-  close(f);
-  return p == MAP_FAILED ? NULL : p;
 }

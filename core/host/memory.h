@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../backend.h"
+#include "../peer_memfd.h"
 
 /* An ncore_mem_alloc allocation as host_memory_lookup finds it. */
 typedef struct host_allocation {
@@ -17,12 +18,8 @@ typedef struct host_allocation {
 /* Finds the ncore_mem_alloc allocation containing ptr; 0 if found, -1 if
  * not. */
 int host_memory_lookup(const void *ptr, host_allocation_t *out);
-/* Maps [offset, offset + size) of peer pid's memfd fd (offset whole
- * pages), read-only or read-write; NULL on failure, or when the file is not
- * the inode ino, is smaller than offset + size, or is not sealed against
- * shrinking (a peer's claim is checked, never trusted). */
-void *host_memory_map_peer(int64_t pid, int fd, uint64_t ino, uint64_t offset,
-                           size_t size, int writable);
+/* Peers map an allocation with core_memfd_map_peer (core/peer_memfd.h),
+ * naming its fd and inode as host_memory_lookup gives them. */
 
 /* ---- backend operations (core/backend.h) ---- */
 ncore_status_t host_mem_alloc(void **out, size_t size);

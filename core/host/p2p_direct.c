@@ -194,7 +194,7 @@ static const char *map_span(host_comm_t *c, int peer,
     }
     if (!m->base || (victim->base && m->last_use < victim->last_use)) victim = m;
   }
-  char *p = host_memory_map_peer(d->pid, d->fd, d->ino, d->span, d->span_size, 0);
+  char *p = core_memfd_map_peer(d->pid, d->fd, d->ino, d->span, d->span_size, 0);
   if (!p) return NULL;
   if (victim->base) munmap(victim->base, victim->span_size);
   *victim = (host_peer_map_t){p, d->pid, d->fd, d->ino, d->span, d->span_size,

@@ -69,7 +69,7 @@ ncore_status_t host_symmetric_alloc(core_backend_comm_t *comm, size_t size,
     }
     /* Every part is mapped with our own rounded size (equal sizes round
      * alike); map_peer refuses a file smaller than that. */
-    m->parts[r] = host_memory_map_peer(all[r].pid, all[r].fd, all[r].ino, 0,
+    m->parts[r] = core_memfd_map_peer(all[r].pid, all[r].fd, all[r].ino, 0,
                                        m->total, 1);
     if (!m->parts[r])
       s = core_error(NCORE_ERR_SYSTEM, "cannot map rank %d's symmetric part", r);

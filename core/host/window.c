@@ -124,7 +124,7 @@ static void map_parts(host_comm_t *c, host_window_t *w, void *ptr) {
       uint64_t first;
       size_t bytes;
       part_pages(p, &first, &bytes);
-      char *m = host_memory_map_peer(p->pid, p->fd, p->ino, first, bytes, 1);
+      char *m = core_memfd_map_peer(p->pid, p->fd, p->ino, first, bytes, 1);
       if (m) {
         w->mappings[r] = m;
         w->peer_base[r] = m + (p->offset - first);

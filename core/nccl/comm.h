@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../backend.h"
+#include "../peer_memfd.h"
 #include "nccl_lib.h"
 #include "status.h"
 
@@ -35,10 +36,13 @@ typedef enum nccl_wait_mode {
 } nccl_wait_mode_t;
 
 /* Who a rank's process is (liveness.c): enough for a peer of the same
- * machine and pid namespace to tell whether it still exists. magic is 0
- * where it could not be read (no /proc). */
+ * machine and pid namespace to tell whether it still exists, and to map its
+ * liveness page (page_fd, page_ino: a memfd; page_fd -1 where there is
+ * none). magic is 0 where it could not be read (no /proc). */
 typedef struct nccl_identity {
   uint64_t magic, pid, start_ticks, boot_hash, pid_namespace;
+  int64_t page_fd;
+  uint64_t page_ino;
 } nccl_identity_t;
 
 /* What each rank publishes in its signal window after its nranks slots:
@@ -49,6 +53,8 @@ typedef struct nccl_peer_record {
 } nccl_peer_record_t;
 #define NCCL_PEER_LIVE 0ull
 #define NCCL_PEER_LEFT 0x5446454cull /* "LEFT" */
+/* What an abort writes (the 0x7f bytes nccl_signals_abandon fills with). */
+#define NCCL_PEER_ABORTED 0x7f7f7f7f7f7f7f7full
 /* Byte offset of the record in a signal window of nranks slots. */
 #define NCCL_SIGNAL_STATE_OFFSET(nranks) (8 * (size_t)(nranks))
 /* Bytes of a signal window: the slots and the record. */
@@ -119,6 +125,11 @@ typedef struct core_backend_comm {
   nccl_identity_t identity;
   nccl_peer_record_t *peer_records;
   void **peer_record_addr;  /* per LSA rank: its record, through its pointer */
+  /* This rank's state word in host memory, which LSA peers of this machine
+   * map (the same word as its record's, read with a load instead of a
+   * copy from a GPU), and theirs, mapped read-only (NULL where not). */
+  core_memfd_t liveness_page;
+  const uint64_t **peer_pages;
   int64_t liveness_checked_ms;
   pthread_mutex_t liveness_lock;
   CUstream probe_stream;

@@ -15,6 +15,7 @@
 #include "comm_setup.h"
 #include "config.h"
 #include "device.h"
+#include "signals.h"
 #include "wait.h"
 
 ncore_status_t nccl_get_unique_id(ncore_unique_id_t *out) {
@@ -443,6 +444,13 @@ ncore_status_t nccl_comm_shrink(nccl_comm_t *comm, const int *exclude,
       return core_error(NCORE_ERR_SYSTEM, "out of memory");
     }
     memcpy(list, exclude, (size_t)count * sizeof *list);
+    /* An aborting shrink ends the parent's kernels early: the peers must
+     * read "aborted" first (nccl_signals_abandon). */
+    if (flags & NCORE_SHRINK_ABORT) {
+      pthread_mutex_lock(&c->abort_lock);
+      nccl_signals_abandon(c);
+      pthread_mutex_unlock(&c->abort_lock);
+    }
     r = nccl_fn.ncclCommShrink(c->nccl, list, count, slot, &cfg, (int)flags);
     free(list);
   }

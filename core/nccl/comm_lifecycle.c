@@ -104,6 +104,7 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
   nccl_comm_t *c = comm;
   /* Host memory only: the NCCL communicator, its streams and device memory
    * are the parent's, and CUDA does not work in a fork() child. */
+  nccl_liveness_forget(c);
   pthread_mutex_destroy(&c->abort_lock);
   pthread_mutex_destroy(&c->peer_work_lock);
   free(c->peer_work_streams);
@@ -169,5 +170,10 @@ ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
     if ((round & 1023) == 0) nccl_note_wait(start, &next_note, what);
     nccl_backoff(round);
   }
-  return work_status(c);
+  status = work_status(c);
+  /* A peer's abort ends its kernels early, and they may complete this
+   * rank's with what they held: a completed stream proves nothing then. */
+  if (status == NCORE_OK) status = nccl_liveness_check_completed(c);
+  if (status == NCORE_ERR_REMOTE) nccl_comm_fail(c, status);
+  return status;
 }

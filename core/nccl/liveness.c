@@ -27,11 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../error.h"
+#include "../error_clear.h"
 #include "window_pointer.h"
 
 #define NCCL_IDENTITY_MAGIC 0x6e636f72656c6976ull /* "ncoreliv" */
@@ -93,12 +95,18 @@ void nccl_identity_of_self(nccl_identity_t *out) {
 
 /* 1 when identity names a process of this machine and pid namespace that
  * is gone (or a zombie); 0 when it lives or cannot be judged from here. */
+/* 1 when peer names a process of this machine and pid namespace. */
+static int same_namespace(const nccl_identity_t *self,
+                          const nccl_identity_t *peer) {
+  return self->magic == NCCL_IDENTITY_MAGIC &&
+         peer->magic == NCCL_IDENTITY_MAGIC &&
+         peer->boot_hash == self->boot_hash &&
+         peer->pid_namespace == self->pid_namespace;
+}
+
 static int process_gone(const nccl_identity_t *self,
                         const nccl_identity_t *peer) {
-  if (self->magic != NCCL_IDENTITY_MAGIC || peer->magic != NCCL_IDENTITY_MAGIC ||
-      peer->boot_hash != self->boot_hash ||
-      peer->pid_namespace != self->pid_namespace)
-    return 0;
+  if (!same_namespace(self, peer)) return 0;
   uint64_t start = 0;
   char state = 0;
   if (read_proc_stat(peer->pid, &start, &state) != 0) return 1;
@@ -130,6 +138,26 @@ static ncore_status_t read_peer_records(nccl_comm_t *c) {
   return status;
 }
 
+/* Maps the liveness page of every LSA peer that is a process of this
+ * machine and pid namespace, read-only, from the identity in its record
+ * (written before the collective window registration that precedes this,
+ * so it is there). Best effort: a peer without one is read from its GPU. */
+static void map_peer_pages(nccl_comm_t *c) {
+  c->peer_pages = calloc((size_t)c->lsa_size, sizeof *c->peer_pages);
+  if (c->peer_pages == NULL || read_peer_records(c) != NCORE_OK) {
+    core_error_clear();
+    return;
+  }
+  for (int l = 0; l < c->lsa_size; l++) {
+    const nccl_identity_t *peer = &c->peer_records[l].identity;
+    if (c->peer_record_addr[l] == NULL || peer->page_fd < 0 ||
+        peer->page_fd > INT32_MAX || !same_namespace(&c->identity, peer))
+      continue;
+    c->peer_pages[l] = core_memfd_map_peer((int64_t)peer->pid, (int)peer->page_fd,
+                                           peer->page_ino, 0, sizeof(uint64_t), 0);
+  }
+}
+
 ncore_status_t nccl_liveness_finish(nccl_comm_t *c) {
   if (c->signals_status != NCORE_OK || c->signal_window == NULL ||
       c->lsa_size <= 1)
@@ -149,11 +177,40 @@ ncore_status_t nccl_liveness_finish(nccl_comm_t *c) {
     if (status == NCORE_OK && base != NULL)
       c->peer_record_addr[l] = (char *)base + offset;
   }
+  if (status == NCORE_OK) map_peer_pages(c);
   return status;
 }
 
 /* How often a waiting rank looks at its peers, at most. */
 #define LIVENESS_PERIOD_MS 100
+
+/* Reads the LSA peers' records and names the first peer that aborted or
+ * failed (*aborted) or, when processes is set, whose process is gone
+ * (*dead, *dead_pid); -1 where none. Holds the liveness lock. */
+static ncore_status_t find_failed_peer(nccl_comm_t *c, int processes,
+                                       int *aborted, int *dead,
+                                       uint64_t *dead_pid) {
+  *aborted = *dead = -1;
+  CUcontext previous = NULL;
+  cu_fn.CtxGetCurrent(&previous);
+  if (previous != c->ctx) cu_fn.CtxSetCurrent(c->ctx);
+  ncore_status_t status = read_peer_records(c);
+  if (previous != c->ctx) cu_fn.CtxSetCurrent(previous);
+  for (int l = 0; status == NCORE_OK && l < c->lsa_size; l++) {
+    const nccl_peer_record_t *r = &c->peer_records[l];
+    if (lsa_first(c) + l == c->rank || r->state == NCCL_PEER_LEFT) continue;
+    if (r->state != NCCL_PEER_LIVE) {
+      *aborted = lsa_first(c) + l;
+      break;
+    }
+    if (processes && process_gone(&c->identity, &r->identity)) {
+      *dead = lsa_first(c) + l;
+      *dead_pid = r->identity.pid;
+      break;
+    }
+  }
+  return status;
+}
 
 ncore_status_t nccl_liveness_check(nccl_comm_t *c, int64_t now) {
   if (c->peer_record_addr == NULL || c->peer_records == NULL) return NCORE_OK;
@@ -163,26 +220,9 @@ ncore_status_t nccl_liveness_check(nccl_comm_t *c, int64_t now) {
     return NCORE_OK;
   }
   c->liveness_checked_ms = now;
-  CUcontext previous = NULL;
-  cu_fn.CtxGetCurrent(&previous);
-  if (previous != c->ctx) cu_fn.CtxSetCurrent(c->ctx);
-  ncore_status_t status = read_peer_records(c);
-  if (previous != c->ctx) cu_fn.CtxSetCurrent(previous);
-  int dead = -1, aborted = -1;
+  int dead, aborted;
   uint64_t dead_pid = 0;
-  for (int l = 0; status == NCORE_OK && l < c->lsa_size; l++) {
-    const nccl_peer_record_t *r = &c->peer_records[l];
-    if (lsa_first(c) + l == c->rank || r->state == NCCL_PEER_LEFT) continue;
-    if (r->state != NCCL_PEER_LIVE) {
-      aborted = lsa_first(c) + l;
-      break;
-    }
-    if (process_gone(&c->identity, &r->identity)) {
-      dead = lsa_first(c) + l;
-      dead_pid = r->identity.pid;
-      break;
-    }
-  }
+  ncore_status_t status = find_failed_peer(c, 1, &aborted, &dead, &dead_pid);
   pthread_mutex_unlock(&c->liveness_lock);
   if (status != NCORE_OK) return status;
   if (aborted >= 0)
@@ -196,11 +236,56 @@ ncore_status_t nccl_liveness_check(nccl_comm_t *c, int64_t now) {
   return NCORE_OK;
 }
 
+ncore_status_t nccl_liveness_check_completed(nccl_comm_t *c) {
+  if (c->peer_record_addr == NULL || c->peer_records == NULL) return NCORE_OK;
+  /* Not the processes: a peer that dies takes its kernels with it, and
+   * they write nothing more; only an abort lets them run on. The peers'
+   * pages first (a load each); a copy from the GPUs only for a peer
+   * without one. */
+  int aborted = -1, unmapped = 0;
+  for (int l = 0; aborted < 0 && l < c->lsa_size; l++) {
+    if (lsa_first(c) + l == c->rank || c->peer_record_addr[l] == NULL) continue;
+    const uint64_t *page = c->peer_pages ? c->peer_pages[l] : NULL;
+    if (page == NULL) {
+      unmapped = 1;
+      continue;
+    }
+    uint64_t state = __atomic_load_n(page, __ATOMIC_ACQUIRE);
+    if (state != NCCL_PEER_LIVE && state != NCCL_PEER_LEFT)
+      aborted = lsa_first(c) + l;
+  }
+  ncore_status_t status = NCORE_OK;
+  if (aborted < 0 && unmapped) {
+    int dead;
+    uint64_t dead_pid = 0;
+    pthread_mutex_lock(&c->liveness_lock);
+    status = find_failed_peer(c, 0, &aborted, &dead, &dead_pid);
+    pthread_mutex_unlock(&c->liveness_lock);
+  }
+  if (status != NCORE_OK) return status;
+  if (aborted >= 0)
+    return core_error(NCORE_ERR_REMOTE, "comm: rank %d aborted the "
+                      "communicator (or it failed there) while this rank's "
+                      "work was on the stream: the stream completed, but "
+                      "NCCL's kernels end early when a peer aborts and pass "
+                      "on what they hold, so the results cannot be trusted; "
+                      "abort this communicator too", aborted);
+  return NCORE_OK;
+}
+
 ncore_status_t nccl_liveness_begin(nccl_comm_t *c) {
   c->peer_records = calloc((size_t)c->nranks, sizeof *c->peer_records);
   if (c->peer_records == NULL)
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   nccl_identity_of_self(&c->identity);
+  c->identity.page_fd = -1;
+  if (core_memfd_create("ncore-liveness", sizeof(uint64_t), &c->liveness_page) ==
+      NCORE_OK) {
+    c->identity.page_fd = c->liveness_page.fd;
+    c->identity.page_ino = c->liveness_page.ino;
+  } else {
+    core_error_clear(); /* the peers read this rank's GPU instead */
+  }
   nccl_peer_record_t mine = {.state = NCCL_PEER_LIVE, .identity = c->identity};
   return cu_check(cu_fn.MemcpyHtoDAsync(
                       (CUdeviceptr)(uintptr_t)((char *)c->signal_slots +
@@ -212,6 +297,7 @@ ncore_status_t nccl_liveness_begin(nccl_comm_t *c) {
 void nccl_liveness_mark_left(nccl_comm_t *c) {
   /* Static: the copy may read its source after the call returned. */
   static const uint64_t left = NCCL_PEER_LEFT;
+  nccl_liveness_publish(c, NCCL_PEER_LEFT);
   if (c->signal_slots == NULL || c->helper_stream == NULL) return;
   (void)cu_fn.MemcpyHtoDAsync(
       (CUdeviceptr)(uintptr_t)((char *)c->signal_slots +
@@ -219,7 +305,22 @@ void nccl_liveness_mark_left(nccl_comm_t *c) {
       &left, sizeof left, c->helper_stream);
 }
 
+void nccl_liveness_publish(nccl_comm_t *c, uint64_t state) {
+  if (c->liveness_page.ptr != NULL)
+    __atomic_store_n((uint64_t *)c->liveness_page.ptr, state, __ATOMIC_RELEASE);
+}
+
+void nccl_liveness_forget(nccl_comm_t *c) {
+  for (int l = 0; c->peer_pages != NULL && l < c->lsa_size; l++)
+    if (c->peer_pages[l] != NULL)
+      munmap((void *)c->peer_pages[l], sizeof(uint64_t));
+  free(c->peer_pages);
+  c->peer_pages = NULL;
+  core_memfd_close(&c->liveness_page);
+}
+
 void nccl_liveness_release(nccl_comm_t *c) {
+  nccl_liveness_forget(c);
   if (c->probe_stream != NULL) cu_fn.StreamDestroy(c->probe_stream);
   c->probe_stream = NULL;
   free(c->peer_records);

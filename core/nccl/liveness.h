@@ -20,10 +20,23 @@ ncore_status_t nccl_liveness_finish(nccl_comm_t *c);
  * communicator or its process is gone; NCORE_OK otherwise, and at most once
  * per 100 ms (now: now_ms) it looks at all. Any thread. */
 ncore_status_t nccl_liveness_check(nccl_comm_t *c, int64_t now);
-/* Publishes "left politely" (a destroy without abort), on the helper
- * stream; the caller synchronises it. */
+/* After this rank's work on a stream completed: NCORE_ERR_REMOTE naming
+ * the rank when an LSA peer aborted (or failed) its communicator, whose
+ * NCCL kernels, ended early, may have completed this rank's with what they
+ * held (an allreduce whose third rank had died answered NCORE_OK on 3
+ * GPUs); NCORE_OK otherwise. Every time (one small copy per peer). Any
+ * thread. */
+ncore_status_t nccl_liveness_check_completed(nccl_comm_t *c);
+/* Publishes "left politely" (a destroy without abort): in the liveness
+ * page at once, in the record on the helper stream (the caller
+ * synchronises it). */
 void nccl_liveness_mark_left(nccl_comm_t *c);
-/* Frees the probe stream and the records' copies. */
+/* Writes state into this rank's liveness page (the peers of this machine
+ * read it there; the record in the signal window is the caller's). */
+void nccl_liveness_publish(nccl_comm_t *c, uint64_t state);
+/* Unmaps the liveness pages (host memory only: a fork() child's copy). */
+void nccl_liveness_forget(nccl_comm_t *c);
+/* Frees the probe stream, the records' copies and the liveness pages. */
 void nccl_liveness_release(nccl_comm_t *c);
 
 #endif

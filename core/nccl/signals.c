@@ -127,8 +127,10 @@ void nccl_signals_release(nccl_comm_t *c, int retire) {
 void nccl_signals_abandon(nccl_comm_t *c) {
   /* Data after a wait released this way is meaningless, but the stream no
    * longer hangs; the communicator answers NCORE_ERR_CLOSED from now on. */
-  if (c->signal_slots != NULL && c->helper_stream != NULL)
-    (void)cu_fn.MemsetD8Async((CUdeviceptr)(uintptr_t)c->signal_slots, 0x7f,
-                              NCCL_SIGNAL_STATE_OFFSET(c->nranks) + 8,
-                              c->helper_stream);
+  nccl_liveness_publish(c, NCCL_PEER_ABORTED);
+  if (c->signal_slots == NULL || c->helper_stream == NULL) return;
+  (void)cu_fn.MemsetD8Async((CUdeviceptr)(uintptr_t)c->signal_slots, 0x7f,
+                            NCCL_SIGNAL_STATE_OFFSET(c->nranks) + 8,
+                            c->helper_stream);
+  (void)cu_fn.StreamSynchronize(c->helper_stream);
 }

@@ -17,8 +17,11 @@ ncore_status_t nccl_signals_finish(nccl_comm_t *c);
  * waits (a communicator that failed or was aborted): nccl_retire them. */
 void nccl_signals_release(nccl_comm_t *c, int retire);
 /* Fills this rank's slots and liveness state with 0x7f bytes on the helper
- * stream: every stream wait on the slots is satisfied (no revoke reaches
- * them) and LSA peers read "aborted". Under abort_lock. */
+ * stream, and waits for it: every stream wait on the slots is satisfied (no
+ * revoke reaches them) and LSA peers read "aborted" before this rank's
+ * NCCL kernels are ended early (abort, revoke, a shrink that aborts), which
+ * may complete the peers' own with what they held
+ * (nccl_liveness_check_completed). Under abort_lock. */
 void nccl_signals_abandon(nccl_comm_t *c);
 
 #endif

@@ -262,6 +262,58 @@ MR_TEST_EX(peers_of_aborted_rank_get_remote, MR_OWN_PROCESSES, 2) {
   tb_free(buf);
 }
 
+/* Rank 0 of test_failure's abort_after: aborts its communicator after
+ * 200 ms, from a thread of its own (on the host backend the allreduce it
+ * joined blocks until then). */
+static void *abort_after(void *comm) {
+  usleep(200 * 1000);
+  ncore_status_t *status = malloc(sizeof *status);
+  if (status) *status = ncore_comm_abort(*(ncore_comm_t *)comm);
+  return status;
+}
+
+/* Issue 26 (conformance dead_peer_allreduce, C, 3 GPUs): an allreduce whose
+ * last rank never takes part, and whose rank 0 aborts while it is on the
+ * streams. NCCL's kernels on rank 0 end early and pass on what they hold,
+ * which can complete rank 1's allreduce: its stream completes, NCCL reports
+ * nothing, and ncore_comm_synchronize answered NCORE_OK over results that
+ * are garbage. It answers NCORE_ERR_REMOTE naming rank 0, here asked only
+ * after rank 0 aborted (the conformance case lost that race 14 times in
+ * 30). */
+MR_TEST_EX(stream_completed_by_an_aborting_peer_fails, MR_OWN_PROCESSES, 3) {
+  MR_COMM(comm);
+  mr_connect_peers(comm, rank, nranks);
+  if (harness_failed()) return;
+  int32_t *buf = tb_alloc(64);
+  CHECK(buf);
+  /* Once with everyone: NCCL connects an algorithm's channels at its first
+   * call, and that is not what this test is about. */
+  CHECK_OK(mr_complete(comm, ncore_allreduce(comm, buf, buf, 4, NCORE_INT32, NCORE_SUM, NULL), NULL));
+  mr_barrier(comm);
+  int absent = nranks - 1;
+  if (rank == 0) {
+    pthread_t aborter;
+    CHECK_EQ(pthread_create(&aborter, NULL, abort_after, &comm), 0);
+    CHECK_STATUS_EITHER(ncore_allreduce(comm, buf, buf, 4, NCORE_INT32, NCORE_SUM, NULL),
+                        NCORE_OK, NCORE_ERR_CLOSED);
+    void *aborted = NULL;
+    pthread_join(aborter, &aborted);
+    CHECK(aborted != NULL && *(ncore_status_t *)aborted == NCORE_OK);
+    free(aborted);
+  } else if (rank != absent) {
+    CHECK_STATUS_EITHER(ncore_allreduce(comm, buf, buf, 4, NCORE_INT32, NCORE_SUM, NULL),
+                        NCORE_OK, NCORE_ERR_REMOTE);
+  }
+  CHECK_EQ(mr_host_barrier_within(nranks, 60000), 0);
+  if (rank != 0 && rank != absent) {
+    CHECK_STATUS(ncore_comm_synchronize(comm, NULL), NCORE_ERR_REMOTE);
+    CHECK_MESSAGE_CONTAINS("0 aborted");
+  }
+  if (rank == absent) CHECK_OK(ncore_comm_abort(comm));
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
 MR_TEST_EX(resources_of_aborted_comm_are_closed, MR_OWN_PROCESSES, 2) {
   MR_COMM(comm);
   mr_connect_peers(comm, rank, nranks);

@@ -39,7 +39,10 @@ NCORE_BEGIN_DECLS
 
 /* ncore_comm_shrink flags (NCCL_SHRINK_*). */
 #define NCORE_SHRINK_DEFAULT 0u
-/* Abort the parent's outstanding operations before shrinking. */
+/* Abort the parent's outstanding operations before shrinking: they end
+ * early and their results are undefined; on NCCL the parent's LSA peers
+ * then see this rank as having aborted the parent (their operations on it
+ * answer NCORE_ERR_REMOTE), so the parent is only to be destroyed. */
 #define NCORE_SHRINK_ABORT 1u
 
 /* Communicator configuration; mirrors ncclConfig_t (NCCL 2.28) plus ncore's
@@ -335,7 +338,9 @@ NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
  * within the communicator's timeout (config.timeout_ms), and notices
  * ncore_comm_abort from another thread. On the host backend operations
  * complete before they return, so this only reports the communicator's
- * asynchronous error.
+ * asynchronous error. On NCCL a stream that completed while an LSA peer
+ * aborted the communicator answers NCORE_ERR_REMOTE too: the peer's kernels
+ * end early and may complete this rank's with undefined results.
  * After NCORE_ERR_REMOTE or NCORE_ERR_TIMEOUT the communicator keeps that
  * error (ncore_comm_async_error reports it, later operations fail fast):
  * abort it (ncore_comm_abort), or shrink the failed ranks away, since work
