@@ -6,6 +6,8 @@
 #   build/bin/onesided_bench     put_signal against NCCL send/recv and
 #                                cudaMemcpyPeerAsync (onesided_bench.cu)
 #   build/lib/callcount.so       its call counter, for --count (callcount.c)
+#   build/bin/synchronize_cost   ncore_comm_synchronize's own cost
+#                                (synchronize_cost.c)
 #   build/bin/bench-rust-gpu, build/bin/bench-go-gpu   the bindings' GPU
 #                                benches, when cargo / go are here
 # Carry build/ to the GPU machine and run bench/gpu/run-all.sh there.
@@ -16,6 +18,9 @@ mkdir -p build/bin build/lib "$gen"
 gcc -std=c11 -O2 -Wall -Wextra -Iabi/include -I/usr/local/cuda/include \
     bench/gpu/nccl_bench.c -o build/bin/nccl_bench -Lbuild/lib -lncore \
     -Wl,-rpath,'$ORIGIN/../lib' -ldl -lm
+# No rpath: LD_LIBRARY_PATH picks the libncore it measures (two builds, one run).
+gcc -std=c11 -O2 -Wall -Wextra -Iabi/include bench/gpu/synchronize_cost.c \
+    -o build/bin/synchronize_cost -Lbuild/lib -lncore
 # put_signal against raw NCCL send/recv and cudaMemcpyPeerAsync: CUDA C++,
 # the runtime linked statically (only the driver is needed where it runs).
 /usr/local/cuda/bin/nvcc -O2 -std=c++17 -arch=sm_90 -cudart static -Iabi/include \
