@@ -7,7 +7,13 @@
  * (one NCCL call and no driver call per send, recv or collective).
  * tests/fake_nccl/run.sh runs it once per version; run any other way it
  * skips, saying why. */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +309,48 @@ TEST(synchronize_reports_a_failure_that_ended_the_stream) {
                                NULL), NCORE_ERR_REMOTE);
   CHECK_OK(ncore_comm_abort(comm));
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
+/* This process's newest "ncore-liveness" memfd (the highest fd naming one),
+ * mapped read-only; NULL if there is none. */
+static const uint64_t *map_newest_liveness_page(void) {
+  DIR *d = opendir("/proc/self/fd");
+  if (d == NULL) return NULL;
+  int newest = -1;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    char path[300], target[128];
+    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    int fd = atoi(e->d_name);
+    if (strstr(target, "memfd:ncore-liveness") && fd > newest) newest = fd;
+  }
+  closedir(d);
+  if (newest < 0) return NULL;
+  void *p = mmap(NULL, sizeof(uint64_t), PROT_READ, MAP_SHARED, newest, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* Issue 26: each rank keeps its liveness state in a page of host memory
+ * its LSA peers map (core/nccl/liveness.c), so that a synchronisation can
+ * see cheaply whether a peer aborted after its stream completed (a peer's
+ * abort may complete this rank's work with what its kernels held). The
+ * page says live, then "LEFT" after a polite destroy, or the abort's 0x7f
+ * bytes after an abort, written before NCCL is told to abort. */
+TEST(liveness_page_says_live_left_or_aborted) {
+  REQUIRE_FAKE();
+  for (int aborting = 0; aborting < 2; aborting++) {
+    UNIT_COMM(comm);
+    const uint64_t *page = map_newest_liveness_page();
+    CHECK(page != NULL);
+    if (page == NULL) return;
+    CHECK_EQ(*page, 0ull);
+    if (aborting) CHECK_OK(ncore_comm_abort(comm));
+    else CHECK_OK(ncore_comm_destroy(comm));
+    CHECK_EQ(*page, aborting ? 0x7f7f7f7f7f7f7f7full : 0x5446454cull);
+    munmap((void *)page, sizeof(uint64_t));
+  }
 }
 
 /* A world of two ranks, each its own LSA team (as ranks on one GPU): NCCL
