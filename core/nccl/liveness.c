@@ -21,7 +21,15 @@
  * NCORE_ERR_REMOTE naming the rank. A peer that left politely is not taken
  * for dead (its work with this rank is over). Peers outside the LSA team are
  * NCCL's to report (sockets), and a peer in another pid namespace can be
- * seen aborting but not dying: its death ends in the timeout. */
+ * seen aborting but not dying: its death ends in the timeout.
+ *
+ * A completed stream is checked too (nccl_liveness_check_completed): a
+ * peer's abort ends its NCCL kernels early, and they may complete this
+ * rank's with what they held. That look happens on every synchronisation,
+ * so each rank also keeps its state word in a liveness page of host memory
+ * (a memfd; its fd and inode are in the identity), which the LSA peers of
+ * the same machine and pid namespace map read-only at setup: a load, not a
+ * copy from a GPU. */
 #include "liveness.h"
 
 #include <stdio.h>
@@ -93,8 +101,6 @@ void nccl_identity_of_self(nccl_identity_t *out) {
   out->magic = NCCL_IDENTITY_MAGIC;
 }
 
-/* 1 when identity names a process of this machine and pid namespace that
- * is gone (or a zombie); 0 when it lives or cannot be judged from here. */
 /* 1 when peer names a process of this machine and pid namespace. */
 static int same_namespace(const nccl_identity_t *self,
                           const nccl_identity_t *peer) {
@@ -104,6 +110,8 @@ static int same_namespace(const nccl_identity_t *self,
          peer->pid_namespace == self->pid_namespace;
 }
 
+/* 1 when identity names a process of this machine and pid namespace that
+ * is gone (or a zombie); 0 when it lives or cannot be judged from here. */
 static int process_gone(const nccl_identity_t *self,
                         const nccl_identity_t *peer) {
   if (!same_namespace(self, peer)) return 0;
