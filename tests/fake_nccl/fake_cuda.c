@@ -106,8 +106,12 @@ FAKE_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, C
   (void)st;
   return copy(d, s, n);
 }
+/* Copies from device memory to the host (fake_cuda_count): a test sees
+ * whether ncore read a peer's state from its GPU. */
+static long long device_to_host_copies;
 FAKE_API CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) {
   (void)st;
+  __atomic_add_fetch(&device_to_host_copies, 1, __ATOMIC_RELAXED);
   return copy((CUdeviceptr)(uintptr_t)d, (const void *)(uintptr_t)s, n);
 }
 FAKE_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
@@ -180,6 +184,8 @@ FAKE_API long long fake_cuda_count(const char *what) {
   if (strcmp(what, "cuEventRecord") == 0) return event_records;
   if (strcmp(what, "cuStreamWaitEvent") == 0) return stream_event_waits;
   if (strcmp(what, "cuEventQuery") == 0) return event_queries;
+  if (strcmp(what, "cuMemcpyDtoHAsync") == 0)
+    return __atomic_load_n(&device_to_host_copies, __ATOMIC_RELAXED);
   if (strcmp(what, "cuEventRecord.stream") == 0) return (long long)(uintptr_t)last_event_stream;
   if (strcmp(what, "cuStreamWaitEvent.stream") == 0) return (long long)(uintptr_t)last_wait_stream;
   return -1;

@@ -14,9 +14,12 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <vector>
 #include <string>
 #include <nccl.h>
 #include <nccl_device.h>
@@ -54,11 +57,24 @@ struct FakeComm {
    * fake writes it to the caller's pointer only when the busy polls end. */
   ncclComm_t *child_out = nullptr;
   ncclComm_t child = nullptr;
+  int windows_registered = 0; /* FAKE_NCCL_LSA_WORLD: its registrations */
 };
 struct FakeWindow {
   char *base;
   size_t size;
+  int index = -1; /* FAKE_NCCL_LSA_WORLD: which collective registration */
 };
+// FAKE_NCCL_LSA_WORLD (with FAKE_NCCL_WORLD_RANKS=N): the N ranks are
+// threads of this process and form one LSA team, as GPUs of one machine:
+// a window registration is collective (each rank's k-th waits for the
+// others' k-th, 10 s at most), and a window's pointer for a peer is that
+// peer's buffer. What ncore does between LSA peers runs on host memory.
+bool lsa_world() { return std::getenv("FAKE_NCCL_LSA_WORLD") != nullptr; }
+std::condition_variable world_windows_changed;
+std::vector<std::vector<char *>> &world_windows() { /* [index][rank] */
+  static std::vector<std::vector<char *>> w;
+  return w;
+}
 }  // namespace
 
 // What the fake saw: the value recorded under key, or -1 if none.
@@ -271,14 +287,34 @@ FAKE_API ncclResult_t ncclCommWindowRegister(ncclComm_t c, void *buff, size_t si
                                              ncclWindow_t *win, int flags) {
   count("ncclCommWindowRegister");
   record("window.flags", flags);
-  if (fake(c)->nranks > 1) {
+  if (fake(c)->nranks > 1 && !lsa_world()) {
     // Several LSA teams and no GIN: NCCL 2.29.2+ makes no window, without
     // an error (seen on the GPU machine); the fake answers so for every
     // version, since ncore takes the same path on each.
     *win = nullptr;
     return ncclSuccess;
   }
-  *win = reinterpret_cast<ncclWindow_t>(new FakeWindow{(char *)buff, size});
+  FakeWindow *w = new FakeWindow{(char *)buff, size};
+  if (fake(c)->nranks > 1) {
+    std::unique_lock<std::mutex> g(lock);
+    auto &all = world_windows();
+    w->index = fake(c)->windows_registered++;
+    if ((int)all.size() <= w->index) all.resize(w->index + 1);
+    all[w->index].resize(fake(c)->nranks, nullptr);
+    all[w->index][fake(c)->rank] = (char *)buff;
+    world_windows_changed.notify_all();
+    auto complete = [&] {
+      for (char *b : all[w->index])
+        if (b == nullptr) return false;
+      return true;
+    };
+    if (!world_windows_changed.wait_for(g, std::chrono::seconds(10), complete)) {
+      int index = w->index;
+      delete w;
+      return fail(ncclSystemError, "window %d: not every rank registered it", index);
+    }
+  }
+  *win = reinterpret_cast<ncclWindow_t>(w);
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclCommWindowDeregister(ncclComm_t, ncclWindow_t win) {
@@ -424,10 +460,10 @@ FAKE_API ncclResult_t ncclDevCommCreate(ncclComm_t,
 FAKE_API ncclResult_t ncclDevCommDestroy(ncclComm_t, ncclDevComm_t const *) {
   return ncclSuccess;
 }
-FAKE_API ncclTeam_t ncclTeamLsa(ncclComm_t) {
+FAKE_API ncclTeam_t ncclTeamLsa(ncclComm_t c) {
   ncclTeam_t team;
-  team.nRanks = 1;
-  team.rank = 0;
+  team.nRanks = lsa_world() ? fake(c)->nranks : 1;
+  team.rank = lsa_world() ? fake(c)->rank : 0;
   team.stride = 1;
   return team;
 }
@@ -477,7 +513,7 @@ FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t c,
   props->multimemSupport = false;
   props->ginType = NCCL_GIN_TYPE_NONE;
 #if NCCL_VERSION_CODE >= 22905
-  props->nLsaTeams = fake(c)->nranks; /* each rank its own team */
+  props->nLsaTeams = lsa_world() ? 1 : fake(c)->nranks; /* else each its own */
   props->hostRmaSupport = true;
   props->railedGinType = NCCL_GIN_TYPE_NONE;
 #endif
@@ -486,8 +522,14 @@ FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t c,
 static ncclResult_t window_pointer(ncclWindow_t win, size_t offset, int rank,
                                    void **out, const char *call) {
   count(call);
-  *out = rank == 0 ? reinterpret_cast<FakeWindow *>(win)->base + offset
-                   : nullptr;
+  const FakeWindow *w = reinterpret_cast<FakeWindow *>(win);
+  if (w->index >= 0) { /* FAKE_NCCL_LSA_WORLD: that rank's buffer */
+    std::lock_guard<std::mutex> g(lock);
+    const auto &bases = world_windows()[w->index];
+    *out = rank >= 0 && rank < (int)bases.size() ? bases[rank] + offset : nullptr;
+    return ncclSuccess;
+  }
+  *out = rank == 0 ? w->base + offset : nullptr;
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclGetLsaDevicePointer(ncclWindow_t w, size_t o,

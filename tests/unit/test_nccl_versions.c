@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -351,6 +352,62 @@ TEST(liveness_page_says_live_left_or_aborted) {
     CHECK_EQ(*page, aborting ? 0x7f7f7f7f7f7f7f7full : 0x5446454cull);
     munmap((void *)page, sizeof(uint64_t));
   }
+}
+
+/* Rank `rank` of test_nccl_versions' two-thread world: its communicator. */
+typedef struct {
+  int rank;
+  ncore_unique_id_t id;
+  ncore_comm_t comm;
+  ncore_status_t status;
+} world_rank_t;
+
+static void *init_world_rank(void *arg) {
+  world_rank_t *r = arg;
+  r->comm = NCORE_NULL_HANDLE;
+  r->status = ncore_comm_init_rank(&r->comm, 2, &r->id, r->rank, NULL);
+  return NULL;
+}
+
+/* Issue 26: a peer's abort ends its NCCL kernels early, and they may
+ * complete this rank's collective with what they held (conformance
+ * dead_peer_allreduce answered NCORE_OK on 3 GPUs): a synchronisation whose
+ * stream completed answers NCORE_ERR_REMOTE when an LSA peer aborted, and
+ * learns it from the peer's liveness page in host memory, without a copy
+ * from any GPU. Two ranks as two threads forming one LSA team of the NCCL
+ * double (FAKE_NCCL_LSA_WORLD), whose streams complete at once. */
+TEST(synchronize_after_a_peer_aborted_answers_remote) {
+  REQUIRE_FAKE();
+  if (version < 22902) return; /* 2.28's window getters are kernels */
+  setenv("FAKE_NCCL_WORLD_RANKS", "2", 1);
+  setenv("FAKE_NCCL_LSA_WORLD", "1", 1);
+  world_rank_t ranks[2] = {{.rank = 0}, {.rank = 1}};
+  CHECK_OK(ncore_get_unique_id(&ranks[0].id, NCORE_BACKEND_AUTO));
+  ranks[1].id = ranks[0].id;
+  pthread_t threads[2];
+  for (int r = 0; r < 2; r++)
+    CHECK_EQ(pthread_create(&threads[r], NULL, init_world_rank, &ranks[r]), 0);
+  for (int r = 0; r < 2; r++) pthread_join(threads[r], NULL);
+  unsetenv("FAKE_NCCL_LSA_WORLD");
+  unsetenv("FAKE_NCCL_WORLD_RANKS");
+  CHECK_OK(ranks[0].status);
+  CHECK_OK(ranks[1].status);
+  if (ranks[0].status != NCORE_OK || ranks[1].status != NCORE_OK) return;
+  int lsa_size = 0;
+  CHECK_OK(ncore_comm_lsa_size(ranks[1].comm, &lsa_size));
+  CHECK_EQ(lsa_size, 2);
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 64, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_allreduce(ranks[1].comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, NULL));
+  CHECK_OK(ncore_comm_synchronize(ranks[1].comm, NULL));
+  CHECK_OK(ncore_allreduce(ranks[1].comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, NULL));
+  CHECK_OK(ncore_comm_abort(ranks[0].comm));
+  long long copies = driver_count("cuMemcpyDtoHAsync");
+  CHECK_STATUS(ncore_comm_synchronize(ranks[1].comm, NULL), NCORE_ERR_REMOTE);
+  CHECK_MESSAGE_CONTAINS("rank 0 aborted");
+  CHECK_EQ(driver_count("cuMemcpyDtoHAsync"), copies);
+  CHECK_OK(ncore_comm_abort(ranks[1].comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
 /* A world of two ranks, each its own LSA team (as ranks on one GPU): NCCL
