@@ -208,6 +208,13 @@ static int barrier_map(void) {
   return 0;
 }
 
+void *mr_abort_later(void *aborter) {
+  mr_aborter_t *a = aborter;
+  usleep((useconds_t)a->delay_ms * 1000);
+  a->status = ncore_comm_abort(a->comm);
+  return NULL;
+}
+
 int mr_host_barrier_within(int nranks, int timeout_ms) {
   if (mr_in_launcher()) {
     harness_fail(__FILE__, __LINE__, "mr_host_barrier needs ranks started by "

@@ -177,6 +177,18 @@ void mr_host_barrier(int nranks);
  * when the barrier's file is missing: then a failure is recorded). */
 int mr_host_barrier_within(int nranks, int timeout_ms);
 
+/* An abort of comm from a thread of its own, delay_ms after the thread
+ * starts (what a program's watchdog does while a call waits):
+ *   mr_aborter_t a = {comm, 200, NCORE_ERR_INTERNAL};
+ *   pthread_create(&thread, NULL, mr_abort_later, &a); ... pthread_join;
+ * then a.status is what ncore_comm_abort answered. */
+typedef struct mr_aborter {
+  ncore_comm_t comm;
+  int delay_ms;
+  ncore_status_t status;
+} mr_aborter_t;
+void *mr_abort_later(void *aborter);
+
 /* Milliseconds of a monotonic clock. */
 double mr_now_ms(void);
 

@@ -262,16 +262,6 @@ MR_TEST_EX(peers_of_aborted_rank_get_remote, MR_OWN_PROCESSES, 2) {
   tb_free(buf);
 }
 
-/* Rank 0 of test_failure's abort_after: aborts its communicator after
- * 200 ms, from a thread of its own (on the host backend the allreduce it
- * joined blocks until then). */
-static void *abort_after(void *comm) {
-  usleep(200 * 1000);
-  ncore_status_t *status = malloc(sizeof *status);
-  if (status) *status = ncore_comm_abort(*(ncore_comm_t *)comm);
-  return status;
-}
-
 /* Issue 26 (conformance dead_peer_allreduce, C, 3 GPUs): an allreduce whose
  * last rank never takes part, and whose rank 0 aborts while it is on the
  * streams. NCCL's kernels on rank 0 end early and pass on what they hold,
@@ -292,14 +282,15 @@ MR_TEST_EX(stream_completed_by_an_aborting_peer_fails, MR_OWN_PROCESSES, 3) {
   mr_barrier(comm);
   int absent = nranks - 1;
   if (rank == 0) {
+    /* From a thread of its own: on the host backend the allreduce rank 0
+     * joined blocks until the abort. */
+    mr_aborter_t a = {comm, 200, NCORE_ERR_INTERNAL};
     pthread_t aborter;
-    CHECK_EQ(pthread_create(&aborter, NULL, abort_after, &comm), 0);
+    CHECK_EQ(pthread_create(&aborter, NULL, mr_abort_later, &a), 0);
     CHECK_STATUS_EITHER(ncore_allreduce(comm, buf, buf, 4, NCORE_INT32, NCORE_SUM, NULL),
                         NCORE_OK, NCORE_ERR_CLOSED);
-    void *aborted = NULL;
-    pthread_join(aborter, &aborted);
-    CHECK(aborted != NULL && *(ncore_status_t *)aborted == NCORE_OK);
-    free(aborted);
+    pthread_join(aborter, NULL);
+    CHECK_OK(a.status);
   } else if (rank != absent) {
     CHECK_STATUS_EITHER(ncore_allreduce(comm, buf, buf, 4, NCORE_INT32, NCORE_SUM, NULL),
                         NCORE_OK, NCORE_ERR_REMOTE);

@@ -86,19 +86,6 @@ MR_TEST(close_operator_between_group_start_and_end) {
   tb_free(buf);
 }
 
-typedef struct aborter {
-  ncore_comm_t comm;
-  int delay_ms;
-  ncore_status_t status;
-} aborter_t;
-
-static void *abort_later(void *arg) {
-  aborter_t *a = arg;
-  usleep((useconds_t)a->delay_ms * 1000);
-  a->status = ncore_comm_abort(a->comm);
-  return NULL;
-}
-
 /* Host: ncore_comm_abort from another thread while ncore_group_end waits
  * for a message that never comes: the group's call returns CLOSED, and the
  * communicator goes once the group let go of it. */
@@ -111,9 +98,9 @@ MR_TEST(abort_from_another_thread_during_group_end) {
   CHECK(buf);
   mr_barrier(comm);
   if (rank == 0) {
-    aborter_t a = {comm, 200, NCORE_ERR_INTERNAL};
+    mr_aborter_t a = {comm, 200, NCORE_ERR_INTERNAL};
     pthread_t thread;
-    CHECK(pthread_create(&thread, NULL, abort_later, &a) == 0);
+    CHECK(pthread_create(&thread, NULL, mr_abort_later, &a) == 0);
     CHECK_OK(ncore_group_start());
     CHECK_OK(ncore_recv(comm, buf, COUNT, NCORE_INT32, 1, NULL));
     CHECK_OK(ncore_recv(comm, buf, 1, NCORE_INT32, nranks - 1, NULL));
