@@ -9,14 +9,13 @@
  * skips, saying why. */
 #include <dirent.h>
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/launch_vars.h"
 #include "unit_comm.h"
