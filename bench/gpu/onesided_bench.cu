@@ -27,9 +27,11 @@
 //   the acquire), and the gap between two dependent kernels on one stream
 //   (400 one-thread kernels queued behind a blocker, each stamping its
 //   start with %globaltimer; median gap) launched plainly and with
-//   programmatic dependent launch (PDL), as ncore launches its kernels.
-//   A put_signal hop is a put kernel and a wait kernel: about the floor
-//   plus the gaps between them.
+//   programmatic dependent launch (PDL), as ncore launches its kernels;
+//   the floor again with a system fence before each store and after each
+//   load; and a hop of two kernels shaped as ncore's put and wait kernels
+//   (launched with PDL, without ncore's host path), with and without those
+//   fences. put_signal's hop = that kernel hop + what ncore adds.
 // Rank 0 prints one JSON object (and writes it to --json FILE): the
 // environment knobs in force (NCORE_NCCL_WAIT, ...), the machine's GPUs and
 // every figure, median of 5 repetitions.
@@ -182,19 +184,52 @@ __device__ unsigned long long global_time() {
 
 // Rank 0 stores round i into the peer's flag, then waits for the peer's
 // i in its own; rank 1 the other way round. One way = time / (2 rounds).
+// With `fenced`, each side also fences at system scope before its store and
+// after its load, as a put kernel and a wait kernel that fence would: the
+// difference is what those fences cost a hop.
+__device__ __forceinline__ void release_flag(unsigned long long *flag, unsigned long long v,
+                                             int fenced) {
+  if (fenced) __threadfence_system();
+  asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(flag), "l"(v) : "memory");
+}
+__device__ __forceinline__ void acquire_flag(const unsigned long long *flag, unsigned long long v,
+                                             int fenced) {
+  unsigned long long seen;
+  do {
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
+  } while (seen < v);
+  if (fenced) __threadfence_system();
+}
+
 __global__ void flag_ping_pong(unsigned long long *mine, unsigned long long *peers,
-                               int rounds, int first, unsigned long long *ns) {
-  unsigned long long t0 = global_time(), v;
+                               int rounds, int first, int fenced, unsigned long long *ns) {
+  unsigned long long t0 = global_time();
   for (int i = 1; i <= rounds; i++) {
-    if (first)
-      asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(peers), "l"((unsigned long long)i) : "memory");
-    do {
-      asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(mine) : "memory");
-    } while (v < (unsigned long long)i);
-    if (!first)
-      asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(peers), "l"((unsigned long long)i) : "memory");
+    if (first) release_flag(peers, i, fenced);
+    acquire_flag(mine, i, fenced);
+    if (!first) release_flag(peers, i, fenced);
   }
   *ns = global_time() - t0;
+}
+
+// A hop made of two kernels launched with PDL, shaped as ncore's: a put
+// kernel of one 256-thread block (the bytes copied into the peer's window,
+// __syncthreads, thread 0 releases the peer's flag) and a one-thread wait
+// kernel (acquire loop), without ncore's host path around them. With and
+// without the system fences, the two figures split put_signal's hop into
+// launches, fences and what ncore adds.
+__global__ void hop_put(unsigned char *dst, const unsigned char *src, int bytes,
+                        unsigned long long *peer_flag, unsigned long long v, int fenced) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  for (int i = threadIdx.x; i < bytes; i += blockDim.x) dst[i] = src[i];
+  __syncthreads();
+  if (threadIdx.x == 0) release_flag(peer_flag, v, fenced);
+}
+__global__ void hop_wait(const unsigned long long *flag, unsigned long long v, int fenced) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  acquire_flag(flag, v, fenced);
+  asm volatile("griddepcontrol.wait;" ::: "memory");
 }
 
 __global__ void hold_until(volatile int *go) { while (*go == 0) __nanosleep(1000); }
@@ -238,7 +273,7 @@ double median_gap_us(bool pdl) {
   return median(gaps);
 }
 
-double floor_one_way_us(size_t flag_offset) {
+double floor_one_way_us(size_t flag_offset, bool fenced) {
   unsigned long long *mine = nullptr, *peers = nullptr, *ns = nullptr;
   NC(ncore_window_peer_device_pointer(window, rank, flag_offset, (void **)&mine));
   NC(ncore_window_peer_device_pointer(window, 1 - rank, flag_offset, (void **)&peers));
@@ -247,13 +282,58 @@ double floor_one_way_us(size_t flag_offset) {
   const int rounds = 10000;
   CUDA(cudaMemsetAsync(mine, 0, sizeof *mine, stream));
   barrier();
-  flag_ping_pong<<<1, 1, 0, stream>>>(mine, peers, rounds, rank == 0, ns);
+  flag_ping_pong<<<1, 1, 0, stream>>>(mine, peers, rounds, rank == 0, fenced, ns);
   CUDA(cudaStreamSynchronize(stream));
   unsigned long long t = 0;
   CUDA(cudaMemcpy(&t, ns, sizeof t, cudaMemcpyDeviceToHost));
   CUDA(cudaFree(ns));
   barrier();
   return t / 1e3 / (2.0 * rounds);
+}
+
+template <typename... Args>
+void launch_pdl(void (*kernel)(Args...), unsigned block, Args... args) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = 1;
+  config.blockDim = block;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  CUDA(cudaLaunchKernelEx(&config, kernel, args...));
+}
+
+// One way (µs) of a stream-pipelined ping-pong of hop_put / hop_wait (8
+// bytes at offset 0 of the peer's window, the flag at flag_offset), as
+// ping_pong_put times ncore's.
+double kernel_hop_us(size_t flag_offset, bool fenced, int rounds) {
+  unsigned long long *mine = nullptr, *peers = nullptr;
+  unsigned char *peer_data = nullptr;
+  NC(ncore_window_peer_device_pointer(window, rank, flag_offset, (void **)&mine));
+  NC(ncore_window_peer_device_pointer(window, 1 - rank, flag_offset, (void **)&peers));
+  NC(ncore_window_peer_device_pointer(window, 1 - rank, 0, (void **)&peer_data));
+  if (!mine || !peers || !peer_data) return -1;
+  CUDA(cudaMemsetAsync(mine, 0, sizeof *mine, stream));
+  barrier();
+  int f = fenced;
+  const unsigned char *from = src;
+  double t0 = now();
+  for (int i = 1; i <= rounds; i++) {
+    unsigned long long v = i;
+    if (rank == 0) {
+      launch_pdl(hop_put, 256, peer_data, from, 8, peers, v, f);
+      launch_pdl(hop_wait, 1, (const unsigned long long *)mine, v, f);
+    } else {
+      launch_pdl(hop_wait, 1, (const unsigned long long *)mine, v, f);
+      launch_pdl(hop_put, 256, peer_data, from, 8, peers, v, f);
+    }
+  }
+  CUDA(cudaStreamSynchronize(stream));
+  double us = (now() - t0) * 1e6 / (2.0 * rounds);
+  barrier();
+  return us;
 }
 
 // ---- what a pending wait costs the GPU's other work ----
@@ -435,16 +515,22 @@ int main(int argc, char **argv) {
   out += text;
   if (rank == 0) { std::printf("pending wait%s\n", text + 16); std::fflush(stdout); }
 
-  std::vector<double> floors, gaps_plain, gaps_pdl;
+  std::vector<double> floors, floors_fenced, gaps_plain, gaps_pdl, hops, hops_fenced;
+  kernel_hop_us(max_bytes + 2048, false, 200);  // warm-up: the kernels' first launch
   for (int rep = 0; rep < 3; rep++) {
-    floors.push_back(floor_one_way_us(max_bytes + 2048));
+    floors.push_back(floor_one_way_us(max_bytes + 2048, false));
+    floors_fenced.push_back(floor_one_way_us(max_bytes + 2048, true));
     gaps_plain.push_back(median_gap_us(false));
     gaps_pdl.push_back(median_gap_us(true));
+    hops.push_back(kernel_hop_us(max_bytes + 2048, false, rounds));
+    hops_fenced.push_back(kernel_hop_us(max_bytes + 2048, true, rounds));
   }
   std::snprintf(text, sizeof text,
-                ", \"profile_us\": {\"floor_one_way\": %.2f, \"kernel_gap\": %.2f, "
-                "\"kernel_gap_pdl\": %.2f}",
-                median(floors), median(gaps_plain), median(gaps_pdl));
+                ", \"profile_us\": {\"floor_one_way\": %.2f, \"floor_one_way_fenced\": %.2f, "
+                "\"kernel_gap\": %.2f, \"kernel_gap_pdl\": %.2f, \"kernel_hop\": %.2f, "
+                "\"kernel_hop_fenced\": %.2f}",
+                median(floors), median(floors_fenced), median(gaps_plain), median(gaps_pdl),
+                median(hops), median(hops_fenced));
   out += text;
   if (rank == 0) { std::printf("profile%s\n", text + 14); std::fflush(stdout); }
 
