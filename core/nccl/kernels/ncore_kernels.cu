@@ -44,9 +44,14 @@ extern "C" __global__ void ncore_signal_add(unsigned long long *slot,
 // put_signal's copy by the SMs: the grid copies `bytes` from src to dst (the
 // peer's window through its LSA pointer), 16 bytes per thread per step where
 // both ends and the size allow. With one block (small puts) the kernel also
-// signals: after __syncthreads, thread 0 fences at system scope and
-// publishes the signal with a release: add `value` (store == 0) or store
-// `value`, the sender's running count (store != 0). With several blocks
+// signals: after __syncthreads, thread 0 publishes the signal with a
+// system-scope release: add `value` (store == 0) or store `value`, the
+// sender's running count (store != 0). No fence before it: the barrier
+// orders every thread's copy before thread 0's release, and a release is
+// cumulative in PTX's memory model (what precedes it in causality order,
+// the other threads' stores included, is visible to whoever acquires the
+// slot), so a system fence there only made the hop longer (measured by
+// bench/gpu/onesided_bench's profile). With several blocks
 // (slot == nullptr) a signal kernel follows on the stream: kernel boundaries
 // order the copy before it.
 extern "C" __global__ void ncore_put_signal(unsigned char *dst,
@@ -70,7 +75,6 @@ extern "C" __global__ void ncore_put_signal(unsigned char *dst,
   if (slot == nullptr) return;
   __syncthreads();
   if (threadIdx.x == 0) {
-    __threadfence_system();
     if (store)
       asm volatile("st.release.sys.global.u64 [%0], %1;"
                    :: "l"(slot), "l"(value) : "memory");
@@ -91,7 +95,8 @@ extern "C" __global__ void ncore_put_signal(unsigned char *dst,
 // - give_up != 0 (NCORE_NCCL_WAIT=hybrid): it returns, and a
 //   cuStreamWaitValue64 queued behind the kernel takes over.
 // The slot is only read before the grid before it ends (PDL): the wait
-// for that grid comes last.
+// for that grid comes last. The acquire is all later work needs: work after
+// the kernel on this stream starts after it ends, so no fence follows it.
 extern "C" __global__ void ncore_wait_geq(const unsigned long long *slot,
                                           unsigned long long expected,
                                           unsigned long long poll_ns,
@@ -115,7 +120,6 @@ extern "C" __global__ void ncore_wait_geq(const unsigned long long *slot,
     }
     __nanosleep(sleep_ns);
   }
-  __threadfence_system();
   wait_for_previous_grid();
 }
 
