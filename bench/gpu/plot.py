@@ -6,7 +6,7 @@ markdown tables (stdout) and PNG plots (python3-matplotlib):
 
 Reads what is there of gpu-percall-1rank.json, gpu-callcount.json,
 gpu-oversubscribed-2ranks-check.json, gpu-sweep-*.json, python-gpu.json,
-rust-gpu.json, go-gpu.json, gpu-onesided-2ranks-<wait mode>.json,
+rust-gpu.json, go-gpu.json, gpu-onesided-2ranks-<wait mode or variant>.json,
 python-allreduce-vs-torch-*.json and machine.txt; writes gpu-percall.png,
 gpu-onesided-2ranks-latency.png and -bandwidth.png, one
 python-allreduce-vs-torch-<N>ranks.png per torch comparison,
@@ -310,7 +310,7 @@ def panels(plt, r: dict, measure: str, ylabel: str, title: str, path: str) -> No
 def onesided_table(runs: list) -> str:
     """put_signal latency per wait mode against NCCL send/recv in the same
     run, and the default mode's bandwidth against NCCL and the copy engine."""
-    lines = ["| wait mode | put_signal one way µs | NCCL send/recv µs | ratio | "
+    lines = ["| run | put_signal one way µs | NCCL send/recv µs | ratio | "
              "host-synchronised put / NCCL µs | compute beside a pending wait |",
              "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for mode, r in runs:
@@ -347,7 +347,7 @@ def finish(plt, fig, ax, xlabel: str, ylabel: str, title: str, legend: str,
 
 
 def onesided_plots(plt, into: str, runs: list) -> None:
-    """gpu-onesided-2ranks-latency.png (one bar pair per wait mode) and
+    """gpu-onesided-2ranks-latency.png (one bar pair per wait mode or variant) and
     -bandwidth.png (the default mode against NCCL and the copy engine)."""
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
     for i, (mode, r) in enumerate(runs):
@@ -357,7 +357,7 @@ def onesided_plots(plt, into: str, runs: list) -> None:
         ax.bar(i + 0.2, lat["nccl_sendrecv"], 0.4, color=RAW_COLOUR,
                label="raw NCCL send/recv (same run)" if i == 0 else None)
     ax.set_xticks(range(len(runs)), [m for m, _ in runs])
-    finish(plt, fig, ax, "NCORE_NCCL_WAIT", "one-way latency, 8 B (µs)",
+    finish(plt, fig, ax, "run (NCORE_NCCL_WAIT mode or variant)", "one-way latency, 8 B (µs)",
            "put_signal latency, 2 GPUs (NV18)", "upper right",
            os.path.join(into, "gpu-onesided-2ranks-latency.png"))
     full = max(runs, key=lambda mr: len(mr[1]["bandwidth_GBps"]))[1]["bandwidth_GBps"]
@@ -428,11 +428,14 @@ def main() -> int:
         print("### Bindings against the C call\n\n" + bindings_table(py, rust, go) + "\n")
     for name, r in sweeps:
         print(f"### {name}\n\n" + sweep_table(r) + "\n")
+    # One run per wait mode or variant (gpu-onesided-2ranks-<name>.json),
+    # the default first.
     onesided = []
-    for mode in ("default", "stream", "hybrid", "nopdl", "spin"):
-        r = load(args.folder, f"gpu-onesided-2ranks-{mode}.json")
-        if r:
-            onesided.append((mode, r))
+    prefix = "gpu-onesided-2ranks-"
+    names = [os.path.basename(p)[len(prefix):-len(".json")]
+             for p in glob.glob(os.path.join(args.folder, prefix + "*.json"))]
+    for mode in sorted(names, key=lambda n: (n != "default", n)):
+        onesided.append((mode, load(args.folder, f"{prefix}{mode}.json")))
     if onesided:
         print("### put_signal against NCCL send/recv and the copy engine\n\n"
               + onesided_table(onesided) + "\n")
