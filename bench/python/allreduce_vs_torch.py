@@ -4,7 +4,8 @@ per GPU, the same processes, GPUs and run (issue 26):
 
     python3 -m ncore.run -n 4 bench/python/allreduce_vs_torch.py [--json FILE]
 
-Sizes 8 B to --max bytes (float32, x4 steps). Per size and side: --iters
+Sizes 8 B to --max bytes (float32, x4 steps, and --max itself: 1 GiB by
+default, which the x4 steps from 8 B pass over). Per size and side: --iters
 allreduces enqueued on the current stream, then torch.cuda.synchronize();
 time per call; the two sides interleaved (the side that goes first
 alternates), best of --rounds after a warm-up. torch.distributed's NCCL
@@ -51,8 +52,14 @@ def main() -> int:
     dist.init_process_group("nccl", init_method=store, rank=rank, world_size=nranks,
                             device_id=torch.device("cuda", device))
     results = []
+    sizes = []
     size = 8
     while size <= args.max:
+        sizes.append(size)
+        size *= 4
+    if not sizes or sizes[-1] != args.max:
+        sizes.append(args.max)
+    for size in sizes:
         count = size // 4 if size >= 4 else 1
         x = torch.ones(count, dtype=torch.float32, device="cuda")
         iters = 2000 if size <= (1 << 20) else 200 if size <= (64 << 20) else 20
@@ -77,7 +84,6 @@ def main() -> int:
         results.append(row)
         if rank == 0:
             print(json.dumps(row), flush=True)
-        size *= 4
     out = {"bench": "allreduce_vs_torch", "nranks": nranks, "dtype": "float32",
            "gpu": torch.cuda.get_device_name(device), "torch": torch.__version__,
            "nccl": ".".join(map(str, torch.cuda.nccl.version())), "sizes": results}
