@@ -141,29 +141,40 @@ part memcheck "${MEMCHECK_LIMIT:-250}" env SKIP_HOST=1 RANKS=2 JOBS="${MEMCHECK_
 # The one-sided and symmetric tests with 2 ranks under compute-sanitizer's
 # memcheck and racecheck (issue 26). racecheck looks at ncore's kernels
 # only: it reports shared-memory hazards inside NCCL's own kernels
-# (ncclDevKernel_SendRecv, 2.28.9), which are NCCL's to answer for.
-part sanitize "${SANITIZE_LIMIT:-400}" bash -c '
-  # The four runs at once; NCCL initialises slowly under the sanitizers
-  # (over 30 s with four at once), and the watchdog scales with the timeout.
-  for tool in memcheck racecheck; do
-    filter=; [ $tool = racecheck ] && filter="--kernel-name-exclude kns=ncclDevKernel"
-    for prog in test_onesided test_symmetric; do
-      ( env SKIP_HOST=1 RANKS=2 ONLY=$prog JOBS=1 PROGRAM_TIMEOUT=580 NCORE_TEST_TIMEOUT_MS=${SANITIZE_TEST_TIMEOUT_MS:-90000} \
-          TEST_WRAPPER="compute-sanitizer --tool $tool $filter --report-api-errors no --error-exitcode 99 --print-limit 20" \
-          tests/run.sh build > "$OUT_DIR/sanitize-$tool-$prog.log" 2>&1
-        echo $? > "$OUT_DIR/sanitize-$tool-$prog.rc" ) &
-    done
-  done
-  wait
+# (ncclDevKernel_SendRecv, 2.28.9), which are NCCL's to answer for. NCCL's
+# init takes over 30 s per test under a sanitizer, so a program's tests run
+# in groups of SANITIZE_GROUP (default 3; NCORE_TEST_ONLY), every group of
+# one tool at once; wait_times_out_without_signal waits out the test
+# timeout by design, so it has a group of its own.
+part sanitize "${SANITIZE_LIMIT:-480}" bash -c '
   p=0; f=0
   for tool in memcheck racecheck; do
+    filter=; [ $tool = racecheck ] && filter="--kernel-name-exclude kns=ncclDevKernel"
+    runs=()
     for prog in test_onesided test_symmetric; do
-      echo "=== $tool $prog 2: exit $(cat "$OUT_DIR/sanitize-$tool-$prog.rc")"
-      grep -E "^(ok|FAIL|skip) |ERROR SUMMARY|passed, " "$OUT_DIR/sanitize-$tool-$prog.log" | tail -25
-      if [ "$(cat "$OUT_DIR/sanitize-$tool-$prog.rc")" = 0 ]; then p=$((p + 1)); else f=$((f + 1)); fi
+      names=$(sed -nE "s/^MR_TEST(_EX)?\(([a-z0-9_]+).*/\2/p" tests/multirank/$prog.c)
+      groups=$(echo "$names" | grep -v "^wait_times_out_without_signal$" |
+               xargs -n "${SANITIZE_GROUP:-3}" echo)
+      echo "$names" | grep -qx wait_times_out_without_signal &&
+        groups=$(printf "%s\nwait_times_out_without_signal" "$groups")
+      i=0
+      while read -r group; do
+        i=$((i + 1)); run=$tool-$prog-$i; runs+=("$run")
+        ( env NCORE_TEST_ONLY="$group" SKIP_HOST=1 RANKS=2 ONLY=$prog JOBS=1 PROGRAM_TIMEOUT=580 \
+            NCORE_TEST_TIMEOUT_MS=${SANITIZE_TEST_TIMEOUT_MS:-90000} \
+            TEST_WRAPPER="compute-sanitizer --tool $tool $filter --report-api-errors no --error-exitcode 99 --print-limit 20" \
+            tests/run.sh build > "$OUT_DIR/sanitize-$run.log" 2>&1
+          echo $? > "$OUT_DIR/sanitize-$run.rc" ) &
+      done <<< "$groups"
+    done
+    wait
+    for run in "${runs[@]}"; do
+      echo "=== $run: exit $(cat "$OUT_DIR/sanitize-$run.rc")"
+      grep -E "^(ok|FAIL|skip) |ERROR SUMMARY|RACECHECK SUMMARY|passed, " "$OUT_DIR/sanitize-$run.log" | tail -12
+      if [ "$(cat "$OUT_DIR/sanitize-$run.rc")" = 0 ]; then p=$((p + 1)); else f=$((f + 1)); fi
     done
   done
-  echo "$p passed, $f failed"; [ $f = 0 ]'
+  echo "$p passed, $f failed (groups of tests)"; [ $f = 0 ]'
 part python 420 env -u NCORE_BACKEND NCORE_OVERSUBSCRIBE="$oversubscribe" \
   NCORE_TEST_LOG_DIR="$out" PYTHONPATH=bindings/python \
   python3 -m pytest -v -rs -p no:cacheprovider bindings/python/tests
