@@ -20,8 +20,9 @@ typedef struct core_memfd {
 
 /* Creates a memfd named name of at least size bytes (whole pages, at
  * least one), mode 0600, sealed against growing and shrinking, and maps it
- * into *out. Returns NCORE_OK, or NCORE_ERR_SYSTEM (with the reason, size
- * named) and nothing made. */
+ * into *out. Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (size too large
+ * to round up to whole pages) or NCORE_ERR_SYSTEM (with the reason, size
+ * named), and nothing made. */
 ncore_status_t core_memfd_create(const char *name, size_t size,
                                  core_memfd_t *out);
 /* Unmaps and closes what core_memfd_create made (no-op on a zeroed one). */

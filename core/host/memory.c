@@ -4,27 +4,19 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "memory.h"
 
 #include "../error.h"
 #include "../peer_memfd.h"
-#include "layout.h"
 
 typedef struct allocation {
-  char *ptr;
-  size_t size, mapped;
-  int fd;
-  uint64_t ino;
+  core_memfd_t memfd;
   struct allocation *next;
 } allocation_t;
 
@@ -42,11 +34,7 @@ ncore_status_t host_mem_alloc(void **out, size_t size) {
     core_memfd_close(&m);
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   }
-  a->ptr = m.ptr;
-  a->size = size;
-  a->mapped = m.mapped;
-  a->fd = m.fd;
-  a->ino = m.ino;
+  a->memfd = m;
   pthread_mutex_lock(&registry_lock);
   a->next = registry;
   registry = a;
@@ -59,20 +47,21 @@ ncore_status_t host_mem_alloc(void **out, size_t size) {
 ncore_status_t host_mem_free(void *ptr) {
   pthread_mutex_lock(&registry_lock);
   allocation_t **at = &registry;
-  while (*at && (*at)->ptr != ptr) at = &(*at)->next;
+  while (*at && (*at)->memfd.ptr != ptr) at = &(*at)->next;
   allocation_t *a = *at;
   if (a) *at = a->next;
   pthread_mutex_unlock(&registry_lock);
   if (!a)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "ptr: not allocated by ncore_mem_alloc (or already freed)");
-  munmap(a->ptr, a->mapped);
+  munmap(a->memfd.ptr, a->memfd.mapped);
   /* Freed means freed now, for every process: a peer's mapping (a window,
    * a one-copy receive's cache) would otherwise keep the pages resident
    * until it goes (issue 27). The file keeps its size, so such a mapping
    * reads zeros, never SIGBUS. */
-  fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)a->mapped);
-  close(a->fd);
+  fallocate(a->memfd.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+            (off_t)a->memfd.mapped);
+  close(a->memfd.fd);
   free(a);
   return NCORE_OK;
 }
@@ -82,12 +71,13 @@ int host_memory_lookup(const void *ptr, host_allocation_t *out) {
   uintptr_t p = (uintptr_t)ptr;
   pthread_mutex_lock(&registry_lock);
   for (allocation_t *a = registry; a; a = a->next) {
-    uintptr_t start = (uintptr_t)a->ptr;
-    if (p >= start && p - start < a->mapped) {
-      out->fd = a->fd;
+    const core_memfd_t *m = &a->memfd;
+    uintptr_t start = (uintptr_t)m->ptr;
+    if (p >= start && p - start < m->mapped) {
+      out->fd = m->fd;
       out->offset = (size_t)(p - start);
-      out->mapped = a->mapped;
-      out->ino = a->ino;
+      out->mapped = m->mapped;
+      out->ino = m->ino;
       found = 0;
       break;
     }
