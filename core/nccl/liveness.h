@@ -24,8 +24,9 @@ ncore_status_t nccl_liveness_check(nccl_comm_t *c, int64_t now);
  * the rank when an LSA peer aborted (or failed) its communicator, whose
  * NCCL kernels, ended early, may have completed this rank's with what they
  * held (an allreduce whose third rank had died answered NCORE_OK on 3
- * GPUs); NCORE_OK otherwise. Every time (one small copy per peer). Any
- * thread. */
+ * GPUs); NCORE_OK otherwise. Every time: a load from each peer's mapped
+ * liveness page, one small copy from its GPU only for a peer whose page
+ * could not be mapped. Any thread. */
 ncore_status_t nccl_liveness_check_completed(nccl_comm_t *c);
 /* Publishes "left politely" (a destroy without abort): in the liveness
  * page at once, in the record on the helper stream (the caller

@@ -73,10 +73,10 @@ static ncore_status_t peer_slot(nccl_comm_t *c, int peer, uint64_t **out) {
   return NCORE_OK;
 }
 
-/* Enqueues the signal to peer on stream (slot known reachable). */
+/* Enqueues the signal to peer on stream (slot known reachable; the
+ * caller noted the stream, nccl_peer_work_note). */
 static ncore_status_t emit_signal(nccl_comm_t *c, uint64_t *slot, int peer,
                                   CUstream stream) {
-  nccl_peer_work_note(c, stream);
   c->signals_sent[peer]++;
   if (c->signal_mode == NCCL_SIGNAL_WRITE_VALUE)
     return cu_check(cu_fn.StreamWriteValue64(stream, (CUdeviceptr)(uintptr_t)slot,
@@ -100,6 +100,7 @@ ncore_status_t nccl_signal(core_backend_comm_t *comm, int peer,
   uint64_t *slot = NULL;
   status = peer_slot(c, peer, &slot);
   if (status != NCORE_OK) return status;
+  nccl_peer_work_note(c, (CUstream)stream);
   status = emit_signal(c, slot, peer, (CUstream)stream);
   if (status != NCORE_OK) c->signals_sent[peer]--;
   return status;
@@ -204,8 +205,9 @@ ncore_status_t nccl_put_signal(core_backend_comm_t *comm, const void *buf,
   int device_source = bytes > 0 && nccl_is_device_pointer(buf);
   nccl_peer_work_note(c, s);
   if (device_source && bytes <= c->put_kernel_max) {
-    /* Small: one fused kernel copies, fences and signals (8.7 us against
-     * 9.9 us for copy engine + stream write; core/nccl/README.md). */
+    /* Small: one fused kernel copies and signals with a release, faster
+     * than the copy engine and a stream write (core/nccl/README.md;
+     * docs/performance.md, put_signal). */
     c->signals_sent[peer]++;
     unsigned long long value =
         c->signal_mode == NCCL_SIGNAL_WRITE_VALUE ? c->signals_sent[peer] : 1;
