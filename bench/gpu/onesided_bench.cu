@@ -240,6 +240,22 @@ __global__ void stamp(unsigned long long *at, int pdl) {
   if (pdl) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
+// One block of `block` threads on the bench's stream, with programmatic
+// dependent launch (as ncore launches its kernels) or plainly.
+template <typename... Args>
+void launch(void (*kernel)(Args...), unsigned block, bool pdl, Args... args) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = 1;
+  config.blockDim = block;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = pdl ? 1 : 0;
+  CUDA(cudaLaunchKernelEx(&config, kernel, args...));
+}
+
 double median_gap_us(bool pdl) {
   const int n = 400;  // well inside a stream's queue of launches
   unsigned long long *at = nullptr;
@@ -250,18 +266,7 @@ double median_gap_us(bool pdl) {
   int *go_dev = nullptr;
   CUDA(cudaHostGetDevicePointer(&go_dev, go, 0));
   hold_until<<<1, 1, 0, stream>>>(go_dev);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  for (int i = 0; i < n; i++) {
-    cudaLaunchConfig_t config{};
-    config.gridDim = 1;
-    config.blockDim = 1;
-    config.stream = stream;
-    config.attrs = &attr;
-    config.numAttrs = pdl ? 1 : 0;
-    CUDA(cudaLaunchKernelEx(&config, stamp, at + i, (int)pdl));
-  }
+  for (int i = 0; i < n; i++) launch(stamp, 1, pdl, at + i, (int)pdl);
   *go = 1;
   CUDA(cudaStreamSynchronize(stream));
   std::vector<unsigned long long> t(n);
@@ -291,20 +296,6 @@ double floor_one_way_us(size_t flag_offset, bool fenced) {
   return t / 1e3 / (2.0 * rounds);
 }
 
-template <typename... Args>
-void launch_pdl(void (*kernel)(Args...), unsigned block, Args... args) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = 1;
-  config.blockDim = block;
-  config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = 1;
-  CUDA(cudaLaunchKernelEx(&config, kernel, args...));
-}
-
 // One way (µs) of a stream-pipelined ping-pong of hop_put / hop_wait (8
 // bytes at offset 0 of the peer's window, the flag at flag_offset), as
 // ping_pong_put times ncore's.
@@ -323,11 +314,11 @@ double kernel_hop_us(size_t flag_offset, bool fenced, int rounds) {
   for (int i = 1; i <= rounds; i++) {
     unsigned long long v = i;
     if (rank == 0) {
-      launch_pdl(hop_put, 256, peer_data, from, 8, peers, v, f);
-      launch_pdl(hop_wait, 1, (const unsigned long long *)mine, v, f);
+      launch(hop_put, 256, true, peer_data, from, 8, peers, v, f);
+      launch(hop_wait, 1, true, (const unsigned long long *)mine, v, f);
     } else {
-      launch_pdl(hop_wait, 1, (const unsigned long long *)mine, v, f);
-      launch_pdl(hop_put, 256, peer_data, from, 8, peers, v, f);
+      launch(hop_wait, 1, true, (const unsigned long long *)mine, v, f);
+      launch(hop_put, 256, true, peer_data, from, 8, peers, v, f);
     }
   }
   CUDA(cudaStreamSynchronize(stream));
