@@ -11,10 +11,13 @@
 #endif
 #include "harness.h"
 
+#include <dirent.h>
 #include <execinfo.h>
 #include <stdarg.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,6 +103,24 @@ ncore_backend_t harness_backend(void) {
 }
 
 int harness_is_host(void) { return harness_backend() == NCORE_BACKEND_HOST; }
+
+int harness_next_fd_named(int after, const char *name) {
+  DIR *d = opendir("/proc/self/fd");
+  if (d == NULL) return -1;
+  int next = -1;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    int fd = atoi(e->d_name);
+    if (fd <= after || (next >= 0 && fd >= next) || e->d_name[0] == '.') continue;
+    char path[300], target[300];
+    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (strstr(target, name)) next = fd;
+  }
+  closedir(d);
+  return next;
+}
 
 /* What a single-process test's child reports to the parent. */
 typedef struct single_report {

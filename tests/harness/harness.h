@@ -47,6 +47,12 @@ ncore_backend_t harness_backend(void);
 /* 1 when harness_backend() is the host backend. */
 int harness_is_host(void);
 
+/* The lowest descriptor of this process above `after` whose /proc/self/fd
+ * link contains name (e.g. "memfd:ncore-segment"); -1 when there is none.
+ * Every such descriptor: for (fd = -1; (fd = harness_next_fd_named(fd,
+ * name)) >= 0;). */
+int harness_next_fd_named(int after, const char *name);
+
 #define TEST(name)                                                        \
   static void name(void);                                                 \
   __attribute__((constructor)) static void harness_register_##name(void) { \

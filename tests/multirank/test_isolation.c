@@ -89,22 +89,13 @@ static int check_private_segments(void) {
     if (strstr(line, "memfd:ncore-segment")) segments++;
   }
   fclose(maps);
-  DIR *d = opendir("/proc/self/fd");
-  if (!d) return segments;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    char path[300], target[300];
-    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-    ssize_t n = readlink(path, target, sizeof target - 1);
-    if (n <= 0) continue;
-    target[n] = '\0';
-    if (!strstr(target, "memfd:ncore-segment")) continue;
+  for (int fd = -1; (fd = harness_next_fd_named(fd, "memfd:ncore-segment")) >= 0;) {
     struct stat st;
-    if (stat(path, &st) != 0) continue;
+    if (fstat(fd, &st) != 0) continue;
     if (st.st_uid != geteuid() || (st.st_mode & 077) != 0)
-      harness_fail(__FILE__, __LINE__, "segment descriptor %s: owner %u, mode %o",
-                   e->d_name, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+      harness_fail(__FILE__, __LINE__, "segment descriptor %d: owner %u, mode %o",
+                   fd, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
   }
-  closedir(d);
   return segments;
 }
 
@@ -135,19 +126,7 @@ typedef struct watcher {
 static int socket_is_ours(unsigned long inode) {
   char want[64];
   snprintf(want, sizeof want, "socket:[%lu]", inode);
-  DIR *d = opendir("/proc/self/fd");
-  int found = 0;
-  for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
-    char path[300], target[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-    ssize_t n = readlink(path, target, sizeof target - 1);
-    if (n > 0) {
-      target[n] = '\0';
-      found = strcmp(target, want) == 0;
-    }
-  }
-  if (d) closedir(d);
-  return found;
+  return harness_next_fd_named(-1, want) >= 0;
 }
 
 static void *watch_names(void *arg) {

@@ -7,15 +7,12 @@
  * (one NCCL call and no driver call per send, recv or collective).
  * tests/fake_nccl/run.sh runs it once per version; run any other way it
  * skips, saying why. */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "core/launch_vars.h"
 #include "unit_comm.h"
@@ -314,19 +311,9 @@ TEST(synchronize_reports_a_failure_that_ended_the_stream) {
 /* This process's newest "ncore-liveness" memfd (the highest fd naming one),
  * mapped read-only; NULL if there is none. */
 static const uint64_t *map_newest_liveness_page(void) {
-  DIR *d = opendir("/proc/self/fd");
-  if (d == NULL) return NULL;
   int newest = -1;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    char path[300], target[128];
-    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-    ssize_t n = readlink(path, target, sizeof target - 1);
-    if (n <= 0) continue;
-    target[n] = '\0';
-    int fd = atoi(e->d_name);
-    if (strstr(target, "memfd:ncore-liveness") && fd > newest) newest = fd;
-  }
-  closedir(d);
+  for (int fd = -1; (fd = harness_next_fd_named(fd, "memfd:ncore-liveness")) >= 0;)
+    newest = fd;
   if (newest < 0) return NULL;
   void *p = mmap(NULL, sizeof(uint64_t), PROT_READ, MAP_SHARED, newest, 0);
   return p == MAP_FAILED ? NULL : p;
