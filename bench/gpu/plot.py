@@ -138,14 +138,23 @@ def bindings_table(py, rust, go) -> str:
 
 
 def sweep_table(r: dict) -> str:
+    # raw_again_us (since session 13): the raw call timed again in the
+    # same rotation, the spread a ratio must exceed to be ncore's.
+    control = all("raw_again_us" in x for x in r["results"])
+    head = "| call | bytes | raw µs | ncore µs | raw busbw GB/s | ncore busbw GB/s | ratio |"
+    rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    if control:
+        head += " raw again / raw |"
+        rule += " ---: |"
     lines = [f"NCCL {nccl_text(r['nccl_version'])}, {ranks_text(r['nranks'])}, best of {r['rounds']}; "
-             f"results checked: {r.get('checked')}", "",
-             "| call | bytes | raw µs | ncore µs | raw busbw GB/s | ncore busbw GB/s | ratio |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             f"results checked: {r.get('checked')}", "", head, rule]
     for x in r["results"]:
-        lines.append(f"| {x['op']} | {human(x['bytes'])} | {x['raw_us']:.2f} | "
-                     f"{x['ncore_us']:.2f} | {x['raw_busbw_GBs']:.2f} | "
-                     f"{x['ncore_busbw_GBs']:.2f} | ×{x['ncore_us'] / x['raw_us']:.3f} |")
+        line = (f"| {x['op']} | {human(x['bytes'])} | {x['raw_us']:.2f} | "
+                f"{x['ncore_us']:.2f} | {x['raw_busbw_GBs']:.2f} | "
+                f"{x['ncore_busbw_GBs']:.2f} | ×{x['ncore_us'] / x['raw_us']:.3f} |")
+        if control:
+            line += f" ×{x['raw_again_us'] / x['raw_us']:.3f} |"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -226,12 +235,20 @@ def sweep_plots(plt, base: str, r: dict) -> None:
     # middle half (thick) and the range (thin); one round per size is noisy,
     # so a line per operation across sizes would mostly show the noise.
     added = sorted(by_op(r, lambda x: x["ncore_us"] - x["raw_us"]).items(), reverse=True)
+    colours = [NCORE_COLOUR] * len(added)
+    if all("raw_again_us" in x for x in r["results"]):
+        # The control below the operations: raw against raw, every
+        # operation's sizes together.
+        spread = [x["raw_again_us"] - x["raw_us"] for x in r["results"]]
+        added.insert(0, ("raw again (control)", ([], spread)))
+        colours.insert(0, RAW_COLOUR)
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(added) + 1.6))
     for i, (op, (sizes, ys)) in enumerate(added):
         q = quantiles(ys)
-        ax.plot([q[0], q[4]], [i, i], color=NCORE_COLOUR, linewidth=1)
-        ax.plot([q[1], q[3]], [i, i], color=NCORE_COLOUR, linewidth=5, solid_capstyle="butt")
-        ax.plot([q[2]], [i], "o", color="white", markeredgecolor=NCORE_COLOUR, markersize=7)
+        colour = colours[i]
+        ax.plot([q[0], q[4]], [i, i], color=colour, linewidth=1)
+        ax.plot([q[1], q[3]], [i, i], color=colour, linewidth=5, solid_capstyle="butt")
+        ax.plot([q[2]], [i], "o", color="white", markeredgecolor=colour, markersize=7)
         ax.annotate(f"{q[2]:+.2f}", (q[4], i), xytext=(6, 0), textcoords="offset points",
                     va="center", fontsize=8)
     ax.axvline(0, color="black", linewidth=0.8)
@@ -376,23 +393,39 @@ def onesided_plots(plt, into: str, runs: list) -> None:
 
 
 def torch_table(r: dict) -> str:
-    lines = ["| bytes | ncore µs | torch.distributed µs | torch / ncore |",
-             "| ---: | ---: | ---: | ---: |"]
+    # torch_again_us (since session 13): torch timed a second time in the
+    # same rotation, the spread torch / ncore must exceed to mean anything.
+    control = all("torch_again_us" in row for row in r["sizes"])
+    head = "| bytes | ncore µs | torch.distributed µs | torch / ncore |"
+    rule = "| ---: | ---: | ---: | ---: |"
+    if control:
+        head += " torch again / torch |"
+        rule += " ---: |"
+    lines = [head, rule]
     for row in r["sizes"]:
-        lines.append(f"| {human(row['bytes'])} | {row['ncore_us']:.2f} | {row['torch_us']:.2f} | "
-                     f"{row['torch_over_ncore']:.2f} |")
+        line = (f"| {human(row['bytes'])} | {row['ncore_us']:.2f} | {row['torch_us']:.2f} | "
+                f"{row['torch_over_ncore']:.2f} |")
+        if control:
+            line += f" {row['torch_again_us'] / row['torch_us']:.3f} |"
+        lines.append(line)
     return "\n".join(lines)
 
 
 def torch_plot(plt, path: str, r: dict) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
     x = [row["bytes"] for row in r["sizes"]]
-    ax.plot(x, [row["torch_over_ncore"] for row in r["sizes"]], "o-", color=NCORE_COLOUR)
+    ax.plot(x, [row["torch_over_ncore"] for row in r["sizes"]], "o-", color=NCORE_COLOUR,
+            label="torch.distributed / ncore")
+    control = all("torch_again_us" in row for row in r["sizes"])
+    if control:
+        ax.plot(x, [row["torch_again_us"] / row["torch_us"] for row in r["sizes"]], "x:",
+                color=RAW_COLOUR, label="torch.distributed again / itself (control)")
     ax.axhline(1.0, color=RAW_COLOUR, linestyle="--", linewidth=1)
     ax.set_xscale("log", base=2)
-    finish(plt, fig, ax, "bytes (float32)", "torch.distributed time / ncore time",
+    finish(plt, fig, ax, "bytes (float32)",
+           "time ratio" if control else "torch.distributed time / ncore time",
            f"Python allreduce, {ranks_text(r['nranks'])}: >= 1 is ncore as fast or faster",
-           "", path)
+           "upper right" if control else "", path)
 
 
 def main() -> int:

@@ -7,9 +7,12 @@ per GPU, the same processes, GPUs and run (issue 26):
 Sizes 8 B to --max bytes (float32, x4 steps, and --max itself: 1 GiB by
 default, which the x4 steps from 8 B pass over). Per size and side: --iters
 allreduces enqueued on the current stream, then torch.cuda.synchronize();
-time per call; the two sides interleaved (the side that goes first
-alternates), best of --rounds (7) after a warm-up: with 3, a size where
-both sides run the same NCCL kernel moved by 2 % between runs.
+time per call; the sides interleaved (which goes first rotates), best of
+--rounds (7) after a warm-up: with 3, a size where both sides run the same
+NCCL kernel moved by 2 % between runs. torch's call is timed twice in the
+rotation (torch_us, torch_again_us): the control, how far the same call
+differs from itself in the run, which torch / ncore must exceed to mean
+anything.
 torch.distributed's NCCL process group meets through a file store (no port
 to agree on). Rank 0 prints and writes one JSON object: per size the
 microseconds per call of each side and their ratio torch / ncore (>= 1:
@@ -69,19 +72,21 @@ def main() -> int:
         theirs = lambda: dist.all_reduce(x)  # noqa: E731
         timed(ours, max(1, iters // 10))
         timed(theirs, max(1, iters // 10))
-        best = {"ncore": float("inf"), "torch": float("inf")}
+        # torch_again: torch's call timed a second time in the rotation, the
+        # control: how far one call differs from itself in this run.
+        sides = [("ncore", ours), ("torch", theirs), ("torch_again", theirs)]
+        best = {name: float("inf") for name, _ in sides}
         for r in range(args.rounds):
-            order = [("ncore", ours), ("torch", theirs)]
-            if r % 2:
-                order.reverse()
-            for name, call in order:
+            for k in range(len(sides)):
+                name, call = sides[(r + k) % len(sides)]
                 best[name] = min(best[name], timed(call, iters))
         # The slowest rank's figure (allreduce of the maxima).
-        t = torch.tensor([best["ncore"], best["torch"]], dtype=torch.float64, device="cuda")
+        t = torch.tensor([best[name] for name, _ in sides], dtype=torch.float64, device="cuda")
         comm.allreduce(t, t, ncore.MAX)
         torch.cuda.synchronize()
-        ncore_us, torch_us = (v * 1e6 for v in t.tolist())
+        ncore_us, torch_us, torch_again_us = (v * 1e6 for v in t.tolist())
         row = {"bytes": size, "ncore_us": round(ncore_us, 2), "torch_us": round(torch_us, 2),
+               "torch_again_us": round(torch_again_us, 2),
                "torch_over_ncore": round(torch_us / ncore_us, 3)}
         results.append(row)
         if rank == 0:
