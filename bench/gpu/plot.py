@@ -137,24 +137,32 @@ def bindings_table(py, rust, go) -> str:
     return "\n".join(lines)
 
 
+def control_column(rows: list, again: str, base: str, title: str, prefix: str = ""):
+    """The control column of a table, (head, rule, cell of a row): the
+    baseline timed a second time in the same rotation over its first time,
+    the spread a ratio must exceed to mean anything (since session 13);
+    None for a run that predates it."""
+    if not all(again in row for row in rows):
+        return None
+    return (f" {title} |", " ---: |", lambda row: f" {prefix}{row[again] / row[base]:.3f} |")
+
+
+def markdown_rows(head: str, rule: str, rows: list, cells, control) -> list:
+    """A markdown table's lines: cells(row) per row, the control column last."""
+    extra = control or ("", "", lambda row: "")
+    return [head + extra[0], rule + extra[1]] + [cells(row) + extra[2](row) for row in rows]
+
+
 def sweep_table(r: dict) -> str:
-    # raw_again_us (since session 13): the raw call timed again in the
-    # same rotation, the spread a ratio must exceed to be ncore's.
-    control = all("raw_again_us" in x for x in r["results"])
-    head = "| call | bytes | raw µs | ncore µs | raw busbw GB/s | ncore busbw GB/s | ratio |"
-    rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-    if control:
-        head += " raw again / raw |"
-        rule += " ---: |"
     lines = [f"NCCL {nccl_text(r['nccl_version'])}, {ranks_text(r['nranks'])}, best of {r['rounds']}; "
-             f"results checked: {r.get('checked')}", "", head, rule]
-    for x in r["results"]:
-        line = (f"| {x['op']} | {human(x['bytes'])} | {x['raw_us']:.2f} | "
-                f"{x['ncore_us']:.2f} | {x['raw_busbw_GBs']:.2f} | "
-                f"{x['ncore_busbw_GBs']:.2f} | ×{x['ncore_us'] / x['raw_us']:.3f} |")
-        if control:
-            line += f" ×{x['raw_again_us'] / x['raw_us']:.3f} |"
-        lines.append(line)
+             f"results checked: {r.get('checked')}", ""]
+    lines += markdown_rows(
+        "| call | bytes | raw µs | ncore µs | raw busbw GB/s | ncore busbw GB/s | ratio |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |", r["results"],
+        lambda x: (f"| {x['op']} | {human(x['bytes'])} | {x['raw_us']:.2f} | "
+                   f"{x['ncore_us']:.2f} | {x['raw_busbw_GBs']:.2f} | "
+                   f"{x['ncore_busbw_GBs']:.2f} | ×{x['ncore_us'] / x['raw_us']:.3f} |"),
+        control_column(r["results"], "raw_again_us", "raw_us", "raw again / raw", "×"))
     return "\n".join(lines)
 
 
@@ -393,22 +401,12 @@ def onesided_plots(plt, into: str, runs: list) -> None:
 
 
 def torch_table(r: dict) -> str:
-    # torch_again_us (since session 13): torch timed a second time in the
-    # same rotation, the spread torch / ncore must exceed to mean anything.
-    control = all("torch_again_us" in row for row in r["sizes"])
-    head = "| bytes | ncore µs | torch.distributed µs | torch / ncore |"
-    rule = "| ---: | ---: | ---: | ---: |"
-    if control:
-        head += " torch again / torch |"
-        rule += " ---: |"
-    lines = [head, rule]
-    for row in r["sizes"]:
-        line = (f"| {human(row['bytes'])} | {row['ncore_us']:.2f} | {row['torch_us']:.2f} | "
-                f"{row['torch_over_ncore']:.2f} |")
-        if control:
-            line += f" {row['torch_again_us'] / row['torch_us']:.3f} |"
-        lines.append(line)
-    return "\n".join(lines)
+    return "\n".join(markdown_rows(
+        "| bytes | ncore µs | torch.distributed µs | torch / ncore |",
+        "| ---: | ---: | ---: | ---: |", r["sizes"],
+        lambda row: (f"| {human(row['bytes'])} | {row['ncore_us']:.2f} | {row['torch_us']:.2f} | "
+                     f"{row['torch_over_ncore']:.2f} |"),
+        control_column(r["sizes"], "torch_again_us", "torch_us", "torch again / torch")))
 
 
 def torch_plot(plt, path: str, r: dict) -> None:
