@@ -147,10 +147,23 @@ def control_column(rows: list, again: str, base: str, title: str, prefix: str = 
     return (f" {title} |", " ---: |", lambda row: f" {prefix}{row[again] / row[base]:.3f} |")
 
 
-def markdown_rows(head: str, rule: str, rows: list, cells, control) -> list:
-    """A markdown table's lines: cells(row) per row, the control column last."""
-    extra = control or ("", "", lambda row: "")
-    return [head + extra[0], rule + extra[1]] + [cells(row) + extra[2](row) for row in rows]
+def enqueue_columns(rows: list, sides: list):
+    """Columns of each side's time per call until its last call returned
+    (`<side>_enqueue_us`, since session 13: near the time per call, the
+    host paces the calls); None for a run that predates them."""
+    keys = [f"{side}_enqueue_us" for side in sides]
+    if not all(key in row for row in rows for key in keys):
+        return None
+    return ("".join(f" {side} enqueue µs |" for side in sides), " ---: |" * len(sides),
+            lambda row: "".join(f" {row[key]:.2f} |" for key in keys))
+
+
+def markdown_rows(head: str, rule: str, rows: list, cells, extras: list) -> list:
+    """A markdown table's lines: cells(row) per row, then each optional
+    column group of extras that the run has (None: it has not)."""
+    extras = [extra for extra in extras if extra]
+    return ([head + "".join(e[0] for e in extras), rule + "".join(e[1] for e in extras)]
+            + [cells(row) + "".join(e[2](row) for e in extras) for row in rows])
 
 
 def sweep_table(r: dict) -> str:
@@ -162,7 +175,8 @@ def sweep_table(r: dict) -> str:
         lambda x: (f"| {x['op']} | {human(x['bytes'])} | {x['raw_us']:.2f} | "
                    f"{x['ncore_us']:.2f} | {x['raw_busbw_GBs']:.2f} | "
                    f"{x['ncore_busbw_GBs']:.2f} | ×{x['ncore_us'] / x['raw_us']:.3f} |"),
-        control_column(r["results"], "raw_again_us", "raw_us", "raw again / raw", "×"))
+        [control_column(r["results"], "raw_again_us", "raw_us", "raw again / raw", "×"),
+         enqueue_columns(r["results"], ["raw", "ncore"])])
     return "\n".join(lines)
 
 
@@ -406,7 +420,8 @@ def torch_table(r: dict) -> str:
         "| ---: | ---: | ---: | ---: |", r["sizes"],
         lambda row: (f"| {human(row['bytes'])} | {row['ncore_us']:.2f} | {row['torch_us']:.2f} | "
                      f"{row['torch_over_ncore']:.2f} |"),
-        control_column(r["sizes"], "torch_again_us", "torch_us", "torch again / torch")))
+        [control_column(r["sizes"], "torch_again_us", "torch_us", "torch again / torch"),
+         enqueue_columns(r["sizes"], ["ncore", "torch"])]))
 
 
 def torch_plot(plt, path: str, r: dict) -> None:

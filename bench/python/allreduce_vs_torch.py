@@ -12,7 +12,8 @@ time per call; the sides interleaved (which goes first rotates), best of
 NCCL kernel moved by 2 % between runs. torch's call is timed twice in the
 rotation (torch_us, torch_again_us): the control, how far the same call
 differs from itself in the run, which torch / ncore must exceed to mean
-anything.
+anything. *_enqueue_us: each side's time per call until its last call
+returned (near its time per call, the host paces the calls, not the GPU).
 torch.distributed's NCCL process group meets through a file store (no port
 to agree on). Rank 0 prints and writes one JSON object: per size the
 microseconds per call of each side and their ratio torch / ncore (>= 1:
@@ -33,13 +34,16 @@ import torch.distributed as dist
 import ncore
 
 
-def timed(call, iters: int) -> float:
+def timed(call, iters: int) -> tuple:
+    """Seconds per call, and per call until the last call returned (near
+    the first, the host paces the calls; well below it, the GPU does)."""
     torch.cuda.synchronize()
     start = time.perf_counter()
     for _ in range(iters):
         call()
+    enqueued = time.perf_counter() - start
     torch.cuda.synchronize()
-    return (time.perf_counter() - start) / iters
+    return (time.perf_counter() - start) / iters, enqueued / iters
 
 
 def main() -> int:
@@ -75,18 +79,20 @@ def main() -> int:
         # torch_again: torch's call timed a second time in the rotation, the
         # control: how far one call differs from itself in this run.
         sides = [("ncore", ours), ("torch", theirs), ("torch_again", theirs)]
-        best = {name: float("inf") for name, _ in sides}
+        best = {name: (float("inf"), 0.0) for name, _ in sides}
         for r in range(args.rounds):
             for k in range(len(sides)):
                 name, call = sides[(r + k) % len(sides)]
                 best[name] = min(best[name], timed(call, iters))
-        # The slowest rank's figure (allreduce of the maxima).
-        t = torch.tensor([best[name] for name, _ in sides], dtype=torch.float64, device="cuda")
+        # The slowest rank's figures (allreduce of the maxima).
+        t = torch.tensor([best["ncore"][0], best["torch"][0], best["torch_again"][0],
+                          best["ncore"][1], best["torch"][1]], dtype=torch.float64, device="cuda")
         comm.allreduce(t, t, ncore.MAX)
         torch.cuda.synchronize()
-        ncore_us, torch_us, torch_again_us = (v * 1e6 for v in t.tolist())
+        ncore_us, torch_us, torch_again_us, ncore_enq, torch_enq = (v * 1e6 for v in t.tolist())
         row = {"bytes": size, "ncore_us": round(ncore_us, 2), "torch_us": round(torch_us, 2),
                "torch_again_us": round(torch_again_us, 2),
+               "ncore_enqueue_us": round(ncore_enq, 2), "torch_enqueue_us": round(torch_enq, 2),
                "torch_over_ncore": round(torch_us / ncore_us, 3)}
         results.append(row)
         if rank == 0:
