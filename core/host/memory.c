@@ -8,8 +8,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "memory.h"
 
 #include "../error.h"
@@ -54,14 +52,13 @@ ncore_status_t host_mem_free(void *ptr) {
   if (!a)
     return core_error(NCORE_ERR_INVALID_ARGUMENT,
                       "ptr: not allocated by ncore_mem_alloc (or already freed)");
-  munmap(a->memfd.ptr, a->memfd.mapped);
   /* Freed means freed now, for every process: a peer's mapping (a window,
    * a one-copy receive's cache) would otherwise keep the pages resident
    * until it goes (issue 27). The file keeps its size, so such a mapping
    * reads zeros, never SIGBUS. */
   fallocate(a->memfd.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
             (off_t)a->memfd.mapped);
-  close(a->memfd.fd);
+  core_memfd_close(&a->memfd);
   free(a);
   return NCORE_OK;
 }
