@@ -192,6 +192,12 @@ ncore_status_t nccl_liveness_finish(nccl_comm_t *c) {
 /* How often a waiting rank looks at its peers, at most. */
 #define LIVENESS_PERIOD_MS 100
 
+/* A peer's state word says it aborted or failed: neither alive nor gone
+ * by a clean destroy. */
+static int state_failed(uint64_t state) {
+  return state != NCCL_PEER_LIVE && state != NCCL_PEER_LEFT;
+}
+
 /* Reads the LSA peers' records and names the first peer that aborted or
  * failed (*aborted) or, when processes is set, whose process is gone
  * (*dead, *dead_pid); -1 where none. Holds the liveness lock. */
@@ -206,11 +212,12 @@ static ncore_status_t find_failed_peer(nccl_comm_t *c, int processes,
   if (previous != c->ctx) cu_fn.CtxSetCurrent(previous);
   for (int l = 0; status == NCORE_OK && l < c->lsa_size; l++) {
     const nccl_peer_record_t *r = &c->peer_records[l];
-    if (lsa_first(c) + l == c->rank || r->state == NCCL_PEER_LEFT) continue;
-    if (r->state != NCCL_PEER_LIVE) {
+    if (lsa_first(c) + l == c->rank) continue;
+    if (state_failed(r->state)) {
       *aborted = lsa_first(c) + l;
       break;
     }
+    if (r->state == NCCL_PEER_LEFT) continue;
     if (processes && process_gone(&c->identity, &r->identity)) {
       *dead = lsa_first(c) + l;
       *dead_pid = r->identity.pid;
@@ -259,8 +266,7 @@ ncore_status_t nccl_liveness_check_completed(nccl_comm_t *c) {
       continue;
     }
     uint64_t state = __atomic_load_n(page, __ATOMIC_ACQUIRE);
-    if (state != NCCL_PEER_LIVE && state != NCCL_PEER_LEFT)
-      aborted = lsa_first(c) + l;
+    if (state_failed(state)) aborted = lsa_first(c) + l;
   }
   ncore_status_t status = NCORE_OK;
   if (aborted < 0 && unmapped) {
