@@ -6,6 +6,8 @@
 #   build/bin/onesided_bench     put_signal against NCCL send/recv and
 #                                cudaMemcpyPeerAsync (onesided_bench.cu)
 #   build/lib/callcount.so       its call counter, for --count (callcount.c)
+#   build/lib/calltime.so        host time inside NCCL's enqueue calls, by
+#                                caller: ncore or raw (calltime.c)
 #   build/bin/synchronize_cost   ncore_comm_synchronize's own cost
 #                                (synchronize_cost.c)
 #   build/bin/bench-rust-gpu, build/bin/bench-go-gpu   the bindings' GPU
@@ -45,6 +47,8 @@ strip build/bin/onesided_bench
 } > "$gen/callcount_tramp.S"
 gcc -std=c11 -O2 -Wall -Wextra -shared -fPIC bench/gpu/callcount.c \
     "$gen/callcount_tramp.S" -o build/lib/callcount.so -ldl -lpthread
+gcc -std=c11 -O2 -Wall -Wextra -shared -fPIC bench/gpu/calltime.c \
+    -o build/lib/calltime.so -ldl
 if command -v cargo > /dev/null; then
   (cd bench/rust && cargo build --offline --release --quiet --bin ncore-bench-rust-gpu) &&
     cp bench/rust/target/release/ncore-bench-rust-gpu build/bin/bench-rust-gpu
@@ -54,4 +58,4 @@ if command -v go > /dev/null; then
      GOFLAGS=-mod=mod GOPROXY=off GOCACHE="${GOCACHE:-/tmp/ncore-go-cache}" \
      go build -o ../../../build/bin/bench-go-gpu .)
 fi
-echo "built: $(ls build/bin/nccl_bench build/lib/callcount.so build/bin/bench-*-gpu 2>/dev/null | tr '\n' ' ')"
+echo "built: $(ls build/bin/nccl_bench build/lib/callcount.so build/lib/calltime.so build/bin/bench-*-gpu 2>/dev/null | tr '\n' ' ')"

@@ -23,7 +23,10 @@
  *                      spread a difference must exceed to be ncore's; and
  *                      each side's time per call until its last call
  *                      returned (*_enqueue_us: near the time per call, the
- *                      host paces the calls, not the GPU).
+ *                      host paces the calls, not the GPU). With
+ *                      LD_PRELOAD=calltime.so (calltime.c) also how much
+ *                      of that was inside NCCL (*_in_nccl_us): the rest is
+ *                      the caller's, ncore's own path on its side.
  *   --count            with LD_PRELOAD=callcount.so (callcount.c): how many
  *                      NCCL and driver calls each side makes per operation.
  * Before timing, each operation's result is checked once on both sides
@@ -257,6 +260,12 @@ static void group_end(int ncore_side) {
  * last call returned, before the synchronisation: near the whole time,
  * the host paces the calls; well below it, the GPU does. */
 static double last_enqueue_s;
+/* With calltime.so preloaded (bench/gpu/calltime.c): its clock of the time
+ * spent inside NCCL's enqueue calls, and how much of last_enqueue_s that
+ * was (the rest is the caller's: ncore's own path on its side). */
+typedef double (*calltime_read_fn)(void);
+static calltime_read_fn calltime_read;
+static double last_in_nccl_s;
 
 /* Runs op `calls` times; returns seconds. Send and recv are enqueued in
  * groups of `batch` sends then `batch` receives, and only the calls of the
@@ -280,9 +289,11 @@ static double timed_calls(op_t op, int ncore_side, size_t count, long calls,
     sync_stream();
     return spent;
   }
+  double in_nccl = calltime_read ? calltime_read() : 0;
   double t0 = now_s();
   for (long i = 0; i < calls; i++) issue(op, ncore_side, count);
   last_enqueue_s = now_s() - t0;
+  if (calltime_read) last_in_nccl_s = calltime_read() - in_nccl;
   sync_stream();
   return now_s() - t0;
 }
@@ -531,6 +542,7 @@ int main(int argc, char **argv) {
             mode, version, g.nranks, opt.calls, opt.rounds, opt.batch);
   int first = 1;
   int all_right = 1;
+  *(void **)&calltime_read = dlsym(RTLD_DEFAULT, "calltime_read");
   for (int op = 0; op < OP_COUNT; op++) {
     if (!opt.ops[op]) continue;
     for (int side = 0; side < 2; side++)
@@ -571,16 +583,19 @@ int main(int argc, char **argv) {
         /* Sides: raw, ncore, and raw again (the control: what the same
          * raw call differs from itself by, in the same run and slot
          * rotation, so a difference of ncore's can be told from noise). */
-        double best[3] = {1e30, 1e30, 1e30}, enqueue[3] = {0, 0, 0};
+        double best[3] = {1e30, 1e30, 1e30}, enqueue[3] = {0, 0, 0},
+               in_nccl[3] = {0, 0, 0};
         for (long r = 0; r <= opt.rounds; r++) {
           for (int k = 0; k < 3; k++) {
             int side = (int)((r + k) % 3);
             double t = max_over_ranks(
                 timed_calls((op_t)op, side == 1, count, iters, opt.batch) / iters);
             double e = max_over_ranks(last_enqueue_s / iters);
+            double n = calltime_read ? max_over_ranks(last_in_nccl_s / iters) : 0;
             if (r > 0 && t < best[side]) {
               best[side] = t;
               enqueue[side] = e;
+              in_nccl[side] = n;
             }
           }
         }
@@ -591,11 +606,15 @@ int main(int argc, char **argv) {
                   "\"ncore_us\": %.3f, \"raw_again_us\": %.3f, "
                   "\"raw_enqueue_us\": %.3f, \"ncore_enqueue_us\": %.3f, "
                   "\"raw_algbw_GBs\": %.3f, \"ncore_algbw_GBs\": %.3f, "
-                  "\"raw_busbw_GBs\": %.3f, \"ncore_busbw_GBs\": %.3f}",
+                  "\"raw_busbw_GBs\": %.3f, \"ncore_busbw_GBs\": %.3f",
                   first ? "" : ", ", op_names[op], b, best[0] * 1e6,
                   best[1] * 1e6, best[2] * 1e6, enqueue[0] * 1e6,
                   enqueue[1] * 1e6, b / best[0] / 1e9, b / best[1] / 1e9,
                   b / best[0] / 1e9 * f, b / best[1] / 1e9 * f);
+          if (calltime_read)
+            fprintf(out, ", \"raw_in_nccl_us\": %.3f, \"ncore_in_nccl_us\": %.3f",
+                    in_nccl[0] * 1e6, in_nccl[1] * 1e6);
+          fputc('}', out);
           first = 0;
         }
       }

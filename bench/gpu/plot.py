@@ -158,6 +158,19 @@ def enqueue_columns(rows: list, sides: list):
             lambda row: "".join(f" {row[key]:.2f} |" for key in keys))
 
 
+def outside_nccl_columns(rows: list):
+    """Columns of each side's enqueue time per call outside NCCL's calls
+    (`<side>_enqueue_us` less `<side>_in_nccl_us`, a run under calltime.so
+    since session 14): the bench's loop on the raw side, that and ncore's
+    own path on ncore's; None for a run without them."""
+    sides = ["raw", "ncore"]
+    if not all(f"{side}_in_nccl_us" in row for row in rows for side in sides):
+        return None
+    return (" raw outside NCCL µs | ncore outside NCCL µs |", " ---: |" * 2,
+            lambda row: "".join(f" {row[f'{side}_enqueue_us'] - row[f'{side}_in_nccl_us']:.3f} |"
+                                for side in sides))
+
+
 def markdown_rows(head: str, rule: str, rows: list, cells, extras: list) -> list:
     """A markdown table's lines: cells(row) per row, then each optional
     column group of extras that the run has (None: it has not)."""
@@ -176,7 +189,8 @@ def sweep_table(r: dict) -> str:
                    f"{x['ncore_us']:.2f} | {x['raw_busbw_GBs']:.2f} | "
                    f"{x['ncore_busbw_GBs']:.2f} | ×{x['ncore_us'] / x['raw_us']:.3f} |"),
         [control_column(r["results"], "raw_again_us", "raw_us", "raw again / raw", "×"),
-         enqueue_columns(r["results"], ["raw", "ncore"])])
+         enqueue_columns(r["results"], ["raw", "ncore"]),
+         outside_nccl_columns(r["results"])])
     return "\n".join(lines)
 
 
