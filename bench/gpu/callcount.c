@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "real_dlsym.h"
+
 #define CALLCOUNT_SLOTS 256
 
 /* Read by the trampolines (callcount_tramp.S). */
@@ -35,14 +37,6 @@ static const char *names[CALLCOUNT_SLOTS];
 static int used; /* published with a release store after the slot is filled */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void *(*real_dlsym)(void *, const char *);
-
-static void find_real_dlsym(void) {
-  *(void **)&real_dlsym = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-  if (real_dlsym == NULL)
-    *(void **)&real_dlsym = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-  if (real_dlsym == NULL) abort();
-}
 
 /* A function of libnccl or libcuda under an nccl* / cu* name. */
 static int counted(void *address, const char *name) {

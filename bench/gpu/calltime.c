@@ -25,6 +25,8 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "real_dlsym.h"
+
 typedef int res_t; /* ncclResult_t */
 typedef void *comm_t, *stream_t;
 
@@ -48,15 +50,7 @@ static unsigned long long all_cycles;
 static int fence_after;
 static unsigned long long fence_cycles[FUNCTIONS][2];
 static int fence_word;
-static void *(*real_dlsym)(void *, const char *);
 static uintptr_t ncore_start, ncore_end; /* libncore's text, once known */
-
-static void find_real_dlsym(void) {
-  *(void **)&real_dlsym = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-  if (real_dlsym == NULL)
-    *(void **)&real_dlsym = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-  if (real_dlsym == NULL) abort();
-}
 
 /* 1 when the return address lies in libncore. The first call from it
  * records its mapping's bounds; other callers' call sites are remembered
@@ -102,10 +96,10 @@ static int side_of(void *return_address) {
     return result;                                            \
   } while (0)
 
+/* The collectives with one int after the datatype: the operator
+ * (allreduce, reduce_scatter) or the root (broadcast). */
 typedef res_t (*coll_fn)(const void *, void *, size_t, int, int, comm_t,
                          stream_t);
-typedef res_t (*rooted_fn)(const void *, void *, size_t, int, int, comm_t,
-                           stream_t);
 typedef res_t (*reduce_fn)(const void *, void *, size_t, int, int, int,
                            comm_t, stream_t);
 typedef res_t (*gather_fn)(const void *, void *, size_t, int, comm_t,
@@ -119,7 +113,7 @@ static res_t w_allreduce(const void *s, void *r, size_t n, int t, int op,
 }
 static res_t w_broadcast(const void *s, void *r, size_t n, int t, int root,
                          comm_t c, stream_t st) {
-  TIMED(BC, ((rooted_fn)real[BC])(s, r, n, t, root, c, st));
+  TIMED(BC, ((coll_fn)real[BC])(s, r, n, t, root, c, st));
 }
 static res_t w_reduce(const void *s, void *r, size_t n, int t, int op,
                       int root, comm_t c, stream_t st) {
