@@ -159,7 +159,7 @@ static uint64_t insert_probe(probe_t *p) {
 
 typedef struct holder {
   uint64_t handle;
-  atomic_int stage; /* 1: holds it; 2: told to let go; 3: let go */
+  atomic_int stage; /* 1: holds it; 2: told to let go */
   ncore_status_t status;
 } holder_t;
 
@@ -172,7 +172,6 @@ static void *hold_until_told(void *arg) {
   if (h->status != NCORE_OK) return NULL;
   while (atomic_load(&h->stage) != 2) sched_yield();
   core_handle_release(obj);
-  atomic_store(&h->stage, 3);
   return NULL;
 }
 
