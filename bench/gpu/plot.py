@@ -139,8 +139,9 @@ def bindings_table(py, rust, go) -> str:
 
 def control_column(rows: list, again: str, base: str, title: str, prefix: str = ""):
     """The control column of a table, (head, rule, cell of a row): the
-    baseline timed a second time in the same rotation over its first time,
-    the spread a ratio must exceed to mean anything (since session 13);
+    baseline timed a second time in the same rotation (since session 13),
+    or on a second communicator of the same config (since session 15),
+    over its first time: the spread a ratio must exceed to mean anything;
     None for a run that predates it."""
     if not all(again in row for row in rows):
         return None
@@ -189,6 +190,8 @@ def sweep_table(r: dict) -> str:
                    f"{x['ncore_us']:.2f} | {x['raw_busbw_GBs']:.2f} | "
                    f"{x['ncore_busbw_GBs']:.2f} | ×{x['ncore_us'] / x['raw_us']:.3f} |"),
         [control_column(r["results"], "raw_again_us", "raw_us", "raw again / raw", "×"),
+         control_column(r["results"], "raw_other_comm_us", "raw_us",
+                        "raw, 2nd comm / raw", "×"),
          enqueue_columns(r["results"], ["raw", "ncore"]),
          outside_nccl_columns(r["results"])])
     return "\n".join(lines)
@@ -272,12 +275,14 @@ def sweep_plots(plt, base: str, r: dict) -> None:
     # so a line per operation across sizes would mostly show the noise.
     added = sorted(by_op(r, lambda x: x["ncore_us"] - x["raw_us"]).items(), reverse=True)
     colours = [NCORE_COLOUR] * len(added)
-    if all("raw_again_us" in x for x in r["results"]):
-        # The control below the operations: raw against raw, every
-        # operation's sizes together.
-        spread = [x["raw_again_us"] - x["raw_us"] for x in r["results"]]
-        added.insert(0, ("raw again (control)", ([], spread)))
-        colours.insert(0, RAW_COLOUR)
+    # The controls below the operations, every operation's sizes together:
+    # raw against itself, and raw on a second communicator against raw.
+    for key, label in (("raw_again_us", "raw again (control)"),
+                       ("raw_other_comm_us", "raw, 2nd comm (control)")):
+        if all(key in x for x in r["results"]):
+            spread = [x[key] - x["raw_us"] for x in r["results"]]
+            added.insert(0, (label, ([], spread)))
+            colours.insert(0, RAW_COLOUR)
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(added) + 1.6))
     for i, (op, (sizes, ys)) in enumerate(added):
         q = quantiles(ys)
@@ -433,8 +438,10 @@ def torch_table(r: dict) -> str:
         "| bytes | ncore µs | torch.distributed µs | torch / ncore |",
         "| ---: | ---: | ---: | ---: |", r["sizes"],
         lambda row: (f"| {human(row['bytes'])} | {row['ncore_us']:.2f} | {row['torch_us']:.2f} | "
-                     f"{row['torch_over_ncore']:.2f} |"),
+                     f"{row['torch_over_ncore']:.3f} |"),
         [control_column(r["sizes"], "torch_again_us", "torch_us", "torch again / torch"),
+         control_column(r["sizes"], "torch_other_group_us", "torch_us",
+                        "torch, 2nd group / torch"),
          enqueue_columns(r["sizes"], ["ncore", "torch"])]))
 
 
@@ -447,6 +454,9 @@ def torch_plot(plt, path: str, r: dict) -> None:
     if control:
         ax.plot(x, [row["torch_again_us"] / row["torch_us"] for row in r["sizes"]], "x:",
                 color=RAW_COLOUR, label="torch.distributed again / itself (control)")
+    if all("torch_other_group_us" in row for row in r["sizes"]):
+        ax.plot(x, [row["torch_other_group_us"] / row["torch_us"] for row in r["sizes"]], "+:",
+                color=OP_COLOURS[1], label="torch.distributed, 2nd group / 1st (control)")
     ax.axhline(1.0, color=RAW_COLOUR, linestyle="--", linewidth=1)
     ax.set_xscale("log", base=2)
     finish(plt, fig, ax, "bytes (float32)",

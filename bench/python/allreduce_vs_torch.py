@@ -10,9 +10,11 @@ allreduces enqueued on the current stream, then torch.cuda.synchronize();
 time per call; the sides interleaved (which goes first rotates), best of
 --rounds (7) after a warm-up: with 3, a size where both sides run the same
 NCCL kernel moved by 2 % between runs. torch's call is timed twice in the
-rotation (torch_us, torch_again_us): the control, how far the same call
-differs from itself in the run, which torch / ncore must exceed to mean
-anything. *_enqueue_us: each side's time per call until its last call
+rotation (torch_us, torch_again_us) and once on a second process group
+(torch_other_group_us: its own NCCL communicator, of the same config): the
+controls, how far the same call differs from itself in the run and from
+the same call on another communicator, which torch / ncore must exceed to
+mean anything. *_enqueue_us: each side's time per call until its last call
 returned (near its time per call, the host paces the calls, not the GPU).
 torch.distributed's NCCL process group meets through a file store (no port
 to agree on). Rank 0 prints and writes one JSON object: per size the
@@ -60,6 +62,9 @@ def main() -> int:
     store = f"file://{store_dir}/ncore-bench-torch-store-{os.environ['NCORE_UNIQUE_ID'][:16]}"
     dist.init_process_group("nccl", init_method=store, rank=rank, world_size=nranks,
                             device_id=torch.device("cuda", device))
+    # A second NCCL communicator over the same ranks; its first collective
+    # (the warm-up below) creates it.
+    other_group = dist.new_group(list(range(nranks)))
     results = []
     sizes = []
     size = 8
@@ -77,11 +82,14 @@ def main() -> int:
                  else 200 if size <= (64 << 20) else 20)
         ours = lambda: comm.allreduce(x, x, ncore.SUM)  # noqa: E731
         theirs = lambda: dist.all_reduce(x)  # noqa: E731
-        timed(ours, max(1, iters // 10))
-        timed(theirs, max(1, iters // 10))
-        # torch_again: torch's call timed a second time in the rotation, the
-        # control: how far one call differs from itself in this run.
-        sides = [("ncore", ours), ("torch", theirs), ("torch_again", theirs)]
+        theirs_other = lambda: dist.all_reduce(x, group=other_group)  # noqa: E731
+        for call in (ours, theirs, theirs_other):
+            timed(call, max(1, iters // 10))
+        # The controls: torch's call timed a second time in the rotation
+        # (how far one call differs from itself in this run) and on the
+        # second group (how far two communicators differ).
+        sides = [("ncore", ours), ("torch", theirs), ("torch_again", theirs),
+                 ("torch_other_group", theirs_other)]
         best = {name: (float("inf"), 0.0) for name, _ in sides}
         for r in range(args.rounds):
             for k in range(len(sides)):
@@ -89,12 +97,15 @@ def main() -> int:
                 best[name] = min(best[name], timed(call, iters))
         # The slowest rank's figures (allreduce of the maxima).
         t = torch.tensor([best["ncore"][0], best["torch"][0], best["torch_again"][0],
-                          best["ncore"][1], best["torch"][1]], dtype=torch.float64, device="cuda")
+                          best["torch_other_group"][0], best["ncore"][1], best["torch"][1]],
+                         dtype=torch.float64, device="cuda")
         comm.allreduce(t, t, ncore.MAX)
         torch.cuda.synchronize()
-        ncore_us, torch_us, torch_again_us, ncore_enq, torch_enq = (v * 1e6 for v in t.tolist())
+        ncore_us, torch_us, torch_again_us, torch_other_us, ncore_enq, torch_enq = (
+            v * 1e6 for v in t.tolist())
         row = {"bytes": size, "ncore_us": round(ncore_us, 2), "torch_us": round(torch_us, 2),
                "torch_again_us": round(torch_again_us, 2),
+               "torch_other_group_us": round(torch_other_us, 2),
                "ncore_enqueue_us": round(ncore_enq, 2), "torch_enqueue_us": round(torch_enq, 2),
                "torch_over_ncore": round(torch_us / ncore_us, 3)}
         results.append(row)
