@@ -133,9 +133,10 @@ static const char *const op_names[OP_COUNT] = {
     "reducescatter", "send", "recv", "group_sendrecv"};
 
 /* Who makes a call: raw NCCL on the bench's communicator, ncore, or raw
- * NCCL on a second communicator of the same config (the sweep's control
- * for what two NCCL communicators differ by: their buffers and rings are
- * laid out apart, so one may run a size faster than the other). */
+ * NCCL on a second communicator of the same config (the sweep's control:
+ * two communicators in one process differ at a size by more than one
+ * differs from itself, docs/performance.md). The per-call and count modes
+ * run the first two. */
 typedef enum side { SIDE_RAW, SIDE_NCORE, SIDE_RAW_OTHER, SIDE_COUNT } side_t;
 static const char *const side_names[SIDE_COUNT] = {"raw NCCL", "ncore",
                                                    "raw NCCL (second comm)"};
