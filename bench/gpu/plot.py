@@ -450,13 +450,16 @@ def torch_plot(plt, path: str, r: dict) -> None:
     x = [row["bytes"] for row in r["sizes"]]
     ax.plot(x, [row["torch_over_ncore"] for row in r["sizes"]], "o-", color=NCORE_COLOUR,
             label="torch.distributed / ncore")
-    control = all("torch_again_us" in row for row in r["sizes"])
-    if control:
-        ax.plot(x, [row["torch_again_us"] / row["torch_us"] for row in r["sizes"]], "x:",
-                color=RAW_COLOUR, label="torch.distributed again / itself (control)")
-    if all("torch_other_group_us" in row for row in r["sizes"]):
-        ax.plot(x, [row["torch_other_group_us"] / row["torch_us"] for row in r["sizes"]], "+:",
-                color=OP_COLOURS[1], label="torch.distributed, 2nd group / 1st (control)")
+    # The controls the run has, each over torch's first timing.
+    control = False
+    for key, style, colour, label in (
+            ("torch_again_us", "x:", RAW_COLOUR, "torch.distributed again / itself (control)"),
+            ("torch_other_group_us", "+:", OP_COLOURS[1],
+             "torch.distributed, 2nd group / 1st (control)")):
+        if all(key in row for row in r["sizes"]):
+            ax.plot(x, [row[key] / row["torch_us"] for row in r["sizes"]], style,
+                    color=colour, label=label)
+            control = True
     ax.axhline(1.0, color=RAW_COLOUR, linestyle="--", linewidth=1)
     ax.set_xscale("log", base=2)
     finish(plt, fig, ax, "bytes (float32)",
