@@ -214,9 +214,15 @@ TEST(many_lookups_at_once_released_out_of_order) {
   CHECK_EQ(atomic_load(&b.destroyed), 1);
 }
 
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* The race: threads look up whatever handle is current while the main
  * thread closes it and makes the next. */
-enum { RACE_OBJECTS = 3000, RACE_THREADS = 4 };
+enum { RACE_OBJECTS = 3000, RACE_THREADS = 4, RACE_CHECKPOINT = 100 };
 static probe_t race_probes[RACE_OBJECTS];
 static _Atomic uint64_t race_handle;
 static atomic_int race_done, race_used_dead, race_found;
@@ -242,11 +248,27 @@ TEST(lookups_racing_closes_never_see_a_destroyed_object) {
   atomic_store(&race_handle, insert_probe(&race_probes[0]));
   for (int t = 0; t < RACE_THREADS; t++)
     CHECK_EQ(pthread_create(&threads[t], NULL, race_lookups, NULL), 0);
+  /* The lookups must run between the closes, on a loaded machine too: on
+   * a 2-core CI machine under ASan all 3000 closes once ended before a
+   * lookup thread had run. So every RACE_CHECKPOINT objects this thread
+   * yields until some lookup succeeded since the last checkpoint. */
+  int found_at_checkpoint = 0;
   for (int i = 1; i < RACE_OBJECTS; i++) {
     uint64_t old = atomic_load(&race_handle);
     for (volatile int spin = 0; spin < 2000; spin++) {
     }
     atomic_store(&race_handle, insert_probe(&race_probes[i]));
+    if (i % RACE_CHECKPOINT == 0) {
+      double give_up = now_seconds() + 20.0;
+      while (atomic_load(&race_found) == found_at_checkpoint && now_seconds() < give_up)
+        sched_yield();
+      if (atomic_load(&race_found) == found_at_checkpoint) {
+        harness_fail(__FILE__, __LINE__, "no lookup found object %d within 20 s", i);
+        close_handle(old);
+        break; /* the threads are stopped below */
+      }
+      found_at_checkpoint = atomic_load(&race_found);
+    }
     close_handle(old);
   }
   close_handle(atomic_load(&race_handle));
@@ -256,12 +278,6 @@ TEST(lookups_racing_closes_never_see_a_destroyed_object) {
   CHECK(atomic_load(&race_found) > 0);
   for (int i = 0; i < RACE_OBJECTS; i++)
     CHECK_EQ(atomic_load(&race_probes[i].destroyed), 1);
-}
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 TEST(the_real_table_outlasts_any_job) {
