@@ -26,6 +26,7 @@ logs=build/test-logs
 mkdir -p "$logs"
 total_passed=0 total_failed=0
 stage_lines=()
+failed_suites=()
 
 # Runs one suite: shows its output, adds its counts, records its time.
 run_suite() { # name command...
@@ -40,6 +41,17 @@ run_suite() { # name command...
   total_passed=$((total_passed + p))
   total_failed=$((total_failed + f))
   stage_lines+=("$(printf '%-24s %5ds  %5d passed, %d failed (exit %d)' "$name" $((SECONDS - start)) "$p" "$f" "$rc")")
+  [ "$f" = 0 ] || failed_suites+=("$name")
+}
+
+# A CI log may be kept only at its end: name every failure there, beside
+# the totals, so a failure on a machine we cannot rerun is still known.
+show_failures() {
+  local name
+  for name in "${failed_suites[@]}"; do
+    echo "-- failed in $name (whole output: $logs/$name.log):"
+    grep -E '^\s*(FAIL|--- FAIL|FAILED)\b|^test .* \.\.\. FAILED$' "$logs/$name.log" | head -n 20
+  done
 }
 
 # A suite that is not there yet is reported, not counted.
@@ -121,5 +133,6 @@ run_suite api-coverage tools/api-coverage
 echo
 echo "######## summary (seconds per stage)"
 printf '%s\n' "${stage_lines[@]}"
+show_failures
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" = 0 ]
