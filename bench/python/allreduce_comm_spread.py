@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Issue 26, item 5: is ncore's Python allreduce behind torch.distributed's
+at a size where both run NCCL's kernel back to back because of the memory,
+the moment its communicator was made, or the communicator itself? One rank
+per GPU, under ncore-run:
+
+    SIZES="33554432 16777216 67108864" ROUNDS=25 build/bin/ncore-run -n 4 -- \
+        env PYTHONPATH=$PWD/bindings/python python3 bench/python/allreduce_comm_spread.py
+
+Eight sides, timed in rotation at each size (SIZES, bytes; ROUNDS rounds of
+200 calls from 32 MiB, 1000 below, 40 above 64 MiB; in place unless named):
+ncore on the communicator made before torch's (ncoreA) and on one made
+after torch's two process groups, from a unique id of its own (ncoreB);
+each on a torch tensor (_x) and on ncore.mem_alloc memory (_y); ncoreA
+out of place (_oop); torch's default group on both memories and twice
+(torch_x_again), and its second group (torchother_x, an ncclCommSplit).
+Rank 0 prints, per side, [min, median] microseconds per call over the
+rounds (the slowest rank's), and the NCCL_* / other environment variables
+torch's init changed in the C environment (torch sets them with setenv,
+which os.environ does not see). Set NCCL_DEBUG=INFO
+NCCL_DEBUG_SUBSYS=INIT,ENV to compare the communicators' channels and rings.
+"""
+import ctypes
+import json
+import os
+import statistics
+import time
+
+import torch
+import torch.distributed as dist
+
+import ncore
+
+
+def c_environ():
+    """The process's C environment (what setenv changed included)."""
+    libc = ctypes.CDLL(None)
+    env = ctypes.POINTER(ctypes.c_char_p).in_dll(libc, "environ")
+    out, i = {}, 0
+    while env[i]:
+        k, _, v = env[i].decode(errors="replace").partition("=")
+        out[k] = v
+        i += 1
+    return out
+
+def timed(call, iters):
+    """Seconds per call of iters calls enqueued back to back."""
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(iters):
+        call()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) / iters
+
+rank, n = int(os.environ["NCORE_RANK"]), int(os.environ["NCORE_NRANKS"])
+a = ncore.Communicator.from_env()
+dev = a.device.device_id
+torch.cuda.set_device(dev)
+before = c_environ()
+store = f"file:///tmp/ncore-comm-spread-store-{os.environ['NCORE_UNIQUE_ID'][:16]}"
+dist.init_process_group("nccl", init_method=store, rank=rank, world_size=n,
+                        device_id=torch.device("cuda", dev))
+other = dist.new_group(list(range(n)))
+after = c_environ()
+changed = {k: (before.get(k), v) for k, v in after.items() if before.get(k) != v}
+changed.update({k: (v, None) for k, v in before.items() if k not in after})
+# A fresh ncore communicator created after torch's (not a split).
+uid = [ncore.get_unique_id() if rank == 0 else None]
+dist.broadcast_object_list(uid, src=0)
+b = ncore.Communicator.init(n, rank, uid[0])
+if rank == 0:
+    print("env changed by torch init:", json.dumps(changed), flush=True)
+rounds = int(os.environ.get("ROUNDS", "25"))
+for size in [int(s) for s in os.environ.get("SIZES", "33554432 8388608 134217728").split()]:
+    count = size // 4
+    x = torch.ones(count, dtype=torch.float32, device="cuda")
+    mem = ncore.mem_alloc(size)
+    y = torch.as_tensor(mem, device="cuda").view(torch.float32)[:count]
+    y.fill_(1.0)
+    xc = torch.empty(count + 1024, dtype=torch.float32, device="cuda")
+    iters = 1000 if size <= (16 << 20) else 200 if size <= (64 << 20) else 40
+    sides = [
+        ("ncoreA_x", lambda: a.allreduce(x, x, ncore.SUM)),
+        ("ncoreA_y", lambda: a.allreduce(y, y, ncore.SUM)),
+        ("ncoreB_x", lambda: b.allreduce(x, x, ncore.SUM)),
+        ("torch_x", lambda: dist.all_reduce(x)),
+        ("torch_y", lambda: dist.all_reduce(y)),
+        ("torchother_x", lambda: dist.all_reduce(x, group=other)),
+        ("ncoreA_x_oop", lambda: a.allreduce(x, xc[:count], ncore.SUM)),
+        ("torch_x_again", lambda: dist.all_reduce(x)),
+    ]
+    for _, c in sides:
+        timed(c, iters // 10)
+    res = {k: [] for k, _ in sides}
+    for r in range(rounds):
+        for k in range(len(sides)):
+            name, c = sides[(r + k) % len(sides)]
+            res[name].append(timed(c, iters))
+    vals = []
+    for name, _ in sides:
+        vals += [min(res[name]), statistics.median(res[name])]
+    t = torch.tensor(vals, dtype=torch.float64, device="cuda")
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    torch.cuda.synchronize()
+    v = [x_ * 1e6 for x_ in t.tolist()]
+    if rank == 0:
+        row = {"bytes": size, "iters": iters, "rounds": rounds}
+        for i, (name, _) in enumerate(sides):
+            row[name] = [round(v[2 * i], 2), round(v[2 * i + 1], 2)]
+        row["torch/ncoreA_x min"] = round(v[6] / v[0], 4)
+        row["torch/ncoreB_x min"] = round(v[6] / v[4], 4)
+        row["torch/ncoreA_y min"] = round(v[8] / v[2], 4)
+        print(json.dumps(row), flush=True)
+    del mem
+dist.destroy_process_group()
+a.destroy()
+b.destroy()
