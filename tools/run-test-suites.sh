@@ -18,8 +18,9 @@
 # self-test, the header test (C89 / C11 / C++11 / C++17) and the binding
 # coverage check (tools/api-coverage against bindings/omissions.txt). Every
 # suite's output is shown (and kept in build/test-logs/); its own summary line
-# is parsed by tools/test-summary.py. Ends with the time per stage and ONE
-# line "N passed, N failed" over all suites; exit 1 if anything failed.
+# is parsed by tools/test-summary.py. Ends with the time per stage, the
+# FAIL lines of each failed suite, and ONE line "N passed, N failed" over
+# all suites; exit 1 if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=build/test-logs
