@@ -243,6 +243,16 @@ static void *race_lookups(void *arg) {
   return NULL;
 }
 
+/* Yields until race_found exceeds *seen (then updates *seen and returns 1),
+ * or 20 s passed (returns 0). */
+static int lookup_succeeds_after(int *seen) {
+  double give_up = now_seconds() + 20.0;
+  while (atomic_load(&race_found) == *seen && now_seconds() < give_up) sched_yield();
+  if (atomic_load(&race_found) == *seen) return 0;
+  *seen = atomic_load(&race_found);
+  return 1;
+}
+
 TEST(lookups_racing_closes_never_see_a_destroyed_object) {
   pthread_t threads[RACE_THREADS];
   atomic_store(&race_handle, insert_probe(&race_probes[0]));
@@ -258,18 +268,12 @@ TEST(lookups_racing_closes_never_see_a_destroyed_object) {
     for (volatile int spin = 0; spin < 2000; spin++) {
     }
     atomic_store(&race_handle, insert_probe(&race_probes[i]));
-    if (i % RACE_CHECKPOINT == 0) {
-      double give_up = now_seconds() + 20.0;
-      while (atomic_load(&race_found) == found_at_checkpoint && now_seconds() < give_up)
-        sched_yield();
-      if (atomic_load(&race_found) == found_at_checkpoint) {
-        harness_fail(__FILE__, __LINE__, "no lookup found object %d within 20 s", i);
-        close_handle(old);
-        break; /* the threads are stopped below */
-      }
-      found_at_checkpoint = atomic_load(&race_found);
-    }
+    int stalled = i % RACE_CHECKPOINT == 0 && !lookup_succeeds_after(&found_at_checkpoint);
     close_handle(old);
+    if (stalled) {
+      harness_fail(__FILE__, __LINE__, "no lookup found object %d within 20 s", i);
+      break; /* the threads are stopped below */
+    }
   }
   close_handle(atomic_load(&race_handle));
   atomic_store(&race_done, 1);
