@@ -24,12 +24,12 @@ import ctypes
 import json
 import os
 import statistics
-import time
 
 import torch
 import torch.distributed as dist
 
 import ncore
+from allreduce_vs_torch import timed  # this script's folder: its sys.path[0]
 
 
 def c_environ():
@@ -43,14 +43,6 @@ def c_environ():
         i += 1
     return out
 
-def timed(call, iters):
-    """Seconds per call of iters calls enqueued back to back."""
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(iters):
-        call()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t) / iters
 
 rank, n = int(os.environ["NCORE_RANK"]), int(os.environ["NCORE_NRANKS"])
 a = ncore.Communicator.from_env()
@@ -95,7 +87,7 @@ for size in [int(s) for s in os.environ.get("SIZES", "33554432 8388608 134217728
     for r in range(rounds):
         for k in range(len(sides)):
             name, c = sides[(r + k) % len(sides)]
-            res[name].append(timed(c, iters))
+            res[name].append(timed(c, iters)[0])
     vals = []
     for name, _ in sides:
         vals += [min(res[name]), statistics.median(res[name])]
@@ -103,13 +95,14 @@ for size in [int(s) for s in os.environ.get("SIZES", "33554432 8388608 134217728
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
     torch.cuda.synchronize()
     v = [x_ * 1e6 for x_ in t.tolist()]
+    # Per side, its [min, median] microseconds (vals' order).
+    us = {name: v[2 * i:2 * i + 2] for i, (name, _) in enumerate(sides)}
     if rank == 0:
         row = {"bytes": size, "iters": iters, "rounds": rounds}
-        for i, (name, _) in enumerate(sides):
-            row[name] = [round(v[2 * i], 2), round(v[2 * i + 1], 2)]
-        row["torch/ncoreA_x min"] = round(v[6] / v[0], 4)
-        row["torch/ncoreB_x min"] = round(v[6] / v[4], 4)
-        row["torch/ncoreA_y min"] = round(v[8] / v[2], 4)
+        row.update({name: [round(u, 2) for u in pair] for name, pair in us.items()})
+        row["torch/ncoreA_x min"] = round(us["torch_x"][0] / us["ncoreA_x"][0], 4)
+        row["torch/ncoreB_x min"] = round(us["torch_x"][0] / us["ncoreB_x"][0], 4)
+        row["torch/ncoreA_y min"] = round(us["torch_y"][0] / us["ncoreA_y"][0], 4)
         print(json.dumps(row), flush=True)
     del mem
 dist.destroy_process_group()
