@@ -442,7 +442,23 @@ def torch_table(r: dict) -> str:
         [control_column(r["sizes"], "torch_again_us", "torch_us", "torch again / torch"),
          control_column(r["sizes"], "torch_other_group_us", "torch_us",
                         "torch, 2nd group / torch"),
+         communicator_columns(r["sizes"]),
          enqueue_columns(r["sizes"], ["ncore", "torch"])]))
+
+
+def communicator_columns(rows: list):
+    """Each library over several communicators of its own (since session
+    17: one communicator can be 2 % faster than another of the same
+    config): torch / ncore of their means, and each library's slowest over
+    its fastest communicator; None for a run that predates them."""
+    if not all("torch_over_ncore_comms" in row for row in rows):
+        return None
+    count = len(rows[0]["ncore_comms_us"])
+    return (f" torch / ncore, means of {count} comms each | ncore comms, slowest / fastest |"
+            " torch comms, slowest / fastest |", " ---: | ---: | ---: |",
+            lambda row: (f" {row['torch_over_ncore_comms']:.3f} |"
+                         f" {max(row['ncore_comms_us']) / min(row['ncore_comms_us']):.3f} |"
+                         f" {max(row['torch_comms_us']) / min(row['torch_comms_us']):.3f} |"))
 
 
 def torch_plot(plt, path: str, r: dict) -> None:
@@ -450,6 +466,11 @@ def torch_plot(plt, path: str, r: dict) -> None:
     x = [row["bytes"] for row in r["sizes"]]
     ax.plot(x, [row["torch_over_ncore"] for row in r["sizes"]], "o-", color=NCORE_COLOUR,
             label="torch.distributed / ncore")
+    if all("torch_over_ncore_comms" in row for row in r["sizes"]):
+        ax.plot(x, [row["torch_over_ncore_comms"] for row in r["sizes"]], "s--",
+                color=OP_COLOURS[2],
+                label=f"the same, means over {len(r['sizes'][0]['ncore_comms_us'])} "
+                      "communicators each")
     # The controls the run has, each over torch's first timing.
     control = False
     for key, style, colour, label in (
@@ -465,7 +486,7 @@ def torch_plot(plt, path: str, r: dict) -> None:
     finish(plt, fig, ax, "bytes (float32)",
            "time ratio" if control else "torch.distributed time / ncore time",
            f"Python allreduce, {ranks_text(r['nranks'])}: >= 1 is ncore as fast or faster",
-           "upper right" if control else "", path)
+           "center right" if control else "", path)
 
 
 def main() -> int:

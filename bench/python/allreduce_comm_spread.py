@@ -14,6 +14,11 @@ after torch's two process groups, from a unique id of its own (ncoreB);
 each on a torch tensor (_x) and on ncore.mem_alloc memory (_y); ncoreA
 out of place (_oop); torch's default group on both memories and twice
 (torch_x_again), and its second group (torchother_x, an ncclCommSplit).
+SPLITS=K adds K more ncore communicators split from ncoreA (ncoreS1_x ..)
+and K more torch process groups (torchG1_x ..), made alternately: how far
+communicators of one library and one config differ at a size, and each
+library's mean over all its communicators on torch memory in place
+("ncore comms" / "torch comms": [fastest, mean, slowest] of their minima).
 Rank 0 prints, per side, [min, median] microseconds per call over the
 rounds (the slowest rank's), and the NCCL_* / other environment variables
 torch's init changed in the C environment (torch sets them with setenv,
@@ -60,6 +65,11 @@ changed.update({k: (v, None) for k, v in before.items() if k not in after})
 uid = [ncore.get_unique_id() if rank == 0 else None]
 dist.broadcast_object_list(uid, src=0)
 b = ncore.Communicator.init(n, rank, uid[0])
+splits, groups = [], []
+for _ in range(int(os.environ.get("SPLITS", "0"))):
+    splits.append(a.split(0, rank))
+    groups.append(dist.new_group(list(range(n))))
+    dist.all_reduce(torch.zeros(1, device="cuda"), group=groups[-1])  # creates it now
 if rank == 0:
     print("env changed by torch init:", json.dumps(changed), flush=True)
 rounds = int(os.environ.get("ROUNDS", "25"))
@@ -80,7 +90,10 @@ for size in [int(s) for s in os.environ.get("SIZES", "33554432 8388608 134217728
         ("torchother_x", lambda: dist.all_reduce(x, group=other)),
         ("ncoreA_x_oop", lambda: a.allreduce(x, xc[:count], ncore.SUM)),
         ("torch_x_again", lambda: dist.all_reduce(x)),
-    ]
+    ] + [(f"ncoreS{i + 1}_x", lambda c=c: c.allreduce(x, x, ncore.SUM))
+         for i, c in enumerate(splits)] + [
+        (f"torchG{i + 1}_x", lambda g=g: dist.all_reduce(x, group=g))
+        for i, g in enumerate(groups)]
     for _, c in sides:
         timed(c, iters // 10)
     res = {k: [] for k, _ in sides}
@@ -103,8 +116,17 @@ for size in [int(s) for s in os.environ.get("SIZES", "33554432 8388608 134217728
         row["torch/ncoreA_x min"] = round(us["torch_x"][0] / us["ncoreA_x"][0], 4)
         row["torch/ncoreB_x min"] = round(us["torch_x"][0] / us["ncoreB_x"][0], 4)
         row["torch/ncoreA_y min"] = round(us["torch_y"][0] / us["ncoreA_y"][0], 4)
+        for lib, prefixes in (("ncore", ("ncoreA_x", "ncoreB_x", "ncoreS")),
+                              ("torch", ("torch_x", "torchother_x", "torchG"))):
+            mins = [pair[0] for name, pair in us.items()
+                    if name.startswith(prefixes) and name.endswith("_x")]
+            row[f"{lib} comms"] = [round(min(mins), 2), round(statistics.mean(mins), 2),
+                                   round(max(mins), 2)]
+        row["torch/ncore comms' means"] = round(row["torch comms"][1] / row["ncore comms"][1], 4)
         print(json.dumps(row), flush=True)
     del mem
 dist.destroy_process_group()
+for c in splits:
+    c.destroy()
 a.destroy()
 b.destroy()
