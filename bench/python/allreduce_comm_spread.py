@@ -34,7 +34,7 @@ import torch
 import torch.distributed as dist
 
 import ncore
-from allreduce_vs_torch import timed  # this script's folder: its sys.path[0]
+from allreduce_vs_torch import rotated, timed  # this script's folder: its sys.path[0]
 
 
 def c_environ():
@@ -96,11 +96,7 @@ for size in [int(s) for s in os.environ.get("SIZES", "33554432 8388608 134217728
         for i, g in enumerate(groups)]
     for _, c in sides:
         timed(c, iters // 10)
-    res = {k: [] for k, _ in sides}
-    for r in range(rounds):
-        for k in range(len(sides)):
-            name, c = sides[(r + k) % len(sides)]
-            res[name].append(timed(c, iters)[0])
+    res = {name: [t for t, _ in times] for name, times in rotated(sides, iters, rounds).items()}
     vals = []
     for name, _ in sides:
         vals += [min(res[name]), statistics.median(res[name])]

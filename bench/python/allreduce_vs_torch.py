@@ -61,6 +61,17 @@ def timed(call, iters: int) -> tuple:
     return (time.perf_counter() - start) / iters, enqueued / iters
 
 
+def rotated(sides: list, iters: int, rounds: int) -> dict:
+    """Each side's timed() results, one per round, by name; which side
+    goes first rotates from round to round."""
+    results = {name: [] for name, _ in sides}
+    for r in range(rounds):
+        for k in range(len(sides)):
+            name, call = sides[(r + k) % len(sides)]
+            results[name].append(timed(call, iters))
+    return results
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max", type=int, default=1 << 30)
@@ -114,11 +125,7 @@ def main() -> int:
                  + [(f"ncore_comm{i}", partial(ours, c)) for i, c in enumerate(comms) if i])
         for _, call in sides:
             timed(call, max(1, iters // 10))
-        best = {name: (float("inf"), 0.0) for name, _ in sides}
-        for r in range(args.rounds):
-            for k in range(len(sides)):
-                name, call = sides[(r + k) % len(sides)]
-                best[name] = min(best[name], timed(call, iters))
+        best = {name: min(times) for name, times in rotated(sides, iters, args.rounds).items()}
         names = [name for name, _ in sides]
         # The slowest rank's figures (allreduce of the maxima): each side's
         # time, then ncore's and torch's enqueue times.
