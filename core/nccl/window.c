@@ -85,7 +85,7 @@ static nccl_window_t *window_new(nccl_comm_t *c, void *ptr, size_t size) {
  * gives over the rank's LSA team (several teams, no GIN). */
 static int lsa_fallback_possible(const nccl_comm_t *c) {
   /* Blocking communicators only: on a non-blocking one (NCCL 2.30.7) the
-   * team communicator's windows crashed the ranks (docs/gpu-results.md,
+   * team communicator's windows crashed the ranks (bench/results/gpu-results.md,
    * 2026-11-23); there windows over several LSA teams without GIN stay
    * NOT_SUPPORTED, as NCCL gives them. */
   return c->lsa_size < c->nranks && !c->nonblocking;

@@ -402,7 +402,7 @@ TEST(synchronize_after_a_peer_aborted_answers_remote) {
  * Where that split fails (a peer died meanwhile: ncclRemoteError), init
  * answers the split's error and frees what it made once — the window it had
  * started was freed a second time, a double free that aborted a rank on NCCL
- * 2.30.7 (docs/gpu-results.md, session 6). */
+ * 2.30.7 (bench/results/gpu-results.md, session 6). */
 TEST(signal_window_over_the_lsa_team_and_its_failed_split) {
   REQUIRE_FAKE();
   setenv("FAKE_NCCL_WORLD_RANKS", "2", 1);
