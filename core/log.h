@@ -26,4 +26,29 @@ void core_log_set_rank(int rank);
 void core_log(core_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Waits that explain themselves without a debug flag. A loop that may wait
+ * long starts a note once, then checks it on every turn; the first check
+ * after NCORE_WAIT_WARN_S seconds (default 10; 0 turns it off) writes one
+ * WARN line whatever NCORE_DEBUG says, naming the call, what it awaits and
+ * the time left before its timeout; the note writes nothing more after. */
+typedef struct core_wait_note {
+  const char *call;      /* the entry point waiting: "ncore_allreduce" */
+  long long start_ms;    /* CLOCK_MONOTONIC */
+  int warned;
+} core_wait_note_t;
+
+/* CLOCK_MONOTONIC milliseconds, the clock of notes and deadlines. */
+long long core_log_now_ms(void);
+
+/* Starts a note for call (a string that outlives the note). */
+void core_wait_note_start(core_wait_note_t *note, const char *call);
+
+/* One turn of the wait. deadline_ms: CLOCK_MONOTONIC ms at which the wait
+ * times out (< 0: none). fmt: printf text naming what is awaited ("rank 2
+ * to join", "ranks 1, 3 to fetch the unique id"), formatted only when the
+ * line is due. */
+void core_wait_note_check(core_wait_note_t *note, long long deadline_ms,
+                          const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif
