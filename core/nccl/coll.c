@@ -4,11 +4,13 @@
  * unchanged). */
 #include "coll.h"
 
+#include "../dtype.h"
 #include "../error.h"
 #include "../op_table.h"
 #include "custom_redop.h"
 #include "group.h"
 #include "wait.h"
+#include "window_alias.h"
 
 /* ncclInProgress from an enqueue on a non-blocking communicator means
  * "queued": NCORE_IN_PROGRESS, and the next call waits (nccl_enqueued). */
@@ -42,11 +44,49 @@ static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
                     (int)a->kind);
 }
 
+/* NCCL runs alltoall, gather and scatter as send/recv pairs
+ * (p2pTaskAppend, src/enqueue.cc), registration rule included, unless both
+ * buffers lie in COLL_SYMMETRIC windows (it may then copy from the windows
+ * directly): their buffers in windows take the alias send/recv take
+ * (window_alias.h). */
+static int runs_as_send_recv(core_coll_kind_t kind) {
+  return kind == CORE_COLL_ALLTOALL || kind == CORE_COLL_GATHER ||
+         kind == CORE_COLL_SCATTER;
+}
+
+/* The bytes a buffer of the collective holds on this rank. */
+static size_t part_bytes(const nccl_comm_t *c, const core_coll_args_t *a,
+                         core_coll_part_t part) {
+  return a->count * core_dtype_size(a->dtype) *
+         (part.per_rank ? (size_t)c->nranks : 1);
+}
+
+/* a, with the buffers of a collective NCCL runs as send/recv moved to their
+ * aliases, in *moved. */
+static const core_coll_args_t *p2p_addresses(nccl_comm_t *c,
+                                             const core_coll_args_t *a,
+                                             core_coll_args_t *moved) {
+  if (!runs_as_send_recv(a->kind)) return a;
+  const core_coll_shape_t *shape = &core_coll_shapes[a->kind];
+  size_t send = part_bytes(c, a, shape->send), recv = part_bytes(c, a, shape->recv);
+  if (a->sendbuf != NULL && a->recvbuf != NULL &&
+      nccl_in_symmetric_window(c, a->sendbuf, send) &&
+      nccl_in_symmetric_window(c, a->recvbuf, recv))
+    return a;
+  *moved = *a;
+  if (a->sendbuf != NULL) moved->sendbuf = nccl_p2p_address(c, a->sendbuf, send);
+  if (a->recvbuf != NULL)
+    moved->recvbuf = (void *)nccl_p2p_address(c, a->recvbuf, recv);
+  return moved;
+}
+
 ncore_status_t nccl_collective(core_backend_comm_t *comm,
-                               const core_coll_args_t *a) {
+                               const core_coll_args_t *args) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
+  core_coll_args_t moved;
+  const core_coll_args_t *a = p2p_addresses(c, args, &moved);
   cudaStream_t s = (cudaStream_t)a->stream;
   if (!c->legacy_stream_detour || !nccl_stream_is_legacy(s))
     return collective_on(c, a, s);

@@ -147,6 +147,16 @@ typedef struct core_backend_comm {
   /* Its config: NCCL may read it after ncclCommSplit returned (a
    * non-blocking parent), so it lives as long as the communicator. */
   nccl_config_t lsa_config;
+  /* Point-to-point buffers out of NCCL's registration of windows
+   * (window_alias.c): the windows with an alias and the ranges the program
+   * registered, under alias_lock (windows close from any thread, finalizers
+   * included); alias_windows_live is read without it on every send. */
+  pthread_mutex_t alias_lock;
+  struct core_backend_window **alias_windows;
+  int alias_window_count, alias_window_capacity;
+  atomic_int alias_windows_live;
+  struct nccl_range { uintptr_t begin, end; } *registered_ranges;
+  int registered_range_count, registered_range_capacity;
 } nccl_comm_t;
 
 /* 1 if world rank peer is in this rank's LSA team: NCCL's LSA team is the

@@ -21,6 +21,7 @@
 #include "liveness.h"
 #include "signals.h"
 #include "wait.h"
+#include "window_alias.h"
 
 ncore_status_t nccl_comm_finalize(core_backend_comm_t *comm) {
   nccl_comm_t *c = comm;
@@ -110,6 +111,7 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
   free(c->peer_work_streams);
   free(c->signals_sent);
   free(c->signals_consumed);
+  nccl_window_alias_free(c);
   free(c);
 }
 

@@ -19,6 +19,7 @@
 #include "lsa_team.h"
 #include "signals.h"
 #include "wait.h"
+#include "window_alias.h"
 
 /* A new, not yet set up communicator around nc, on the core's state. */
 static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
@@ -41,6 +42,8 @@ static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
   pthread_mutex_init(&c->peer_work_lock, NULL);
   pthread_mutex_init(&c->abort_lock, NULL);
   pthread_mutex_init(&c->liveness_lock, NULL);
+  pthread_mutex_init(&c->alias_lock, NULL);
+  atomic_init(&c->alias_windows_live, 0);
   return c;
 }
 
@@ -50,6 +53,7 @@ void nccl_comm_free(nccl_comm_t *c) {
   pthread_mutex_destroy(&c->liveness_lock);
   pthread_mutex_destroy(&c->peer_work_lock);
   free(c->peer_work_streams);
+  nccl_window_alias_free(c);
   free(c);
 }
 

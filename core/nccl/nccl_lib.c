@@ -198,6 +198,18 @@ static int resolve_cuda(void *cu) {
          CU_REQ(StreamWaitEvent, "cuStreamWaitEvent") &&
          CU_REQ(LaunchKernel, "cuLaunchKernel") &&
          resolve(cu, "cuLaunchKernelEx", (void **)&cu_fn.LaunchKernelEx, 0,
+                 "libcuda.so.1") &&
+         resolve(cu, "cuMemAddressReserve", (void **)&cu_fn.MemAddressReserve,
+                 0, "libcuda.so.1") &&
+         resolve(cu, "cuMemAddressFree", (void **)&cu_fn.MemAddressFree, 0,
+                 "libcuda.so.1") &&
+         resolve(cu, "cuMemRetainAllocationHandle",
+                 (void **)&cu_fn.MemRetainAllocationHandle, 0, "libcuda.so.1") &&
+         resolve(cu, "cuMemMap", (void **)&cu_fn.MemMap, 0, "libcuda.so.1") &&
+         resolve(cu, "cuMemUnmap", (void **)&cu_fn.MemUnmap, 0, "libcuda.so.1") &&
+         resolve(cu, "cuMemRelease", (void **)&cu_fn.MemRelease, 0,
+                 "libcuda.so.1") &&
+         resolve(cu, "cuMemSetAccess", (void **)&cu_fn.MemSetAccess, 0,
                  "libcuda.so.1");
 }
 

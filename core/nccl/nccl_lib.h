@@ -150,6 +150,19 @@ typedef struct cuda_functions {
    * dependent launch, kernels.c); NULL where the driver lacks it. */
   CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
                              void **);
+  /* Optional (virtual memory management): the second mapping of a
+   * window's memory that send/recv use (window_alias.c); NULL where the
+   * driver lacks them, and then there is none. */
+  CUresult (*MemAddressReserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr,
+                                unsigned long long);
+  CUresult (*MemAddressFree)(CUdeviceptr, size_t);
+  CUresult (*MemRetainAllocationHandle)(CUmemGenericAllocationHandle *, void *);
+  CUresult (*MemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                     unsigned long long);
+  CUresult (*MemUnmap)(CUdeviceptr, size_t);
+  CUresult (*MemRelease)(CUmemGenericAllocationHandle);
+  CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *,
+                           size_t);
 } cuda_functions_t;
 
 /* Filled by nccl_load(); valid after it returned NCORE_OK. */

@@ -1,8 +1,11 @@
 /* core/nccl — send and recv (p2p.h): direct NCCL calls (ncore's dtype
- * values equal NCCL's). */
+ * values equal NCCL's), a buffer in a window passed as its alias
+ * (window_alias.h: NCCL would count it as registered). */
 #include "p2p.h"
 
+#include "../dtype.h"
 #include "wait.h"
+#include "window_alias.h"
 
 /* Send, recv and the collectives do not make the communicator's context
  * current (nccl_comm_enter): NCCL switches to the communicator's device
@@ -16,6 +19,7 @@ ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
+  buf = nccl_p2p_address(c, buf, count * core_dtype_size(dtype));
   return nccl_enqueued(c, nccl_fn.p2p_send(buf, count, (ncclDataType_t)dtype,
                                           peer, c->nccl, (cudaStream_t)stream),
                        "ncclSend");
@@ -26,6 +30,7 @@ ncore_status_t nccl_recv(core_backend_comm_t *comm, void *buf, size_t count,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
+  buf = (void *)nccl_p2p_address(c, buf, count * core_dtype_size(dtype));
   return nccl_enqueued(c, nccl_fn.p2p_recv(buf, count, (ncclDataType_t)dtype,
                                           peer, c->nccl, (cudaStream_t)stream),
                        "ncclRecv");

@@ -5,11 +5,14 @@
 
 #include "../error.h"
 #include "device.h"
+#include "window_alias.h"
 
 /* A registered buffer: the NCCL backend's core_backend_buffer_t, around
  * ncclCommRegister's handle. */
 struct core_backend_buffer {
   void *handle;
+  void *ptr;  /* the range, for send/recv's choice of address */
+  size_t size;
 };
 
 ncore_status_t nccl_buffer_register(core_backend_comm_t *comm, void *ptr,
@@ -27,6 +30,9 @@ ncore_status_t nccl_buffer_register(core_backend_comm_t *comm, void *ptr,
     free(b);
     return status;
   }
+  b->ptr = ptr;
+  b->size = size;
+  nccl_registered_range_add(c, ptr, size);
   *out = b;
   *native = (uintptr_t)b->handle;
   return NCORE_OK;
@@ -35,6 +41,7 @@ ncore_status_t nccl_buffer_register(core_backend_comm_t *comm, void *ptr,
 void nccl_buffer_deregister(core_backend_comm_t *comm,
                             core_backend_buffer_t *buffer) {
   nccl_comm_t *c = comm;
+  nccl_registered_range_remove(c, buffer->ptr, buffer->size);
   /* After an abort the ncclComm_t is going away with its registrations. */
   if (!core_comm_state_aborted(c->state)) {
     cu_fn.CtxSetCurrent(c->ctx);

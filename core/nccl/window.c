@@ -12,6 +12,7 @@
 #include "lsa_team.h"
 #include "peer_work.h"
 #include "wait.h"
+#include "window_alias.h"
 
 /* Exchanges part sizes with ncclAllGather over the comm's scratch into
  * sizes[nranks]. */
@@ -210,12 +211,16 @@ ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
     return status;
   }
   status = nccl_window_finish(w);
-  if (status == NCORE_OK) *out = w;
+  if (status == NCORE_OK) {
+    nccl_window_alias_add(c, w);
+    *out = w;
+  }
   return status;
 }
 
 void nccl_window_release(nccl_window_t *w, int deregister) {
   if (w == NULL) return;
+  nccl_window_alias_remove(w->comm, w);
   if (deregister && w->win != NULL && !core_comm_state_aborted(w->comm->state)) {
     /* Deregistering removes this rank's mappings of the peers' parts at
      * once: a put or signal still queued through them would write nowhere

@@ -417,3 +417,71 @@ MR_TEST(large_size_mismatch_is_invalid_usage) {
   tb_free(buf);
   CHECK_OK(ncore_comm_destroy(comm));
 }
+
+/* One exchange of n int32 around the ring in a group: from src to the right
+ * neighbour, into dst from the left one; then dst checked. */
+static void ring_once(ncore_comm_t comm, int rank, int nranks, int32_t *src,
+                      int32_t *dst, size_t n, int seed, ncore_stream_t stream) {
+  int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+  int32_t *host = malloc(n * 4);
+  CHECK(host != NULL);
+  fill_pattern(host, n, seed + rank);
+  tb_put(src, host, n * 4);
+  CHECK_OK(ncore_group_start());
+  CHECK_OK(ncore_send(comm, src, n, NCORE_INT32, right, stream));
+  CHECK_OK(ncore_recv(comm, dst, n, NCORE_INT32, left, stream));
+  CHECK_OK(ncore_group_end());
+  CHECK_OK(ncore_stream_synchronize(stream, harness_backend()));
+  tb_get(host, dst, n * 4);
+  CHECK_EQ(first_mismatch(host, n, seed + left), -1);
+  free(host);
+}
+
+/* A window is about one-sided operations: send/recv between window memory
+ * and plain memory must behave as between plain buffers. On NCCL a window's
+ * memory is also registered as a user buffer, and a receive into it from an
+ * unregistered send buffer never completed (issue 42's hang,
+ * tests/gpu/nccl_one_side_registered.cu). Both directions, several
+ * messages of 1 MiB (NCCL's SIMPLE protocol), alltoall (send/recv inside
+ * NCCL), then the same window range registered on every rank by the
+ * program, where NCCL's own rule (both sides registered) holds. */
+MR_TEST(window_memory_and_plain_memory_exchange_messages) {
+  MR_COMM(comm);
+  const size_t n = (1u << 20) / 4, bytes = n * 4;
+  int32_t *in_window = tb_alloc(4 * bytes), *plain = tb_alloc(4 * bytes);
+  CHECK(in_window && plain);
+  ncore_stream_t stream = NULL;
+  CHECK_OK(ncore_stream_create(&stream, harness_backend()));
+  ncore_window_t window = 0;
+  CHECK_OK(ncore_register_window(&window, comm, in_window, 4 * bytes, 0));
+  for (int round = 0; round < 3 && !harness_failed(); round++)
+    ring_once(comm, rank, nranks, plain, in_window + round * n, n, 10 * round, stream);
+  for (int round = 0; round < 3 && !harness_failed(); round++)
+    ring_once(comm, rank, nranks, in_window + round * n, plain, n, 100 + round, stream);
+  /* alltoall: every rank's block r goes to rank r. */
+  size_t per = n / (size_t)nranks;
+  int32_t *host = malloc(bytes);
+  CHECK(host != NULL);
+  for (size_t i = 0; i < per * (size_t)nranks; i++) host[i] = (int32_t)(rank * 7919 + i);
+  tb_put(plain, host, per * (size_t)nranks * 4);
+  CHECK_OK(ncore_alltoall(comm, plain, in_window, per, NCORE_INT32, stream));
+  CHECK_OK(ncore_stream_synchronize(stream, harness_backend()));
+  tb_get(host, in_window, per * (size_t)nranks * 4);
+  for (int r = 0; r < nranks; r++)
+    for (size_t i = 0; i < per; i++)
+      CHECK_EQ(host[(size_t)r * per + i], (int32_t)(r * 7919 + (size_t)rank * per + i));
+  /* Registered by the program on every rank, on both sides. */
+  ncore_registered_buffer_t in_window_registered = 0, plain_registered = 0;
+  CHECK_OK(ncore_register_buffer(&in_window_registered, comm, in_window, 4 * bytes));
+  CHECK_OK(ncore_register_buffer(&plain_registered, comm, plain, 4 * bytes));
+  for (int round = 0; round < 2 && !harness_failed(); round++)
+    ring_once(comm, rank, nranks, plain, in_window + round * n, n, 1000 + round, stream);
+  CHECK_OK(ncore_registered_buffer_close(plain_registered));
+  CHECK_OK(ncore_registered_buffer_close(in_window_registered));
+  CHECK_OK(ncore_window_close(window));
+  CHECK_OK(ncore_stream_destroy(stream, harness_backend()));
+  free(host);
+  tb_free(in_window);
+  tb_free(plain);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
