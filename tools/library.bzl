@@ -6,8 +6,9 @@
 # and defines. Plain lists of strings (tools/library-objects.sh reads them
 # with Python's ast).
 
-# Every file of the library is in core/ (tools/include-cycles.py checks
-# BUILD keeps it so).
+# Every file of the library is in core/, but the headers of kernels/ that
+# the kernels and the NCCL backend share (what each kernel takes, the
+# memory both read) (tools/include-cycles.py checks BUILD keeps it so).
 LIBRARY_SOURCES = [
     "core/*.c",
     "core/host/*.c",
@@ -18,6 +19,7 @@ LIBRARY_HEADERS = [
     "core/*.h",
     "core/host/*.h",
     "core/nccl/*.h",
+    "kernels/*.h",
 ]
 
 LIBRARY_COPTS = [

@@ -5,6 +5,9 @@
 #   build/bin/nccl_bench         raw NCCL against ncore (nccl_bench.c)
 #   build/bin/onesided_bench     put_signal against NCCL send/recv and
 #                                cudaMemcpyPeerAsync (onesided_bench.cu)
+#   build/bin/small_allreduce    small allreduce, eager and graph-replayed:
+#                                ncore, ncore on NCCL's kernels, raw NCCL
+#                                (small_allreduce.cu)
 #   build/lib/callcount.so       its call counter, for --count (callcount.c)
 #   build/lib/calltime.so        host time inside NCCL's enqueue calls, by
 #                                caller: ncore or raw (calltime.c)
@@ -29,6 +32,11 @@ gcc -std=c11 -O2 -Wall -Wextra -Iabi/include bench/gpu/synchronize_cost.c \
     bench/gpu/onesided_bench.cu -o build/bin/onesided_bench -Lbuild/lib -lncore \
     -Xlinker -rpath,'$ORIGIN/../lib' -ldl
 strip build/bin/onesided_bench
+# Small allreduce, eager and from CUDA graphs (small_allreduce.cu).
+/usr/local/cuda/bin/nvcc -O2 -std=c++17 -arch=sm_90 -cudart static -Iabi/include \
+    bench/gpu/small_allreduce.cu -o build/bin/small_allreduce -Lbuild/lib -lncore \
+    -Xlinker -rpath,'$ORIGIN/../lib' -ldl
+strip build/bin/small_allreduce
 # The counter's trampolines: slot i adds 1 to callcount_counts[i] and jumps
 # to callcount_targets[i] (16 bytes each; no register is touched).
 {

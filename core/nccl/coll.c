@@ -9,6 +9,7 @@
 #include "../op_table.h"
 #include "custom_redop.h"
 #include "group.h"
+#include "small_coll.h"
 #include "wait.h"
 #include "window_alias.h"
 
@@ -85,6 +86,9 @@ ncore_status_t nccl_collective(core_backend_comm_t *comm,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
+  int taken = 0;
+  status = nccl_small_allreduce(c, args, &taken);
+  if (taken) return status;
   core_coll_args_t moved;
   const core_coll_args_t *a = p2p_addresses(c, args, &moved);
   cudaStream_t s = (cudaStream_t)a->stream;

@@ -61,6 +61,21 @@ typedef struct nccl_peer_record {
 #define NCCL_SIGNAL_WINDOW_BYTES(nranks) \
   (NCCL_SIGNAL_STATE_OFFSET(nranks) + sizeof(nccl_peer_record_t))
 
+/* ncore's small-message allreduce (small_coll.c): NCORE_ALGO, auto's
+ * crossovers and a forced grid size, as read when the communicator was set
+ * up. */
+typedef enum nccl_small_algo {
+  NCCL_SMALL_AUTO,
+  NCCL_SMALL_NCCL,
+  NCCL_SMALL_ONESHOT,
+  NCCL_SMALL_TWOSHOT
+} nccl_small_algo_t;
+typedef struct nccl_small_choice {
+  nccl_small_algo_t algo;
+  size_t oneshot_max, twoshot_max;
+  int blocks; /* 0: by size */
+} nccl_small_choice_t;
+
 /* How far a communicator's setup got (comm_setup.c): NCCL's communicator, then
  * ncore's signal window; only READY communicators take calls. */
 typedef enum nccl_stage {
@@ -152,11 +167,20 @@ typedef struct core_backend_comm {
    * registered, under alias_lock (windows close from any thread, finalizers
    * included); alias_windows_live is read without it on every send. */
   pthread_mutex_t alias_lock;
-  struct core_backend_window **alias_windows;
+  struct nccl_alias *alias_windows;
   int alias_window_count, alias_window_capacity;
   atomic_int alias_windows_live;
   struct nccl_range { uintptr_t begin, end; } *registered_ranges;
   int registered_range_count, registered_range_capacity;
+  /* ncore's small-message allreduce (small_coll.c): on, every rank's area
+   * as this rank reaches it, the stream of its last call and an event
+   * that orders a call on another stream after it. */
+  int small_enabled;
+  nccl_small_choice_t small_choice;
+  char *small_areas[8];
+  CUstream small_last_stream;
+  int small_called;
+  CUevent small_order;
 } nccl_comm_t;
 
 /* 1 if world rank peer is in this rank's LSA team: NCCL's LSA team is the

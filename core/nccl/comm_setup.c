@@ -18,6 +18,7 @@
 #include "liveness.h"
 #include "lsa_team.h"
 #include "signals.h"
+#include "small_coll.h"
 #include "wait.h"
 #include "window_alias.h"
 
@@ -49,6 +50,7 @@ static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
 
 void nccl_comm_free(nccl_comm_t *c) {
   if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
+  if (c->small_order) cu_fn.EventDestroy(c->small_order);
   pthread_mutex_destroy(&c->abort_lock);
   pthread_mutex_destroy(&c->liveness_lock);
   pthread_mutex_destroy(&c->peer_work_lock);
@@ -105,6 +107,7 @@ static ncore_status_t setup_finish(nccl_comm_t *c) {
   if (status == NCORE_OK) status = nccl_read_lsa_team(c);
   if (status == NCORE_OK) status = nccl_liveness_finish(c);
   if (status != NCORE_OK) return status;
+  nccl_small_setup(c);
   c->stage = NCCL_STAGE_READY;
   return NCORE_OK;
 }

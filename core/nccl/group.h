@@ -12,6 +12,9 @@ int nccl_stream_is_legacy(cudaStream_t s);
  * per-thread default stream: at once, or inside a group at its end. */
 ncore_status_t nccl_join_legacy_stream(CUcontext ctx);
 
+/* 1 while this thread is inside a group (calls are queued in NCCL's). */
+int nccl_in_group(void);
+
 /* ---- backend operations (core/backend.h) ---- */
 ncore_status_t nccl_group_start(void);
 ncore_status_t nccl_group_end(void);

@@ -1,15 +1,16 @@
-/* core/nccl — loads the embedded fatbin (kernels/ncore_kernels.cu) once per
+/* core/nccl — loads the embedded fatbin (kernels/, every .cu) once per
  * context with cuModuleLoadData and launches its kernels by name. */
 #include "kernels.h"
 
 #include <pthread.h>
 
+#include "../../kernels/small_coll.h"
 #include "../error.h"
 #include "env.h"
 #include "status.h"
 
 /* Written by the build (BUILD: genrule kernels_fatbin, tools/embed_binary):
- * the nvcc fatbin of kernels/ncore_kernels.cu, 8-byte aligned as
+ * the nvcc fatbin of every kernels/ .cu file, 8-byte aligned as
  * cuModuleLoadData wants. */
 extern const unsigned char core_kernels_fatbin[];
 extern const size_t core_kernels_fatbin_size;
@@ -18,6 +19,7 @@ static const char *const kernel_names[NCCL_KERNEL_COUNT] = {
     "ncore_signal_add",        "ncore_put_signal",
     "ncore_wait_geq",          "ncore_window_lsa_pointer",
     "ncore_window_peer_pointer", "ncore_window_multimem_pointer",
+    NCORE_SMALL_ONESHOT_KERNEL, NCORE_SMALL_TWOSHOT_KERNEL,
 };
 
 /* The kernels written for programmatic dependent launch (PDL): each waits

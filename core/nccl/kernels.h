@@ -1,4 +1,4 @@
-/* core/nccl — the CUDA kernels of kernels/ncore_kernels.cu, embedded in
+/* core/nccl — the CUDA kernels of kernels/ (every .cu there), embedded in
  * libncore.so as a fatbin (BUILD: kernels_fatbin), loaded per context and
  * launched by name. */
 #ifndef NCORE_CORE_NCCL_KERNELS_H
@@ -13,6 +13,8 @@ typedef enum nccl_kernel {
   NCCL_KERNEL_LSA_POINTER,
   NCCL_KERNEL_PEER_POINTER,
   NCCL_KERNEL_MULTIMEM_POINTER,
+  NCCL_KERNEL_ALLREDUCE_ONESHOT, /* kernels/small_coll.cu */
+  NCCL_KERNEL_ALLREDUCE_TWOSHOT,
   NCCL_KERNEL_COUNT
 } nccl_kernel_t;
 

@@ -210,6 +210,8 @@ static int resolve_cuda(void *cu) {
          resolve(cu, "cuMemRelease", (void **)&cu_fn.MemRelease, 0,
                  "libcuda.so.1") &&
          resolve(cu, "cuMemSetAccess", (void **)&cu_fn.MemSetAccess, 0,
+                 "libcuda.so.1") &&
+         resolve(cu, "cuStreamIsCapturing", (void **)&cu_fn.StreamIsCapturing, 0,
                  "libcuda.so.1");
 }
 

@@ -163,6 +163,8 @@ typedef struct cuda_functions {
   CUresult (*MemRelease)(CUmemGenericAllocationHandle);
   CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *,
                            size_t);
+  /* Optional: whether a stream is being captured into a CUDA graph. */
+  CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
 } cuda_functions_t;
 
 /* Filled by nccl_load(); valid after it returned NCORE_OK. */

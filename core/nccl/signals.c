@@ -17,6 +17,8 @@
 #include "env.h"
 #include "liveness.h"
 #include "properties.h"
+#include "../../kernels/small_coll.h"
+#include "small_coll.h"
 #include "window.h"
 
 ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
@@ -72,8 +74,10 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   if (!c->signals_sent || !c->signals_consumed)
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   c->signals_status = NCORE_OK;
-  /* The slots, then this rank's liveness record (liveness.c). */
-  size_t bytes = NCCL_SIGNAL_WINDOW_BYTES(c->nranks);
+  /* The slots, this rank's liveness record (liveness.c), then the area of
+   * the small-message allreduce (small_coll.c). */
+  size_t bytes = nccl_small_area_offset(c->nranks) +
+                 nccl_small_area_bytes(c->nranks);
   /* Windows are registered in 4 KiB granules; ask for at least one. */
   size_t alloc = bytes < 4096 ? 4096 : (bytes + 4095) & ~(size_t)4095;
   ncore_status_t status = nccl_check(nccl_fn.ncclMemAlloc(&c->signal_slots, alloc),
@@ -132,5 +136,10 @@ void nccl_signals_abandon(nccl_comm_t *c) {
   (void)cu_fn.MemsetD8Async((CUdeviceptr)(uintptr_t)c->signal_slots, 0x7f,
                             NCCL_SIGNAL_STATE_OFFSET(c->nranks) + 8,
                             c->helper_stream);
+  /* The small-message kernels' flags too: their waits end the same way. */
+  if (nccl_small_area_bytes(c->nranks) != 0)
+    (void)cu_fn.MemsetD8Async(
+        (CUdeviceptr)(uintptr_t)c->signal_slots + nccl_small_area_offset(c->nranks),
+        0x7f, NCORE_SMALL_EPOCH_OFFSET, c->helper_stream);
   (void)cu_fn.StreamSynchronize(c->helper_stream);
 }

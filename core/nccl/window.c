@@ -212,7 +212,7 @@ ncore_status_t nccl_window_create(nccl_comm_t *c, void *ptr, size_t size,
   }
   status = nccl_window_finish(w);
   if (status == NCORE_OK) {
-    nccl_window_alias_add(c, w);
+    nccl_window_alias_add(c, w, ptr, size, flags);
     *out = w;
   }
   return status;

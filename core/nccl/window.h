@@ -24,11 +24,6 @@ typedef struct core_backend_window {
   void **lsa_base;     /* per LSA rank: base pointer, cached */
   unsigned char *lsa_known;
   pthread_mutex_t lock; /* guards the caches */
-  /* The second mapping of the window's memory that send/recv use
-   * (window_alias.c): user address alias_from maps to alias, for
-   * alias_span bytes; alias 0 where there is none. */
-  CUdeviceptr alias, alias_from;
-  size_t alias_span;
 } nccl_window_t;
 
 /* Registers [ptr, ptr+size) as a window; with exchange_sizes, first

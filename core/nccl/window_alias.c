@@ -6,7 +6,6 @@
 #include <stdlib.h>
 
 #include "../log.h"
-#include "window.h"
 
 /* Grows *array (of *capacity elements of size each) to hold one more. */
 static int grow(void **array, int *capacity, int count, size_t size) {
@@ -82,27 +81,28 @@ static CUresult map_alias(nccl_comm_t *c, CUdeviceptr from, size_t span,
   return cu_fn.MemSetAccess(alias, span, &access, 1);
 }
 
-void nccl_window_alias_add(nccl_comm_t *c, nccl_window_t *w) {
+void nccl_window_alias_add(nccl_comm_t *c, const void *window, void *ptr,
+                           size_t size, uint32_t flags) {
   if (cu_fn.MemAddressReserve == NULL || cu_fn.MemMap == NULL ||
       cu_fn.MemSetAccess == NULL || cu_fn.MemRetainAllocationHandle == NULL) {
     no_alias(c, "the driver lacks virtual memory management",
              CUDA_ERROR_NOT_SUPPORTED);
     return;
   }
-  CUdeviceptr begin = (CUdeviceptr)(uintptr_t)w->ptr, first = 0, last = 0;
+  nccl_alias_t a = {window, (uintptr_t)ptr, (uintptr_t)ptr + size, flags, 0, 0, 0};
+  CUdeviceptr last = 0;
   const char *call = "cuMemGetAddressRange";
-  CUresult r = mapped_span(begin, begin + w->size, &first, &last);
-  CUdeviceptr alias = 0;
-  size_t span = (size_t)(last - first);
+  CUresult r = mapped_span((CUdeviceptr)a.begin, (CUdeviceptr)a.end, &a.from, &last);
+  a.span = (size_t)(last - a.from);
   if (r == CUDA_SUCCESS) {
     call = "cuMemAddressReserve";
-    r = cu_fn.MemAddressReserve(&alias, span, 0, 0, 0);
+    r = cu_fn.MemAddressReserve(&a.alias, a.span, 0, 0, 0);
   }
   if (r == CUDA_SUCCESS) {
-    r = map_alias(c, first, span, alias, &call);
+    r = map_alias(c, a.from, a.span, a.alias, &call);
     if (r != CUDA_SUCCESS) {
-      (void)cu_fn.MemUnmap(alias, span);
-      (void)cu_fn.MemAddressFree(alias, span);
+      (void)cu_fn.MemUnmap(a.alias, a.span);
+      (void)cu_fn.MemAddressFree(a.alias, a.span);
     }
   }
   if (r != CUDA_SUCCESS) {
@@ -110,36 +110,34 @@ void nccl_window_alias_add(nccl_comm_t *c, nccl_window_t *w) {
     return;
   }
   pthread_mutex_lock(&c->alias_lock);
-  if (grow((void **)&c->alias_windows, &c->alias_window_capacity,
-           c->alias_window_count, sizeof *c->alias_windows) == 0) {
-    w->alias = alias;
-    w->alias_from = first;
-    w->alias_span = span;
-    c->alias_windows[c->alias_window_count++] = w;
+  int listed = grow((void **)&c->alias_windows, &c->alias_window_capacity,
+                    c->alias_window_count, sizeof *c->alias_windows) == 0;
+  if (listed) {
+    c->alias_windows[c->alias_window_count++] = a;
     atomic_store(&c->alias_windows_live, c->alias_window_count);
   }
   pthread_mutex_unlock(&c->alias_lock);
-  if (w->alias == 0) { /* out of memory: not listed, so not kept */
-    (void)cu_fn.MemUnmap(alias, span);
-    (void)cu_fn.MemAddressFree(alias, span);
+  if (!listed) { /* out of memory: not listed, so not kept */
+    (void)cu_fn.MemUnmap(a.alias, a.span);
+    (void)cu_fn.MemAddressFree(a.alias, a.span);
   }
 }
 
-void nccl_window_alias_remove(nccl_comm_t *c, nccl_window_t *w) {
-  if (w->alias == 0) return;
+void nccl_window_alias_remove(nccl_comm_t *c, const void *window) {
+  nccl_alias_t gone = {0};
   pthread_mutex_lock(&c->alias_lock);
   for (int i = 0; i < c->alias_window_count; i++) {
-    if (c->alias_windows[i] != w) continue;
+    if (c->alias_windows[i].window != window) continue;
+    gone = c->alias_windows[i];
     c->alias_windows[i] = c->alias_windows[--c->alias_window_count];
     break;
   }
   atomic_store(&c->alias_windows_live, c->alias_window_count);
   pthread_mutex_unlock(&c->alias_lock);
-  if (!core_comm_state_aborted(c->state)) {
-    (void)cu_fn.MemUnmap(w->alias, w->alias_span);
-    (void)cu_fn.MemAddressFree(w->alias, w->alias_span);
+  if (gone.alias != 0 && !core_comm_state_aborted(c->state)) {
+    (void)cu_fn.MemUnmap(gone.alias, gone.span);
+    (void)cu_fn.MemAddressFree(gone.alias, gone.span);
   }
-  w->alias = 0;
 }
 
 void nccl_registered_range_add(nccl_comm_t *c, const void *ptr, size_t size) {
@@ -169,12 +167,11 @@ void nccl_registered_range_remove(nccl_comm_t *c, const void *ptr,
 }
 
 /* The window (under alias_lock) whose memory holds [begin, end), or NULL. */
-static nccl_window_t *window_holding(nccl_comm_t *c, uintptr_t begin,
-                                     uintptr_t end) {
+static const nccl_alias_t *window_holding(nccl_comm_t *c, uintptr_t begin,
+                                          uintptr_t end) {
   for (int i = 0; i < c->alias_window_count; i++) {
-    nccl_window_t *w = c->alias_windows[i];
-    uintptr_t from = (uintptr_t)w->ptr;
-    if (begin >= from && end <= from + w->size) return w;
+    const nccl_alias_t *w = &c->alias_windows[i];
+    if (begin >= w->begin && end <= w->end) return w;
   }
   return NULL;
 }
@@ -185,13 +182,13 @@ const void *nccl_p2p_address(nccl_comm_t *c, const void *buf, size_t bytes) {
   uintptr_t begin = (uintptr_t)buf, end = begin + bytes;
   const void *address = buf;
   pthread_mutex_lock(&c->alias_lock);
-  nccl_window_t *w = bytes > 0 ? window_holding(c, begin, end) : NULL;
+  const nccl_alias_t *w = bytes > 0 ? window_holding(c, begin, end) : NULL;
   int registered = 0;
   for (int i = 0; w != NULL && i < c->registered_range_count; i++)
     registered |= begin >= c->registered_ranges[i].begin &&
                   end <= c->registered_ranges[i].end;
   if (w != NULL && !registered)
-    address = (const void *)(uintptr_t)(w->alias + (begin - w->alias_from));
+    address = (const void *)(uintptr_t)(w->alias + (begin - w->from));
   pthread_mutex_unlock(&c->alias_lock);
   return address;
 }
@@ -200,7 +197,7 @@ int nccl_in_symmetric_window(nccl_comm_t *c, const void *buf, size_t bytes) {
   if (atomic_load_explicit(&c->alias_windows_live, memory_order_acquire) == 0)
     return 0;
   pthread_mutex_lock(&c->alias_lock);
-  nccl_window_t *w = window_holding(c, (uintptr_t)buf, (uintptr_t)buf + bytes);
+  const nccl_alias_t *w = window_holding(c, (uintptr_t)buf, (uintptr_t)buf + bytes);
   int symmetric = w != NULL && (w->flags & NCORE_WINDOW_COLL_SYMMETRIC) != 0;
   pthread_mutex_unlock(&c->alias_lock);
   return symmetric;

@@ -24,18 +24,29 @@
 
 #include "comm.h"
 
-struct core_backend_window;
+/* One window's memory and its second mapping: user address `from` maps to
+ * alias, for span bytes (every allocation [ptr, ptr + size) touches). */
+typedef struct nccl_alias {
+  const void *window;  /* whose: the key nccl_window_alias_remove takes */
+  uintptr_t begin, end; /* the window, [ptr, ptr + size) */
+  uint32_t flags;       /* the window's (NCORE_WINDOW_*) */
+  CUdeviceptr alias, from;
+  size_t span;
+} nccl_alias_t;
 
-/* Maps a second view of w's memory and lists w with the communicator.
- * Best effort: where the driver or the memory allows no alias (no virtual
- * memory management, memory not from cuMem), it logs why once (WARN) and
- * send/recv on that window's memory keep NCCL's rule. */
-void nccl_window_alias_add(nccl_comm_t *c, struct core_backend_window *w);
+/* Maps a second view of the memory of window (ptr, size, flags) and lists
+ * it with the communicator. Best effort: where the driver or the memory
+ * allows no alias (no virtual memory management, memory not from cuMem),
+ * it logs why once (WARN) and send/recv on that window's memory keep
+ * NCCL's rule. */
+void nccl_window_alias_add(nccl_comm_t *c, const void *window, void *ptr,
+                           size_t size, uint32_t flags);
 
-/* Unlists w and unmaps its alias (unmap: only when the communicator was
- * not aborted, as its deregistration: a kernel of an aborted communicator
- * may still read the alias; the range then stays reserved until exit). */
-void nccl_window_alias_remove(nccl_comm_t *c, struct core_backend_window *w);
+/* Unlists window and unmaps its alias (unmap: only when the communicator
+ * was not aborted, as its deregistration: a kernel of an aborted
+ * communicator may still read the alias; the range then stays reserved
+ * until exit). Nothing where it has none. */
+void nccl_window_alias_remove(nccl_comm_t *c, const void *window);
 
 /* An explicitly registered buffer (ncore_register_buffer): buffers inside
  * one keep their address, registered as the program asked. */

@@ -3,7 +3,10 @@
  * NCCL backend's version dispatch runs on a machine without a GPU. One
  * device; streams are host objects and complete at once; copies are
  * memcpy; kernels cannot run (cuLaunchKernel answers NOT_SUPPORTED, so a
- * path that needs one shows up as an error, not as a silent success). */
+ * path that needs one shows up as an error, not as a silent success),
+ * except ncore's small-message allreduce kernels, whose launches are only
+ * counted (fake_cuda_count("launch:<name>")): tests check which path a call
+ * takes, not what it computes. */
 #include <cuda.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -167,11 +170,21 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *nam
   *f = (CUfunction)(uintptr_t)name;
   return CUDA_SUCCESS;
 }
+static long long oneshot_launches, twoshot_launches;
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                  unsigned bx, unsigned by, unsigned bz, unsigned shm,
                                  CUstream s, void **params, void **extra) {
-  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz;
+  (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz;
   (void)shm; (void)s; (void)params; (void)extra;
+  const char *name = (const char *)(uintptr_t)f;
+  if (strcmp(name, "ncore_allreduce_oneshot") == 0) {
+    __atomic_add_fetch(&oneshot_launches, 1, __ATOMIC_RELAXED);
+    return CUDA_SUCCESS;
+  }
+  if (strcmp(name, "ncore_allreduce_twoshot") == 0) {
+    __atomic_add_fetch(&twoshot_launches, 1, __ATOMIC_RELAXED);
+    return CUDA_SUCCESS;
+  }
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -186,6 +199,8 @@ FAKE_API long long fake_cuda_count(const char *what) {
   if (strcmp(what, "cuEventQuery") == 0) return event_queries;
   if (strcmp(what, "cuMemcpyDtoHAsync") == 0)
     return __atomic_load_n(&device_to_host_copies, __ATOMIC_RELAXED);
+  if (strcmp(what, "launch:ncore_allreduce_oneshot") == 0) return oneshot_launches;
+  if (strcmp(what, "launch:ncore_allreduce_twoshot") == 0) return twoshot_launches;
   if (strcmp(what, "cuEventRecord.stream") == 0) return (long long)(uintptr_t)last_event_stream;
   if (strcmp(what, "cuStreamWaitEvent.stream") == 0) return (long long)(uintptr_t)last_wait_stream;
   return -1;

@@ -238,11 +238,22 @@ FAKE_API ncclResult_t ncclCommFinalize(ncclComm_t comm) {
   if (result == nullptr) return ncclSuccess;
   return fail((ncclResult_t)std::atoi(result), "finalize answers %s", result);
 }
+// A world's communicator gone: its rank's registrations leave the world's
+// table, so a later world (another test) registers afresh.
+static void world_forget(FakeComm *f) {
+  if (f->nranks <= 1) return;
+  std::lock_guard<std::mutex> g(lock);
+  auto &all = world_windows();
+  for (int i = 0; i < f->windows_registered && i < (int)all.size(); i++)
+    if (f->rank < (int)all[i].size()) all[i][f->rank] = nullptr;
+}
 FAKE_API ncclResult_t ncclCommDestroy(ncclComm_t c) {
+  world_forget(fake(c));
   delete fake(c);
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclCommAbort(ncclComm_t c) {
+  world_forget(fake(c));
   delete fake(c);
   return ncclSuccess;
 }

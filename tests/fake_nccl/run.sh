@@ -2,7 +2,10 @@
 # The NCCL version-dispatch tests: builds the test doubles (build.sh) and
 # runs build/tests/test_nccl_versions against each pretended version
 # (2.28.9, 2.29.7, 2.30.7) on the NCCL backend, without a GPU. Ends with
-# "N passed, N failed" over all versions.
+# "N passed, N failed" over all versions. The double runs no kernel, so
+# signals and waits use stream memory operations and collectives NCCL's
+# kernels (NCORE_ALGO=nccl); the test of the small-message path's choice
+# sets NCORE_ALGO for its own communicators.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=build/fake-nccl
@@ -16,7 +19,7 @@ for v in $versions; do
   NCORE_BACKEND=nccl FAKE_NCCL_VERSION=$v \
     NCORE_NCCL_LIBRARY=$PWD/$out/$v/libnccl.so.2 \
     NCORE_CUDA_LIBRARY=$PWD/$out/libcuda.so.1 \
-    NCORE_NCCL_SIGNAL_MODE=write NCORE_NCCL_WAIT=stream \
+    NCORE_NCCL_SIGNAL_MODE=write NCORE_NCCL_WAIT=stream NCORE_ALGO=nccl \
     timeout 300 "$program" 2>&1 | tee "$log"
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   p=$(echo "$line" | awk '{print $1}'); f=$(echo "$line" | awk '{print $3}')

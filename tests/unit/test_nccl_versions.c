@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -393,6 +394,97 @@ TEST(synchronize_after_a_peer_aborted_answers_remote) {
   CHECK_MESSAGE_CONTAINS("rank 0 aborted");
   CHECK_EQ(driver_count("cuMemcpyDtoHAsync"), copies);
   CHECK_OK(ncore_comm_abort(ranks[1].comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
+/* The two ranks of a two-thread world of the NCCL double forming one LSA
+ * team, made with NCORE_ALGO=algo (read when a communicator is set up). */
+static int make_lsa_world(world_rank_t ranks[2], const char *algo) {
+  setenv("FAKE_NCCL_WORLD_RANKS", "2", 1);
+  setenv("FAKE_NCCL_LSA_WORLD", "1", 1);
+  const char *before = getenv("NCORE_ALGO");
+  char *kept = before ? strdup(before) : NULL;
+  setenv("NCORE_ALGO", algo, 1);
+  ranks[0] = (world_rank_t){.rank = 0};
+  ranks[1] = (world_rank_t){.rank = 1};
+  CHECK_OK(ncore_get_unique_id(&ranks[0].id, NCORE_BACKEND_AUTO));
+  ranks[1].id = ranks[0].id;
+  pthread_t threads[2];
+  for (int r = 0; r < 2; r++)
+    CHECK_EQ(pthread_create(&threads[r], NULL, init_world_rank, &ranks[r]), 0);
+  for (int r = 0; r < 2; r++) pthread_join(threads[r], NULL);
+  unsetenv("FAKE_NCCL_LSA_WORLD");
+  unsetenv("FAKE_NCCL_WORLD_RANKS");
+  if (kept) setenv("NCORE_ALGO", kept, 1); else unsetenv("NCORE_ALGO");
+  free(kept);
+  CHECK_OK(ranks[0].status);
+  CHECK_OK(ranks[1].status);
+  return ranks[0].status == NCORE_OK && ranks[1].status == NCORE_OK ? 0 : -1;
+}
+
+/* How many allreduces went to each of one-shot, two-shot and NCCL. */
+static void allreduce_paths(long long counts[3]) {
+  long long nccl = record("calls.ncclAllReduce");
+  counts[0] = driver_count("launch:ncore_allreduce_oneshot");
+  counts[1] = driver_count("launch:ncore_allreduce_twoshot");
+  counts[2] = nccl < 0 ? 0 : nccl;
+}
+
+/* One allreduce of count elements on comm, and the path it took: 0
+ * one-shot, 1 two-shot, 2 NCCL (-1: none or several). */
+static int path_of(ncore_comm_t comm, void *mem, size_t count,
+                   ncore_dtype_t dtype, ncore_redop_t op, int grouped) {
+  long long before[3], after[3];
+  allreduce_paths(before);
+  if (grouped) CHECK_OK(ncore_group_start());
+  CHECK_OK(ncore_allreduce(comm, mem, mem, count, dtype, op, NULL));
+  if (grouped) CHECK_OK(ncore_group_end());
+  allreduce_paths(after);
+  int path = -1;
+  for (int p = 0; p < 3; p++)
+    if (after[p] != before[p]) path = path < 0 && after[p] == before[p] + 1 ? p : -2;
+  return path < 0 ? -1 : path;
+}
+
+/* Issue 42: ncore's small-message allreduce takes a call when every rank
+ * is in one LSA team, by size (auto: one-shot up to 64 KiB, two-shot up to
+ * 1 MiB, NCCL above), type and operator; NCCL takes the rest: NCORE_AVG
+ * and 8-bit types, calls inside a group, and every call of a communicator
+ * made with NCORE_ALGO=nccl (or forced: oneshot / twoshot at any size up to
+ * 1 MiB). The stand-in driver counts the kernels' launches. */
+TEST(small_allreduce_chooses_its_kernels_or_nccl) {
+  REQUIRE_FAKE();
+  if (version < 22902) return; /* 2.28's window getters are kernels */
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 4 << 20, NCORE_BACKEND_NCCL));
+  const char *algos[] = {"auto", "nccl", "oneshot", "twoshot"};
+  /* Per algorithm: 16 B, 256 KiB, 2 MiB of float sums; 16 B of NCORE_AVG,
+   * of uint8, of bfloat16 max; 16 B inside a group. */
+  const int want[4][7] = {{0, 1, 2, 2, 2, 0, 2},
+                          {2, 2, 2, 2, 2, 2, 2},
+                          {0, 0, 2, 2, 2, 0, 2},
+                          {1, 1, 2, 2, 2, 1, 2}};
+  for (int a = 0; a < 4 && !harness_failed(); a++) {
+    world_rank_t ranks[2];
+    if (make_lsa_world(ranks, algos[a]) != 0) break;
+    ncore_comm_t comm = ranks[1].comm;
+    int got[7] = {
+        path_of(comm, mem, 4, NCORE_FLOAT32, NCORE_SUM, 0),
+        path_of(comm, mem, 64 << 10, NCORE_FLOAT32, NCORE_SUM, 0),
+        path_of(comm, mem, 512 << 10, NCORE_FLOAT32, NCORE_SUM, 0),
+        path_of(comm, mem, 4, NCORE_FLOAT32, NCORE_AVG, 0),
+        path_of(comm, mem, 16, NCORE_UINT8, NCORE_SUM, 0),
+        path_of(comm, mem, 8, NCORE_BFLOAT16, NCORE_MAX, 0),
+        path_of(comm, mem, 4, NCORE_FLOAT32, NCORE_SUM, 1),
+    };
+    for (int k = 0; k < 7; k++) {
+      if (got[k] == want[a][k]) continue;
+      CHECK_EQ(got[k], want[a][k]);
+      fprintf(stderr, "  NCORE_ALGO=%s, call %d\n", algos[a], k);
+    }
+    CHECK_OK(ncore_comm_destroy(ranks[0].comm));
+    CHECK_OK(ncore_comm_destroy(ranks[1].comm));
+  }
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 

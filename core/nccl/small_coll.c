@@ -1,0 +1,189 @@
+/* core/nccl — ncore's own small-message allreduce (small_coll.h). */
+#include "small_coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../../kernels/small_coll.h"
+#include "../dtype.h"
+#include "../error.h"
+#include "../error_clear.h"
+#include "../log.h"
+#include "env.h"
+#include "group.h"
+#include "kernels.h"
+#include "wait.h"
+#include "window_pointer.h"
+
+/* Bytes of one staging buffer: the largest call the path takes. */
+#define STAGING_BYTES (1u << 20)
+
+/* What the environment asks for, read when a communicator is set up (so a
+ * program can make communicators that differ, as the benchmarks do); every
+ * rank must ask the same, as for NCCL_ALGO: a rank in ncore's kernel and
+ * its peer in NCCL's wait for each other for ever. */
+static void read_choice(nccl_small_choice_t *choice) {
+  const char *algo = getenv("NCORE_ALGO");
+  choice->algo = NCCL_SMALL_AUTO;
+  if (algo != NULL && strcasecmp(algo, "nccl") == 0) choice->algo = NCCL_SMALL_NCCL;
+  else if (algo != NULL && strcasecmp(algo, "oneshot") == 0) choice->algo = NCCL_SMALL_ONESHOT;
+  else if (algo != NULL && strcasecmp(algo, "twoshot") == 0) choice->algo = NCCL_SMALL_TWOSHOT;
+  else if (algo != NULL && *algo != '\0' && strcasecmp(algo, "auto") != 0)
+    core_log(CORE_LOG_WARN, "NCORE_ALGO=%s is not auto, nccl, oneshot or "
+             "twoshot: auto", algo);
+  /* The crossovers of auto: measured, bench/results (issue 42). */
+  choice->oneshot_max = (size_t)nccl_env_long("NCORE_ONESHOT_MAX", 64 << 10);
+  choice->twoshot_max = (size_t)nccl_env_long("NCORE_TWOSHOT_MAX", 1 << 20);
+  if (choice->twoshot_max > STAGING_BYTES) choice->twoshot_max = STAGING_BYTES;
+  long blocks = nccl_env_long("NCORE_SMALL_BLOCKS", 0);
+  choice->blocks = blocks > 0 && blocks <= NCORE_SMALL_MAX_BLOCKS ? (int)blocks : 0;
+}
+
+size_t nccl_small_area_bytes(int nranks) {
+  if (nranks < 2 || nranks > NCORE_SMALL_MAX_RANKS) return 0;
+  return NCORE_SMALL_AREA_BYTES(STAGING_BYTES);
+}
+
+size_t nccl_small_area_offset(int nranks) {
+  return (NCCL_SIGNAL_WINDOW_BYTES(nranks) + 4095) & ~(size_t)4095;
+}
+
+void nccl_small_setup(nccl_comm_t *c) {
+  read_choice(&c->small_choice);
+  c->small_enabled = 0;
+  const char *why = NULL;
+  if (nccl_small_area_bytes(c->nranks) == 0)
+    why = "the communicator has fewer than 2 or more than 8 ranks";
+  else if (c->signals_status != NCORE_OK || c->signal_window == NULL)
+    why = "the communicator has no signal window";
+  else if (c->lsa_size != c->nranks)
+    why = "its ranks span several LSA teams (NVLink domains)";
+  size_t offset = nccl_small_area_offset(c->nranks);
+  for (int q = 0; why == NULL && q < c->nranks; q++) {
+    void *base = NULL;
+    if (nccl_window_peer_base(c->signal_window, q, &base) != NCORE_OK ||
+        base == NULL)
+      why = "a peer's signal window is not load/store reachable";
+    else
+      c->small_areas[q] = (char *)base + offset;
+  }
+  if (why != NULL) {
+    core_error_clear();
+    core_log(CORE_LOG_INFO, "rank %d: ncore's small-message allreduce is off: "
+             "%s; NCCL serves every size", c->rank, why);
+    return;
+  }
+  c->small_enabled = 1;
+  core_log(CORE_LOG_INFO, "rank %d: ncore's small-message allreduce over %d "
+           "ranks: %s", c->rank, c->nranks,
+           c->small_choice.algo == NCCL_SMALL_NCCL ? "off (NCORE_ALGO=nccl)"
+           : c->small_choice.algo == NCCL_SMALL_ONESHOT ? "one-shot up to 1 MiB (NCORE_ALGO)"
+           : c->small_choice.algo == NCCL_SMALL_TWOSHOT ? "two-shot up to 1 MiB (NCORE_ALGO)"
+                                                        : "auto");
+}
+
+/* The algorithm for bytes, or NCCL_SMALL_NCCL. */
+static nccl_small_algo_t algo_for(const nccl_small_choice_t *choice,
+                                  size_t bytes) {
+  if (bytes == 0 || bytes > STAGING_BYTES) return NCCL_SMALL_NCCL;
+  if (choice->algo != NCCL_SMALL_AUTO) return choice->algo;
+  return bytes <= choice->oneshot_max   ? NCCL_SMALL_ONESHOT
+         : bytes <= choice->twoshot_max ? NCCL_SMALL_TWOSHOT
+                                        : NCCL_SMALL_NCCL;
+}
+
+/* The types and operators the kernels reduce (kernels/small_coll.cu). */
+static int served(const core_coll_args_t *a) {
+  if (a->custom_op != NULL) return 0;
+  if (a->op != NCORE_SUM && a->op != NCORE_PROD && a->op != NCORE_MAX &&
+      a->op != NCORE_MIN)
+    return 0;
+  return a->dtype >= NCORE_INT32 && a->dtype <= NCORE_BFLOAT16;
+}
+
+/* Blocks of the grid: enough to move bytes at NVLink speed, few enough
+ * that the flag exchange stays cheap (one flag per block and rank). */
+static unsigned blocks_for(const nccl_small_choice_t *choice,
+                           nccl_small_algo_t algo, size_t bytes) {
+  if (choice->blocks > 0) return (unsigned)choice->blocks;
+  size_t per_block = algo == NCCL_SMALL_ONESHOT ? 8192 : 32768;
+  size_t blocks = (bytes + per_block - 1) / per_block;
+  if (blocks > NCORE_SMALL_MAX_BLOCKS) blocks = NCORE_SMALL_MAX_BLOCKS;
+  return blocks == 0 ? 1 : (unsigned)blocks;
+}
+
+/* 1 when s is being captured into a CUDA graph (0 where the driver cannot
+ * say). */
+static int capturing(CUstream s) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return cu_fn.StreamIsCapturing != NULL &&
+         cu_fn.StreamIsCapturing(s, &status) == CUDA_SUCCESS &&
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* Two calls of the path on one communicator share its areas, so a call on
+ * another stream than the last one's waits for it (an event), as NCCL
+ * orders a communicator's work across streams. Not across a capture's
+ * edge: a captured stream may not wait for work outside its graph (the
+ * program orders such streams itself, as with NCCL's capture rules). */
+static ncore_status_t order_after_last_call(nccl_comm_t *c, CUstream s) {
+  CUstream last = c->small_last_stream;
+  c->small_last_stream = s;
+  if (!c->small_called) {
+    c->small_called = 1;
+    return NCORE_OK;
+  }
+  if (last == s || capturing(s) || capturing(last)) return NCORE_OK;
+  ncore_status_t status = NCORE_OK;
+  if (c->small_order == NULL)
+    status = cu_check(cu_fn.EventCreate(&c->small_order, CU_EVENT_DISABLE_TIMING),
+                      "cuEventCreate");
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.EventRecord(c->small_order, last), "cuEventRecord");
+  if (status == NCORE_OK)
+    status = cu_check(cu_fn.StreamWaitEvent(s, c->small_order, 0),
+                      "cuStreamWaitEvent");
+  return status;
+}
+
+ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
+                                    int *taken) {
+  *taken = 0;
+  if (!c->small_enabled || a->kind != CORE_COLL_ALLREDUCE || !served(a) ||
+      nccl_in_group())
+    return NCORE_OK;
+  size_t bytes = a->count * core_dtype_size(a->dtype);
+  nccl_small_algo_t algo = algo_for(&c->small_choice, bytes);
+  if (algo == NCCL_SMALL_NCCL) return NCORE_OK;
+  *taken = 1;
+  ncore_small_args_t args;
+  memset(&args, 0, sizeof args);
+  args.input = a->sendbuf;
+  args.output = a->recvbuf;
+  args.count = a->count;
+  args.staging = STAGING_BYTES;
+  args.dtype = (int)a->dtype;
+  args.op = (int)a->op;
+  args.rank = c->rank;
+  args.nranks = c->nranks;
+  unsigned grid = blocks_for(&c->small_choice, algo, bytes);
+  args.blocks = (int)grid;
+  memcpy(args.areas, c->small_areas, sizeof args.areas);
+  void *params[] = {&args};
+  /* The launch needs the communicator's context; the caller's current
+   * device is left as it was, as NCCL's calls leave it. */
+  CUcontext previous = NULL;
+  ncore_status_t status = cu_check(cu_fn.CtxGetCurrent(&previous), "cuCtxGetCurrent");
+  if (status == NCORE_OK && previous != c->ctx)
+    status = cu_check(cu_fn.CtxSetCurrent(c->ctx), "cuCtxSetCurrent");
+  if (status != NCORE_OK) return status;
+  CUstream s = (CUstream)a->stream;
+  status = order_after_last_call(c, s);
+  if (status == NCORE_OK)
+    status = nccl_kernel_launch(algo == NCCL_SMALL_ONESHOT ? NCCL_KERNEL_ALLREDUCE_ONESHOT
+                                                     : NCCL_KERNEL_ALLREDUCE_TWOSHOT,
+                                grid, NCORE_SMALL_THREADS, s, params);
+  if (previous != c->ctx) (void)cu_fn.CtxSetCurrent(previous);
+  return status;
+}

@@ -1,0 +1,37 @@
+/* core/nccl — ncore's own small-message allreduce between the ranks of one
+ * LSA team (the latency path; kernels/small_coll.cu, kernels/small_coll.h).
+ * NCCL's kernels are general and pay for it below about a megabyte; ncore's
+ * one-shot and two-shot kernels exchange through an area each rank keeps
+ * in its signal window (registered at creation, where every rank is), so
+ * a call needs no registration, no host synchronisation and no allocation,
+ * and is captured in a CUDA graph like any kernel (the call counts live on
+ * the device). Chosen by size (NCORE_ALGO forces one: auto, nccl, oneshot,
+ * twoshot); everything else goes to NCCL: other collectives, custom
+ * operators and NCORE_AVG, 8-bit types, ranks outside one LSA team, calls
+ * inside a group, sizes above the staging buffer. */
+#ifndef NCORE_CORE_NCCL_SMALL_COLL_H
+#define NCORE_CORE_NCCL_SMALL_COLL_H
+
+#include <stddef.h>
+
+#include "../backend.h"
+#include "comm.h"
+
+/* Bytes a communicator of nranks ranks adds to its signal window for the
+ * latency path (0: none, outside 2..NCORE_SMALL_MAX_RANKS ranks), and where
+ * they start. Every rank computes the same, so the window stays of one size
+ * on every rank (COLL_SYMMETRIC). */
+size_t nccl_small_area_bytes(int nranks);
+size_t nccl_small_area_offset(int nranks);
+
+/* Once the signal window and the LSA team are known (setup): enables the
+ * path when every rank is in this rank's LSA team and reachable, else says
+ * why at INFO. Never fails the communicator. */
+void nccl_small_setup(nccl_comm_t *c);
+
+/* Runs a's collective on ncore's kernels when the path serves it: *taken
+ * 1 and the launch's status; else *taken 0 and NCORE_OK (NCCL's turn). */
+ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
+                                    int *taken);
+
+#endif
