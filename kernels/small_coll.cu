@@ -1,21 +1,28 @@
 // kernels/small_coll.cu — ncore's small-message allreduce between the ranks
 // of one LSA team (NVLink), through each rank's area in its signal window
-// (kernels/small_coll.h: the layout and why reusing it is safe).
+// (kernels/small_coll.h: the layout and why reusing it is safe). Data moves
+// by stores into the receiver's area (one way over NVLink); every load is
+// local.
 //
-// One-shot: every block copies its part of the input into this rank's
-// staging buffer, tells every peer (a release store of the call's epoch
-// into the peer's flag for this rank and block), waits until every peer
-// told it the same, then reads that part from every rank's staging buffer
-// and reduces it, in rank order 0, 1, ..., n-1 on every rank.
-// Two-shot: the same first round, then each rank reduces only its slice
-// (rank order again) into its result buffer, a second round of flags, and
-// every rank copies every rank's reduced slice to its output.
-// Either way every rank computes the same elements in the same order from
-// the same bytes, so every rank's output is bitwise the same. Half and
-// bfloat16 accumulate in float (rounded once, at the end), so the results
-// may differ from NCCL's ring in the last bits; max / min follow NCCL
-// (IEEE maxNum / minNum: a NaN loses against a number).
+// One-shot: every block writes its part of the input into every rank's
+// in1 slot for this rank, tells each rank (a release store of the call's
+// epoch into the rank's flag for this rank and block), waits until every
+// rank told it the same, then reduces that part of every rank's input from
+// its own area, in rank order 0, 1, ..., n-1.
+// Two-shot: every block writes its part of each slice s into rank s's in2
+// slot for this rank, the same flags, then reduces its part of this rank's
+// slice (rank order again) and writes the result into every rank's res
+// slot for this rank, a second round of flags, and every rank copies every
+// slice from its own res slots to its output.
+// Either way every element is computed in the same order from the same
+// bytes, so every rank's output is bitwise the same. Half and bfloat16
+// accumulate in float (rounded once, at the end), so the results may
+// differ from NCCL's ring in the last bits; max / min follow NCCL (IEEE
+// maxNum / minNum: a NaN loses against a number).
 //
+// The kernels are launched with programmatic dependent launch
+// (core/nccl/kernels.c): each waits for the grid before it to end before it
+// touches anything, and lets the next one be scheduled at once.
 // Waits sleep between reads and are released by an abort, which fills this
 // rank's flags with 0x7f bytes (nccl_signals_abandon): nothing here spins
 // where an NCCL kernel would have to preempt it.
@@ -52,11 +59,10 @@ __device__ __forceinline__ void wait_for(const unsigned long long *p,
   }
 }
 
-// Round `round`: this block tells every rank its part of epoch is ready,
-// then waits for every rank's word for the same part. Thread t < nranks
-// handles rank t; the barriers order the block's other threads' stores
-// before the release (it is cumulative) and the acquires before their
-// loads.
+// Round `round`: this block tells every rank it finished writing there,
+// then waits until every rank told it the same. Thread t < nranks handles
+// rank t; the barriers order the block's other threads' stores before the
+// release (which is cumulative) and the acquires before their loads.
 __device__ __forceinline__ void exchange_flags(const ncore_small_args_t &a,
                                                int round,
                                                unsigned long long epoch) {
@@ -127,29 +133,54 @@ template <int OP> struct Apply<OP, double> {
   }
 };
 
-// Elements [lo, hi) of the call: element i of rank q's buffer at byte
-// offset `from` of its area, reduced over ranks 0..n-1 into dst
-// (dst_aligned: dst + lo is 16-byte aligned). lo is a multiple of a
-// vector's elements.
-template <typename T, int OP>
-__device__ __forceinline__ void reduce_range(const ncore_small_args_t &a,
-                                             unsigned long long from, T *dst,
-                                             bool dst_aligned, size_t lo,
-                                             size_t hi) {
-  typedef typename Acc<T>::type A;
+// Writes elements [lo, hi) of src (element i of src at byte i * sizeof(T)
+// from src) to byte offset `slot` + (i - base) * sizeof(T) of every rank's
+// area: the input fanned out. lo - base is a multiple of a vector.
+template <typename T>
+__device__ __forceinline__ void scatter_to_all(const ncore_small_args_t &a,
+                                               const T *src, size_t base,
+                                               unsigned long long slot,
+                                               size_t lo, size_t hi) {
   const int V = 16 / sizeof(T);
-  size_t vectors_end = lo + (hi - lo) / V * V;
-  if (!dst_aligned) vectors_end = lo;
+  bool aligned = (((uintptr_t)(src + lo)) & 15) == 0;
+  size_t vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
   for (size_t i = lo + (size_t)threadIdx.x * V; i < vectors_end;
        i += (size_t)blockDim.x * V) {
+    uint4 v = __ldcg((const uint4 *)(src + i));
+    size_t at = slot + (i - base) * sizeof(T);
+    for (int q = 0; q < a.nranks; q++) *(uint4 *)(a.areas[q] + at) = v;
+  }
+  for (size_t i = vectors_end + threadIdx.x; i < hi; i += blockDim.x) {
+    T v = load_cg(src + i);
+    size_t at = slot + (i - base) * sizeof(T);
+    for (int q = 0; q < a.nranks; q++) *(T *)(a.areas[q] + at) = v;
+  }
+}
+
+// Elements [lo, hi): element i at byte offset slot(q) + (i - base) *
+// sizeof(T) of this rank's area, reduced over q = 0..n-1, to dst[i - base]
+// of every dst (ndst of them; dst 16-byte aligned at lo - base, or not).
+template <typename T, int OP>
+__device__ __forceinline__ void reduce_local(const ncore_small_args_t &a,
+                                             const unsigned long long *slots,
+                                             size_t base, T *const *dst,
+                                             int ndst, size_t lo, size_t hi) {
+  typedef typename Acc<T>::type A;
+  const int V = 16 / sizeof(T);
+  const char *mine = a.areas[a.rank];
+  bool aligned = true;
+  for (int d = 0; d < ndst; d++) aligned &= (((uintptr_t)(dst[d] + (lo - base))) & 15) == 0;
+  size_t vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
+  for (size_t i = lo + (size_t)threadIdx.x * V; i < vectors_end;
+       i += (size_t)blockDim.x * V) {
+    size_t at = (i - base) * sizeof(T);
     A acc[V];
-    // __ldcg: from L2 (a peer's, over NVLink), never a stale L1 line.
-    uint4 v = __ldcg((const uint4 *)(a.areas[0] + from + i * sizeof(T)));
+    uint4 v = __ldcg((const uint4 *)(mine + slots[0] + at));
     const T *e = (const T *)&v;
 #pragma unroll
     for (int k = 0; k < V; k++) acc[k] = up<T>(e[k]);
     for (int q = 1; q < a.nranks; q++) {
-      uint4 w = __ldcg((const uint4 *)(a.areas[q] + from + i * sizeof(T)));
+      uint4 w = __ldcg((const uint4 *)(mine + slots[q] + at));
       const T *f = (const T *)&w;
 #pragma unroll
       for (int k = 0; k < V; k++) acc[k] = Apply<OP, A>::run(acc[k], up<T>(f[k]));
@@ -158,31 +189,19 @@ __device__ __forceinline__ void reduce_range(const ncore_small_args_t &a,
     T *o = (T *)&out;
 #pragma unroll
     for (int k = 0; k < V; k++) o[k] = down<T>(acc[k]);
-    *(uint4 *)(dst + i) = out;
+    for (int d = 0; d < ndst; d++) *(uint4 *)(dst[d] + (i - base)) = out;
   }
   for (size_t i = vectors_end + threadIdx.x; i < hi; i += blockDim.x) {
-    A acc = up<T>(load_cg((const T *)(a.areas[0] + from + i * sizeof(T))));
+    size_t at = (i - base) * sizeof(T);
+    A acc = up<T>(load_cg((const T *)(mine + slots[0] + at)));
     for (int q = 1; q < a.nranks; q++)
-      acc = Apply<OP, A>::run(acc, up<T>(load_cg((const T *)(a.areas[q] + from + i * sizeof(T)))));
-    dst[i] = down<T>(acc);
+      acc = Apply<OP, A>::run(acc, up<T>(load_cg((const T *)(mine + slots[q] + at))));
+    for (int d = 0; d < ndst; d++) dst[d][i - base] = down<T>(acc);
   }
-}
-
-// Copies bytes [lo, hi) (lo a multiple of 16) from src to dst, by 16
-// bytes where both are aligned.
-__device__ __forceinline__ void copy_range(char *dst, const char *src,
-                                           size_t lo, size_t hi) {
-  bool aligned = (((uintptr_t)dst | (uintptr_t)src) & 15) == 0;
-  size_t vectors_end = aligned ? lo + (hi - lo) / 16 * 16 : lo;
-  for (size_t i = lo + (size_t)threadIdx.x * 16; i < vectors_end;
-       i += (size_t)blockDim.x * 16)
-    *(uint4 *)(dst + i) = __ldcg((const uint4 *)(src + i));
-  for (size_t i = vectors_end + threadIdx.x; i < hi; i += blockDim.x)
-    dst[i] = (char)__ldcg((const signed char *)(src + i));
 }
 
 // [lo, hi) in elements of part `part` of `parts` over `units` vectors of
-// V elements, the last part ending at count.
+// V elements from vector first_unit, the last part ending at count.
 __device__ __forceinline__ void part_bounds(size_t units, int parts, int part,
                                             int V, size_t first_unit,
                                             size_t count, size_t *lo,
@@ -196,14 +215,27 @@ __device__ __forceinline__ void part_bounds(size_t units, int parts, int part,
   *hi = end * V < count ? end * V : count;
 }
 
-// The call's epoch: this rank's count of calls plus one (all blocks read
-// it before the last one to end advances it).
-__device__ __forceinline__ unsigned long long epoch_of(const ncore_small_args_t &a) {
+// Slice s of the call, in vectors: [*first, *first + *n).
+__device__ __forceinline__ void slice_of(size_t units, int nranks, int s,
+                                         size_t *first, size_t *n) {
+  size_t per = (units + nranks - 1) / nranks;
+  *first = per * s;
+  *n = *first < units ? per : 0;
+  if (*first + *n > units) *n = units - *first;
+}
+
+// Programmatic dependent launch: wait for the grid before this one (its end
+// and its memory), then let the next one be scheduled.
+__device__ __forceinline__ unsigned long long begin_call(const ncore_small_args_t &a) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  // The call's epoch: this rank's count of calls plus one (every block reads
+  // it before the last one to end advances it).
   return *(volatile unsigned long long *)(a.areas[a.rank] + NCORE_SMALL_EPOCH_OFFSET) + 1;
 }
 
 // The last block to end advances this rank's epoch for the next call
-// (which starts after this kernel ended: stream order).
+// (which reads it only after this grid ended: begin_call's wait).
 __device__ __forceinline__ void end_call(const ncore_small_args_t &a,
                                          unsigned long long epoch) {
   __syncthreads();
@@ -219,50 +251,73 @@ __device__ __forceinline__ void end_call(const ncore_small_args_t &a,
 template <typename T, int OP>
 __device__ void oneshot(const ncore_small_args_t &a) {
   const int V = 16 / sizeof(T);
-  unsigned long long epoch = epoch_of(a);
-  unsigned long long data = NCORE_SMALL_DATA(epoch & 1, a.staging);
+  unsigned long long epoch = begin_call(a);
+  int parity = (int)(epoch & 1);
   size_t units = (a.count + V - 1) / V, lo, hi;
   part_bounds(units, gridDim.x, blockIdx.x, V, 0, a.count, &lo, &hi);
-  copy_range(a.areas[a.rank] + data, (const char *)a.input, lo * sizeof(T),
-             hi * sizeof(T));
+  scatter_to_all(a, (const T *)a.input, 0, ncore_small_in1(a.nranks, parity, a.rank), lo, hi);
   exchange_flags(a, 0, epoch);
+  unsigned long long slots[NCORE_SMALL_MAX_RANKS];
+  for (int q = 0; q < a.nranks; q++) slots[q] = ncore_small_in1(a.nranks, parity, q);
   T *out = (T *)a.output;
-  reduce_range<T, OP>(a, data, out, (((uintptr_t)out) & 15) == 0, lo, hi);
+  reduce_local<T, OP>(a, slots, 0, &out, 1, lo, hi);
   end_call(a, epoch);
 }
 
 template <typename T, int OP>
 __device__ void twoshot(const ncore_small_args_t &a) {
   const int V = 16 / sizeof(T);
-  unsigned long long epoch = epoch_of(a);
-  unsigned long long data = NCORE_SMALL_DATA(epoch & 1, a.staging);
-  unsigned long long result = NCORE_SMALL_RESULT(epoch & 1, a.staging);
+  unsigned long long epoch = begin_call(a);
+  int parity = (int)(epoch & 1);
   size_t units = (a.count + V - 1) / V;
-  size_t per_slice = (units + a.nranks - 1) / a.nranks;
-  // Round 1: this block's part of every slice staged.
+  // Round 1: this block's part of each slice s to rank s's in2 slot for
+  // this rank (offsets within the slice).
   for (int s = 0; s < a.nranks; s++) {
-    size_t first = per_slice * s, n = first < units ? per_slice : 0, lo, hi;
-    if (first + n > units) n = units - first;
+    size_t first, n, lo, hi;
+    slice_of(units, a.nranks, s, &first, &n);
     part_bounds(n, gridDim.x, blockIdx.x, V, first, a.count, &lo, &hi);
-    copy_range(a.areas[a.rank] + data, (const char *)a.input, lo * sizeof(T),
-               hi * sizeof(T));
+    const T *src = (const T *)a.input;
+    bool aligned = (((uintptr_t)(src + lo)) & 15) == 0;
+    size_t vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
+    char *to = a.areas[s] + ncore_small_in2(a.nranks, parity, a.rank);
+    size_t base = first * V;
+    for (size_t i = lo + (size_t)threadIdx.x * V; i < vectors_end;
+         i += (size_t)blockDim.x * V)
+      *(uint4 *)(to + (i - base) * sizeof(T)) = __ldcg((const uint4 *)(src + i));
+    for (size_t i = vectors_end + threadIdx.x; i < hi; i += blockDim.x)
+      *(T *)(to + (i - base) * sizeof(T)) = load_cg(src + i);
   }
   exchange_flags(a, 0, epoch);
-  // This rank's slice reduced into its result buffer, at the slice's
-  // offset there (so peers find slice s at s's offset of rank s's result).
+  // This rank's slice, reduced from its in2 slots, to every rank's res slot
+  // for this rank.
   {
-    size_t first = per_slice * a.rank, n = first < units ? per_slice : 0, lo, hi;
-    if (first + n > units) n = units - first;
+    size_t first, n, lo, hi;
+    slice_of(units, a.nranks, a.rank, &first, &n);
     part_bounds(n, gridDim.x, blockIdx.x, V, first, a.count, &lo, &hi);
-    reduce_range<T, OP>(a, data, (T *)(a.areas[a.rank] + result), true, lo, hi);
+    unsigned long long slots[NCORE_SMALL_MAX_RANKS];
+    T *dst[NCORE_SMALL_MAX_RANKS];
+    for (int q = 0; q < a.nranks; q++) {
+      slots[q] = ncore_small_in2(a.nranks, parity, q);
+      dst[q] = (T *)(a.areas[q] + ncore_small_res(a.nranks, parity, a.rank));
+    }
+    reduce_local<T, OP>(a, slots, first * V, dst, a.nranks, lo, hi);
   }
   exchange_flags(a, 1, epoch);
-  // Every rank's slice from its result buffer to the output.
+  // Every slice from this rank's res slots to the output.
   for (int s = 0; s < a.nranks; s++) {
-    size_t first = per_slice * s, n = first < units ? per_slice : 0, lo, hi;
-    if (first + n > units) n = units - first;
+    size_t first, n, lo, hi;
+    slice_of(units, a.nranks, s, &first, &n);
     part_bounds(n, gridDim.x, blockIdx.x, V, first, a.count, &lo, &hi);
-    copy_range((char *)a.output, a.areas[s] + result, lo * sizeof(T), hi * sizeof(T));
+    const char *from = a.areas[a.rank] + ncore_small_res(a.nranks, parity, s);
+    T *out = (T *)a.output;
+    size_t base = first * V;
+    bool aligned = (((uintptr_t)(out + lo)) & 15) == 0;
+    size_t vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
+    for (size_t i = lo + (size_t)threadIdx.x * V; i < vectors_end;
+         i += (size_t)blockDim.x * V)
+      *(uint4 *)(out + i) = __ldcg((const uint4 *)(from + (i - base) * sizeof(T)));
+    for (size_t i = vectors_end + threadIdx.x; i < hi; i += blockDim.x)
+      out[i] = load_cg((const T *)(from + (i - base) * sizeof(T)));
   }
   end_call(a, epoch);
 }

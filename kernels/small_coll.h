@@ -1,54 +1,84 @@
 /* kernels/small_coll.h — what ncore's small-message collectives (the
  * latency path) and the NCCL backend that launches them agree on: the
  * area each rank keeps for them in its signal window, and the kernels'
- * argument. Plain C, included by kernels/small_coll.cu and
+ * argument. Plain C (and CUDA), included by kernels/small_coll.cu and
  * core/nccl/small_coll.c, so both read one description.
  *
  * The area lies at the same offset in every rank's signal window (a
  * COLL_SYMMETRIC window of one size on every rank), so a rank reaches a
- * peer's area through the peer's base pointer plus that offset:
- *   flags[0][q][b]  round-1 flag that rank q set in this rank's area for
- *                   block b: the last call (epoch) whose input q staged
- *   flags[1][q][b]  round-2 flag (two-shot): q's reduced slice is ready
- *   epoch, done     this rank's count of calls made, and the blocks of the
- *                   running call that ended (only this rank uses them)
- *   data[2]         the staged input of calls with odd / even epochs
- *   result[2]       two-shot: this rank's reduced slice, by parity
+ * peer's area through the peer's base pointer plus that offset. Senders
+ * write into their receivers' areas (a store over NVLink is one way; a
+ * load is a round trip), so every read of a call is local:
+ *   flags[round][q][b]  the last call (epoch) for which rank q's block b
+ *                       finished writing its round-`round` data here
+ *   epoch, done         this rank's count of calls made, and the blocks of
+ *                       the running call that ended (this rank's own)
+ *   in1[parity][q]      one-shot: rank q's whole input
+ *   in2[parity][q]      two-shot: rank q's part of this rank's slice
+ *   res[parity][q]      two-shot: rank q's reduced slice
  * Flags only grow (an epoch per call, counted on the device, so a CUDA
  * graph's replays count too), and a call reuses a parity's buffers only
- * two calls later, when every peer has ended the call between: a peer's
- * flag for epoch e + 1 means its kernel of epoch e ended. */
+ * two calls later: a writer's call e + 2 starts after its call e + 1,
+ * which waited for the reader's flag of e + 1, set after the reader's
+ * call e, which read the buffers, had ended. */
 #ifndef NCORE_KERNELS_SMALL_COLL_H
 #define NCORE_KERNELS_SMALL_COLL_H
+
+#ifdef __CUDACC__
+#define NCORE_SMALL_FN static inline __host__ __device__
+#else
+#define NCORE_SMALL_FN static inline
+#endif
 
 #define NCORE_SMALL_MAX_RANKS 8
 #define NCORE_SMALL_MAX_BLOCKS 32
 #define NCORE_SMALL_THREADS 512
+/* Bytes of all the one-shot inputs of one parity (each rank's input at
+ * most this / nranks), and the largest two-shot call. */
+#define NCORE_SMALL_ONESHOT_TOTAL (2ull << 20)
+#define NCORE_SMALL_TWOSHOT_MAX (1ull << 20)
 
-/* Byte offsets inside the area. */
 #define NCORE_SMALL_FLAGS_BYTES (8 * NCORE_SMALL_MAX_RANKS * NCORE_SMALL_MAX_BLOCKS)
 #define NCORE_SMALL_FLAGS_OFFSET(round) ((round) * NCORE_SMALL_FLAGS_BYTES)
 #define NCORE_SMALL_EPOCH_OFFSET (2 * NCORE_SMALL_FLAGS_BYTES)
 #define NCORE_SMALL_DONE_OFFSET (NCORE_SMALL_EPOCH_OFFSET + 8)
-#define NCORE_SMALL_DATA_OFFSET 8192
-#define NCORE_SMALL_DATA(parity, staging) \
-  (NCORE_SMALL_DATA_OFFSET + (unsigned long long)(parity) * (staging))
-#define NCORE_SMALL_RESULT(parity, staging) \
-  (NCORE_SMALL_DATA_OFFSET + (2ull + (parity)) * (staging))
-/* The whole area for staging bytes per call (a multiple of 16). */
-#define NCORE_SMALL_AREA_BYTES(staging) \
-  (NCORE_SMALL_DATA_OFFSET + 4ull * (staging))
+#define NCORE_SMALL_DATA_OFFSET 8192ull
+
+/* The largest one-shot input of a rank of nranks (a multiple of 16). */
+NCORE_SMALL_FN unsigned long long ncore_small_oneshot_max(int nranks) {
+  return NCORE_SMALL_ONESHOT_TOTAL / (unsigned long long)nranks / 16 * 16;
+}
+/* A two-shot slot: one rank's part of one slice (two-shot needs 3 ranks
+ * or more: with 2 it moves as much as one-shot, in two rounds). */
+NCORE_SMALL_FN unsigned long long ncore_small_twoshot_slot(int nranks) {
+  return nranks < 3 ? 0
+                    : (NCORE_SMALL_TWOSHOT_MAX / (unsigned long long)nranks + 15) / 16 * 16;
+}
+NCORE_SMALL_FN unsigned long long ncore_small_in1(int nranks, int parity, int q) {
+  return NCORE_SMALL_DATA_OFFSET +
+         ((unsigned long long)parity * nranks + q) * ncore_small_oneshot_max(nranks);
+}
+NCORE_SMALL_FN unsigned long long ncore_small_in2(int nranks, int parity, int q) {
+  return ncore_small_in1(nranks, 2, 0) +
+         ((unsigned long long)parity * nranks + q) * ncore_small_twoshot_slot(nranks);
+}
+NCORE_SMALL_FN unsigned long long ncore_small_res(int nranks, int parity, int q) {
+  return ncore_small_in2(nranks, 2, 0) +
+         ((unsigned long long)parity * nranks + q) * ncore_small_twoshot_slot(nranks);
+}
+/* The whole area of a rank of nranks. */
+NCORE_SMALL_FN unsigned long long ncore_small_area_bytes(int nranks) {
+  return ncore_small_res(nranks, 2, 0);
+}
 
 /* The kernels' one argument (by value). areas[q]: rank q's area as this
  * rank reaches it (its own: the local address). */
 typedef struct ncore_small_args {
   const void *input;
   void *output;
-  unsigned long long count;      /* elements */
-  unsigned long long staging;    /* bytes of one data buffer */
-  int dtype, op;                 /* ncore's (= NCCL's) values */
-  int rank, nranks, blocks;
-  int reserved;
+  unsigned long long count; /* elements */
+  int dtype, op;            /* ncore's (= NCCL's) values */
+  int rank, nranks;
   char *areas[NCORE_SMALL_MAX_RANKS];
 } ncore_small_args_t;
 

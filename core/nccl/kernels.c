@@ -28,7 +28,8 @@ static const char *const kernel_names[NCCL_KERNEL_COUNT] = {
  * The pointer queries are not: their results are read by the host. */
 static const int kernel_takes_pdl[NCCL_KERNEL_COUNT] = {
     [NCCL_KERNEL_SIGNAL_ADD] = 1, [NCCL_KERNEL_PUT_SIGNAL] = 1,
-    [NCCL_KERNEL_WAIT_GEQ] = 1,
+    [NCCL_KERNEL_WAIT_GEQ] = 1,  [NCCL_KERNEL_ALLREDUCE_ONESHOT] = 1,
+    [NCCL_KERNEL_ALLREDUCE_TWOSHOT] = 1,
 };
 
 /* Primary contexts are few (one per device); a small table suffices. */

@@ -16,9 +16,6 @@
 #include "wait.h"
 #include "window_pointer.h"
 
-/* Bytes of one staging buffer: the largest call the path takes. */
-#define STAGING_BYTES (1u << 20)
-
 /* What the environment asks for, read when a communicator is set up (so a
  * program can make communicators that differ, as the benchmarks do); every
  * rank must ask the same, as for NCCL_ALGO: a rank in ncore's kernel and
@@ -32,17 +29,21 @@ static void read_choice(nccl_small_choice_t *choice) {
   else if (algo != NULL && *algo != '\0' && strcasecmp(algo, "auto") != 0)
     core_log(CORE_LOG_WARN, "NCORE_ALGO=%s is not auto, nccl, oneshot or "
              "twoshot: auto", algo);
-  /* The crossovers of auto: measured, bench/results (issue 42). */
-  choice->oneshot_max = (size_t)nccl_env_long("NCORE_ONESHOT_MAX", 64 << 10);
-  choice->twoshot_max = (size_t)nccl_env_long("NCORE_TWOSHOT_MAX", 1 << 20);
-  if (choice->twoshot_max > STAGING_BYTES) choice->twoshot_max = STAGING_BYTES;
+  /* The crossovers of auto, each within what the area holds
+   * (small_coll.h). Measured on 2 and 4 x H100 (bench/results/
+   * small-allreduce-session18/): one-shot beats NCCL's kernel at every
+   * size it holds (up to 2 MiB / nranks), two-shot at none yet, so auto
+   * takes one-shot as far as it goes and no two-shot (NCORE_TWOSHOT_MAX=0)
+   * unless asked. */
+  choice->oneshot_max = (size_t)nccl_env_long("NCORE_ONESHOT_MAX", 2 << 20);
+  choice->twoshot_max = (size_t)nccl_env_long("NCORE_TWOSHOT_MAX", 0);
   long blocks = nccl_env_long("NCORE_SMALL_BLOCKS", 0);
   choice->blocks = blocks > 0 && blocks <= NCORE_SMALL_MAX_BLOCKS ? (int)blocks : 0;
 }
 
 size_t nccl_small_area_bytes(int nranks) {
   if (nranks < 2 || nranks > NCORE_SMALL_MAX_RANKS) return 0;
-  return NCORE_SMALL_AREA_BYTES(STAGING_BYTES);
+  return (size_t)ncore_small_area_bytes(nranks);
 }
 
 size_t nccl_small_area_offset(int nranks) {
@@ -78,19 +79,28 @@ void nccl_small_setup(nccl_comm_t *c) {
   core_log(CORE_LOG_INFO, "rank %d: ncore's small-message allreduce over %d "
            "ranks: %s", c->rank, c->nranks,
            c->small_choice.algo == NCCL_SMALL_NCCL ? "off (NCORE_ALGO=nccl)"
-           : c->small_choice.algo == NCCL_SMALL_ONESHOT ? "one-shot up to 1 MiB (NCORE_ALGO)"
-           : c->small_choice.algo == NCCL_SMALL_TWOSHOT ? "two-shot up to 1 MiB (NCORE_ALGO)"
+           : c->small_choice.algo == NCCL_SMALL_ONESHOT ? "one-shot (NCORE_ALGO)"
+           : c->small_choice.algo == NCCL_SMALL_TWOSHOT ? "two-shot (NCORE_ALGO)"
                                                         : "auto");
 }
 
-/* The algorithm for bytes, or NCCL_SMALL_NCCL. */
+/* The algorithm for bytes on nranks, or NCCL_SMALL_NCCL: what the
+ * choice asks for where the area holds it (one-shot: the rank's input in
+ * every rank's area; two-shot: 3 ranks or more, up to 1 MiB). */
 static nccl_small_algo_t algo_for(const nccl_small_choice_t *choice,
-                                  size_t bytes) {
-  if (bytes == 0 || bytes > STAGING_BYTES) return NCCL_SMALL_NCCL;
-  if (choice->algo != NCCL_SMALL_AUTO) return choice->algo;
-  return bytes <= choice->oneshot_max   ? NCCL_SMALL_ONESHOT
-         : bytes <= choice->twoshot_max ? NCCL_SMALL_TWOSHOT
-                                        : NCCL_SMALL_NCCL;
+                                  int nranks, size_t bytes) {
+  int oneshot = bytes <= ncore_small_oneshot_max(nranks);
+  int twoshot = nranks >= 3 && bytes <= NCORE_SMALL_TWOSHOT_MAX;
+  if (bytes == 0) return NCCL_SMALL_NCCL;
+  switch (choice->algo) {
+    case NCCL_SMALL_ONESHOT: return oneshot ? NCCL_SMALL_ONESHOT : NCCL_SMALL_NCCL;
+    case NCCL_SMALL_TWOSHOT: return twoshot ? NCCL_SMALL_TWOSHOT : NCCL_SMALL_NCCL;
+    case NCCL_SMALL_NCCL: return NCCL_SMALL_NCCL;
+    default: break;
+  }
+  if (oneshot && (bytes <= choice->oneshot_max || !twoshot)) return NCCL_SMALL_ONESHOT;
+  if (twoshot && bytes <= choice->twoshot_max) return NCCL_SMALL_TWOSHOT;
+  return NCCL_SMALL_NCCL;
 }
 
 /* The types and operators the kernels reduce (kernels/small_coll.cu). */
@@ -154,7 +164,7 @@ ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
       nccl_in_group())
     return NCORE_OK;
   size_t bytes = a->count * core_dtype_size(a->dtype);
-  nccl_small_algo_t algo = algo_for(&c->small_choice, bytes);
+  nccl_small_algo_t algo = algo_for(&c->small_choice, c->nranks, bytes);
   if (algo == NCCL_SMALL_NCCL) return NCORE_OK;
   *taken = 1;
   ncore_small_args_t args;
@@ -162,13 +172,11 @@ ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
   args.input = a->sendbuf;
   args.output = a->recvbuf;
   args.count = a->count;
-  args.staging = STAGING_BYTES;
   args.dtype = (int)a->dtype;
   args.op = (int)a->op;
   args.rank = c->rank;
   args.nranks = c->nranks;
   unsigned grid = blocks_for(&c->small_choice, algo, bytes);
-  args.blocks = (int)grid;
   memcpy(args.areas, c->small_areas, sizeof args.areas);
   void *params[] = {&args};
   /* The launch needs the communicator's context; the caller's current

@@ -397,29 +397,49 @@ TEST(synchronize_after_a_peer_aborted_answers_remote) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
-/* The two ranks of a two-thread world of the NCCL double forming one LSA
- * team, made with NCORE_ALGO=algo (read when a communicator is set up). */
-static int make_lsa_world(world_rank_t ranks[2], const char *algo) {
-  setenv("FAKE_NCCL_WORLD_RANKS", "2", 1);
+/* Rank `rank` of a world of `nranks` threads of the NCCL double. */
+typedef struct {
+  int rank, nranks;
+  ncore_unique_id_t id;
+  ncore_comm_t comm;
+  ncore_status_t status;
+} lsa_rank_t;
+
+static void *init_lsa_rank(void *arg) {
+  lsa_rank_t *r = arg;
+  r->comm = NCORE_NULL_HANDLE;
+  r->status = ncore_comm_init_rank(&r->comm, r->nranks, &r->id, r->rank, NULL);
+  return NULL;
+}
+
+/* The three ranks of a three-thread world of the NCCL double forming one
+ * LSA team, made with NCORE_ALGO=algo (read when a communicator is set
+ * up): three, so that two-shot can be chosen. */
+static int make_lsa_world(lsa_rank_t ranks[3], const char *algo) {
+  setenv("FAKE_NCCL_WORLD_RANKS", "3", 1);
   setenv("FAKE_NCCL_LSA_WORLD", "1", 1);
   const char *before = getenv("NCORE_ALGO");
   char *kept = before ? strdup(before) : NULL;
   setenv("NCORE_ALGO", algo, 1);
-  ranks[0] = (world_rank_t){.rank = 0};
-  ranks[1] = (world_rank_t){.rank = 1};
-  CHECK_OK(ncore_get_unique_id(&ranks[0].id, NCORE_BACKEND_AUTO));
-  ranks[1].id = ranks[0].id;
-  pthread_t threads[2];
-  for (int r = 0; r < 2; r++)
-    CHECK_EQ(pthread_create(&threads[r], NULL, init_world_rank, &ranks[r]), 0);
-  for (int r = 0; r < 2; r++) pthread_join(threads[r], NULL);
+  pthread_t threads[3];
+  for (int r = 0; r < 3; r++) {
+    ranks[r] = (lsa_rank_t){.rank = r, .nranks = 3};
+    if (r == 0) CHECK_OK(ncore_get_unique_id(&ranks[0].id, NCORE_BACKEND_AUTO));
+    else ranks[r].id = ranks[0].id;
+  }
+  for (int r = 0; r < 3; r++)
+    CHECK_EQ(pthread_create(&threads[r], NULL, init_lsa_rank, &ranks[r]), 0);
+  for (int r = 0; r < 3; r++) pthread_join(threads[r], NULL);
   unsetenv("FAKE_NCCL_LSA_WORLD");
   unsetenv("FAKE_NCCL_WORLD_RANKS");
   if (kept) setenv("NCORE_ALGO", kept, 1); else unsetenv("NCORE_ALGO");
   free(kept);
-  CHECK_OK(ranks[0].status);
-  CHECK_OK(ranks[1].status);
-  return ranks[0].status == NCORE_OK && ranks[1].status == NCORE_OK ? 0 : -1;
+  int made = 1;
+  for (int r = 0; r < 3; r++) {
+    CHECK_OK(ranks[r].status);
+    made &= ranks[r].status == NCORE_OK;
+  }
+  return made ? 0 : -1;
 }
 
 /* How many allreduces went to each of one-shot, two-shot and NCCL. */
@@ -447,11 +467,13 @@ static int path_of(ncore_comm_t comm, void *mem, size_t count,
 }
 
 /* Issue 42: ncore's small-message allreduce takes a call when every rank
- * is in one LSA team, by size (auto: one-shot up to 64 KiB, two-shot up to
- * 1 MiB, NCCL above), type and operator; NCCL takes the rest: NCORE_AVG
- * and 8-bit types, calls inside a group, and every call of a communicator
- * made with NCORE_ALGO=nccl (or forced: oneshot / twoshot at any size up to
- * 1 MiB). The stand-in driver counts the kernels' launches. */
+ * is in one LSA team, by size (auto, 3 ranks: one-shot up to what its
+ * area holds, 2 MiB / 3; two-shot only where asked; NCCL above), type and
+ * operator; NCCL takes the
+ * rest: NCORE_AVG and 8-bit types, calls inside a group, and every call of
+ * a communicator made with NCORE_ALGO=nccl (forced oneshot / twoshot: at
+ * every size their area holds). The stand-in driver counts the kernels'
+ * launches. */
 TEST(small_allreduce_chooses_its_kernels_or_nccl) {
   REQUIRE_FAKE();
   if (version < 22902) return; /* 2.28's window getters are kernels */
@@ -460,12 +482,12 @@ TEST(small_allreduce_chooses_its_kernels_or_nccl) {
   const char *algos[] = {"auto", "nccl", "oneshot", "twoshot"};
   /* Per algorithm: 16 B, 256 KiB, 2 MiB of float sums; 16 B of NCORE_AVG,
    * of uint8, of bfloat16 max; 16 B inside a group. */
-  const int want[4][7] = {{0, 1, 2, 2, 2, 0, 2},
+  const int want[4][7] = {{0, 0, 2, 2, 2, 0, 2},
                           {2, 2, 2, 2, 2, 2, 2},
                           {0, 0, 2, 2, 2, 0, 2},
                           {1, 1, 2, 2, 2, 1, 2}};
   for (int a = 0; a < 4 && !harness_failed(); a++) {
-    world_rank_t ranks[2];
+    lsa_rank_t ranks[3];
     if (make_lsa_world(ranks, algos[a]) != 0) break;
     ncore_comm_t comm = ranks[1].comm;
     int got[7] = {
@@ -482,8 +504,7 @@ TEST(small_allreduce_chooses_its_kernels_or_nccl) {
       CHECK_EQ(got[k], want[a][k]);
       fprintf(stderr, "  NCORE_ALGO=%s, call %d\n", algos[a], k);
     }
-    CHECK_OK(ncore_comm_destroy(ranks[0].comm));
-    CHECK_OK(ncore_comm_destroy(ranks[1].comm));
+    for (int r = 0; r < 3; r++) CHECK_OK(ncore_comm_destroy(ranks[r].comm));
   }
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
