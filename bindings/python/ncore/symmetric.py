@@ -132,14 +132,15 @@ class SymmetricMemory:
     exposed as a flat uint8 array interface (host) or CUDA array interface
     (NCCL) so that frameworks can view it; every view keeps it alive."""
 
-    def __init__(self, nbytes: int, comm: Any = None) -> None:
+    def __init__(self, nbytes: int, comm: Any = None, *, empty_ok: bool = False) -> None:
         # Set first: __del__ runs even when the allocation below raises.
         self.freed = True
         self.comm = _comm(comm)
         self.nbytes = int(nbytes)
         self.backend = self.comm.backend
         self.device = raw.ncore_comm_device(self.comm._live())  # the ordinal
-        self.handle = raw.ncore_symmetric_alloc(self.comm._live(), max(self.nbytes, 1))
+        self.handle = raw.ncore_symmetric_alloc(
+            self.comm._live(), 1 if empty_ok and self.nbytes == 0 else self.nbytes)
         self.freed = False
         self.ptr = raw.ncore_symmetric_local_pointer(self.handle)
         _State.unfreed.add(self.handle)
@@ -220,9 +221,17 @@ class _PeerMemory:
         return _interface(self.ptr, self.nbytes)
 
 
-def alloc(nbytes: int, comm: Any = None) -> SymmetricMemory:
-    """Allocates `nbytes` on every PE (collective; contents zeroed)."""
-    return SymmetricMemory(nbytes, comm)
+def alloc(nbytes: int, comm: Any = None, *, empty_ok: bool = False) -> SymmetricMemory:
+    """Allocates `nbytes` on every PE (collective; contents zeroed).
+    `nbytes` is what ncore_symmetric_alloc takes (> 0), or 0 with
+    ``empty_ok`` (an empty array's: one byte each, so that it has an
+    address).
+
+    Raises:
+        NcclInvalid: nbytes 0 (without empty_ok) or negative, and what the
+            library refuses.
+    """
+    return SymmetricMemory(nbytes, comm, empty_ok=empty_ok)
 
 
 def find(obj: Any) -> tuple[SymmetricMemory, int]:
