@@ -656,6 +656,28 @@ NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
   $1 = ($1_ltype)tensor_pointer;
 }
 
+/* The flags of a DLPack >= 1.0 capsule (bit 0, DLPACK_FLAG_BITMASK_READ_ONLY:
+ * the tensor must not be written); 0 for any other object (a legacy
+ * capsule has no flags). ncore_buffer_resolve_dlpack takes the DLTensor
+ * alone, and C never knows whether a call writes a buffer it resolved: the
+ * package reads this to refuse a read-only tensor as a destination. It
+ * reads a Python object, so it keeps the GIL. */
+%exception ncore_py_dlpack_flags %{
+  $action
+%}
+%inline %{
+unsigned long long ncore_py_dlpack_flags(PyObject *capsule) {
+  if (!PyCapsule_CheckExact(capsule) ||
+      !PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    return 0;
+  }
+  const ncore_py_dlpack_versioned_t *managed =
+      (const ncore_py_dlpack_versioned_t *)PyCapsule_GetPointer(
+          capsule, "dltensor_versioned");
+  return managed != NULL ? managed->flags : 0;
+}
+%}
+
 /* Versioned option structs are wrapped as classes; their const char *
  * members (net_name, comm_name) are copied on assignment and live as long as
  * the process, which is what a configuration wants. */

@@ -13,7 +13,7 @@ from ._compat import MISSING, one_of
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend, MemcpyKind
-from .buffer import resolve_buffer, resolve_stream
+from .buffer import resolve_buffer, resolve_stream, writable
 
 __all__ = ["MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset"]
 
@@ -160,10 +160,10 @@ def memcpy(dst: Any, src: Any, nbytes: Optional[int] = None,
     synchronize the stream before reading dst on the host.
 
     Raises:
-        NcclInvalid: nbytes negative or larger than either buffer; what the
-            library refuses (unknown kind, bad stream).
+        NcclInvalid: nbytes negative or larger than either buffer; dst
+            read-only; what the library refuses (unknown kind, bad stream).
     """
-    d, s = resolve_buffer(dst), resolve_buffer(src)
+    d, s = writable(resolve_buffer(dst), "dst"), resolve_buffer(src)
     count = _byte_count(nbytes, s.nbytes, {"dst": d.nbytes, "src": s.nbytes})
     raw.ncore_memcpy(d.ptr, s.ptr, count, int(kind), resolve_stream(stream), int(backend))
 
@@ -174,9 +174,9 @@ def memset(dst: Any, value: int, nbytes: Optional[int] = None, stream: Any = Non
     on stream (ncore_memset).
 
     Raises:
-        NcclInvalid: nbytes negative or larger than dst; what the library
-            refuses.
+        NcclInvalid: nbytes negative or larger than dst; dst read-only; what
+            the library refuses.
     """
-    d = resolve_buffer(dst)
+    d = writable(resolve_buffer(dst), "dst")
     count = _byte_count(nbytes, d.nbytes, {"dst": d.nbytes})
     raw.ncore_memset(d.ptr, int(value), count, resolve_stream(stream), int(backend))

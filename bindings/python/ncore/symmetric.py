@@ -28,7 +28,7 @@ from typing import Any, Optional
 from ._errors import NcclInvalid, NcclInvalidUsage
 from ._lib import raw
 from ._types import Backend
-from .buffer import Buffer, resolve_buffer, resolve_stream
+from .buffer import Buffer, resolve_buffer, resolve_stream, writable
 
 __all__ = [
     "init", "finalize", "my_pe", "n_pes", "is_initialized", "set_gc_policy", "device_of",
@@ -307,12 +307,13 @@ def get(dst: Any, src: Any, count: Optional[int] = None, pe: Optional[int] = Non
     symmetric `src` into local `dst` (nvshmem get).
 
     Raises:
-        NcclInvalid: as put, with the roles of dst and src exchanged.
+        NcclInvalid: as put, with the roles of dst and src exchanged; dst
+            read-only.
     """
     if pe is None:
         raise NcclInvalid("pe: the source PE is required")
     memory, offset = find(src)
-    target = resolve_buffer(dst)
+    target = writable(resolve_buffer(dst), "dst")
     count = target.count if count is None else int(count)
     if count < 0 or count > target.count:
         raise NcclInvalid(f"count: {count} is not in [0, {target.count}] (dst's size)")
