@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import ncore
+from conftest import Tensorish
 from ncore import buffer
 
 READ_ONLY = "is read-only memory, and the call writes into it"
@@ -195,28 +196,12 @@ def test_the_call_cache_never_serves_read_only_memory_as_a_destination(comm1, mo
     path): used first as a source, it must still be refused as a
     destination."""
 
-    class Tensorish(VersionedProducer):
+    class ReadOnlyTensorish(VersionedProducer, Tensorish):
         requires_grad = False
 
-        def data_ptr(self):
-            return self.array.ctypes.data
-
-        def numel(self):
-            return self.array.size
-
-        @property
-        def dtype(self):
-            return self.array.dtype
-
-        def get_device(self):
-            return -1
-
-        def is_contiguous(self):
-            return True
-
-    monkeypatch.setitem(buffer._KEY_READERS, Tensorish, buffer._torch_key)
+    monkeypatch.setitem(buffer._KEY_READERS, ReadOnlyTensorish, buffer._torch_key)
     target = np.full(2, 4, dtype=np.float32)
-    tensor = Tensorish(target, True)
+    tensor = ReadOnlyTensorish(target, True)
     out = np.zeros(2, dtype=np.float32)
     comm1.allreduce(tensor, out, ncore.SUM)
     with pytest.raises(ncore.NcclInvalid, match=f"recvbuf: {READ_ONLY}"):
