@@ -58,7 +58,7 @@ class P2PMixin:
             NcclInvalid: as send; recvbuf is read-only.
         """
         handle = self._live()
-        ptr, count, dtype = self._call_args(handle, recvbuf, "recvbuf", writes=True)
+        ptr, count, dtype = self._call_args(handle, recvbuf, "recvbuf", True)  # writes
         raw.ncore_recv(handle, ptr, count, dtype, peer, resolve_stream(stream))
 
     def signal(self, peer: int, signal_index: int = 0, context: int = 0,

@@ -200,37 +200,41 @@ _DLPACK_FLAG_READ_ONLY = 1
 _LEGACY_DLPACK: set = set()
 
 
-def _export_dlpack(obj: Any, dlpack: Callable[..., Any]) -> Any:
-    """A DLPack capsule of obj, or None when the producer refuses. A DLPack
-    1.0 capsule (max_version) is asked for first, since only it tells a
-    read-only tensor. A CUDA producer is asked for no synchronisation
-    (stream=-1): resolution only reads the address and shape, and the call
-    itself is ordered on the caller's stream; without it torch makes its
-    default stream wait for the current one (an event record and wait on
-    every call)."""
-    asks: list = [{}]
+def _export_dlpack(obj: Any, dlpack: Callable[..., Any]) -> tuple:
+    """(a DLPack capsule of obj, or None when the producer refuses; whether
+    it was asked for as DLPack 1.0). A DLPack 1.0 capsule (max_version) is
+    asked for first, since only it tells a read-only tensor. A CUDA producer
+    is asked for no synchronisation (stream=-1): resolution only reads the
+    address and shape, and the call itself is ordered on the caller's
+    stream; without it torch makes its default stream wait for the current
+    one (an event record and wait on every call)."""
+    cuda = False
     device = getattr(obj, "__dlpack_device__", None)
     if device is not None:
         try:
-            if device()[0] in (2, 13):  # kDLCUDA, kDLCUDAManaged
-                asks.insert(0, {"stream": -1})
+            cuda = device()[0] in (2, 13)  # kDLCUDA, kDLCUDAManaged
         except (BufferError, TypeError, RuntimeError, ValueError):
             pass  # a producer without a usable answer: ask plainly
     kind = type(obj)
     if kind not in _LEGACY_DLPACK:
         try:
-            return dlpack(max_version=_DLPACK_VERSION, **asks[0])
+            if cuda:
+                return dlpack(max_version=_DLPACK_VERSION, stream=-1), True
+            return dlpack(max_version=_DLPACK_VERSION), True
         except TypeError:
             if len(_LEGACY_DLPACK) < _CACHE_LIMIT:
                 _LEGACY_DLPACK.add(kind)
         except (BufferError, RuntimeError, ValueError):
             pass
-    for ask in asks:  # a producer without the keyword or the value: ask plainly
+    if cuda:
         try:
-            return dlpack(**ask)
+            return dlpack(stream=-1), False
         except (BufferError, TypeError, RuntimeError, ValueError):
-            pass
-    return None
+            pass  # a producer without the keyword or the value: ask plainly
+    try:
+        return dlpack(), False
+    except (BufferError, TypeError, RuntimeError, ValueError):
+        return None, False
 
 
 def _resolve_uncached(obj: Any) -> ResolvedBuffer:
@@ -241,10 +245,12 @@ def _resolve_uncached(obj: Any) -> ResolvedBuffer:
     obj = _bool_as_uint8(obj)
     dlpack = getattr(obj, "__dlpack__", None)
     if dlpack is not None:
-        capsule = _export_dlpack(obj, dlpack)
+        capsule, versioned = _export_dlpack(obj, dlpack)
         if capsule is not None:
-            return _from_desc(raw.ncore_buffer_resolve_dlpack(capsule),
-                              bool(raw.ncore_py_dlpack_flags(capsule) & _DLPACK_FLAG_READ_ONLY))
+            # Only a DLPack 1.0 capsule has flags to read.
+            read_only = versioned and bool(
+                raw.ncore_py_dlpack_flags(capsule) & _DLPACK_FLAG_READ_ONLY)
+            return _from_desc(raw.ncore_buffer_resolve_dlpack(capsule), read_only)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
         return _resolve_interface(cai, _cai_device(obj))
@@ -422,7 +428,7 @@ def resolve_for_comm(comm: int, obj: Any, argument_name: str,
             or read-only where the call writes.
     """
     buf = _resolve_cached(obj)
-    if writes:
+    if writes and buf.read_only:
         writable(buf, argument_name)
     # Plain values: hashing an Enum member runs Python code.
     checked = (comm, buf.device_id, buf.device_type is _CPU)
