@@ -123,6 +123,24 @@ def test_the_array_interface_read_only_flag_is_honoured(comm1):
     assert target.tolist() == [1, 1]
 
 
+class CudaArrayInterface:
+    """Device memory described by __cuda_array_interface__ (version 3), its
+    data tuple saying read-only; never dereferenced here."""
+
+    device_id = 0
+
+    def __init__(self, read_only_flag: bool):
+        self.__cuda_array_interface__ = {"data": (0x10000, read_only_flag), "shape": (4,),
+                                         "typestr": "<f4", "strides": None, "version": 3}
+
+
+def test_the_cuda_array_interface_read_only_flag_is_honoured():
+    assert ncore.resolve_buffer(CudaArrayInterface(True)).read_only
+    assert not ncore.resolve_buffer(CudaArrayInterface(False)).read_only
+    with pytest.raises(ncore.NcclInvalid, match=f"dst: {READ_ONLY}"):
+        ncore.memset(CudaArrayInterface(True), 0, backend=ncore.Backend.HOST)
+
+
 # DLPack 1.0's versioned capsule (dlpack.h 1.0: DLManagedTensorVersioned),
 # built here because neither NumPy 1.24 nor this torch exports one.
 class _DLDevice(ctypes.Structure):
