@@ -10,6 +10,8 @@
  *     registered one there, else NcoreError;
  *   - handles (uint64_t) are Python ints; pointers, streams and buffers are
  *     integer addresses (uintptr_t), None meaning NULL; the unique id is bytes;
+ *   - every integer is checked against its C type (ncore_py_integer): one
+ *     that does not fit raises the invalid-argument error naming it;
  *   - a DLPack capsule (or a DLTensor address) is accepted where the C API
  *     takes a DLTensor *.
  * Everything Pythonic lives in the plain-Python package `ncore`. */
