@@ -188,14 +188,20 @@ func (b DeviceBuffer) Elements(off, n int) DeviceBuffer {
 		dtype: b.dtype, count: n, size: b.size}
 }
 
-// refused is the error for a Buffer of another type than the package's
-// kinds (viewOf), nil otherwise.
+// refused is the error for a Buffer no call may use, nil otherwise: one of
+// another type than the package's kinds (viewOf), or one of a negative
+// element count (DeviceElements(addr, -1, dt), DevicePtr{Bytes: -4}.As),
+// which C's size_t would read as a huge one. Every call checks its buffers
+// here before it converts their counts.
 func (v bufferView) refused(function, argument string) error {
-	if !v.foreign {
-		return nil
+	switch {
+	case v.foreign:
+		return newError(StatusInvalid, function, argument,
+			"is not a HostBuffer or DeviceBuffer (a type embedding one is not accepted: pass the field)")
+	case v.count < 0:
+		return newError(StatusInvalid, function, argument, "holds %d elements, a negative count", v.count)
 	}
-	return newError(StatusInvalid, function, argument,
-		"is not a HostBuffer or DeviceBuffer (a type embedding one is not accepted: pass the field)")
+	return nil
 }
 
 // viewOf is the view of a possibly nil Buffer. The package's two kinds are
@@ -226,4 +232,3 @@ func viewOf(b Buffer) bufferView {
 	}
 	return bufferView{}
 }
-

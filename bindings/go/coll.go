@@ -145,23 +145,33 @@ func (c *Communicator) AllReduce(send, recv Buffer, op ReduceOp, stream *Stream)
 // Broadcast copies root's send into every rank's recv; the count is
 // len(recv). send is read on root only and may be nil elsewhere.
 func (c *Communicator) Broadcast(send, recv Buffer, root int, stream *Stream) error {
+	n := cNumbers{function: collBroadcast.fn}
+	croot := n.int("root", root)
+	if n.err != nil {
+		return n.err
+	}
 	a, err := c.prepareColl(&collBroadcast, send, recv, stream)
 	if err != nil {
 		return err
 	}
 	return done(fromResult(C.ncgo_broadcast(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), C.int(root), stream.arg())), c, send, recv)
+		C.size_t(a.count), C.int(a.dtype), croot, stream.arg())), c, send, recv)
 }
 
 // Reduce is AllReduce with the result on root only; the count is len(send);
 // recv may be nil on the other ranks.
 func (c *Communicator) Reduce(send, recv Buffer, op ReduceOp, root int, stream *Stream) error {
+	n := cNumbers{function: collReduce.fn}
+	croot := n.int("root", root)
+	if n.err != nil {
+		return n.err
+	}
 	a, err := c.prepareColl(&collReduce, send, recv, stream)
 	if err != nil {
 		return err
 	}
 	return done(fromResult(C.ncgo_reduce(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), C.int(op), C.int(root), stream.arg())), c, send, recv)
+		C.size_t(a.count), C.int(a.dtype), C.int(op), croot, stream.arg())), c, send, recv)
 }
 
 // AllGather: every rank's send (len(send) elements) lands at recv[r*n:] on
@@ -200,21 +210,31 @@ func (c *Communicator) AllToAll(send, recv Buffer, stream *Stream) error {
 // Gather: every rank's send (len(send) elements) lands at recv[r*n:] on
 // root; recv (nranks*len(send) elements) may be nil on other ranks.
 func (c *Communicator) Gather(send, recv Buffer, root int, stream *Stream) error {
+	n := cNumbers{function: collGather.fn}
+	croot := n.int("root", root)
+	if n.err != nil {
+		return n.err
+	}
 	a, err := c.prepareColl(&collGather, send, recv, stream)
 	if err != nil {
 		return err
 	}
 	return done(fromResult(C.ncgo_gather(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), C.int(root), stream.arg())), c, send, recv)
+		C.size_t(a.count), C.int(a.dtype), croot, stream.arg())), c, send, recv)
 }
 
 // Scatter: block r (len(recv) elements) of root's send lands in rank r's
 // recv; send (nranks*len(recv) elements) may be nil on other ranks.
 func (c *Communicator) Scatter(send, recv Buffer, root int, stream *Stream) error {
+	n := cNumbers{function: collScatter.fn}
+	croot := n.int("root", root)
+	if n.err != nil {
+		return n.err
+	}
 	a, err := c.prepareColl(&collScatter, send, recv, stream)
 	if err != nil {
 		return err
 	}
 	return done(fromResult(C.ncgo_scatter(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), C.int(root), stream.arg())), c, send, recv)
+		C.size_t(a.count), C.int(a.dtype), croot, stream.arg())), c, send, recv)
 }

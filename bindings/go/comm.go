@@ -41,9 +41,14 @@ func InitRank(nranks int, id UniqueID, rank int, cfg *Config) (*Communicator, er
 		return nil, err
 	}
 	defer cc.free()
+	n := cNumbers{function: "ncore_comm_init_rank"}
+	cnranks, crank := n.int("nranks", nranks), n.int("rank", rank)
+	if n.err != nil {
+		return nil, n.err
+	}
 	cid := id.toC()
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_init_rank(&h, C.int(nranks), &cid, C.int(rank), cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_init_rank(&h, cnranks, &cid, crank, cc.ptr())); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)
@@ -54,10 +59,15 @@ func InitRank(nranks int, id UniqueID, rank int, cfg *Config) (*Communicator, er
 // devlist: the CUDA device of each rank on NCCL (nil = 0..ndev-1); on the
 // host backend nil or all -1.
 func InitAll(ndev int, devlist []int, cfg *Config) ([]*Communicator, error) {
+	n := cNumbers{function: "ncore_comm_init_all"}
+	cndev := n.int("ndev", ndev)
+	if n.err != nil {
+		return nil, n.err
+	}
 	if ndev < 1 {
 		// The library names the problem; it writes nothing for ndev < 1.
 		var none C.ncore_comm_t
-		return nil, fromResult(C.ncgo_comm_init_all(&none, C.int(ndev), nil, nil))
+		return nil, fromResult(C.ncgo_comm_init_all(&none, cndev, nil, nil))
 	}
 	if devlist != nil && len(devlist) != ndev {
 		return nil, newError(StatusInvalid, "ncore_comm_init_all", "devlist",
@@ -73,11 +83,14 @@ func InitAll(ndev int, devlist []int, cfg *Config) ([]*Communicator, error) {
 	if devlist != nil {
 		cdevs := make([]C.int, ndev)
 		for i, d := range devlist {
-			cdevs[i] = C.int(d)
+			cdevs[i] = n.intAt("devlist", i, d)
+		}
+		if n.err != nil {
+			return nil, n.err
 		}
 		devs = &cdevs[0]
 	}
-	if err := fromResult(C.ncgo_comm_init_all(&handles[0], C.int(ndev), devs, cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_init_all(&handles[0], cndev, devs, cc.ptr())); err != nil {
 		return nil, err
 	}
 	comms := make([]*Communicator, ndev)
@@ -103,13 +116,18 @@ func InitAll(ndev int, devlist []int, cfg *Config) ([]*Communicator, error) {
 // the parent's configuration.
 func (c *Communicator) Split(color, key int, cfg *Config) (*Communicator, error) {
 	defer runtime.KeepAlive(c)
+	n := cNumbers{function: "ncore_comm_split"}
+	ccolor, ckey := n.int("color", color), n.int("key", key)
+	if n.err != nil {
+		return nil, n.err
+	}
 	cc, err := cfg.toC()
 	if err != nil {
 		return nil, err
 	}
 	defer cc.free()
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_split(c.ch(), C.int(color), C.int(key), &h, cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_split(c.ch(), ccolor, ckey, &h, cc.ptr())); err != nil {
 		return nil, err
 	}
 	if h == 0 {
@@ -127,16 +145,21 @@ func (c *Communicator) Shrink(exclude []int, cfg *Config, flags ShrinkFlags) (*C
 		return nil, err
 	}
 	defer cc.free()
+	n := cNumbers{function: "ncore_comm_shrink"}
 	var ex *C.int
 	if len(exclude) > 0 {
 		cex := make([]C.int, len(exclude))
 		for i, r := range exclude {
-			cex[i] = C.int(r)
+			cex[i] = n.intAt("exclude_ranks", i, r)
 		}
 		ex = &cex[0]
 	}
+	count := n.int("exclude_count", len(exclude))
+	if n.err != nil {
+		return nil, n.err
+	}
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_shrink(c.ch(), ex, C.int(len(exclude)), &h, cc.ptr(), C.uint32_t(flags))); err != nil {
+	if err := fromResult(C.ncgo_comm_shrink(c.ch(), ex, count, &h, cc.ptr(), C.uint32_t(flags))); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)

@@ -104,8 +104,13 @@ func grow(h C.ncore_comm_t, nranks int, id *UniqueID, rank int, cfg *Config) (*C
 		v := id.toC()
 		cid = &v
 	}
+	n := cNumbers{function: "ncore_comm_grow"}
+	cnranks, crank := n.int("nranks", nranks), n.int("rank", rank)
+	if n.err != nil {
+		return nil, n.err
+	}
 	var out C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_grow(h, C.int(nranks), cid, C.int(rank), &out, cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_grow(h, cnranks, cid, crank, &out, cc.ptr())); err != nil {
 		return nil, err
 	}
 	return newCommunicator(out)
@@ -127,8 +132,13 @@ func (c *Communicator) Resume() error {
 // MemStat reads one memory statistic (ncore_comm_mem_stat, NCCL 2.29.7+).
 func (c *Communicator) MemStat(stat MemStat) (uint64, error) {
 	defer runtime.KeepAlive(c)
+	n := cNumbers{function: "ncore_comm_mem_stat"}
+	cstat := n.int("stat", int(stat))
+	if n.err != nil {
+		return 0, n.err
+	}
 	var v C.uint64_t
-	err := fromResult(C.ncgo_comm_mem_stat(c.ch(), C.int(stat), &v))
+	err := fromResult(C.ncgo_comm_mem_stat(c.ch(), cstat, &v))
 	return uint64(v), err
 }
 
@@ -144,8 +154,13 @@ func InitRankScalable(nranks, rank int, ids []UniqueID, cfg *Config) (*Communica
 	for i := range ids {
 		cids[i] = ids[i].toC()
 	}
+	n := cNumbers{function: "ncore_comm_init_rank_scalable"}
+	cnranks, crank, ccount := n.int("nranks", nranks), n.int("rank", rank), n.int("id_count", len(ids))
+	if n.err != nil {
+		return nil, n.err
+	}
 	var h C.ncore_comm_t
-	if err := fromResult(C.ncgo_comm_init_rank_scalable(&h, C.int(nranks), C.int(rank), C.int(len(ids)), &cids[0], cc.ptr())); err != nil {
+	if err := fromResult(C.ncgo_comm_init_rank_scalable(&h, cnranks, crank, ccount, &cids[0], cc.ptr())); err != nil {
 		return nil, err
 	}
 	return newCommunicator(h)

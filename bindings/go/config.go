@@ -84,7 +84,11 @@ func (cfg *Config) toC() (*cConfig, error) {
 	}
 	out.c.backend = C.int32_t(cfg.Backend)
 	out.c.timeout_ms = C.int32_t(timeoutMillis(cfg.Timeout))
-	out.c.device = C.int32_t(cfg.Device)
+	n := cNumbers{function: "ncore_comm_config_t"}
+	out.c.device = n.int32("device", cfg.Device)
+	if n.err != nil {
+		return nil, n.err
+	}
 	out.c.blocking = C.int32_t(cfg.Blocking)
 	out.c.cga_cluster_size = C.int32_t(cfg.CGAClusterSize)
 	out.c.min_ctas = C.int32_t(cfg.MinCTAs)

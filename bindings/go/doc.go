@@ -35,7 +35,10 @@
 // element type gives the data type), or device memory described by a
 // DevicePtr (an address and a length in bytes, typed with DevicePtr.As).
 // DeviceMemory from MemAlloc is ncore_mem_alloc memory: device memory on
-// NCCL, shared memory on the host backend.
+// NCCL, shared memory on the host backend. Go has no read-only slice, so a
+// receive buffer made with Host is always writable memory; a DevicePtr is an
+// address its maker vouches for, as in C. A negative element count or size
+// is refused, never passed on as a huge size_t.
 //
 // Go slices follow cgo's pointer rules: C never keeps a Go pointer past the
 // call. So Go slices are accepted on the host backend only, where every

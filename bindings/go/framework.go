@@ -95,9 +95,14 @@ func ResolveArrayInterface(data uintptr, shape, strides []int64, typestr string,
 			stridesPtr = (*C.int64_t)(unsafe.Pointer(&strides[0]))
 		}
 	}
+	n := cNumbers{function: "ncore_buffer_resolve_array_interface"}
+	ndim, device := n.int("ndim", len(shape)), n.int("device_id", deviceID)
+	if n.err != nil {
+		return ResolvedBuffer{}, n.err
+	}
 	d := emptyDesc()
-	err := fromResult(C.ncgo_buffer_resolve_array_interface(&d, C.uintptr_t(data), C.int(len(shape)),
-		shapePtr, stridesPtr, cs, C.int(deviceID)))
+	err := fromResult(C.ncgo_buffer_resolve_array_interface(&d, C.uintptr_t(data), ndim,
+		shapePtr, stridesPtr, cs, device))
 	runtime.KeepAlive(shape)
 	runtime.KeepAlive(strides)
 	if err != nil {
@@ -112,11 +117,16 @@ func ResolveArrayInterface(data uintptr, shape, strides []int64, typestr string,
 // names it in the message; "" for none.
 func (c *Communicator) CheckBuffer(b ResolvedBuffer, argumentName string) error {
 	defer runtime.KeepAlive(c)
+	n := cNumbers{function: "ncore_comm_check_buffer"}
+	count, device := n.size("count", b.Count), n.int("device_id", b.DeviceID)
+	if n.err != nil {
+		return n.err
+	}
 	var name *C.char
 	if argumentName != "" {
 		name = C.CString(argumentName)
 		defer C.free(unsafe.Pointer(name))
 	}
-	return fromResult(C.ncgo_comm_check_buffer(c.ch(), C.uintptr_t(b.Addr), C.size_t(b.Count),
-		C.int(b.DataType), C.int(b.DeviceType), C.int(b.DeviceID), name))
+	return fromResult(C.ncgo_comm_check_buffer(c.ch(), C.uintptr_t(b.Addr), count,
+		C.int(b.DataType), C.int(b.DeviceType), device, name))
 }

@@ -127,11 +127,13 @@ type DeviceMemory struct {
 // MemAlloc allocates size bytes of communication memory on backend.
 // Contents are uninitialised.
 func MemAlloc(backend Backend, size int) (*DeviceMemory, error) {
-	if size < 0 {
-		return nil, newError(StatusInvalid, "ncore_mem_alloc", "size", "%d is negative", size)
+	n := cNumbers{function: "ncore_mem_alloc"}
+	csize := n.size("size", size)
+	if n.err != nil {
+		return nil, n.err
 	}
 	var out C.uintptr_t
-	if err := fromResult(C.ncgo_mem_alloc(&out, C.size_t(size), C.int(backend))); err != nil {
+	if err := fromResult(C.ncgo_mem_alloc(&out, csize, C.int(backend))); err != nil {
 		return nil, err
 	}
 	m := &DeviceMemory{ptr: DevicePtr{Addr: uintptr(out), Bytes: size}, backend: backend}
@@ -209,8 +211,10 @@ func MemcpyBytes(backend Backend, dst, src Buffer, n int, kind MemcpyKind, strea
 	if err := s.refused(fn, "src"); err != nil {
 		return err
 	}
-	if n < 0 {
-		return newError(StatusInvalid, fn, "bytes", "%d is negative", n)
+	count := cNumbers{function: fn}
+	bytes := count.size("bytes", n)
+	if count.err != nil {
+		return count.err
 	}
 	if d.bytes() < n {
 		return newError(StatusInvalid, fn, "dst", "holds %d bytes, %d to copy", d.bytes(), n)
@@ -221,9 +225,9 @@ func MemcpyBytes(backend Backend, dst, src Buffer, n int, kind MemcpyKind, strea
 	da, sa := directArgs(d), directArgs(s)
 	var err error
 	if d.isGo || s.isGo {
-		err = fromResult(C.ncgo_memcpy_sync(da.hp, da.dp, sa.hp, sa.dp, C.size_t(n), C.int(kind), stream.arg(), C.int(backend)))
+		err = fromResult(C.ncgo_memcpy_sync(da.hp, da.dp, sa.hp, sa.dp, bytes, C.int(kind), stream.arg(), C.int(backend)))
 	} else {
-		err = fromResult(C.ncgo_memcpy(da.hp, da.dp, sa.hp, sa.dp, C.size_t(n), C.int(kind), stream.arg(), C.int(backend)))
+		err = fromResult(C.ncgo_memcpy(da.hp, da.dp, sa.hp, sa.dp, bytes, C.int(kind), stream.arg(), C.int(backend)))
 	}
 	runtime.KeepAlive(dst)
 	runtime.KeepAlive(src)
@@ -270,7 +274,12 @@ func DeviceCount(backend Backend) (int, error) {
 // (cudaSetDevice). Go moves goroutines between threads: call
 // runtime.LockOSThread first, or use Config.Device instead.
 func SetDevice(backend Backend, device int) error {
-	return fromResult(C.ncgo_device_set(C.int(backend), C.int(device)))
+	n := cNumbers{function: "ncore_device_set"}
+	cdevice := n.int("device", device)
+	if n.err != nil {
+		return n.err
+	}
+	return fromResult(C.ncgo_device_set(C.int(backend), cdevice))
 }
 
 // CurrentDevice is the calling OS thread's current device (-1 on host).

@@ -58,8 +58,12 @@ func (c *Communicator) Signal(peer int, opts *SignalOptions, stream *Stream) err
 		return err
 	}
 	o := opts.orZero()
-	return done(fromResult(C.ncgo_signal(c.ch(), C.int(peer), C.int(o.SignalIndex), C.int(o.Context),
-		C.uint32_t(o.Flags), stream.arg())), c)
+	n := cNumbers{function: "ncore_signal"}
+	cpeer, cindex, ccontext := n.int("peer", peer), n.int("signal_index", o.SignalIndex), n.int("context", o.Context)
+	if n.err != nil {
+		return n.err
+	}
+	return done(fromResult(C.ncgo_signal(c.ch(), cpeer, cindex, ccontext, C.uint32_t(o.Flags), stream.arg())), c)
 }
 
 // WaitSignal waits until every descriptor's signals arrived, ordered on
@@ -81,14 +85,18 @@ func (c *Communicator) WaitSignalWith(descs []WaitSignalDesc, opts *WaitSignalOp
 		stride = C.uint32_t(opts.StructSize)
 	}
 	cdescs := make([]C.ncore_wait_signal_desc_t, len(descs)+1) // +1: never empty, for &cdescs[0]
+	n := cNumbers{function: fn}
 	for i, d := range descs {
 		if err := fromResult(C.ncgo_wait_signal_desc_init(&cdescs[i], C.sizeof_ncore_wait_signal_desc_t)); err != nil {
 			return err
 		}
-		cdescs[i].peer = C.int32_t(d.Peer)
+		cdescs[i].peer = n.int32At("descs", i, "peer", d.Peer)
 		cdescs[i].op_count = C.uint32_t(d.OpCount)
-		cdescs[i].signal_index = C.int32_t(d.SignalIndex)
-		cdescs[i].context = C.int32_t(d.Context)
+		cdescs[i].signal_index = n.int32At("descs", i, "signal_index", d.SignalIndex)
+		cdescs[i].context = n.int32At("descs", i, "context", d.Context)
+	}
+	if n.err != nil {
+		return n.err
 	}
 	return done(fromResult(C.ncgo_wait_signal_strided(c.ch(), &cdescs[0], C.size_t(len(descs)), stride,
 		stream.arg())), c, cdescs)
@@ -110,21 +118,24 @@ func (c *Communicator) PutSignal(src Buffer, peer int, window *Window, offset in
 	if err := stream.check(fn); err != nil {
 		return err
 	}
-	if offset < 0 {
-		return newError(StatusInvalid, fn, "peer_window_offset", "%d is negative", offset)
+	o := opts.orZero()
+	n := cNumbers{function: fn}
+	cpeer, coffset := n.int("peer", peer), n.size("peer_window_offset", offset)
+	cindex, ccontext := n.int("signal_index", o.SignalIndex), n.int("context", o.Context)
+	if n.err != nil {
+		return n.err
 	}
 	v := viewOf(src)
 	a, err := bufferArgs(c, fn, "local_buf", v, false)
 	if err != nil {
 		return err
 	}
-	o := opts.orZero()
 	var w C.ncore_window_t
 	if window != nil {
 		w = window.wh()
 	}
-	err = fromResult(C.ncgo_put_signal(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer),
-		w, C.size_t(offset), C.int(o.SignalIndex), C.int(o.Context), C.uint32_t(o.Flags), stream.arg()))
+	err = fromResult(C.ncgo_put_signal(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), cpeer,
+		w, coffset, cindex, ccontext, C.uint32_t(o.Flags), stream.arg()))
 	return done(err, c, src, window)
 }
 

@@ -16,12 +16,17 @@ func (c *Communicator) Send(buf Buffer, peer int, stream *Stream) error {
 	if err := stream.check(fn); err != nil {
 		return err
 	}
+	n := cNumbers{function: fn}
+	cpeer := n.int("peer", peer)
+	if n.err != nil {
+		return n.err
+	}
 	v := viewOf(buf)
 	a, err := bufferArgs(c, fn, "buf", v, false)
 	if err != nil {
 		return err
 	}
-	err = fromResult(C.ncgo_send(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer), stream.arg()))
+	err = fromResult(C.ncgo_send(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), cpeer, stream.arg()))
 	runtime.KeepAlive(buf)
 	runtime.KeepAlive(c)
 	return err
@@ -34,12 +39,17 @@ func (c *Communicator) Recv(buf Buffer, peer int, stream *Stream) error {
 	if err := stream.check(fn); err != nil {
 		return err
 	}
+	n := cNumbers{function: fn}
+	cpeer := n.int("peer", peer)
+	if n.err != nil {
+		return n.err
+	}
 	v := viewOf(buf)
 	a, err := bufferArgs(c, fn, "buf", v, true)
 	if err != nil {
 		return err
 	}
-	err = fromResult(C.ncgo_recv(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), C.int(peer), stream.arg()))
+	err = fromResult(C.ncgo_recv(c.ch(), a.hp, a.dp, C.size_t(v.count), C.int(v.dtype), cpeer, stream.arg()))
 	runtime.KeepAlive(buf)
 	runtime.KeepAlive(c)
 	return err

@@ -17,8 +17,13 @@ type RegisteredBuffer struct{ resource }
 // memory (never a Go slice), and must outlive the registration.
 func (c *Communicator) RegisterBuffer(p DevicePtr) (*RegisteredBuffer, error) {
 	defer runtime.KeepAlive(c)
+	n := cNumbers{function: "ncore_register_buffer"}
+	size := n.size("size", p.Bytes)
+	if n.err != nil {
+		return nil, n.err
+	}
 	var h C.ncore_registered_buffer_t
-	if err := fromResult(C.ncgo_register_buffer(&h, c.ch(), C.uintptr_t(p.Addr), C.size_t(p.Bytes))); err != nil {
+	if err := fromResult(C.ncgo_register_buffer(&h, c.ch(), C.uintptr_t(p.Addr), size)); err != nil {
 		return nil, err
 	}
 	return owned(&RegisteredBuffer{resource{uint64(h), &registeredBufferKind}}), nil

@@ -21,11 +21,13 @@ type SymmetricMemory struct {
 // zeroed. Collective; every rank passes the same size.
 func (c *Communicator) SymmetricAlloc(size int) (*SymmetricMemory, error) {
 	defer runtime.KeepAlive(c)
-	if size < 0 {
-		return nil, newError(StatusInvalid, "ncore_symmetric_alloc", "size", "%d is negative", size)
+	n := cNumbers{function: "ncore_symmetric_alloc"}
+	csize := n.size("size", size)
+	if n.err != nil {
+		return nil, n.err
 	}
 	var h C.ncore_symmetric_t
-	if err := fromResult(C.ncgo_symmetric_alloc(&h, c.ch(), C.size_t(size))); err != nil {
+	if err := fromResult(C.ncgo_symmetric_alloc(&h, c.ch(), csize)); err != nil {
 		return nil, err
 	}
 	return owned(&SymmetricMemory{resource: resource{uint64(h), &symmetricKind}, comm: c}), nil
@@ -56,8 +58,13 @@ func (s *SymmetricMemory) Local() (DevicePtr, error) {
 // PeerPointer is rank pe's part as this rank can address it (nvshmem_ptr);
 // ok is false (addr 0) when pe is not load/store reachable.
 func (s *SymmetricMemory) PeerPointer(pe int) (addr uintptr, ok bool, err error) {
+	n := cNumbers{function: "ncore_symmetric_peer_pointer"}
+	cpe := n.int("pe", pe)
+	if n.err != nil {
+		return 0, false, n.err
+	}
 	p, err := query(s, func(o *C.uintptr_t) C.ncgo_result {
-		return C.ncgo_symmetric_peer_pointer(s.sh(), C.int(pe), o)
+		return C.ncgo_symmetric_peer_pointer(s.sh(), cpe, o)
 	})
 	if err != nil {
 		return 0, false, err
@@ -73,16 +80,18 @@ func (s *SymmetricMemory) Put(dstOffset int, src Buffer, pe int, stream *Stream)
 	if err := stream.check(fn); err != nil {
 		return err
 	}
-	if dstOffset < 0 {
-		return newError(StatusInvalid, fn, "dst_offset", "%d is negative", dstOffset)
+	n := cNumbers{function: fn}
+	coffset, cpe := n.size("dst_offset", dstOffset), n.int("pe", pe)
+	if n.err != nil {
+		return n.err
 	}
 	v := viewOf(src)
 	a, err := immediateArgs(s.comm, fn, "src", v)
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_symmetric_put(s.sh(), C.size_t(dstOffset), a.hp, a.dp, C.size_t(v.bytes()),
-		C.int(pe), stream.arg())), s, src)
+	return done(fromResult(C.ncgo_symmetric_put(s.sh(), coffset, a.hp, a.dp, C.size_t(v.bytes()),
+		cpe, stream.arg())), s, src)
 }
 
 // Get fills all of dst from rank pe's part at byte offset srcOffset,
@@ -92,14 +101,16 @@ func (s *SymmetricMemory) Get(dst Buffer, srcOffset int, pe int, stream *Stream)
 	if err := stream.check(fn); err != nil {
 		return err
 	}
-	if srcOffset < 0 {
-		return newError(StatusInvalid, fn, "src_offset", "%d is negative", srcOffset)
+	n := cNumbers{function: fn}
+	coffset, cpe := n.size("src_offset", srcOffset), n.int("pe", pe)
+	if n.err != nil {
+		return n.err
 	}
 	v := viewOf(dst)
 	a, err := immediateArgs(s.comm, fn, "dst", v)
 	if err != nil {
 		return err
 	}
-	return done(fromResult(C.ncgo_symmetric_get(a.hp, a.dp, s.sh(), C.size_t(srcOffset), C.size_t(v.bytes()),
-		C.int(pe), stream.arg())), s, dst)
+	return done(fromResult(C.ncgo_symmetric_get(a.hp, a.dp, s.sh(), coffset, C.size_t(v.bytes()),
+		cpe, stream.arg())), s, dst)
 }

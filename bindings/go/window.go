@@ -19,8 +19,13 @@ type Window struct{ resource }
 // or other device memory, never a Go slice, and must outlive the window.
 func (c *Communicator) RegisterWindow(p DevicePtr, flags WindowFlags) (*Window, error) {
 	defer runtime.KeepAlive(c)
+	n := cNumbers{function: "ncore_register_window"}
+	size := n.size("size", p.Bytes)
+	if n.err != nil {
+		return nil, n.err
+	}
 	var h C.ncore_window_t
-	if err := fromResult(C.ncgo_register_window(&h, c.ch(), C.uintptr_t(p.Addr), C.size_t(p.Bytes), C.uint32_t(flags))); err != nil {
+	if err := fromResult(C.ncgo_register_window(&h, c.ch(), C.uintptr_t(p.Addr), size, C.uint32_t(flags))); err != nil {
 		return nil, err
 	}
 	return owned(&Window{resource{uint64(h), &windowKind}}), nil
@@ -42,7 +47,12 @@ func (w *Window) Size() (int, error) {
 
 // PeerSize is peer's part in bytes (a put to peer must fit in it).
 func (w *Window) PeerSize(peer int) (int, error) {
-	return w.sizeQuery(func(o *C.size_t) C.ncgo_result { return C.ncgo_window_peer_size(w.wh(), C.int(peer), o) })
+	n := cNumbers{function: "ncore_window_peer_size"}
+	cpeer := n.int("peer", peer)
+	if n.err != nil {
+		return 0, n.err
+	}
+	return w.sizeQuery(func(o *C.size_t) C.ncgo_result { return C.ncgo_window_peer_size(w.wh(), cpeer, o) })
 }
 
 // Flags are the flags the window was registered with.
@@ -67,11 +77,11 @@ func (w *Window) NativeHandle() (uintptr, error) {
 	return w.addrQuery(func(o *C.uintptr_t) C.ncgo_result { return C.ncgo_window_native_handle(w.wh(), o) })
 }
 
-// pointerQuery runs a pointer query at a byte offset; ok is false (addr 0)
-// when the part is not load/store reachable.
-func (w *Window) pointerQuery(function string, offset int, q func(*C.uintptr_t) C.ncgo_result) (addr uintptr, ok bool, err error) {
-	if offset < 0 {
-		return 0, false, newError(StatusInvalid, function, "offset", "%d is negative", offset)
+// pointerQuery runs a pointer query whose arguments n converted; ok is
+// false (addr 0) when the part is not load/store reachable.
+func (w *Window) pointerQuery(n *cNumbers, q func(*C.uintptr_t) C.ncgo_result) (addr uintptr, ok bool, err error) {
+	if n.err != nil {
+		return 0, false, n.err
 	}
 	addr, err = w.addrQuery(q)
 	return addr, err == nil && addr != 0, err
@@ -81,8 +91,10 @@ func (w *Window) pointerQuery(function string, offset int, q func(*C.uintptr_t) 
 // lsaRank's part; ok is false (addr 0) when that part is not load/store
 // reachable (host backend: memory not from MemAlloc).
 func (w *Window) LSADevicePointer(lsaRank, offset int) (addr uintptr, ok bool, err error) {
-	return w.pointerQuery("ncore_window_lsa_device_pointer", offset, func(o *C.uintptr_t) C.ncgo_result {
-		return C.ncgo_window_lsa_device_pointer(w.wh(), C.int(lsaRank), C.size_t(offset), o)
+	n := cNumbers{function: "ncore_window_lsa_device_pointer"}
+	crank, coffset := n.int("lsa_rank", lsaRank), n.size("offset", offset)
+	return w.pointerQuery(&n, func(o *C.uintptr_t) C.ncgo_result {
+		return C.ncgo_window_lsa_device_pointer(w.wh(), crank, coffset, o)
 	})
 }
 
@@ -90,15 +102,19 @@ func (w *Window) LSADevicePointer(lsaRank, offset int) (addr uintptr, ok bool, e
 // part; ok is false (addr 0) when peer is not load/store reachable
 // (nccl.core returns None).
 func (w *Window) PeerDevicePointer(peer, offset int) (addr uintptr, ok bool, err error) {
-	return w.pointerQuery("ncore_window_peer_device_pointer", offset, func(o *C.uintptr_t) C.ncgo_result {
-		return C.ncgo_window_peer_device_pointer(w.wh(), C.int(peer), C.size_t(offset), o)
+	n := cNumbers{function: "ncore_window_peer_device_pointer"}
+	cpeer, coffset := n.int("peer", peer), n.size("offset", offset)
+	return w.pointerQuery(&n, func(o *C.uintptr_t) C.ncgo_result {
+		return C.ncgo_window_peer_device_pointer(w.wh(), cpeer, coffset, o)
 	})
 }
 
 // LSAMultimemDevicePointer is the LSA multicast pointer to byte offset; ok
 // is false when multimem is unavailable (always on the host backend).
 func (w *Window) LSAMultimemDevicePointer(offset int) (addr uintptr, ok bool, err error) {
-	return w.pointerQuery("ncore_window_lsa_multimem_device_pointer", offset, func(o *C.uintptr_t) C.ncgo_result {
-		return C.ncgo_window_lsa_multimem_device_pointer(w.wh(), C.size_t(offset), o)
+	n := cNumbers{function: "ncore_window_lsa_multimem_device_pointer"}
+	coffset := n.size("offset", offset)
+	return w.pointerQuery(&n, func(o *C.uintptr_t) C.ncgo_result {
+		return C.ncgo_window_lsa_multimem_device_pointer(w.wh(), coffset, o)
 	})
 }

@@ -10,6 +10,8 @@
  *     registered one there, else NcoreError;
  *   - handles (uint64_t) are Python ints; pointers, streams and buffers are
  *     integer addresses (uintptr_t), None meaning NULL; the unique id is bytes;
+ *   - every integer is checked against its C type (ncore_py_integer): one
+ *     that does not fit raises the invalid-argument error naming it;
  *   - a DLPack capsule (or a DLTensor address) is accepted where the C API
  *     takes a DLTensor *.
  * Everything Pythonic lives in the plain-Python package `ncore`. */
@@ -18,6 +20,8 @@
 
 %{
 #define SWIG_FILE_WITH_INIT
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <ncore.h>
 
@@ -27,10 +31,9 @@ static PyObject *ncore_py_error = NULL;
 /* status (int) -> exception class; filled by ncore/_errors.py. */
 static PyObject *ncore_py_error_classes = NULL;
 
-/* Raises the exception for a failed call. Reads the thread-local status and
- * message at once, before any other ncore call can overwrite them. */
-static void ncore_py_raise(ncore_status_t status) {
-  const char *message = ncore_last_error_message();
+/* Raises the exception of `status` with `message`: the class the package
+ * registered for the status, else NcoreError. */
+static void ncore_py_raise_message(ncore_status_t status, const char *message) {
   PyObject *cls = NULL;
   PyObject *key = PyLong_FromLong((long)status);
   if (key != NULL && ncore_py_error_classes != NULL) {
@@ -46,28 +49,108 @@ static void ncore_py_raise(ncore_status_t status) {
   }
 }
 
-/* Converts a Python int (or None = 0) to an address. Returns 0 on success,
- * -1 with a TypeError/OverflowError set. */
-static int ncore_py_address(PyObject *obj, uintptr_t *out) {
+/* Raises the exception for a failed call. Reads the thread-local status and
+ * message at once, before any other ncore call can overwrite them. */
+static void ncore_py_raise(ncore_status_t status) {
+  ncore_py_raise_message(status, ncore_last_error_message());
+}
+
+/* Reads a Python integer (an int, or anything with __index__) for the C
+ * integer type `ctype`, whose values are [min, max] (min 0 for the unsigned
+ * types), into *out as the type's bits. The one conversion of every integer
+ * argument, array element and struct field: a value the C type cannot hold
+ * raises the package's invalid-argument error naming the function and the
+ * argument as the library names a bad argument ("ncore_broadcast: root:
+ * 1099511627776 does not fit C's int [-2147483648, 2147483647]"), never
+ * truncates or wraps (SWIG's own conversions raise an OverflowError naming
+ * an argument number; a cast would silently make 2**32 + 1 ranks one rank);
+ * anything else raises TypeError naming the argument.
+ * Returns 0, or -1 with the exception set. */
+static int ncore_py_integer(PyObject *obj, const char *function,
+                            const char *argument, const char *ctype,
+                            long long min, unsigned long long max,
+                            unsigned long long *out) {
+  PyObject *index = PyNumber_Index(obj);
+  if (index == NULL) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s: %s: expected an int, got %s", function,
+                 argument, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(index, &overflow);
+  int fits = 0;
+  if (value == -1 && PyErr_Occurred()) {
+    Py_DECREF(index);
+    return -1;
+  }
+  if (overflow == 0) {
+    fits = value < 0 ? value >= min : (unsigned long long)value <= max;
+    *out = (unsigned long long)value;
+  } else if (overflow > 0 && max > (unsigned long long)LLONG_MAX) {
+    /* Above LLONG_MAX: only a 64-bit unsigned type holds it. */
+    *out = PyLong_AsUnsignedLongLong(index);
+    fits = !(*out == (unsigned long long)-1 && PyErr_Occurred());
+    PyErr_Clear();
+  }
+  if (!fits) {
+    PyObject *text = PyObject_Str(index);
+    const char *digits = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+    char where[192], message[320];
+    size_t length = strlen(function), field = strlen(argument);
+    if (digits == NULL) digits = "the value";
+    /* SWIG names a struct field's setter STRUCT_FIELD_set: name the field as
+     * the user wrote it, "ncore_comm_config_t.timeout_ms". */
+    if (length > field + 5 && strcmp(function + length - 4, "_set") == 0 &&
+        strncmp(function + length - 4 - field, argument, field) == 0 &&
+        function[length - 5 - field] == '_') {
+      snprintf(where, sizeof where, "%.*s.%s", (int)(length - 5 - field), function,
+               argument);
+    } else {
+      snprintf(where, sizeof where, "%s: %s", function, argument);
+    }
+    if (min == 0 && (overflow < 0 || (overflow == 0 && value < 0))) {
+      snprintf(message, sizeof message, "%s: %s is negative (C takes a %s)", where,
+               digits, ctype);
+    } else {
+      snprintf(message, sizeof message, "%s: %s does not fit C's %s [%lld, %llu]",
+               where, digits, ctype, min, max);
+    }
+    PyErr_Clear();
+    ncore_py_raise_message(NCORE_ERR_INVALID_ARGUMENT, message);
+    Py_XDECREF(text);
+  }
+  Py_DECREF(index);
+  return fits ? 0 : -1;
+}
+
+/* Converts a Python int (or None = 0) to an address (ncore_py_integer's
+ * rules, naming function and argument). Returns 0 on success, -1 with the
+ * exception set. */
+static int ncore_py_address(PyObject *obj, const char *function,
+                            const char *argument, uintptr_t *out) {
   if (obj == Py_None) {
     *out = 0;
     return 0;
   }
-  if (!PyLong_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "expected an integer address or None, got %s",
-                 Py_TYPE(obj)->tp_name);
-    return -1;
-  }
-  unsigned long long value = PyLong_AsUnsignedLongLong(obj);
-  if (value == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+  unsigned long long value = 0;
+  if (ncore_py_integer(obj, function, argument, "uintptr_t", 0, UINTPTR_MAX,
+                       &value) != 0) return -1;
   *out = (uintptr_t)value;
   return 0;
 }
 
-/* Reads a Python sequence of ints into a fresh malloc'd array of n (>= 1)
- * elements of type T via the converter; helper for the array typemaps. */
-static int ncore_py_int_array(PyObject *seq, const char *what, int64_t **out,
+/* Reads a Python sequence of integers of the C type `ctype` ([min, max])
+ * into a fresh malloc'd array (at least one element allocated, so an empty
+ * sequence still gives a pointer), each element by ncore_py_integer and
+ * named "argument[i]"; helper for the array typemaps. */
+static int ncore_py_int_array(PyObject *seq, const char *function,
+                              const char *argument, const char *ctype,
+                              long long min, long long max, int64_t **out,
                               Py_ssize_t *count) {
+  char what[128];
+  snprintf(what, sizeof what, "%s: %s: expected a sequence of ints", function,
+           argument);
   PyObject *fast = PySequence_Fast(seq, what);
   if (fast == NULL) return -1;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
@@ -78,13 +161,16 @@ static int ncore_py_int_array(PyObject *seq, const char *what, int64_t **out,
     return -1;
   }
   for (Py_ssize_t i = 0; i < n; i++) {
-    long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
-    if (v == -1 && PyErr_Occurred()) {
+    char element[96];
+    unsigned long long bits = 0;
+    snprintf(element, sizeof element, "%s[%zd]", argument, i);
+    if (ncore_py_integer(PySequence_Fast_GET_ITEM(fast, i), function, element,
+                         ctype, min, (unsigned long long)max, &bits) != 0) {
       free(values);
       Py_DECREF(fast);
       return -1;
     }
-    values[i] = (int64_t)v;
+    values[i] = (int64_t)bits;
   }
   Py_DECREF(fast);
   *out = values;
@@ -108,7 +194,8 @@ typedef struct ncore_py_dlpack_versioned {
  * keeps its name, so its destructor still releases the tensor, and the
  * producer's array (held by the caller) keeps the data alive. An int is
  * taken as the address of a DLTensor. */
-static int ncore_py_dltensor(PyObject *obj, const struct DLTensor **out) {
+static int ncore_py_dltensor(PyObject *obj, const char *function,
+                             const struct DLTensor **out) {
   if (PyCapsule_CheckExact(obj)) {
     const char *name = PyCapsule_GetName(obj);
     if (name != NULL && strcmp(name, "dltensor") == 0) {
@@ -129,7 +216,7 @@ static int ncore_py_dltensor(PyObject *obj, const struct DLTensor **out) {
     return -1;
   }
   uintptr_t address;
-  if (ncore_py_address(obj, &address) != 0) return -1;
+  if (ncore_py_address(obj, function, "tensor", &address) != 0) return -1;
   *out = (const struct DLTensor *)address;
   return 0;
 }
@@ -250,14 +337,31 @@ NCORE_OUT_UINT(ncore_symmetric_t, out)
   NCORE_APPEND_RESULT(PyUnicode_FromString(*$1 != NULL ? *$1 : ""))
 }
 
-/* ---- handles and addresses as Python ints ---- */
+/* ---- integers: handles, addresses, counts, ranks, enums ---- */
+
+/* Every integer parameter and struct field is read by ncore_py_integer for
+ * its C type's range, so a value that does not fit is refused naming the
+ * function and the parameter (never truncated); handles (uint64_t) and
+ * addresses are Python ints too, None meaning NULL for an address. */
+%define NCORE_IN_INTEGER(TYPE, MIN, MAX)
+%typemap(in) TYPE {
+  unsigned long long value = 0;
+  if (ncore_py_integer($input, "$symname", "$1_name", "$1_type", MIN, MAX,
+                       &value) != 0) SWIG_fail;
+  $1 = ($1_ltype)value;
+}
+%enddef
+NCORE_IN_INTEGER(int, INT_MIN, INT_MAX)
+NCORE_IN_INTEGER(int32_t, INT32_MIN, INT32_MAX)
+NCORE_IN_INTEGER(uint32_t, 0, UINT32_MAX)
+NCORE_IN_INTEGER(uint16_t, 0, UINT16_MAX)
+NCORE_IN_INTEGER(uint8_t, 0, UINT8_MAX)
+NCORE_IN_INTEGER(size_t, 0, SIZE_MAX)
+/* The ABI's enums are ints. */
+NCORE_IN_INTEGER(enum SWIGTYPE, INT_MIN, INT_MAX)
 
 %define NCORE_IN_U64(TYPE)
-%typemap(in) TYPE {
-  unsigned long long value = PyLong_AsUnsignedLongLong($input);
-  if (value == (unsigned long long)-1 && PyErr_Occurred()) SWIG_fail;
-  $1 = (TYPE)value;
-}
+NCORE_IN_INTEGER(TYPE, 0, UINT64_MAX)
 %typemap(typecheck) TYPE = unsigned long long;
 %enddef
 NCORE_IN_U64(uint64_t)
@@ -271,7 +375,7 @@ NCORE_IN_U64(ncore_symmetric_t)
 %define NCORE_IN_ADDRESS(TYPE)
 %typemap(in) TYPE {
   uintptr_t address;
-  if (ncore_py_address($input, &address) != 0) SWIG_fail;
+  if (ncore_py_address($input, "$symname", "$1_name", &address) != 0) SWIG_fail;
   $1 = ($1_ltype)address;
 }
 %enddef
@@ -338,9 +442,11 @@ NCORE_IN_ADDRESS(uintptr_t)
 
 /* ncore_comm_init_all: pass ndev, get back a list of ndev handles. */
 %typemap(in) (ncore_comm_t *comms, int ndev) {
-  long ndev = PyLong_AsLong($input);
-  if (ndev == -1 && PyErr_Occurred()) SWIG_fail;
-  $2 = (int)ndev;
+  unsigned long long bits = 0;
+  if (ncore_py_integer($input, "$symname", "ndev", "int", INT_MIN, INT_MAX,
+                       &bits) != 0) SWIG_fail;
+  int ndev = (int)bits;
+  $2 = ndev;
   $1 = (ncore_comm_t *)calloc((size_t)(ndev > 0 ? ndev : 1), sizeof(ncore_comm_t));
   if ($1 == NULL) { PyErr_NoMemory(); SWIG_fail; }
 }
@@ -357,8 +463,8 @@ NCORE_IN_ADDRESS(uintptr_t)
 %typemap(in) const int *devlist (int64_t *values = NULL, Py_ssize_t n = 0) {
   $1 = NULL;
   if ($input != Py_None) {
-    if (ncore_py_int_array($input, "devlist: expected a sequence of ints",
-                           &values, &n) != 0) SWIG_fail;
+    if (ncore_py_int_array($input, "$symname", "devlist", "int", INT_MIN,
+                           INT_MAX, &values, &n) != 0) SWIG_fail;
     int *ints = (int *)calloc((size_t)(n > 0 ? n : 1), sizeof(int));
     if (ints == NULL) { PyErr_NoMemory(); SWIG_fail; }
     for (Py_ssize_t i = 0; i < n; i++) ints[i] = (int)values[i];
@@ -369,8 +475,8 @@ NCORE_IN_ADDRESS(uintptr_t)
 
 %typemap(in) (const int *exclude_ranks, int exclude_count)
     (int64_t *values = NULL, Py_ssize_t n = 0) {
-  if (ncore_py_int_array($input, "exclude_ranks: expected a sequence of ints",
-                         &values, &n) != 0) SWIG_fail;
+  if (ncore_py_int_array($input, "$symname", "exclude_ranks", "int", INT_MIN,
+                         INT_MAX, &values, &n) != 0) SWIG_fail;
   int *ints = (int *)calloc((size_t)(n > 0 ? n : 1), sizeof(int));
   if (ints == NULL) { PyErr_NoMemory(); SWIG_fail; }
   for (Py_ssize_t i = 0; i < n; i++) ints[i] = (int)values[i];
@@ -386,8 +492,8 @@ NCORE_IN_ADDRESS(uintptr_t)
 /* Array-interface shape (the length is ndim) and strides (None = NULL,
  * else exactly ndim entries: checked here so C never reads past the list). */
 %typemap(in) (int ndim, const int64_t *shape) (int64_t *values = NULL, Py_ssize_t n = 0) {
-  if (ncore_py_int_array($input, "shape: expected a sequence of ints",
-                         &values, &n) != 0) SWIG_fail;
+  if (ncore_py_int_array($input, "$symname", "shape", "int64_t", INT64_MIN,
+                         INT64_MAX, &values, &n) != 0) SWIG_fail;
   $1 = (int)n;
   $2 = values;
 }
@@ -395,8 +501,8 @@ NCORE_IN_ADDRESS(uintptr_t)
 %typemap(in) const int64_t *strides (int64_t *values = NULL, Py_ssize_t n = -1) {
   $1 = NULL;
   if ($input != Py_None) {
-    if (ncore_py_int_array($input, "strides: expected a sequence of ints or None",
-                           &values, &n) != 0) SWIG_fail;
+    if (ncore_py_int_array($input, "$symname", "strides", "int64_t", INT64_MIN,
+                           INT64_MAX, &values, &n) != 0) SWIG_fail;
     $1 = values;
   }
 }
@@ -430,8 +536,9 @@ NCORE_IN_ADDRESS(uintptr_t)
         ncore_py_raise(init_status);
         SWIG_fail;
       }
-      long long f[5] = {array[i].peer, array[i].op_count, array[i].signal_index,
-                        array[i].context, (long long)array[i].struct_size};
+      unsigned long long f[5] = {(unsigned long long)array[i].peer, array[i].op_count,
+                                 (unsigned long long)array[i].signal_index,
+                                 (unsigned long long)array[i].context, array[i].struct_size};
       PyObject *item = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i),
                                        "descs: each item must be a tuple");
       if (item == NULL) { Py_DECREF(fast); SWIG_fail; }
@@ -442,9 +549,20 @@ NCORE_IN_ADDRESS(uintptr_t)
                         "descs: each item is (peer, op_count, signal_index, context[, struct_size])");
         SWIG_fail;
       }
+      /* Each field by its C type, named "descs[i].field". */
+      static const char *const names[5] = {"peer", "op_count", "signal_index",
+                                           "context", "struct_size"};
+      static const char *const types[5] = {"int32_t", "uint32_t", "int32_t",
+                                           "int32_t", "uint32_t"};
       for (Py_ssize_t j = 0; j < k; j++) {
-        f[j] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(item, j));
-        if (f[j] == -1 && PyErr_Occurred()) { Py_DECREF(item); Py_DECREF(fast); SWIG_fail; }
+        int is_unsigned = j == 1 || j == 4;
+        char field[64];
+        snprintf(field, sizeof field, "descs[%zd].%s", i, names[j]);
+        if (ncore_py_integer(PySequence_Fast_GET_ITEM(item, j), "$symname", field,
+                             types[j], is_unsigned ? 0 : INT32_MIN,
+                             is_unsigned ? UINT32_MAX : INT32_MAX, &f[j]) != 0) {
+          Py_DECREF(item); Py_DECREF(fast); SWIG_fail;
+        }
       }
       Py_DECREF(item);
       array[i].struct_size = (uint32_t)f[4];
@@ -536,9 +654,31 @@ NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
 
 %typemap(in) const struct DLTensor *tensor {
   const struct DLTensor *tensor_pointer = NULL;
-  if (ncore_py_dltensor($input, &tensor_pointer) != 0) SWIG_fail;
+  if (ncore_py_dltensor($input, "$symname", &tensor_pointer) != 0) SWIG_fail;
   $1 = ($1_ltype)tensor_pointer;
 }
+
+/* The flags of a DLPack >= 1.0 capsule (bit 0, DLPACK_FLAG_BITMASK_READ_ONLY:
+ * the tensor must not be written); 0 for any other object (a legacy
+ * capsule has no flags). ncore_buffer_resolve_dlpack takes the DLTensor
+ * alone, and C never knows whether a call writes a buffer it resolved: the
+ * package reads this to refuse a read-only tensor as a destination. It
+ * reads a Python object, so it keeps the GIL. */
+%exception ncore_py_dlpack_flags %{
+  $action
+%}
+%inline %{
+unsigned long long ncore_py_dlpack_flags(PyObject *capsule) {
+  if (!PyCapsule_CheckExact(capsule) ||
+      !PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    return 0;
+  }
+  const ncore_py_dlpack_versioned_t *managed =
+      (const ncore_py_dlpack_versioned_t *)PyCapsule_GetPointer(
+          capsule, "dltensor_versioned");
+  return managed != NULL ? managed->flags : 0;
+}
+%}
 
 /* Versioned option structs are wrapped as classes; their const char *
  * members (net_name, comm_name) are copied on assignment and live as long as

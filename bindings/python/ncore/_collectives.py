@@ -66,7 +66,9 @@ class CollectivesMixin:
     from sendbuf (from recvbuf for broadcast and scatter), receive buffers
     may be larger than needed, and a buffer a rank does not use (recvbuf
     of reduce / gather, sendbuf of broadcast / scatter off the root) is
-    neither resolved nor checked there."""
+    neither resolved nor checked there. Every method also raises
+    NcclInvalid naming recvbuf (sendbuf for allreduce in place) where the
+    call would write into read-only memory (buffer.writable)."""
 
     if TYPE_CHECKING:  # provided by Communicator
         rank: int
@@ -74,9 +76,11 @@ class CollectivesMixin:
 
         def _live(self) -> int: ...
 
-        def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer: ...
+        def _buffer(self, obj: Any, argument_name: str,
+                    writes: bool = False) -> ResolvedBuffer: ...
 
-        def _call_args(self, handle: int, obj: Any, argument_name: str) -> tuple: ...
+        def _call_args(self, handle: int, obj: Any, argument_name: str,
+                       writes: bool = False) -> tuple: ...
 
     def _collective(self, op: _op_table.Collective, sendbuf: Any, recvbuf: Any,
                     root: Optional[int]) -> tuple:
@@ -95,7 +99,7 @@ class CollectivesMixin:
             send = self._buffer(sendbuf, "sendbuf")
             recv = None
             if not op.recv.root_only or root == self.rank:
-                recv = self._buffer(recvbuf, "recvbuf")
+                recv = self._buffer(recvbuf, "recvbuf", writes=True)
                 _same_dtype(send, recv)
             count = _blocks(send, self.nranks) if op.send.per_rank else send.count
             if recv is not None:
@@ -106,7 +110,7 @@ class CollectivesMixin:
                 _at_least("recvbuf", recv.count, needed)
             dtype = send.dtype
         else:
-            recv = self._buffer(recvbuf, "recvbuf")
+            recv = self._buffer(recvbuf, "recvbuf", writes=True)
             send = None
             if root == self.rank:
                 send = self._buffer(sendbuf, "sendbuf")
@@ -136,13 +140,15 @@ class CollectivesMixin:
         # buffers, in place when they are one), written out for the hot path
         # (docs/architecture.md, "The call path on NCCL").
         handle = self._live()
-        send_ptr, count, dtype = self._call_args(handle, sendbuf, "sendbuf")
+        in_place = recvbuf is sendbuf  # the common case: one resolution
+        # `writes` positionally: a keyword costs the hot path time of its own.
+        send_ptr, count, dtype = self._call_args(handle, sendbuf, "sendbuf", in_place)
         op_value = _op_value(op)
         stream_handle = resolve_stream(stream)
-        if recvbuf is sendbuf:  # in place, the common case: one resolution
+        if in_place:
             recv_ptr = send_ptr
         else:
-            recv_ptr, recv_count, recv_dtype = self._call_args(handle, recvbuf, "recvbuf")
+            recv_ptr, recv_count, recv_dtype = self._call_args(handle, recvbuf, "recvbuf", True)
             if recv_dtype != dtype:
                 _dtype_mismatch(dtype, recv_dtype)
             _at_least("recvbuf", recv_count, count)

@@ -33,9 +33,11 @@ class P2PMixin:
     if TYPE_CHECKING:  # provided by Communicator
         def _live(self) -> int: ...
 
-        def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer: ...
+        def _buffer(self, obj: Any, argument_name: str,
+                    writes: bool = False) -> ResolvedBuffer: ...
 
-        def _call_args(self, handle: int, obj: Any, argument_name: str) -> tuple: ...
+        def _call_args(self, handle: int, obj: Any, argument_name: str,
+                       writes: bool = False) -> tuple: ...
 
     def send(self, sendbuf: Any, peer: int, *, stream: Any = None) -> None:
         """Sends a buffer to rank `peer` (ncclSend); count and dtype come from
@@ -53,10 +55,10 @@ class P2PMixin:
         """Receives into a buffer from rank `peer` (ncclRecv).
 
         Raises:
-            NcclInvalid: as send.
+            NcclInvalid: as send; recvbuf is read-only.
         """
         handle = self._live()
-        ptr, count, dtype = self._call_args(handle, recvbuf, "recvbuf")
+        ptr, count, dtype = self._call_args(handle, recvbuf, "recvbuf", True)  # writes
         raw.ncore_recv(handle, ptr, count, dtype, peer, resolve_stream(stream))
 
     def signal(self, peer: int, signal_index: int = 0, context: int = 0,

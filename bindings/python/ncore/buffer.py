@@ -18,7 +18,14 @@ communicator's device never changes. Only successes are cached, so every
 failure still raises with the C message. The calls made most often (send,
 recv, allreduce) go one step further with call_args: a communicator's own
 table from those values straight to the C call's (pointer, count, dtype),
-filled only by buffers that passed its device check."""
+filled only by buffers that passed its device check.
+
+Read-only memory (a NumPy array with writeable=False, one over a bytes
+object, a DLPack 1.0 tensor flagged read-only, an array interface whose
+data says so) resolves like any other buffer, marked read_only: C cannot
+see that flag, so writable() here refuses it wherever a call would write
+(every receive buffer, a window's memory, memcpy's and memset's dst, a
+symmetric get's dst)."""
 
 from __future__ import annotations
 
@@ -32,7 +39,7 @@ from ._lib import raw
 from ._types import Backend, DeviceType, NcclDataType
 
 __all__ = ["Buffer", "ResolvedBuffer", "Stream", "call_args", "resolve_buffer",
-           "resolve_for_comm", "resolve_stream"]
+           "resolve_for_comm", "resolve_stream", "writable"]
 
 
 def __getattr__(name: str) -> Any:
@@ -46,13 +53,16 @@ def __getattr__(name: str) -> Any:
 
 
 class ResolvedBuffer(NamedTuple):
-    """A buffer as the C ABI sees it (ncore_buffer_desc_t)."""
+    """A buffer as the C ABI sees it (ncore_buffer_desc_t), and whether its
+    producer said it must not be written (read_only), which only Python
+    knows."""
 
     ptr: int
     count: int
     dtype: NcclDataType
     device_type: DeviceType
     device_id: int
+    read_only: bool = False
 
     @property
     def nbytes(self) -> int:
@@ -109,7 +119,7 @@ _DTYPE_BY_VALUE = {member.value: member for member in NcclDataType}
 _DEVICE_TYPE_BY_VALUE = {member.value: member for member in DeviceType}
 
 
-def _from_desc(desc: tuple) -> ResolvedBuffer:
+def _from_desc(desc: tuple, read_only: bool = False) -> ResolvedBuffer:
     ptr, count, dtype, device_type, device_id = desc
     dtype_member = _DTYPE_BY_VALUE.get(dtype)
     if dtype_member is None:  # not a member: let the Enum raise its error
@@ -117,19 +127,23 @@ def _from_desc(desc: tuple) -> ResolvedBuffer:
     device_member = _DEVICE_TYPE_BY_VALUE.get(device_type)
     if device_member is None:
         device_member = DeviceType(device_type)
-    return ResolvedBuffer(ptr, count, dtype_member, device_member, device_id)
+    return ResolvedBuffer(ptr, count, dtype_member, device_member, device_id, read_only)
 
 
 def _resolve_interface(iface: dict, device_id: int) -> ResolvedBuffer:
-    """Resolves a (CUDA) array-interface dict through C."""
+    """Resolves a (CUDA) array-interface dict through C. Its data is
+    (pointer, read-only flag) (both interfaces, version 3); a bare pointer
+    (an object with its own buffer) says nothing, so counts as writable."""
     data = iface.get("data")
     ptr = data[0] if isinstance(data, tuple) else data
     if ptr is None:
         raise NcclInvalid("buffer: array interface without a data pointer")
+    read_only = isinstance(data, tuple) and len(data) > 1 and bool(data[1])
     return _from_desc(
         raw.ncore_buffer_resolve_array_interface(
             int(ptr), list(iface["shape"]), iface.get("strides"), iface["typestr"], device_id
-        )
+        ),
+        read_only,
     )
 
 
@@ -176,23 +190,51 @@ def _bool_as_uint8(obj: Any) -> Any:
     return obj
 
 
-def _export_dlpack(obj: Any, dlpack: Callable[..., Any]) -> Any:
-    """A DLPack capsule of obj, or None when the producer refuses. A CUDA
-    producer is asked for no synchronisation first (stream=-1): resolution
-    only reads the address and shape, and the call itself is ordered on the
-    caller's stream; without it torch makes its default stream wait for the
-    current one (an event record and wait on every call)."""
+# DLPack 1.0's capsules say whether their memory may be written
+# (DLPACK_FLAG_BITMASK_READ_ONLY in their flags); older ones cannot, so a
+# producer such as NumPy refuses to export a read-only array in them.
+_DLPACK_VERSION = (1, 0)
+_DLPACK_FLAG_READ_ONLY = 1
+# Producer types whose __dlpack__ refused max_version (older than DLPack
+# 1.0's protocol): asked without it from then on, an exception per call saved.
+_LEGACY_DLPACK: set = set()
+
+
+def _export_dlpack(obj: Any, dlpack: Callable[..., Any]) -> tuple:
+    """(a DLPack capsule of obj, or None when the producer refuses; whether
+    it was asked for as DLPack 1.0). A DLPack 1.0 capsule (max_version) is
+    asked for first, since only it tells a read-only tensor. A CUDA producer
+    is asked for no synchronisation (stream=-1): resolution only reads the
+    address and shape, and the call itself is ordered on the caller's
+    stream; without it torch makes its default stream wait for the current
+    one (an event record and wait on every call)."""
+    cuda = False
     device = getattr(obj, "__dlpack_device__", None)
     if device is not None:
         try:
-            if device()[0] in (2, 13):  # kDLCUDA, kDLCUDAManaged
-                return dlpack(stream=-1)
+            cuda = device()[0] in (2, 13)  # kDLCUDA, kDLCUDAManaged
+        except (BufferError, TypeError, RuntimeError, ValueError):
+            pass  # a producer without a usable answer: ask plainly
+    kind = type(obj)
+    if kind not in _LEGACY_DLPACK:
+        try:
+            if cuda:
+                return dlpack(max_version=_DLPACK_VERSION, stream=-1), True
+            return dlpack(max_version=_DLPACK_VERSION), True
+        except TypeError:
+            if len(_LEGACY_DLPACK) < _CACHE_LIMIT:
+                _LEGACY_DLPACK.add(kind)
+        except (BufferError, RuntimeError, ValueError):
+            pass
+    if cuda:
+        try:
+            return dlpack(stream=-1), False
         except (BufferError, TypeError, RuntimeError, ValueError):
             pass  # a producer without the keyword or the value: ask plainly
     try:
-        return dlpack()
+        return dlpack(), False
     except (BufferError, TypeError, RuntimeError, ValueError):
-        return None
+        return None, False
 
 
 def _resolve_uncached(obj: Any) -> ResolvedBuffer:
@@ -203,9 +245,12 @@ def _resolve_uncached(obj: Any) -> ResolvedBuffer:
     obj = _bool_as_uint8(obj)
     dlpack = getattr(obj, "__dlpack__", None)
     if dlpack is not None:
-        capsule = _export_dlpack(obj, dlpack)
+        capsule, versioned = _export_dlpack(obj, dlpack)
         if capsule is not None:
-            return _from_desc(raw.ncore_buffer_resolve_dlpack(capsule))
+            # Only a DLPack 1.0 capsule has flags to read.
+            read_only = versioned and bool(
+                raw.ncore_py_dlpack_flags(capsule) & _DLPACK_FLAG_READ_ONLY)
+            return _from_desc(raw.ncore_buffer_resolve_dlpack(capsule), read_only)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
         return _resolve_interface(cai, _cai_device(obj))
@@ -320,9 +365,11 @@ def resolve_buffer(obj: Any) -> ResolvedBuffer:
     device_id).
 
     Order: ResolvedBuffer / :class:`Buffer`; ``__dlpack__`` (read without
-    consuming the capsule); ``__cuda_array_interface__``;
-    ``__array_interface__``. A producer whose ``__dlpack__`` refuses (NumPy
-    refuses read-only arrays) falls through to the interfaces. torch tensors
+    consuming the capsule; DLPack 1.0 where the producer has it);
+    ``__cuda_array_interface__``; ``__array_interface__``. A producer whose
+    ``__dlpack__`` refuses (NumPy before 2 refuses read-only arrays) falls
+    through to the interfaces. ``read_only`` is what the producer says
+    (DLPack 1.0's flag, the interfaces' data tuple). torch tensors
     and CuPy arrays already resolved with the same address, count, dtype and
     device are answered from the cache (module docstring).
 
@@ -335,12 +382,13 @@ def resolve_buffer(obj: Any) -> ResolvedBuffer:
 
 
 def call_args(table: Dict[tuple, tuple], comm: int, obj: Any,
-              argument_name: str) -> tuple:
+              argument_name: str, writes: bool = False) -> tuple:
     """(pointer, element count, dtype value) of obj for communicator handle
     `comm`: resolve_for_comm's answer, kept in `table` (the communicator's
     own, so the device check it stands for is this communicator's) under
     the values the resolution depends on, for torch tensors and CuPy
-    arrays. Anything else is resolved every call.
+    arrays, unless the memory is read-only (so an entry serves a call that
+    writes too). Anything else is resolved every call.
 
     Raises:
         NcclInvalid: as resolve_for_comm.
@@ -358,25 +406,30 @@ def call_args(table: Dict[tuple, tuple], comm: int, obj: Any,
             args = table.get(key)
             if args is not None:
                 return args
-    buf = resolve_for_comm(comm, obj, argument_name)
+    buf = resolve_for_comm(comm, obj, argument_name, writes)
     args = (buf.ptr, buf.count, int(buf.dtype))
-    if key is not None:
+    if key is not None and not buf.read_only:
         if len(table) >= _CACHE_LIMIT:
             table.clear()
         table[key] = args
     return args
 
 
-def resolve_for_comm(comm: int, obj: Any, argument_name: str) -> ResolvedBuffer:
+def resolve_for_comm(comm: int, obj: Any, argument_name: str,
+                     writes: bool = False) -> ResolvedBuffer:
     """Resolves obj (resolve_buffer) and checks that communicator handle
     `comm` can use it (ncore_comm_check_buffer: host memory on the host
     backend, the communicator's device on NCCL), asking C once per
-    communicator and device.
+    communicator and device; and, where the call `writes` into it, that it
+    is not read-only (writable).
 
     Raises:
-        NcclInvalid: as resolve_buffer, or the buffer is on another device.
+        NcclInvalid: as resolve_buffer, or the buffer is on another device,
+            or read-only where the call writes.
     """
     buf = _resolve_cached(obj)
+    if writes and buf.read_only:
+        writable(buf, argument_name)
     # Plain values: hashing an Enum member runs Python code.
     checked = (comm, buf.device_id, buf.device_type is _CPU)
     if checked not in _CHECKED:
@@ -384,6 +437,19 @@ def resolve_for_comm(comm: int, obj: Any, argument_name: str) -> ResolvedBuffer:
         if len(_CHECKED) >= _CACHE_LIMIT:
             _CHECKED.clear()
         _CHECKED.add(checked)
+    return buf
+
+
+def writable(buf: ResolvedBuffer, argument_name: str) -> ResolvedBuffer:
+    """`buf`, for a call that writes into it; the one check that read-only
+    memory is never a destination (C sees only the address).
+
+    Raises:
+        NcclInvalid: its producer marked it read-only (naming the argument).
+    """
+    if buf.read_only:
+        raise NcclInvalid(f"{argument_name}: is read-only memory, and the call writes "
+                          "into it; pass a writable buffer")
     return buf
 
 

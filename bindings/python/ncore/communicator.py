@@ -304,16 +304,19 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
 
     # ---- buffers ----
 
-    def _buffer(self, obj: Any, argument_name: str) -> ResolvedBuffer:
+    def _buffer(self, obj: Any, argument_name: str, writes: bool = False) -> ResolvedBuffer:
         """Resolves a buffer and checks it can be used with this communicator
-        (host memory on the host backend, this device's memory on NCCL)."""
-        return resolve_for_comm(self._live(), obj, argument_name)
+        (host memory on the host backend, this device's memory on NCCL) and,
+        where the call `writes` into it, that it is not read-only."""
+        return resolve_for_comm(self._live(), obj, argument_name, writes)
 
-    def _call_args(self, handle: int, obj: Any, argument_name: str) -> tuple:
+    def _call_args(self, handle: int, obj: Any, argument_name: str,
+                   writes: bool = False) -> tuple:
         """(pointer, count, dtype value) of a buffer for a call on `handle`
         (this communicator's live handle): _buffer through call_args, for
         the calls made most often. A buffer already in the table is
-        answered here, without a further call (issue 15)."""
+        answered here, without a further call (issue 15): the table holds
+        no read-only memory, so an entry serves a call that writes too."""
         if handle == self._call_table_handle:
             reader = _KEY_READERS.get(type(obj))
             if reader is not None:
@@ -326,7 +329,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         else:
             self._call_table = {}
             self._call_table_handle = handle
-        return call_args(self._call_table, handle, obj, argument_name)
+        return call_args(self._call_table, handle, obj, argument_name, writes)
 
     # ---- resources ----
 
@@ -341,8 +344,9 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         """Registers `buffer` as this rank's part of a new window
         (ncclCommWindowRegister). Collective; every rank registers, by default
         the same size. Memory from ncore_mem_alloc (e.g. interop.numpy.empty)
-        gives real peer pointers on the host backend."""
-        buf = self._buffer(buffer, "buffer")
+        gives real peer pointers on the host backend. Peers write into it,
+        so read-only memory is refused."""
+        buf = self._buffer(buffer, "buffer", writes=True)
         handle = raw.ncore_register_window(self._live(), buf.ptr, buf.nbytes,
                                            int(flags or WindowFlag.DEFAULT))
         return self._track(RegisteredWindowHandle._adopt(handle, self, buffer))

@@ -13,7 +13,7 @@ from ._compat import MISSING, one_of
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend, MemcpyKind
-from .buffer import resolve_buffer, resolve_stream
+from .buffer import resolve_buffer, resolve_stream, writable
 
 __all__ = ["MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset"]
 
@@ -21,7 +21,10 @@ __all__ = ["MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset"]
 class MemoryAllocation:
     """`nbytes` bytes from ncore_mem_alloc on `backend` (AUTO resolves now),
     on `device` (NCCL: a CUDA ordinal, None = the current device; the host
-    backend's memory is on device -1).
+    backend's memory is on device -1). `nbytes` is what ncore_mem_alloc
+    takes (> 0; NcclInvalid naming it otherwise), or 0 with ``empty_ok``
+    (the memory of an empty array, which still needs an address: one byte
+    is allocated, ``size`` stays 0).
 
     Exposes the memory as a flat uint8 array through ``__array_interface__``
     (host backend) or ``__cuda_array_interface__`` (NCCL backend), so
@@ -32,7 +35,7 @@ class MemoryAllocation:
     in nccl.core is a cuda.core Buffer)."""
 
     def __init__(self, nbytes: int, backend: Backend | int = Backend.AUTO,
-                 device: int | None = None) -> None:
+                 device: int | None = None, *, empty_ok: bool = False) -> None:
         self.ptr = 0  # what __del__ sees if the allocation below fails
         self.backend = Backend.resolve(backend)
         self.nbytes = int(nbytes)
@@ -42,8 +45,7 @@ class MemoryAllocation:
         elif device is not None and int(device) != -1:
             raise NcclInvalid(f"device: {device} on the host backend, whose memory is "
                               "not on a CUDA device (give None or -1)")
-        # ncore_mem_alloc rejects 0 bytes; an empty array still needs an address.
-        self.ptr = self._allocate(max(self.nbytes, 1))
+        self.ptr = self._allocate(1 if empty_ok and self.nbytes == 0 else self.nbytes)
 
     @property
     def handle(self) -> int:
@@ -118,7 +120,7 @@ def mem_alloc(size: int, device: Any = None, *,
 
     Raises:
         NcclInvalid: a device on the host backend; what the library refuses
-            (size 0, a device out of range).
+            (size 0 or negative, a device out of range).
     """
     if isinstance(device, Backend):
         raise NcclInvalid(f"device: got {device!r}; the backend is a keyword: "
@@ -158,10 +160,10 @@ def memcpy(dst: Any, src: Any, nbytes: Optional[int] = None,
     synchronize the stream before reading dst on the host.
 
     Raises:
-        NcclInvalid: nbytes negative or larger than either buffer; what the
-            library refuses (unknown kind, bad stream).
+        NcclInvalid: nbytes negative or larger than either buffer; dst
+            read-only; what the library refuses (unknown kind, bad stream).
     """
-    d, s = resolve_buffer(dst), resolve_buffer(src)
+    d, s = writable(resolve_buffer(dst), "dst"), resolve_buffer(src)
     count = _byte_count(nbytes, s.nbytes, {"dst": d.nbytes, "src": s.nbytes})
     raw.ncore_memcpy(d.ptr, s.ptr, count, int(kind), resolve_stream(stream), int(backend))
 
@@ -172,9 +174,9 @@ def memset(dst: Any, value: int, nbytes: Optional[int] = None, stream: Any = Non
     on stream (ncore_memset).
 
     Raises:
-        NcclInvalid: nbytes negative or larger than dst; what the library
-            refuses.
+        NcclInvalid: nbytes negative or larger than dst; dst read-only; what
+            the library refuses.
     """
-    d = resolve_buffer(dst)
+    d = writable(resolve_buffer(dst), "dst")
     count = _byte_count(nbytes, d.nbytes, {"dst": d.nbytes})
     raw.ncore_memset(d.ptr, int(value), count, resolve_stream(stream), int(backend))

@@ -28,7 +28,7 @@ from typing import Any, Optional
 from ._errors import NcclInvalid, NcclInvalidUsage
 from ._lib import raw
 from ._types import Backend
-from .buffer import Buffer, resolve_buffer, resolve_stream
+from .buffer import Buffer, resolve_buffer, resolve_stream, writable
 
 __all__ = [
     "init", "finalize", "my_pe", "n_pes", "is_initialized", "set_gc_policy", "device_of",
@@ -132,14 +132,15 @@ class SymmetricMemory:
     exposed as a flat uint8 array interface (host) or CUDA array interface
     (NCCL) so that frameworks can view it; every view keeps it alive."""
 
-    def __init__(self, nbytes: int, comm: Any = None) -> None:
+    def __init__(self, nbytes: int, comm: Any = None, *, empty_ok: bool = False) -> None:
         # Set first: __del__ runs even when the allocation below raises.
         self.freed = True
         self.comm = _comm(comm)
         self.nbytes = int(nbytes)
         self.backend = self.comm.backend
         self.device = raw.ncore_comm_device(self.comm._live())  # the ordinal
-        self.handle = raw.ncore_symmetric_alloc(self.comm._live(), max(self.nbytes, 1))
+        self.handle = raw.ncore_symmetric_alloc(
+            self.comm._live(), 1 if empty_ok and self.nbytes == 0 else self.nbytes)
         self.freed = False
         self.ptr = raw.ncore_symmetric_local_pointer(self.handle)
         _State.unfreed.add(self.handle)
@@ -220,9 +221,17 @@ class _PeerMemory:
         return _interface(self.ptr, self.nbytes)
 
 
-def alloc(nbytes: int, comm: Any = None) -> SymmetricMemory:
-    """Allocates `nbytes` on every PE (collective; contents zeroed)."""
-    return SymmetricMemory(nbytes, comm)
+def alloc(nbytes: int, comm: Any = None, *, empty_ok: bool = False) -> SymmetricMemory:
+    """Allocates `nbytes` on every PE (collective; contents zeroed).
+    `nbytes` is what ncore_symmetric_alloc takes (> 0), or 0 with
+    ``empty_ok`` (an empty array's: one byte each, so that it has an
+    address).
+
+    Raises:
+        NcclInvalid: nbytes 0 (without empty_ok) or negative, and what the
+            library refuses.
+    """
+    return SymmetricMemory(nbytes, comm, empty_ok=empty_ok)
 
 
 def find(obj: Any) -> tuple[SymmetricMemory, int]:
@@ -298,12 +307,13 @@ def get(dst: Any, src: Any, count: Optional[int] = None, pe: Optional[int] = Non
     symmetric `src` into local `dst` (nvshmem get).
 
     Raises:
-        NcclInvalid: as put, with the roles of dst and src exchanged.
+        NcclInvalid: as put, with the roles of dst and src exchanged; dst
+            read-only.
     """
     if pe is None:
         raise NcclInvalid("pe: the source PE is required")
     memory, offset = find(src)
-    target = resolve_buffer(dst)
+    target = writable(resolve_buffer(dst), "dst")
     count = target.count if count is None else int(count)
     if count < 0 or count > target.count:
         raise NcclInvalid(f"count: {count} is not in [0, {target.count}] (dst's size)")

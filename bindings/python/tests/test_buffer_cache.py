@@ -11,38 +11,8 @@ import numpy as np
 import pytest
 
 import ncore
+from conftest import Tensorish
 from ncore import buffer
-
-
-class Tensorish:
-    """A NumPy array with torch's accessors (data_ptr, numel, dtype,
-    get_device, is_contiguous, requires_grad) and DLPack."""
-
-    def __init__(self, array):
-        self.array = array
-        self.requires_grad = False
-
-    def __dlpack__(self, **kwargs):
-        return self.array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self.array.__dlpack_device__()
-
-    def data_ptr(self):
-        return self.array.ctypes.data
-
-    def numel(self):
-        return self.array.size
-
-    @property
-    def dtype(self):
-        return self.array.dtype
-
-    def get_device(self):
-        return -1
-
-    def is_contiguous(self):
-        return self.array.flags.c_contiguous
 
 
 class CountingRaw:

@@ -16,7 +16,10 @@
 //! `src/bindings.rs` (bindgen's `extern "C"` declarations) becomes a Rust
 //! function with the same signature that calls the library's function,
 //! found with `dlsym` on first use (`src/loader.rs`). They are generated here
-//! from `bindings.rs` at every build, so they cannot drift from it. The
+//! from `bindings.rs` at every build, so they cannot drift from it. Where
+//! no libncore can be loaded, each answers without it instead of ending the
+//! process (`unloaded_answer`): a status function `NCORE_ERR_UNAVAILABLE`,
+//! whose message (`ncore_last_error_message`) says what was searched. The
 //! folder found above is baked in as the loader's last place to look, and
 //! exported to dependents as `DEP_NCORE_LIB_DIR` (their own run paths).
 use std::env;
@@ -63,8 +66,23 @@ fn find_library_dir(manifest: &Path) -> (PathBuf, &'static str) {
     );
 }
 
+/// What function `name`, returning `ret`, answers when libncore cannot be
+/// loaded, called with `args`: a status function NCORE_ERR_UNAVAILABLE (the
+/// load error is then ncore_last_error_message's text), an `*_is_valid`
+/// query 0 (no handle is valid without the library); any other function its
+/// answer in `loader::unloaded`, written there by hand (a new kind of
+/// function does not compile until it has one).
+fn unloaded_answer(name: &str, ret: &str, args: &str) -> String {
+    match ret {
+        "-> ncore_status_t" => "crate::ncore_status_NCORE_ERR_UNAVAILABLE".to_string(),
+        "-> ::std::os::raw::c_int" if name.ends_with("_is_valid") => "0".to_string(),
+        _ => format!("crate::loader::unloaded::{name}({args})"),
+    }
+}
+
 /// One bindgen declaration, `pub fn NAME(PARAMS) -> RET;` with its
-/// whitespace collapsed, as a function that calls the loaded library's.
+/// whitespace collapsed, as a function that calls the loaded library's, or
+/// gives its `unloaded_answer` when no libncore can be loaded.
 fn loaded_function(declaration: &str) -> Result<String, String> {
     let bad = |why: &str| format!("{why}: {declaration}");
     let rest = declaration
@@ -105,14 +123,20 @@ fn loaded_function(declaration: &str) -> Result<String, String> {
     }
     let params = params.join(", ");
     let ret = rest[close + 1..].trim();
+    let args = args.join(", ");
     Ok(format!(
         "#[inline]\n\
          pub unsafe extern \"C\" fn {name}({params}) {ret} {{\n    \
              static SLOT: crate::loader::Slot = crate::loader::Slot::new(\"{name}\\0\");\n    \
-             let f: unsafe extern \"C\" fn({params}) {ret} = ::std::mem::transmute(SLOT.address());\n    \
-             f({args})\n\
+             match SLOT.address() {{\n        \
+                 Some(address) => {{\n            \
+                     let f: unsafe extern \"C\" fn({params}) {ret} = ::std::mem::transmute(address);\n            \
+                     f({args})\n        \
+                 }}\n        \
+                 None => {unloaded},\n    \
+             }}\n\
          }}\n",
-        args = args.join(", ")
+        unloaded = unloaded_answer(name, ret, &args)
     ))
 }
 
@@ -146,6 +170,23 @@ fn generate(bindings: &str) -> Result<(String, Vec<String>), String> {
         return Err("no extern \"C\" functions found".into());
     }
     Ok((out, names))
+}
+
+/// Every `ncore_status_t` value with its name, from bindgen's constants
+/// (`pub const ncore_status_NCORE_OK: ncore_status = 0;`), as the table
+/// `loader::unloaded::ncore_status_string` answers from: the names the
+/// library's ncore_status_string gives, which are the enum's.
+fn status_names(bindings: &str) -> String {
+    let rows: String = bindings
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub const ncore_status_"))
+        .filter_map(|l| l.split_once(": ncore_status = "))
+        .map(|(name, _)| format!("    (crate::ncore_status_{name}, \"{name}\\0\"),\n"))
+        .collect();
+    format!(
+        "/// Each status and its name, NUL-terminated (from bindgen's constants).\n\
+         pub(crate) const STATUS_NAMES: &[(ncore_status_t, &str)] = &[\n{rows}];\n"
+    )
 }
 
 /// The major version (the soname's number) from bindgen's constants.
@@ -186,7 +227,8 @@ fn main() {
     let list: String = names.iter().map(|n| format!("    \"{n}\",\n")).collect();
     let loaded = format!(
         "{loaded}\n/// Every function above, by name (the test that each resolves).\n\
-         #[cfg(test)]\npub(crate) const FUNCTION_NAMES: &[&str] = &[\n{list}];\n"
+         #[cfg(test)]\npub(crate) const FUNCTION_NAMES: &[&str] = &[\n{list}];\n\n{}",
+        status_names(&bindings)
     );
     fs::write(out_dir.join("bindings.rs"), loaded).unwrap();
 }

@@ -349,12 +349,20 @@ def op_group(r: Runner, step: Step) -> None:
 
 
 def op_mem(r: Runner, step: Step) -> None:
+    """mem_alloc through the package (ncore.mem_alloc, as the Go and Rust
+    runners allocate through theirs: the size it refuses is the binding's
+    answer); mem_free through the package for memory it holds, else (a
+    second free, NULL) through the raw layer, which passes what only C
+    expresses."""
     if step.op == "mem_alloc":
-        ptr = raw.ncore_mem_alloc(u64(step.int("size")), r.backend)
-        r.put(step.arg("as"), Obj(MEMORY, ptr=ptr))
+        memory = ncore.mem_alloc(step.int("size"), backend=r.backend)
+        r.put(step.arg("as"), Obj(MEMORY, ptr=memory.ptr, owner=memory))
         return
     obj = r.get(step.arg("ptr"))
-    raw.ncore_mem_free(obj.ptr if obj is not None else 0, r.backend)
+    if obj is not None and not obj.freed and isinstance(obj.owner, ncore.MemoryAllocation):
+        ncore.mem_free(obj.owner)
+    else:
+        raw.ncore_mem_free(obj.ptr if obj is not None else 0, r.backend)
     if obj is not None:
         obj.freed = True
 

@@ -52,7 +52,7 @@ def empty(shape: Any, dtype: Any = float, order: Literal["C", "F"] = "C") -> Any
     dtype = cupy.dtype(dtype)
     shape = _shape(shape)
     holder = MemoryAllocation(math.prod(shape) * dtype.itemsize, Backend.NCCL,
-                              cupy.cuda.runtime.getDevice())
+                              cupy.cuda.runtime.getDevice(), empty_ok=True)
     return _view(cupy, holder, shape, dtype, order)
 
 
@@ -77,7 +77,7 @@ def array(shape: Any, dtype: Any = "float32", comm: Any = None) -> Any:
     cupy = _cupy()
     dtype = cupy.dtype(dtype)
     shape = _shape(shape)
-    memory = symmetric.alloc(math.prod(shape) * dtype.itemsize, comm)
+    memory = symmetric.alloc(math.prod(shape) * dtype.itemsize, comm, empty_ok=True)
     return _view(cupy, memory, shape, dtype)
 
 
@@ -96,7 +96,7 @@ def bytearray(shape: Any, dtype: Any = "float32", device_id: Optional[int] = Non
     if device_id is not None and int(device_id) != device:
         raise NcclInvalid(f"device_id: {device_id} is not the communicator's device {device}")
     nbytes = math.prod(_shape(shape)) * cupy.dtype(dtype).itemsize
-    memory = symmetric.alloc(nbytes, comm)
+    memory = symmetric.alloc(nbytes, comm, empty_ok=True)
     return _view(cupy, memory, (nbytes,), cupy.uint8)
 
 

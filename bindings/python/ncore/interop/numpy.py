@@ -46,7 +46,7 @@ def empty(shape: Shape, dtype: Any = float, order: Literal["C", "F"] = "C") -> n
         raise NcclInvalid(f"order: {order!r} is not 'C' or 'F'")
     dtype = np.dtype(dtype)
     shape = _shape(shape)
-    holder = MemoryAllocation(math.prod(shape) * dtype.itemsize, Backend.HOST)
+    holder = MemoryAllocation(math.prod(shape) * dtype.itemsize, Backend.HOST, empty_ok=True)
     return _view(holder, shape, dtype, order)
 
 
@@ -69,7 +69,7 @@ def array(shape: Shape, dtype: Any = "float32", comm: Any = None) -> np.ndarray:
     (default: the one given to ncore.symmetric.init)."""
     dtype = np.dtype(dtype)
     shape = _shape(shape)
-    memory = symmetric.alloc(math.prod(shape) * dtype.itemsize, comm)
+    memory = symmetric.alloc(math.prod(shape) * dtype.itemsize, comm, empty_ok=True)
     return _view(memory, shape, dtype)
 
 
@@ -77,7 +77,7 @@ def bytearray(shape: Shape, dtype: Any = "float32", comm: Any = None) -> np.ndar
     """A symmetric flat uint8 array sized for `shape` elements of `dtype`.
     Later .view() calls should not copy it off the symmetric heap."""
     nbytes = math.prod(_shape(shape)) * np.dtype(dtype).itemsize
-    return np.asarray(symmetric.alloc(nbytes, comm))
+    return np.asarray(symmetric.alloc(nbytes, comm, empty_ok=True))
 
 
 def free_array(array: np.ndarray) -> None:

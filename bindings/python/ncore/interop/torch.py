@@ -89,7 +89,7 @@ def empty(*size: Any, dtype: Any = None, device: Any = None,
     index = _device_index(torch, device)
     size = _size(size)
     nbytes = math.prod(size) * torch.empty((), dtype=dtype).element_size()
-    holder = MemoryAllocation(nbytes, Backend.NCCL, index)
+    holder = MemoryAllocation(nbytes, Backend.NCCL, index, empty_ok=True)
     return _view(torch, holder, index, size, dtype, morder)
 
 
@@ -123,7 +123,7 @@ def tensor(shape: Any, dtype: Any = None, comm: Any = None) -> Any:
     dtype = dtype if dtype is not None else torch.float32
     size = _size((shape,)) if not isinstance(shape, int) else (int(shape),)
     itemsize = torch.empty((), dtype=dtype).element_size()
-    memory = symmetric.alloc(math.prod(size) * itemsize, comm)
+    memory = symmetric.alloc(math.prod(size) * itemsize, comm, empty_ok=True)
     return _view(torch, memory, memory.device, size, dtype)
 
 
@@ -132,7 +132,8 @@ def bytetensor(shape: Any, dtype: Any = None, comm: Any = None) -> Any:
     torch = _torch()
     dtype = dtype if dtype is not None else torch.float32
     size = _size((shape,)) if not isinstance(shape, int) else (int(shape),)
-    memory = symmetric.alloc(math.prod(size) * torch.empty((), dtype=dtype).element_size(), comm)
+    nbytes = math.prod(size) * torch.empty((), dtype=dtype).element_size()
+    memory = symmetric.alloc(nbytes, comm, empty_ok=True)
     return torch.as_tensor(memory, device=f"cuda:{memory.device}")
 
 

@@ -15,9 +15,11 @@
 //!      install prefix or ncore's `build/`, wherever that folder was moved);
 //!   4. the folder `build.rs` found libncore in when this crate was built.
 //!
-//! When none loads, the process stops with one line naming what was tried
-//! and what to set: a C function's signature has no room to return a Rust
-//! error from every call.
+//! When none loads, nothing stops the process: every function answers
+//! without the library (build.rs's `unloaded_answer`, `unloaded` below), a
+//! status function `NCORE_ERR_UNAVAILABLE` with the message
+//! (`ncore_last_error_message`) naming every place tried and what to set,
+//! so a program (and the safe crate) gets an error it can report.
 use std::ffi::{CStr, CString, OsStr};
 use std::fmt;
 use std::os::raw::{c_char, c_int, c_void};
@@ -131,9 +133,11 @@ fn load_library() -> Result<Library, LoadError> {
         Ok(library) => return Ok(library),
         Err(e) => e,
     };
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().and_then(Path::parent).map(|p| p.join("lib").join(SONAME)));
+    let beside = std::env::current_exe().ok().and_then(|exe| {
+        exe.parent()
+            .and_then(Path::parent)
+            .map(|p| p.join("lib").join(SONAME))
+    });
     let beside_error = match &beside {
         Some(path) => match open(path.as_os_str()) {
             Ok(library) => return Ok(library),
@@ -161,8 +165,8 @@ fn library() -> &'static Result<Library, LoadError> {
 
 /// Loads libncore now if no function has yet, and says which file was
 /// loaded (the path the dynamic loader reports), or why none could be.
-/// Calling a function of this crate when this is an error ends the process
-/// with the error's message.
+/// When this is an error, the functions of this crate answer without the
+/// library: `NCORE_ERR_UNAVAILABLE`, with this error as the message.
 pub fn library_path() -> Result<&'static Path, LoadError> {
     match library() {
         Ok(library) => Ok(&library.path),
@@ -171,7 +175,8 @@ pub fn library_path() -> Result<&'static Path, LoadError> {
 }
 
 /// Ends the process with one line on stderr: what the bindings' functions
-/// do when the library or one of its functions is missing.
+/// do when the loaded library lacks one of them (a libncore older than
+/// these bindings, which the safe crate refuses before `main`).
 #[cold]
 fn die(message: &str) -> ! {
     use std::io::Write;
@@ -196,32 +201,40 @@ impl Slot {
         }
     }
 
-    /// The function's address; the process ends when it cannot be had.
+    /// The function's address; None when no libncore can be loaded (the
+    /// caller answers without it). The process ends when the loaded library
+    /// lacks the function.
     #[inline]
-    pub fn address(&self) -> *mut c_void {
+    pub fn address(&self) -> Option<*mut c_void> {
         let address = self.address.load(Ordering::Acquire);
         if address.is_null() {
             self.resolve()
         } else {
-            address
+            Some(address)
         }
     }
 
     #[cold]
-    fn resolve(&self) -> *mut c_void {
-        let address = match resolve(self.name) {
+    fn resolve(&self) -> Option<*mut c_void> {
+        let library = library().as_ref().ok()?;
+        let address = match resolve_in(library, self.name) {
             Ok(address) => address,
             Err(message) => die(&message),
         };
         self.address.store(address, Ordering::Release);
-        address
+        Some(address)
     }
 }
 
 /// dlsym of `name` (NUL-terminated) in the loaded library: the default
 /// version of a versioned symbol (abi/).
+#[cfg(test)]
 fn resolve(name: &str) -> Result<*mut c_void, String> {
     let library = library().as_ref().map_err(|e| e.0.clone())?;
+    resolve_in(library, name)
+}
+
+fn resolve_in(library: &Library, name: &str) -> Result<*mut c_void, String> {
     // SAFETY: the handle is open for the process's life; name ends with NUL.
     let address = unsafe { dlsym(library.handle, name.as_ptr().cast()) };
     if address.is_null() {
@@ -238,4 +251,49 @@ fn resolve(name: &str) -> Result<*mut c_void, String> {
 #[cfg(test)]
 pub(crate) fn resolves(name: &str) -> Result<(), String> {
     resolve(&format!("{name}\0")).map(|_| ())
+}
+
+/// What the functions that return no status answer when no libncore can be
+/// loaded (the others: build.rs's `unloaded_answer`).
+pub(crate) mod unloaded {
+    use std::ffi::CString;
+    use std::os::raw::c_char;
+    use std::sync::OnceLock;
+
+    use crate::ncore_status_t;
+
+    /// No library, no ABI: 0, which no binding accepts.
+    pub(crate) fn ncore_abi_version() -> u32 {
+        0
+    }
+
+    /// No library, no version: "".
+    pub(crate) fn ncore_version_string() -> *const c_char {
+        b"\0".as_ptr().cast()
+    }
+
+    /// The status's name, as the library's ncore_status_string gives it.
+    pub(crate) fn ncore_status_string(status: ncore_status_t) -> *const c_char {
+        crate::STATUS_NAMES
+            .iter()
+            .find(|(value, _)| *value == status)
+            .map_or("NCORE_ERR_UNKNOWN\0", |(_, name)| name)
+            .as_ptr()
+            .cast()
+    }
+
+    /// The message of every call's NCORE_ERR_UNAVAILABLE: why no libncore
+    /// could be loaded, every place tried, what to set.
+    pub(crate) fn ncore_last_error_message() -> *const c_char {
+        static MESSAGE: OnceLock<CString> = OnceLock::new();
+        MESSAGE
+            .get_or_init(|| {
+                let text = match super::library() {
+                    Err(e) => e.0.replace('\0', " "),
+                    Ok(_) => String::new(),
+                };
+                CString::new(text).unwrap_or_default()
+            })
+            .as_ptr()
+    }
 }

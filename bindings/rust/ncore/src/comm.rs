@@ -166,6 +166,13 @@ impl Communicator {
         flags: ShrinkFlags,
     ) -> Result<Communicator> {
         let raw_config = config.map(|c| c.to_raw("ncore_comm_shrink")).transpose()?;
+        let count = i32::try_from(exclude.len()).map_err(|_| {
+            invalid_argument(
+                "ncore_comm_shrink",
+                "exclude",
+                format!("holds {} ranks, more than a C int counts", exclude.len()),
+            )
+        })?;
         let mut out = 0;
         // SAFETY: exclude holds exclude.len() ranks; out and config are valid.
         check(unsafe {
@@ -176,7 +183,7 @@ impl Communicator {
                 } else {
                     exclude.as_ptr()
                 },
-                exclude.len() as i32,
+                count,
                 &mut out,
                 raw_config.as_ref().map_or(std::ptr::null(), |c| &c.raw),
                 flags.0,

@@ -28,7 +28,9 @@ pub enum ErrorKind {
     InProgress,
     /// `NCORE_ERR_NOT_SUPPORTED`: the backend or hardware cannot do this.
     NotSupported,
-    /// `NCORE_ERR_UNAVAILABLE`: the requested backend's library or device is missing.
+    /// `NCORE_ERR_UNAVAILABLE`: the requested backend's library or device is
+    /// missing, or libncore itself could not be loaded
+    /// ([`library_path`](crate::library_path) says why).
     Unavailable,
     /// `NCORE_ERR_CLOSED`: a closed handle, or one whose communicator was destroyed.
     Closed,

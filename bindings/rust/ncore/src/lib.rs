@@ -77,20 +77,23 @@ pub use window::{Window, WindowFlags};
 /// Raw bindings, for what the safe API does not cover.
 pub use ncore_sys as sys;
 
-/// ABI version of the loaded library (major * 10000 + minor * 100).
+/// ABI version of the loaded library (major * 10000 + minor * 100); 0 when
+/// no libncore can be loaded ([`library_path`] says why).
 pub fn abi_version() -> u32 {
     // SAFETY: no arguments; cannot fail.
     unsafe { sys::ncore_abi_version() }
 }
 
-/// Version of the loaded library, "MAJOR.MINOR.PATCH".
+/// Version of the loaded library, "MAJOR.MINOR.PATCH"; "" when no libncore
+/// can be loaded.
 pub fn version() -> String {
     // SAFETY: returns a static NUL-terminated string.
     unsafe { error::cstr_to_string(sys::ncore_version_string()) }
 }
 
 /// True when the loaded library can serve this binding: same ABI major
-/// version, and at least the minor version the binding was built against.
+/// version, and at least the minor version the binding was built against
+/// (false when none can be loaded).
 pub fn abi_compatible() -> bool {
     abi_mismatch(abi_version(), sys::NCORE_ABI_VERSION).is_none()
 }
@@ -112,10 +115,23 @@ pub fn abi_mismatch(loaded: u32, built: u32) -> Option<String> {
 
 static ABI_CHECKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Where libncore was loaded from, or why none could be: every place tried
+/// and what to set. When none can be, every call of this crate that returns
+/// a [`Result`] returns an [`ErrorKind::Unavailable`](crate::ErrorKind)
+/// error with this message; nothing aborts.
+pub fn library_path() -> std::result::Result<&'static std::path::Path, sys::LoadError> {
+    sys::library_path()
+}
+
 /// Runs when the program (or library) holding this crate is loaded, before
 /// `main`, as Python's import and Go's package `init` do: a library this
-/// binding cannot trust stops the program with the shared message.
+/// binding cannot trust stops the program with the shared message. A
+/// missing library is not checked here: a program that never calls ncore
+/// runs, and every call reports it as an error (`library_path`).
 extern "C" fn check_abi_at_load() {
+    if sys::library_path().is_err() {
+        return;
+    }
     if let Some(message) = abi_mismatch(abi_version(), sys::NCORE_ABI_VERSION) {
         use std::io::Write;
         let _ = writeln!(std::io::stderr(), "{message}");
