@@ -81,6 +81,8 @@ void core_error_restore(const core_error_saved_t *saved) {
 /* The status recorded for the running call. */
 ncore_status_t core_error_current(void) { return tls_status; }
 
+const char *core_error_call(void) { return tls_function; }
+
 NCORE_API const char *ncore_status_string(ncore_status_t status) {
   switch (status) {
     case NCORE_OK: return "NCORE_OK";
