@@ -26,4 +26,8 @@ ncore_status_t core_error_current(void);
  * any): what a long wait names as the call waiting (core/log.h). */
 const char *core_error_call(void);
 
+/* The running call's message without its "<function>: " prefix ("" when
+ * none is recorded): for a message quoted inside another (a reason). */
+const char *core_error_detail(void);
+
 #endif
