@@ -116,14 +116,18 @@ static void arrive_late(int nranks, int within_ms) {
   CHECK(mr_host_barrier_within(nranks, within_ms + 30000) == 0);
 }
 
-/* A communicator with a timeout long enough for the wait under test (the
- * harness's is 5 s on the host backend). */
-static ncore_comm_t comm_with_timeout(int rank, int nranks,
-                                      const ncore_unique_id_t *id,
-                                      int timeout_ms) {
+/* Sets NCORE_WAIT_WARN_S to warn_s (NULL: unset, its default 10 s) before
+ * the process's first wait, then makes this rank's communicator with a
+ * timeout longer than any wait under test (the harness's is 5 s on the
+ * host backend) and, when value is not NULL, a one-int32 buffer holding
+ * mine. */
+static ncore_comm_t setup(int rank, int nranks, const ncore_unique_id_t *id,
+                          const char *warn_s, int32_t **value, int32_t mine) {
+  if (warn_s != NULL) setenv("NCORE_WAIT_WARN_S", warn_s, 1);
+  else unsetenv("NCORE_WAIT_WARN_S");
   mr_select_device(rank);
   ncore_comm_config_t config = mr_config();
-  config.timeout_ms = timeout_ms;
+  config.timeout_ms = 45000;
   config.blocking = 1;
   ncore_comm_t comm = NCORE_NULL_HANDLE;
   ncore_status_t st = ncore_comm_init_rank(&comm, nranks, id, rank, &config);
@@ -132,26 +136,74 @@ static ncore_comm_t comm_with_timeout(int rank, int nranks,
                  ncore_status_string(st), ncore_last_error_message());
     return NCORE_NULL_HANDLE;
   }
+  if (value != NULL) {
+    *value = tb_alloc(sizeof **value);
+    if (*value != NULL) tb_put(*value, &mine, sizeof mine);
+    else harness_fail(__FILE__, __LINE__, "tb_alloc of 4 bytes failed");
+  }
   return comm;
 }
 
-/* The words of a waiting collective's line: on the host backend the call
- * waits and names the missing rank; on NCCL the call returns at once and
+/* The needles of a watch (up to three; a NULL ends them). */
+static void watch_needles(watch_t *w, const char *first, const char *second,
+                          const char *third) {
+  w->needles[0] = first;
+  w->needles[1] = second;
+  w->needles[2] = second != NULL ? third : NULL;
+  w->needles[3] = NULL;
+}
+
+/* The end of a test: every rank done, nothing left behind. */
+static void finish(ncore_comm_t comm, int32_t *value) {
+  if (value != NULL) tb_free(value);
+  mr_barrier(comm);
+  ncore_comm_destroy(comm);
+}
+
+/* Every rank but rank 1 enters an allreduce; rank 1 joins it only once
+ * they saw their WARN line on stderr (expect_line), or once within_ms
+ * passed (!expect_line: no line may come). On the host backend the call
+ * waits and names rank 1; on NCCL it returns at once and
  * ncore_comm_synchronize waits for the stream (NCCL cannot tell which peer
  * is missing). */
-static void collective_needles(watch_t *w, int missing) {
-  static char rank_words[64];
-  if (harness_is_host()) {
-    snprintf(rank_words, sizeof rank_words, "for rank %d to reach this allreduce",
-             missing);
-    w->needles[0] = "NCORE WARN ncore_allreduce has waited";
-    w->needles[1] = rank_words;
+static void allreduce_with_rank_1_late(int rank, int nranks,
+                                       const ncore_unique_id_t *id,
+                                       const char *warn_s, int within_ms,
+                                       int expect_line) {
+  int32_t *value = NULL;
+  ncore_comm_t comm = setup(rank, nranks, id, warn_s, &value, rank + 1);
+  if (comm == NCORE_NULL_HANDLE || harness_failed()) return;
+  watch_t w;
+  if (rank == 1) {
+    arrive_late(nranks, within_ms);
   } else {
-    w->needles[0] = "NCORE WARN ncore_comm_synchronize has waited";
-    w->needles[1] = "the work on stream";
+    if (!expect_line)
+      watch_needles(&w, "NCORE WARN", NULL, NULL);
+    else if (harness_is_host())
+      watch_needles(&w, "NCORE WARN ncore_allreduce has waited",
+                    "for rank 1 to reach this allreduce",
+                    "s left before the timeout");
+    else
+      watch_needles(&w, "NCORE WARN ncore_comm_synchronize has waited",
+                    "the work on stream", "s left before the timeout");
+    watch_begin(&w, nranks, within_ms);
+    if (harness_failed()) return;
   }
-  w->needles[2] = "s left before the timeout";
-  w->needles[3] = NULL;
+  ncore_status_t st = mr_complete(
+      comm, ncore_allreduce(comm, value, value, 1, NCORE_INT32, NCORE_SUM, NULL),
+      NULL);
+  if (rank != 1) {
+    watch_end(&w);
+    if (expect_line) check_warned(&w);
+    else if (w.found)
+      harness_fail(__FILE__, __LINE__, "NCORE_WAIT_WARN_S=%s, yet: \"%s\"",
+                   warn_s, w.seen);
+  }
+  CHECK_OK(st);
+  int32_t sum = 0;
+  tb_get(&sum, value, sizeof sum);
+  CHECK_EQ(sum, nranks * (nranks + 1) / 2);
+  finish(comm, value);
 }
 
 /* The issue's case: rank 1 never calls the collective, no debug variable
@@ -160,83 +212,54 @@ static void collective_needles(watch_t *w, int missing) {
 MR_TEST_EX(a_rank_missing_from_a_collective_is_named_within_15_s,
            MR_OWN_PROCESSES, 2) {
   if (nranks != 3) SKIP("the default 10 s wait runs once, with 3 ranks");
-  unsetenv("NCORE_WAIT_WARN_S");
   unsetenv("NCORE_DEBUG");
-  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, 45000);
-  if (comm == NCORE_NULL_HANDLE) return;
-  int32_t *value = tb_alloc(sizeof *value), mine = rank + 1;
-  CHECK(value != NULL);
-  tb_put(value, &mine, sizeof mine);
-  watch_t w;
-  if (rank == 1) {
-    arrive_late(nranks, 15000);
-  } else {
-    collective_needles(&w, 1);
-    watch_begin(&w, nranks, 15000);
-    if (harness_failed()) return;
-  }
-  ncore_status_t st = ncore_allreduce(comm, value, value, 1, NCORE_INT32,
-                                      NCORE_SUM, NULL);
-  st = mr_complete(comm, st, NULL);
-  if (rank != 1) {
-    watch_end(&w);
-    check_warned(&w);
-  }
-  CHECK_OK(st);
-  int32_t sum = 0;
-  tb_get(&sum, value, sizeof sum);
-  CHECK_EQ(sum, nranks * (nranks + 1) / 2);
-  tb_free(value);
-  mr_barrier(comm);
-  ncore_comm_destroy(comm);
+  allreduce_with_rank_1_late(rank, nranks, id, NULL, 15000, 1);
+}
+
+/* NCORE_WAIT_WARN_S=0 turns the lines off (rather than warning at once):
+ * a 1.5 s wait, longer than the 1 s after which the other tests' lines
+ * come, says nothing. */
+MR_TEST_EX(wait_warnings_can_be_turned_off, MR_OWN_PROCESSES, 2) {
+  allreduce_with_rank_1_late(rank, nranks, id, "0", 1500, 0);
 }
 
 /* A rank that has not joined is named by the ranks waiting in init (the
  * host backend knows which; NCCL's bootstrap does not, and its line says
  * what it waits on). */
 MR_TEST_EX(a_rank_missing_from_init_is_named, MR_OWN_PROCESSES, 2) {
-  setenv("NCORE_WAIT_WARN_S", "1", 1);
   int late = nranks - 1;
-  static char rank_words[64];
+  char rank_words[64];
+  snprintf(rank_words, sizeof rank_words, "rank %d to join the communicator", late);
   watch_t w;
   if (rank == late) {
     arrive_late(nranks, 8000);
   } else {
-    snprintf(rank_words, sizeof rank_words, "rank %d to join the communicator",
-             late);
-    w.needles[0] = "NCORE WARN ncore_comm_init_rank has waited";
-    w.needles[1] = harness_is_host() ? rank_words : "NCCL's bootstrap";
-    w.needles[2] = NULL;
+    watch_needles(&w, "NCORE WARN ncore_comm_init_rank has waited",
+                  harness_is_host() ? rank_words : "NCCL's bootstrap", NULL);
     watch_begin(&w, nranks, 8000);
     if (harness_failed()) return;
   }
-  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, 30000);
+  ncore_comm_t comm = setup(rank, nranks, id, "1", NULL, 0);
   if (rank != late) {
     watch_end(&w);
     check_warned(&w);
   }
-  if (comm == NCORE_NULL_HANDLE) return;
-  mr_barrier(comm);
-  ncore_comm_destroy(comm);
+  if (comm != NCORE_NULL_HANDLE) finish(comm, NULL);
 }
 
 /* A receive names the peer whose message it waits for. */
 MR_TEST_EX(a_recv_names_the_peer_it_waits_for, MR_OWN_PROCESSES, 2) {
-  setenv("NCORE_WAIT_WARN_S", "1", 1);
-  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, 30000);
-  if (comm == NCORE_NULL_HANDLE) return;
-  int32_t *value = tb_alloc(sizeof *value), mine = 42 + rank;
-  CHECK(value != NULL);
-  tb_put(value, &mine, sizeof mine);
+  int32_t *value = NULL;
+  ncore_comm_t comm = setup(rank, nranks, id, "1", &value, 42 + rank);
+  if (comm == NCORE_NULL_HANDLE || harness_failed()) return;
   if (rank == 0) {
     watch_t w;
-    w.needles[0] = harness_is_host() ? "NCORE WARN ncore_recv has waited"
-                                     : "NCORE WARN ncore_comm_synchronize has waited";
-    w.needles[1] = harness_is_host() ? "for recv from peer 1 to complete"
-                                     : "the work on stream";
-    w.needles[2] = "this is rank 0";
-    w.needles[3] = NULL;
-    if (!harness_is_host()) w.needles[2] = NULL;
+    if (harness_is_host())
+      watch_needles(&w, "NCORE WARN ncore_recv has waited",
+                    "for recv from peer 1 to complete", "this is rank 0");
+    else
+      watch_needles(&w, "NCORE WARN ncore_comm_synchronize has waited",
+                    "the work on stream", NULL);
     watch_begin(&w, nranks, 8000);
     if (harness_failed()) return;
     ncore_status_t st = mr_complete(
@@ -253,9 +276,7 @@ MR_TEST_EX(a_recv_names_the_peer_it_waits_for, MR_OWN_PROCESSES, 2) {
       CHECK_OK(mr_complete(comm, ncore_send(comm, value, 1, NCORE_INT32, 0, NULL),
                            NULL));
   }
-  tb_free(value);
-  mr_barrier(comm);
-  ncore_comm_destroy(comm);
+  finish(comm, value);
 }
 
 /* wait_signal names the peer whose signal it waits for (host backend: its
@@ -263,14 +284,12 @@ MR_TEST_EX(a_recv_names_the_peer_it_waits_for, MR_OWN_PROCESSES, 2) {
 MR_TEST_EX(wait_signal_names_the_peer_it_waits_for, MR_OWN_PROCESSES, 2) {
   REQUIRE_HOST_BACKEND("NCCL waits for a signal on the stream, which the "
                        "recv test covers through ncore_comm_synchronize");
-  setenv("NCORE_WAIT_WARN_S", "1", 1);
-  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, 30000);
+  ncore_comm_t comm = setup(rank, nranks, id, "1", NULL, 0);
   if (comm == NCORE_NULL_HANDLE) return;
   if (rank == 0) {
     watch_t w;
-    w.needles[0] = "NCORE WARN ncore_wait_signal has waited";
-    w.needles[1] = "for wait_signal from peer 1 to complete";
-    w.needles[2] = NULL;
+    watch_needles(&w, "NCORE WARN ncore_wait_signal has waited",
+                  "for wait_signal from peer 1 to complete", NULL);
     watch_begin(&w, nranks, 8000);
     if (harness_failed()) return;
     ncore_wait_signal_desc_t desc = NCORE_WAIT_SIGNAL_DESC_INIT;
@@ -284,41 +303,7 @@ MR_TEST_EX(wait_signal_names_the_peer_it_waits_for, MR_OWN_PROCESSES, 2) {
     arrive_late(nranks, 8000);
     if (rank == 1) CHECK_OK(ncore_signal(comm, 0, 0, 0, 0, NULL));
   }
-  mr_barrier(comm);
-  ncore_comm_destroy(comm);
-}
-
-/* NCORE_WAIT_WARN_S=0 turns the lines off: a wait as long as the others'
- * says nothing. */
-MR_TEST_EX(wait_warnings_can_be_turned_off, MR_OWN_PROCESSES, 2) {
-  setenv("NCORE_WAIT_WARN_S", "0", 1);
-  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, 30000);
-  if (comm == NCORE_NULL_HANDLE) return;
-  int32_t *value = tb_alloc(sizeof *value), mine = rank;
-  CHECK(value != NULL);
-  tb_put(value, &mine, sizeof mine);
-  watch_t w;
-  if (rank == 1) {
-    arrive_late(nranks, 1500);
-  } else {
-    /* No needle can appear: the watch lasts its 1.5 s, then lets rank 1 go. */
-    w.needles[0] = "NCORE WARN";
-    w.needles[1] = NULL;
-    watch_begin(&w, nranks, 1500);
-    if (harness_failed()) return;
-  }
-  ncore_status_t st = mr_complete(
-      comm, ncore_allreduce(comm, value, value, 1, NCORE_INT32, NCORE_SUM, NULL),
-      NULL);
-  if (rank != 1) {
-    watch_end(&w);
-    if (w.found)
-      harness_fail(__FILE__, __LINE__, "NCORE_WAIT_WARN_S=0, yet: \"%s\"", w.seen);
-  }
-  CHECK_OK(st);
-  tb_free(value);
-  mr_barrier(comm);
-  ncore_comm_destroy(comm);
+  finish(comm, NULL);
 }
 
 HARNESS_MAIN
