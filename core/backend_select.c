@@ -65,9 +65,9 @@ ncore_status_t core_backend_select_why(ncore_backend_t requested,
         return NCORE_OK;
       }
       explain(reason, cap, "NCORE_BACKEND is unset and NCCL is not usable: %s",
-              ncore_last_error_message());
+              core_error_detail());
       core_log(CORE_LOG_INFO, "backend: host (NCORE_BACKEND is unset and NCCL "
-                              "is not usable: %s)", ncore_last_error_message());
+                              "is not usable: %s)", core_error_detail());
       core_error_clear();
       *out = &core_host_backend;
       return NCORE_OK;

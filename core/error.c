@@ -81,6 +81,17 @@ void core_error_restore(const core_error_saved_t *saved) {
 /* The status recorded for the running call. */
 ncore_status_t core_error_current(void) { return tls_status; }
 
+const char *core_error_call(void) { return tls_function; }
+
+const char *core_error_detail(void) {
+  if (tls_status == NCORE_OK) return "";
+  size_t prefix = strlen(tls_function);
+  if (strncmp(tls_message, tls_function, prefix) == 0 &&
+      strncmp(tls_message + prefix, ": ", 2) == 0)
+    return tls_message + prefix + 2;
+  return tls_message;
+}
+
 NCORE_API const char *ncore_status_string(ncore_status_t status) {
   switch (status) {
     case NCORE_OK: return "NCORE_OK";

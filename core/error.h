@@ -22,4 +22,12 @@ ncore_status_t core_error(ncore_status_t status, const char *fmt, ...)
 /* Returns the status recorded for the current call (NCORE_OK if none). */
 ncore_status_t core_error_current(void);
 
+/* The name CORE_ENTER gave the thread's running public call ("ncore" before
+ * any): what a long wait names as the call waiting (core/log.h). */
+const char *core_error_call(void);
+
+/* The running call's message without its "<function>: " prefix ("" when
+ * none is recorded): for a message quoted inside another (a reason). */
+const char *core_error_detail(void);
+
 #endif

@@ -28,7 +28,7 @@ NCORE_API ncore_status_t ncore_library_info(ncore_library_info_t *out) {
   } else {
     /* Resolving failed: the reason is the message it recorded. */
     snprintf(info.backend_reason, sizeof info.backend_reason, "%s",
-             ncore_last_error_message());
+             core_error_detail());
     info.backend = NCORE_BACKEND_AUTO;
   }
   /* A libnccl that loaded is reported whichever backend was picked. */

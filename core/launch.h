@@ -35,6 +35,11 @@ typedef struct core_launch {
  * variable that is missing or malformed. */
 ncore_status_t core_launch_detect(core_launch_t *out);
 
+/* The launcher core_launch_detect would find ("Open MPI", ...), or NULL when
+ * none started this process. Reads only the environment; logs and records
+ * nothing (the library's load asks it: stdio_lines.c). */
+const char *core_launch_started_by(void);
+
 /* Gives *id the job's unique id for ops' backend: rank 0 makes it and
  * publishes it through launch->exchange, the others receive it (a job of
  * one rank makes its own; ncore-run's is already in launch->id for the

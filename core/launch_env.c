@@ -33,6 +33,20 @@ static const launcher_row_t launchers[] = {
 
 #define LAUNCHER_COUNT (sizeof launchers / sizeof launchers[0])
 
+/* 1 when row's launcher started this process: its rank variable is set
+ * (and its guard, where it has one). */
+static int row_started_us(const launcher_row_t *row) {
+  const char *rank = getenv(row->rank);
+  return rank != NULL && rank[0] != '\0' &&
+         (row->guard == NULL || getenv(row->guard) != NULL);
+}
+
+const char *core_launch_started_by(void) {
+  for (size_t i = 0; i < LAUNCHER_COUNT; i++)
+    if (row_started_us(&launchers[i])) return launchers[i].name;
+  return NULL;
+}
+
 /* The variables every row reads, for the log and the messages. */
 static void describe(const launcher_row_t *row, char *out, size_t cap) {
   const char *local = getenv(row->local_rank);
@@ -79,9 +93,7 @@ ncore_status_t core_launch_detect(core_launch_t *out) {
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < LAUNCHER_COUNT; i++) {
     const launcher_row_t *row = &launchers[i];
-    const char *rank = getenv(row->rank);
-    if (rank == NULL || rank[0] == '\0') continue;
-    if (row->guard != NULL && getenv(row->guard) == NULL) continue;
+    if (!row_started_us(row)) continue;
     out->variables = row->rank;
     ncore_status_t s = read_row(row, out);
     if (s != NCORE_OK) return s;

@@ -1,6 +1,12 @@
 /* core — the debug log (NCORE_DEBUG, NCORE_DEBUG_FILE), as NCCL's NCCL_DEBUG:
  * off unless asked for, one line per event, per process (each rank is one),
- *   <host>:<pid>:<tid> [<NCORE_RANK>] NCORE <LEVEL> <message>
+ *   <date> <time> <host>:<pid>:<tid> [<NCORE_RANK>] NCORE <LEVEL> <message>
+ * (local time to the millisecond: "2026-11-28 02:51:37.123"). The log's
+ * first line says which ncore this is (version, ABI, the file it was loaded
+ * from); the NCCL backend names its libnccl and version when it loads. A
+ * line whose level and message repeat the previous line's is not written
+ * again: "(previous line repeated N times)" follows once the run of
+ * repeats ends, and every 10 s while it lasts, as syslog does.
  * WARN: what made a call fail for reasons outside the caller's arguments
  * (timeouts, dead or aborted peers, system and CUDA errors) and aborts.
  * INFO: also the backend chosen and why, the libnccl loaded (path,
@@ -42,6 +48,16 @@ long long core_log_now_ms(void);
 
 /* Starts a note for call (a string that outlives the note). */
 void core_wait_note_start(core_wait_note_t *note, const char *call);
+
+/* Starts a note for call whose wait began at start_ms (CLOCK_MONOTONIC):
+ * for a loop that reads the clock only once it has waited a while. */
+void core_wait_note_start_at(core_wait_note_t *note, const char *call,
+                             long long start_ms);
+
+/* 1 when the next core_wait_note_check(note, ...) writes its line: a loop
+ * whose description of what it awaits costs something (a scan of the
+ * ranks) makes it only then. */
+int core_wait_note_due(const core_wait_note_t *note);
 
 /* One turn of the wait. deadline_ms: CLOCK_MONOTONIC ms at which the wait
  * times out (< 0: none). fmt: printf text naming what is awaited ("rank 2

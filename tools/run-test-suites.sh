@@ -6,7 +6,8 @@
 # (build/asan, build/ubsan), the ThreadSanitizer tests (tests/race), the
 # fuzzers for a bounded time (tests/fuzz), the
 # Python, Rust and Go bindings' test.sh, the install tests (tests/install), the
-# real launchers (tests/launchers), the
+# real launchers (tests/launchers), rank output line by line under each of
+# them (tests/stdio_lines), the
 # conformance suite, the check that tests assert only documented statuses
 # (tools/documented-statuses.py), the library's module dependencies and
 # where it comes from (tools/include-cycles.py: no include cycle in core/,
@@ -114,6 +115,11 @@ fi
 # launchers held equal; the host backend's one-machine rule (issue 28).
 if [ -x tests/launchers/run.sh ]; then
   run_suite launchers tests/launchers/run.sh
+fi
+# A rank's output line by line while it runs, under ncore-run, both MPIs,
+# torchrun and srun, in C and Python; NCORE_LINE_BUFFERED=0 turns it off.
+if [ -x tests/stdio_lines/run.sh ]; then
+  run_suite stdio-lines tests/stdio_lines/run.sh
 fi
 if [ -f conformance/run.sh ]; then
   run_suite conformance bash conformance/run.sh

@@ -240,15 +240,21 @@ static ncore_status_t claim_and_receive(int conn, int rank, int nranks,
     return core_error(NCORE_ERR_REMOTE,
                       "rank 0 ended the rendezvous before this rank could claim "
                       "rank %d", rank);
+  core_wait_note_t note;
+  core_wait_note_start_at(&note, core_error_call(),
+                          start->tv_sec * 1000LL + start->tv_nsec / 1000000);
+  long long deadline = timeout_ms >= 0 ? note.start_ms + timeout_ms : -1;
   for (;;) {
-    int wait_ms = -1;
+    /* Slices of a second: the note is checked between them. */
+    int wait_ms = 1000;
     if (timeout_ms >= 0) {
       uint64_t gone = elapsed_ms(start);
       if (gone >= (uint64_t)timeout_ms)
         return core_error(NCORE_ERR_TIMEOUT,
                           "rank 0 did not hand over the communicator within "
                           "%lld ms", (long long)timeout_ms);
-      wait_ms = (int)((uint64_t)timeout_ms - gone);
+      if ((uint64_t)timeout_ms - gone < (uint64_t)wait_ms)
+        wait_ms = (int)((uint64_t)timeout_ms - gone);
     }
     struct pollfd p = {conn, POLLIN, 0};
     int ready = poll(&p, 1, wait_ms);
@@ -256,6 +262,9 @@ static ncore_status_t claim_and_receive(int conn, int rank, int nranks,
     if (ready < 0)
       return core_error(NCORE_ERR_SYSTEM, "poll: %s", strerror(errno));
     if (ready > 0) break;
+    core_wait_note_check(&note, deadline, "rank 0 to answer this rank's claim "
+                         "of rank %d of %d (rank 0 answers whenever it waits "
+                         "in ncore)", rank, nranks);
   }
   answer_t a;
   char control[CMSG_SPACE(sizeof(int))];
@@ -291,6 +300,18 @@ static ncore_status_t claim_and_receive(int conn, int rank, int nranks,
   return NCORE_OK;
 }
 
+/* Why a rank may find no rank 0 listening for its unique id: said in the
+ * WARN line of a long wait and in the timeout's message. Under a launcher
+ * this rank holds the id because rank 0 gave it out, so rank 0 runs; it
+ * listens once it left its launcher's exchange, which (ncore's store at
+ * MASTER_PORT) waits until every rank has the id: then the culprit is a
+ * rank that never started, which rank 0's own message names. */
+#define NO_RANK_0_YET                                                       \
+  "nothing listens for this unique id on this machine yet: rank 0 creates " \
+  "the communicator once every rank has the id, so a rank that never "      \
+  "started keeps it waiting (rank 0's own message names that rank); "       \
+  "otherwise rank 0 was not started here, or with another unique id"
+
 ncore_status_t host_rendezvous_fetch(uint64_t token, int rank, int nranks,
                                      int64_t timeout_ms, int *segment_fd) {
   struct timespec start;
@@ -298,6 +319,10 @@ ncore_status_t host_rendezvous_fetch(uint64_t token, int rank, int nranks,
   struct sockaddr_un a;
   socklen_t len = rendezvous_address(token, &a);
   uint64_t next_note_ms = 5000;
+  core_wait_note_t note;
+  core_wait_note_start_at(&note, core_error_call(),
+                          start.tv_sec * 1000LL + start.tv_nsec / 1000000);
+  long long deadline = timeout_ms >= 0 ? note.start_ms + timeout_ms : -1;
   for (;;) {
     int conn = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (conn < 0)
@@ -317,16 +342,18 @@ ncore_status_t host_rendezvous_fetch(uint64_t token, int rank, int nranks,
     uint64_t waited = elapsed_ms(&start);
     if (timeout_ms >= 0 && waited > (uint64_t)timeout_ms)
       return core_error(NCORE_ERR_TIMEOUT,
-                        "rank 0 did not create the communicator within %lld ms: "
-                        "no rank 0 of this unique id runs on this machine (was "
-                        "it started, and given the same unique id?)",
-                        (long long)timeout_ms);
+                        "rank 0 did not create the communicator within %lld "
+                        "ms (this is rank %d of %d): " NO_RANK_0_YET,
+                        (long long)timeout_ms, rank, nranks);
     if (waited >= next_note_ms) {
       core_log(CORE_LOG_INFO, "still waiting after %llu s for rank 0 of this "
                "unique id to create the communicator (@%s)",
                (unsigned long long)(waited / 1000), a.sun_path + 1);
       next_note_ms += 5000;
     }
+    core_wait_note_check(&note, deadline, "rank 0 to create the communicator "
+                         "(this is rank %d of %d; @%s): " NO_RANK_0_YET, rank,
+                         nranks, a.sun_path + 1);
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
   }

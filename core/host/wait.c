@@ -31,29 +31,68 @@ static void list_rank(char *out, size_t cap, size_t *used, int r) {
   *used += (size_t)snprintf(out + *used, cap - *used, "%s%d", *used ? ", " : "", r);
 }
 
-/* The ranks c waits for, as "ranks 1, 3 have not joined" into out, when the
- * wait is for the whole communicator (joining, or a collective); "" when
- * it is for the one peer `what` names. */
-static void awaited_ranks(host_comm_t *c, char *out, size_t cap) {
+/* The ranks c waits for, as "1, 3" into list, when the wait is for the
+ * whole communicator: those that have not joined it, or, in a collective,
+ * those that have not posted its step. Returns how many, and sets *joining
+ * when they are ranks not joined; 0 when the wait is for the one peer its
+ * `what` names. */
+static int missing_ranks(host_comm_t *c, char *list, size_t cap, int *joining) {
   size_t used = 0;
-  char list[256] = "";
-  const char *doing = NULL;
-  if (atomic_load_explicit(&host_header(c)->joined_count, memory_order_acquire) <
-      (uint32_t)c->nranks) {
-    doing = "not joined";
-    for (int r = 0; r < c->nranks; r++)
-      if (!atomic_load_explicit(&host_rank_slot(c, r)->joined, memory_order_acquire))
-        list_rank(list, sizeof list, &used, r);
-  } else if (c->coll_owner != NULL) {
-    doing = "not at this collective yet";
-    for (int r = 0; r < c->nranks; r++)
-      if (atomic_load_explicit(&host_rank_slot(c, r)->posted.value,
-                               memory_order_acquire) < c->coll_step)
-        list_rank(list, sizeof list, &used, r);
+  int count = 0;
+  list[0] = '\0';
+  *joining = atomic_load_explicit(&host_header(c)->joined_count,
+                                  memory_order_acquire) < (uint32_t)c->nranks;
+  for (int r = 0; r < c->nranks; r++) {
+    int missing;
+    if (*joining)
+      missing = !atomic_load_explicit(&host_rank_slot(c, r)->joined,
+                                      memory_order_acquire);
+    else
+      missing = c->coll_owner != NULL &&
+                atomic_load_explicit(&host_rank_slot(c, r)->posted.value,
+                                     memory_order_acquire) < c->coll_step;
+    if (missing) {
+      list_rank(list, cap, &used, r);
+      count++;
+    }
   }
+  return count;
+}
+
+/* The ranks c waits for, as "; waiting for rank(s) 1, 3 (not joined)" into
+ * out (for the INFO notes and the timeout's message); "" when the wait is
+ * for the one peer `what` names. */
+static void awaited_ranks(host_comm_t *c, char *out, size_t cap) {
+  char list[256];
+  int joining;
   out[0] = '\0';
-  if (doing != NULL && used > 0)
-    snprintf(out, cap, "; waiting for rank(s) %s (%s)", list, doing);
+  if (missing_ranks(c, list, sizeof list, &joining) > 0)
+    snprintf(out, cap, "; waiting for rank(s) %s (%s)", list,
+             joining ? "not joined" : "not at this collective yet");
+}
+
+/* After NCORE_WAIT_WARN_S of waiting, once: one WARN line naming the call,
+ * the ranks (or the peer) it waits for and the time left (core/log.h). */
+static void warn_waiting(host_waiter_t *w, host_comm_t *c, const char *what,
+                         int peer) {
+  if (!core_wait_note_due(&w->note)) return;
+  char list[256], doing[96];
+  int joining;
+  int count = missing_ranks(c, list, sizeof list, &joining);
+  snprintf(doing, sizeof doing, what, peer);
+  long long deadline =
+      c->timeout_ms >= 0 ? w->note.start_ms + (long long)c->timeout_ms : -1;
+  if (count > 0 && joining)
+    core_wait_note_check(&w->note, deadline, "%s %s to join the communicator; "
+                         "this is rank %d of %d", count > 1 ? "ranks" : "rank",
+                         list, c->rank, c->nranks);
+  else if (count > 0)
+    core_wait_note_check(&w->note, deadline, "%s %s to reach this %s; this is "
+                         "rank %d of %d", count > 1 ? "ranks" : "rank", list,
+                         doing, c->rank, c->nranks);
+  else
+    core_wait_note_check(&w->note, deadline, "%s to complete; this is rank %d "
+                         "of %d", doing, c->rank, c->nranks);
 }
 
 /* Under NCORE_DEBUG=INFO, says every 5 s of waiting what is awaited. */
@@ -137,7 +176,11 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
     return NCORE_OK;
   }
   uint64_t now = host_now_ns();
-  if (!w->start_ns) w->start_ns = w->last_check_ns = now;
+  if (!w->start_ns) {
+    w->start_ns = w->last_check_ns = now;
+    core_wait_note_start_at(&w->note, core_error_call(),
+                            (long long)(now / 1000000u));
+  }
   uint64_t waited = now - w->start_ns;
   if (w->spins < polls) {
     cpu_relax();
@@ -164,5 +207,6 @@ ncore_status_t host_waiter_pause(host_waiter_t *w, host_comm_t *c,
                       awaited, (long long)c->timeout_ms, ranks);
   }
   note_waiting(w, c, what, peer, waited);
+  warn_waiting(w, c, what, peer);
   return NCORE_OK;
 }

@@ -126,7 +126,8 @@ static init_job_t *init_job_new(CUcontext ctx, int nranks,
 }
 
 /* Waits (job->lock held) until the job is done or timeout_ms passed;
- * wakes every 5 s to say, under NCORE_DEBUG=INFO, what it waits on. */
+ * wakes every second to say what it waits on when that is due
+ * (nccl_waiting_note). */
 static void init_job_await(init_job_t *job, int64_t timeout_ms) {
   struct timespec deadline;
   clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -138,14 +139,16 @@ static void init_job_await(init_job_t *job, int64_t timeout_ms) {
       deadline.tv_nsec -= 1000000000;
     }
   }
-  int64_t start = nccl_now_ms(), next_note = start + 5000;
-  char what[160];
-  snprintf(what, sizeof what, "%s (NCCL's bootstrap: every rank must call it "
-           "with the same id and nranks)", init_call_name(job->nids));
+  nccl_waiting_t waiting;
+  nccl_waiting_start(&waiting);
+  char what[224];
+  snprintf(what, sizeof what, "%s of rank %d of %d (NCCL's bootstrap: every "
+           "rank must call it with the same id and nranks)",
+           init_call_name(job->nids), job->rank, job->nranks);
   while (!job->done) {
     struct timespec wake;
     clock_gettime(CLOCK_MONOTONIC, &wake);
-    wake.tv_sec += 5;
+    wake.tv_sec += 1;
     int last = timeout_ms >= 0 && (deadline.tv_sec < wake.tv_sec ||
                                    (deadline.tv_sec == wake.tv_sec &&
                                     deadline.tv_nsec <= wake.tv_nsec));
@@ -153,7 +156,7 @@ static void init_job_await(init_job_t *job, int64_t timeout_ms) {
                                     last ? &deadline : &wake);
     if (rc == ETIMEDOUT && !job->done) {
       if (last) break;
-      nccl_note_wait(start, &next_note, what);
+      nccl_waiting_note(&waiting, timeout_ms, what);
     }
   }
 }

@@ -143,7 +143,9 @@ ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
-  int64_t start = nccl_now_ms(), next_note = start + 5000;
+  nccl_waiting_t waiting;
+  nccl_waiting_start(&waiting);
+  int64_t start = waiting.start_ms;
   char what[160];
   snprintf(what, sizeof what, "the work on stream %p of rank %d of %d (NCCL "
            "kernels wait for every peer of their collective or send/recv)",
@@ -169,7 +171,7 @@ ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
                         "part, or a lost one); abort the communicator",
                         (long long)timeout_ms));
     }
-    if ((round & 1023) == 0) nccl_note_wait(start, &next_note, what);
+    if ((round & 1023) == 0) nccl_waiting_note(&waiting, timeout_ms, what);
     nccl_backoff(round);
   }
   status = work_status(c);

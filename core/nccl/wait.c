@@ -13,12 +13,21 @@ int64_t nccl_now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void nccl_note_wait(int64_t start, int64_t *next_ms, const char *what) {
+void nccl_waiting_start(nccl_waiting_t *w) {
+  w->start_ms = nccl_now_ms();
+  w->next_info_ms = w->start_ms + 5000;
+  core_wait_note_start_at(&w->note, core_error_call(), w->start_ms);
+}
+
+void nccl_waiting_note(nccl_waiting_t *w, int64_t timeout_ms,
+                       const char *what) {
   int64_t now = nccl_now_ms();
-  if (now < *next_ms) return;
-  *next_ms = now + 5000;
+  core_wait_note_check(&w->note, timeout_ms >= 0 ? w->start_ms + timeout_ms : -1,
+                       "%s", what);
+  if (now < w->next_info_ms) return;
+  w->next_info_ms = now + 5000;
   core_log(CORE_LOG_INFO, "still waiting after %lld s for %s",
-           (long long)((now - start) / 1000), what);
+           (long long)((now - w->start_ms) / 1000), what);
 }
 
 void nccl_backoff(int round) {
@@ -29,7 +38,8 @@ void nccl_backoff(int round) {
 
 ncore_status_t nccl_wait_ready(ncclComm_t comm, nccl_comm_t *c,
                                int64_t timeout_ms, const char *what) {
-  int64_t start = nccl_now_ms(), next_note = start + 5000;
+  nccl_waiting_t waiting;
+  nccl_waiting_start(&waiting);
   for (int round = 0;; round++) {
     ncclResult_t state = ncclSuccess;
     ncore_status_t status = nccl_check(
@@ -40,12 +50,12 @@ ncore_status_t nccl_wait_ready(ncclComm_t comm, nccl_comm_t *c,
     if (c != NULL && core_comm_state_aborted(c->state))
       return core_error(NCORE_ERR_CLOSED, "comm: aborted while waiting for %s",
                         what);
-    if (timeout_ms >= 0 && nccl_now_ms() - start > timeout_ms) {
+    if (timeout_ms >= 0 && nccl_now_ms() - waiting.start_ms > timeout_ms) {
       status = core_error(NCORE_ERR_TIMEOUT, "comm: %s did not complete "
                           "within %lld ms", what, (long long)timeout_ms);
       return c != NULL ? nccl_comm_fail(c, status) : status;
     }
-    if ((round & 1023) == 0) nccl_note_wait(start, &next_note, what);
+    if ((round & 1023) == 0) nccl_waiting_note(&waiting, timeout_ms, what);
     nccl_backoff(round);
   }
 }

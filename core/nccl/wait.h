@@ -7,13 +7,23 @@
 
 #include <stdint.h>
 
+#include "../log.h"
 #include "comm.h"
 
 /* Milliseconds of the monotonic clock. */
 int64_t nccl_now_ms(void);
-/* Under NCORE_DEBUG=INFO, says every 5 s of a wait what it waits on;
- * *next_ms: when the next line is due (start with start + 5000). */
-void nccl_note_wait(int64_t start, int64_t *next_ms, const char *what);
+/* A wait that says what it waits on: under NCORE_DEBUG=INFO every 5 s, and
+ * once, whatever NCORE_DEBUG says, after NCORE_WAIT_WARN_S (core/log.h). */
+typedef struct nccl_waiting {
+  int64_t start_ms, next_info_ms;
+  core_wait_note_t note;
+} nccl_waiting_t;
+/* Starts w now, for the thread's running public call. */
+void nccl_waiting_start(nccl_waiting_t *w);
+/* One turn of the wait: the lines that are due. timeout_ms: the wait's
+ * bound from its start (-1: none). what: what it waits on. */
+void nccl_waiting_note(nccl_waiting_t *w, int64_t timeout_ms,
+                       const char *what);
 /* Waits a little between polls: spin first (fast completions stay fast),
  * then sleep a little, then longer, so long waits do not eat a core. */
 void nccl_backoff(int round);

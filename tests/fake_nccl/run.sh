@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The NCCL version-dispatch tests: builds the test doubles (build.sh) and
 # runs build/tests/test_nccl_versions against each pretended version
-# (2.28.9, 2.29.7, 2.30.7) on the NCCL backend, without a GPU. Ends with
-# "N passed, N failed" over all versions. The double runs no kernel, so
-# signals and waits use stream memory operations and collectives NCCL's
-# kernels (NCORE_ALGO=nccl); the test of the small-message path's choice
-# sets NCORE_ALGO for its own communicators.
+# (2.28.9, 2.29.7, 2.30.7) on the NCCL backend, without a GPU, and
+# `ncore-run --info` against each. Ends with "N passed, N failed" over all
+# versions. The double runs no kernel, so signals and waits use stream
+# memory operations and collectives NCCL's kernels (NCORE_ALGO=nccl); the
+# test of the small-message path's choice sets NCORE_ALGO for its own
+# communicators.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=build/fake-nccl
@@ -28,6 +29,14 @@ for v in $versions; do
   if grep -q "^skip" "$log"; then f=$((f + 1)); fi
   passed=$((passed + p)); failed=$((failed + f))
   rm -f "$log"
+  # ncore-run --info names the libnccl loaded, its version and the devices.
+  info=$(NCORE_BACKEND=nccl FAKE_NCCL_VERSION=$v NCORE_NCCL_LIBRARY=$PWD/$out/$v/libnccl.so.2 \
+    NCORE_CUDA_LIBRARY=$PWD/$out/libcuda.so.1 build/bin/ncore-run --info 2>&1)
+  if [[ "$info" == *"; nccl backend: NCORE_BACKEND=nccl; NCCL $v from $PWD/$out/$v/libnccl.so.2; CUDA devices: 1" ]]; then
+    echo "ok ncore-run --info names NCCL $v"; passed=$((passed + 1))
+  else
+    echo "FAIL ncore-run --info with NCCL $v: $info"; failed=$((failed + 1))
+  fi
 done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,5 +1,6 @@
 /* Unit tests of tools/ncore-run's command line: what it refuses, with exit
- * status 2 and a message naming the option. The launcher is the one `make
+ * status 2 and a message naming the option, and what --info says. The
+ * launcher is the one `make
  * lib` built: BUILD/bin/ncore-run next to this program's BUILD/tests, else
  * build/bin/ncore-run (the sanitizer builds have no launcher of their
  * own), else NCORE_TEST_LAUNCHER. */
@@ -77,6 +78,41 @@ TEST(timeout_must_be_a_finite_number_of_seconds) {
   /* A real time still runs the program. */
   CHECK_EQ(run_with_timeout(launcher, "30", err, sizeof err), 0);
   CHECK_EQ(run_with_timeout(launcher, "0.5", err, sizeof err), 0);
+}
+
+/* --info: one line on stdout, exit 0, with the library's own facts
+ * (ncore_library_info): version and ABI, the backend AUTO picks and why,
+ * the libnccl loaded or why none was, the CUDA devices. */
+TEST(info_describes_the_library_in_one_line) {
+  char launcher[PATH_MAX];
+  if (!launcher_path(launcher, sizeof launcher)) return;
+  char command[PATH_MAX + 32];
+  snprintf(command, sizeof command, "'%s' --info", launcher);
+  FILE *p = popen(command, "r");
+  CHECK(p != NULL);
+  char line[4096] = "", more[256];
+  if (!fgets(line, sizeof line, p)) line[0] = '\0';
+  int extra = fgets(more, sizeof more, p) != NULL;
+  int status = pclose(p);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK(!extra);
+  ncore_library_info_t info = NCORE_LIBRARY_INFO_INIT;
+  CHECK_OK(ncore_library_info(&info));
+  char want[NCORE_INFO_REASON_BYTES + NCORE_INFO_PATH_BYTES + 128];
+  snprintf(want, sizeof want, "ncore %s (ABI %u); %s backend: %s; ",
+           ncore_version_string(), (unsigned)ncore_abi_version(),
+           info.backend == NCORE_BACKEND_NCCL ? "nccl" : "host",
+           info.backend_reason);
+  if (strncmp(line, want, strlen(want)) != 0)
+    harness_fail(__FILE__, __LINE__, "--info said \"%s\", not \"%s...\"", line, want);
+  if (info.nccl_path[0] != '\0') {
+    snprintf(want, sizeof want, " from %s; ", info.nccl_path);
+    CHECK(strstr(line, want) != NULL);
+  } else {
+    CHECK(strstr(line, "; NCCL not loaded") != NULL);
+  }
+  snprintf(want, sizeof want, "; CUDA devices: %d\n", (int)info.cuda_device_count);
+  CHECK(strstr(line, want) != NULL);
 }
 
 HARNESS_MAIN

@@ -18,6 +18,7 @@
 #include <ncore.h>
 
 #include "core/launch_vars.h"
+#include "info.h"
 #include "ranks.h"
 
 static void usage(FILE *to) {
@@ -47,6 +48,9 @@ static void usage(FILE *to) {
           "                      (what python -m ncore.run passes)\n"
           "  -h, --help          this text\n"
           "  -V, --version       ncore's version\n"
+          "      --info          one line: version, ABI, backend and why, the libnccl\n"
+          "                      loaded (or why none), CUDA devices (also: python -m\n"
+          "                      ncore)\n"
           "Exit status: 0 if every rank exited 0; else the first failing rank's status\n"
           "(128 + signal if a signal killed it), 124 if the timeout stopped the ranks,\n"
           "130 if interrupted, 2 on a usage error.\n");
@@ -84,7 +88,7 @@ static char **rank_command(char **rest, int count, const char *python,
 /* Parses argv into *plan and *backend; returns 0, or 2 after a message. */
 static int parse_arguments(int argc, char **argv, launch_plan_t *plan,
                            ncore_backend_t *backend) {
-  enum { OPT_TAG = 256, OPT_NO_TAG, OPT_PYTHON };
+  enum { OPT_TAG = 256, OPT_NO_TAG, OPT_PYTHON, OPT_INFO };
   static const struct option options[] = {
       {"nranks", required_argument, NULL, 'n'},
       {"backend", required_argument, NULL, 'b'},
@@ -96,6 +100,7 @@ static int parse_arguments(int argc, char **argv, launch_plan_t *plan,
       {"python", required_argument, NULL, OPT_PYTHON},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
+      {"info", no_argument, NULL, OPT_INFO},
       {NULL, 0, NULL, 0}};
   const char *python = NULL, *module = NULL;
   /* "+": stop at the first non-option, the program; its own options follow. */
@@ -139,6 +144,8 @@ static int parse_arguments(int argc, char **argv, launch_plan_t *plan,
         printf("ncore-run (ncore %s, ABI %u)\n", ncore_version_string(),
                (unsigned)ncore_abi_version());
         exit(0);
+      case OPT_INFO:
+        exit(launcher_print_info(stdout));
       default: /* getopt_long has said what was wrong */
         usage(stderr);
         return 2;

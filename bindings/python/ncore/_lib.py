@@ -35,6 +35,10 @@ _point_at_nccl_wheel()
 # (_bind_functions_directly), so a call through raw has no Python frame of
 # its own (issue 15), and the hot path calls raw directly.
 from . import _ncore as raw  # noqa: E402  (after the NCCL pointer)
+from ._stdio_lines import follow_c_stdout  # noqa: E402
+
+# libncore, now loaded, decided whether a rank's stdout goes line by line.
+follow_c_stdout()
 
 __all__ = ["raw", "abi_mismatch"]
 
