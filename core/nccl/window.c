@@ -9,6 +9,7 @@
 #include "../error.h"
 #include "../error_clear.h"
 #include "device.h"
+#include "env.h"
 #include "lsa_team.h"
 #include "peer_work.h"
 #include "wait.h"
@@ -92,6 +93,28 @@ static int lsa_fallback_possible(const nccl_comm_t *c) {
   return c->lsa_size < c->nranks && !c->nonblocking;
 }
 
+/* 1 when NCCL 2.28 would hand back no real window: without cuMem
+ * (NCCL_CUMEM_ENABLE=0, or a device without virtual memory management) it
+ * answers success with its buffer registration in the window's place
+ * (src/dev_runtime.cc), which ncore's pointer kernels would read as a
+ * window: an illegal address that poisons the context (session 18, call
+ * 1). 2.29.2+ answers a NULL window there, which nccl_window_finish
+ * reports. Every rank reads the same (NCCL needs the same setting on
+ * every rank anyway). */
+static int no_symmetric_windows(const nccl_comm_t *c) {
+  if (nccl_runtime_version() >= NCORE_NCCL_VERSION(2, 29, 2)) return 0;
+  if (nccl_env_long("NCCL_CUMEM_ENABLE", 1) == 0) return 1;
+  CUdevice dev = 0;
+  int vmm = 1;
+  if (cu_fn.DeviceGet(&dev, c->device) == CUDA_SUCCESS &&
+      cu_fn.DeviceGetAttribute(
+          &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev) ==
+          CUDA_SUCCESS &&
+      !vmm)
+    return 1;
+  return 0;
+}
+
 ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
                                  uint32_t flags, nccl_window_t **out) {
   nccl_window_t *w = window_new(c, ptr, size);
@@ -99,6 +122,11 @@ ncore_status_t nccl_window_start(nccl_comm_t *c, void *ptr, size_t size,
   w->owner = c->nccl;
   w->first_rank = 0;
   w->flags = flags;
+  if (no_symmetric_windows(c)) { /* nccl_window_finish: NOT_SUPPORTED */
+    w->win = NULL;
+    *out = w;
+    return NCORE_OK;
+  }
   ncclResult_t r =
       nccl_fn.ncclCommWindowRegister(c->nccl, ptr, size, &w->win, (int)flags);
   if (r == ncclInvalidUsage && lsa_fallback_possible(c)) {
@@ -156,7 +184,7 @@ ncore_status_t nccl_window_finish(nccl_window_t *w) {
    * read (it was provisionally the world): read it now. */
   if (!c->lsa_known && nccl_read_lsa_team(c) != NCORE_OK) core_error_clear();
   ncore_status_t fallback = NCORE_OK;
-  if (lsa_fallback_possible(c)) {
+  if (lsa_fallback_possible(c) && !no_symmetric_windows(c)) {
     fallback = register_over_lsa_team(w);
     if (fallback == NCORE_OK && w->win != NULL) return NCORE_OK;
   }

@@ -54,8 +54,10 @@ FAKE_API CUresult cuDeviceGet(CUdevice *d, int ordinal) {
 FAKE_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
   (void)d;
   /* Stream memory operations: signals by cuStreamWriteValue64, waits by
-   * cuStreamWaitValue64 (no kernel). */
-  *v = a == CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS;
+   * cuStreamWaitValue64 (no kernel); virtual memory management, as every
+   * GPU NCCL's windows run on. */
+  *v = a == CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS ||
+       a == CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED;
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {

@@ -241,6 +241,39 @@ TEST(windows_flags_and_host_pointer_getters) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
+/* NCCL 2.28 without cuMem (NCCL_CUMEM_ENABLE=0) answers a window
+ * registration with its buffer registration in the window's place; ncore's
+ * pointer kernels read it as a window and poisoned the context (an illegal
+ * address during init, session 18 on 4 x H100). On 2.28 ncore registers no
+ * window there: the communicator works, its signals and windows answer
+ * NOT_SUPPORTED naming cuMem. (2.29.2+ answers a NULL window itself.) */
+TEST(no_window_without_cumem_on_2_28) {
+  REQUIRE_FAKE();
+  setenv("NCCL_CUMEM_ENABLE", "0", 1);
+  long long before = record("calls.ncclCommWindowRegister");
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  CHECK_OK(unit_comm1(&comm, NULL));
+  if (comm == NCORE_NULL_HANDLE) {
+    unsetenv("NCCL_CUMEM_ENABLE");
+    return;
+  }
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 1 << 16, NCORE_BACKEND_NCCL));
+  ncore_window_t w = NCORE_NULL_HANDLE;
+  ncore_status_t s = ncore_register_window(&w, comm, mem, 1 << 16, NCORE_WINDOW_DEFAULT);
+  if (version < 22902) {
+    CHECK_EQ(s, NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("cuMem");
+    CHECK_EQ(record("calls.ncclCommWindowRegister"), before);
+    CHECK_STATUS(ncore_signal(comm, 0, 0, 0, 0, NULL), NCORE_ERR_NOT_SUPPORTED);
+  } else if (s == NCORE_OK) {
+    CHECK_OK(ncore_window_close(w));
+  }
+  unsetenv("NCCL_CUMEM_ENABLE");
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
 /* Issue 26: closing a window removes this rank's mappings of its peers'
  * parts at once, so a put still queued through them (the first launch of a
  * kernel can take milliseconds) wrote nowhere and its peer waited for ever
