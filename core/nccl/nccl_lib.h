@@ -124,6 +124,7 @@ typedef struct cuda_functions {
   CUresult (*StreamSynchronize)(CUstream);
   CUresult (*StreamQuery)(CUstream);
   CUresult (*StreamGetCtx)(CUstream, CUcontext *);
+  CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
   CUresult (*MemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
