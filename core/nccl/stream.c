@@ -48,33 +48,6 @@ ncore_status_t nccl_stream_destroy(ncore_stream_t stream) {
   return cu_check(cu_fn.StreamDestroy((CUstream)stream), "cuStreamDestroy");
 }
 
-int nccl_stream_capturing(ncore_stream_t stream) {
-  CUstreamCaptureStatus state = CU_STREAM_CAPTURE_STATUS_NONE;
-  CUresult r = cu_fn.StreamIsCapturing((CUstream)stream, &state);
-  /* The legacy default stream while a blocking stream is being captured:
-   * CUDA answers IMPLICIT, and any use of it now would end that capture. */
-  return r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT ||
-         (r == CUDA_SUCCESS && state != CU_STREAM_CAPTURE_STATUS_NONE);
-}
-
-ncore_status_t nccl_refuse_capture(ncore_stream_t stream, const char *why) {
-  if (!nccl_stream_capturing(stream)) return NCORE_OK;
-  return core_error(NCORE_ERR_INVALID_USAGE,
-                    "stream: %p is being captured into a CUDA graph (or is the "
-                    "default stream while another stream is), and %s",
-                    stream, why);
-}
-
-/* Why a wait for a stream is refused while it is being captured. */
-static const char *const synchronize_in_capture =
-    "its captured work runs only when the graph is launched: synchronize the "
-    "stream the graph is launched on, after the capture ended (a wait on a "
-    "capturing stream would end the capture with an error)";
-
-ncore_status_t nccl_stream_check_waitable(ncore_stream_t stream) {
-  return nccl_refuse_capture(stream, synchronize_in_capture);
-}
-
 ncore_status_t nccl_stream_synchronize(ncore_stream_t stream) {
   ncore_status_t status = nccl_context_ensure();
   if (status == NCORE_OK) status = nccl_stream_check_waitable(stream);
@@ -89,6 +62,36 @@ ncore_status_t nccl_stream_synchronize(ncore_stream_t stream) {
 static int is_default_stream(ncore_stream_t stream) {
   return stream == NULL || (CUstream)stream == CU_STREAM_LEGACY ||
          (CUstream)stream == CU_STREAM_PER_THREAD;
+}
+
+int nccl_stream_capturing(ncore_stream_t stream) {
+  CUstreamCaptureStatus state = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult r = cu_fn.StreamIsCapturing((CUstream)stream, &state);
+  /* The legacy default stream while a blocking stream is being captured:
+   * CUDA answers IMPLICIT, and any use of it now would end that capture. */
+  return r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT ||
+         (r == CUDA_SUCCESS && state != CU_STREAM_CAPTURE_STATUS_NONE);
+}
+
+ncore_status_t nccl_refuse_capture(ncore_stream_t stream, const char *why) {
+  if (!nccl_stream_capturing(stream)) return NCORE_OK;
+  if (is_default_stream(stream))
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "stream: the default stream is being captured into a "
+                      "CUDA graph, or another stream is (which a use of the "
+                      "default stream would end), and %s", why);
+  return core_error(NCORE_ERR_INVALID_USAGE,
+                    "stream: is being captured into a CUDA graph, and %s", why);
+}
+
+/* Why a wait for a stream is refused while it is being captured. */
+static const char *const synchronize_in_capture =
+    "its captured work runs only when the graph is launched: synchronize the "
+    "stream the graph is launched on, after the capture ended (a wait on a "
+    "capturing stream would end the capture with an error)";
+
+ncore_status_t nccl_stream_check_waitable(ncore_stream_t stream) {
+  return nccl_refuse_capture(stream, synchronize_in_capture);
 }
 
 ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
