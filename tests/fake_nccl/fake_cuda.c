@@ -54,7 +54,7 @@ struct CUgraph_st {
   size_t count, capacity;
 };
 struct CUgraphExec_st {
-  CUgraph graph;
+  struct CUgraph_st graph; /* a copy: the graph may be destroyed first */
 };
 typedef struct fake_stream {
   unsigned long long magic;
@@ -141,9 +141,15 @@ FAKE_API CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
 FAKE_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g,
                                               unsigned long long flags) {
   (void)flags;
-  *out = malloc(sizeof **out);
+  *out = calloc(1, sizeof **out);
   if (*out == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
-  (*out)->graph = g;
+  (*out)->graph.nodes = malloc((g->count ? g->count : 1) * sizeof *g->nodes);
+  if ((*out)->graph.nodes == NULL) {
+    free(*out);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  memcpy((*out)->graph.nodes, g->nodes, g->count * sizeof *g->nodes);
+  (*out)->graph.count = (*out)->graph.capacity = g->count;
   return CUDA_SUCCESS;
 }
 /* Runs every operation the graph recorded, in order (a graph captured from
@@ -151,13 +157,14 @@ FAKE_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g,
 FAKE_API CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
   fake_stream_t *f = stream_of(s);
   if (f != NULL && f->capture != NULL) return forbidden_in_capture(f);
-  for (size_t i = 0; i < e->graph->count; i++) {
-    CUresult r = run_node(&e->graph->nodes[i]);
+  for (size_t i = 0; i < e->graph.count; i++) {
+    CUresult r = run_node(&e->graph.nodes[i]);
     if (r != CUDA_SUCCESS) return r;
   }
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuGraphExecDestroy(CUgraphExec e) {
+  if (e != NULL) free(e->graph.nodes);
   free(e);
   return CUDA_SUCCESS;
 }
