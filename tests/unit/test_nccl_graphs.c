@@ -72,6 +72,16 @@ static void *end_capture(ncore_stream_t stream) {
   return cu.end_capture(stream, &graph) == 0 ? graph : NULL;
 }
 
+/* Ends the capture on stream, which must have stayed valid and taken
+ * `nodes` operations, and drops its graph. */
+static void capture_ends_with(ncore_stream_t stream, long long nodes) {
+  CHECK(capture_active(stream));
+  void *graph = end_capture(stream);
+  CHECK(graph != NULL); /* the capture was not invalidated */
+  CHECK_EQ(cu.nodes(graph), nodes);
+  cu.graph_destroy(graph);
+}
+
 /* Launches graph on stream once: the driver's result (0: success). */
 static int launch(void *graph, ncore_stream_t stream) {
   void *exec = NULL;
@@ -155,11 +165,7 @@ TEST(synchronize_is_refused_while_the_stream_is_captured) {
   CHECK_MESSAGE_CONTAINS("is being captured into a CUDA graph");
   CHECK_STATUS(ncore_comm_synchronize(comm, stream), NCORE_ERR_INVALID_USAGE);
   CHECK_MESSAGE_CONTAINS("ncore_comm_synchronize: stream: ");
-  CHECK(capture_active(stream));
-  void *graph = end_capture(stream);
-  CHECK(graph != NULL); /* the capture was not invalidated */
-  CHECK_EQ(cu.nodes(graph), 0LL);
-  cu.graph_destroy(graph);
+  capture_ends_with(stream, 0);
   /* Once the capture ended, both wait as before. */
   CHECK_OK(ncore_stream_synchronize(stream, NCORE_BACKEND_NCCL));
   CHECK_OK(ncore_comm_synchronize(comm, stream));
@@ -193,11 +199,7 @@ TEST(modes_with_host_counts_are_refused_while_captured) {
   CHECK_STATUS(ncore_wait_signal(comm, &one, 1, stream), NCORE_ERR_INVALID_USAGE);
   CHECK_MESSAGE_CONTAINS("ncore_wait_signal: stream: ");
   CHECK_MESSAGE_CONTAINS("NCORE_NCCL_WAIT=stream and hybrid");
-  CHECK(capture_active(stream));
-  void *graph = end_capture(stream);
-  CHECK(graph != NULL); /* the capture was not invalidated */
-  CHECK_EQ(cu.nodes(graph), 0LL); /* nothing was enqueued */
-  cu.graph_destroy(graph);
+  capture_ends_with(stream, 0); /* nothing was enqueued */
   /* The refused calls counted nothing: a signal and its wait still meet. */
   CHECK_OK(ncore_signal(comm, 0, 0, 0, 0, stream));
   CHECK_OK(ncore_wait_signal(comm, &one, 1, stream));
@@ -209,10 +211,7 @@ TEST(modes_with_host_counts_are_refused_while_captured) {
   CHECK_OK(ncore_signal(comm, 0, 0, 0, 0, stream));
   CHECK_STATUS(ncore_wait_signal(comm, &one, 1, stream), NCORE_ERR_INVALID_USAGE);
   CHECK_MESSAGE_CONTAINS("NCORE_NCCL_WAIT=stream and hybrid");
-  graph = end_capture(stream);
-  CHECK(graph != NULL);
-  CHECK_EQ(cu.nodes(graph), 1LL);
-  cu.graph_destroy(graph);
+  capture_ends_with(stream, 1);
   CHECK_OK(ncore_comm_destroy(comm));
   CHECK_OK(ncore_stream_destroy(stream, NCORE_BACKEND_NCCL));
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
@@ -307,11 +306,7 @@ TEST(window_close_leaves_a_capture_capturing) {
   CHECK_OK(ncore_wait_signal(comm, &one, 1, stream));
   CHECK_EQ(cu.begin_capture(stream, CAPTURE_MODE_GLOBAL), 0);
   CHECK_OK(ncore_window_close(w));
-  CHECK(capture_active(stream));
-  void *graph = end_capture(stream);
-  CHECK(graph != NULL); /* the capture was not invalidated */
-  CHECK_EQ(cu.nodes(graph), 0LL);
-  cu.graph_destroy(graph);
+  capture_ends_with(stream, 0);
   CHECK_OK(ncore_stream_destroy(stream, NCORE_BACKEND_NCCL));
   CHECK_OK(ncore_comm_destroy(comm));
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
