@@ -8,6 +8,10 @@
 
 mod batch;
 mod capture;
+// The driver's graph calls, shared with the ncore crate's tests.
+#[allow(dead_code)]
+#[path = "../../../../bindings/rust/ncore/tests/common/cuda_graph.rs"]
+mod cuda_graph;
 mod json;
 mod objects;
 mod op_table;

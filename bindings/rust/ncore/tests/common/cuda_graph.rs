@@ -1,7 +1,9 @@
 //! CUDA graphs for the tests, without a CUDA binding: the few driver calls
 //! a test needs to capture what ncore enqueues on a stream and replay it,
 //! from libcuda.so.1 loaded at run time (dlopen; the crate links nothing).
-//! Handles are the driver's opaque pointers; every call asserts success.
+//! Handles are the driver's opaque pointers; every call asserts success (a
+//! failure panics naming the call and its CUresult). The Rust conformance
+//! runner's capture steps use this file too (its main.rs, `#[path]`).
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 
@@ -63,21 +65,48 @@ pub struct Graph {
     exec: Handle,
 }
 
+/// Starts capturing `stream` (CUDA's global mode): what is enqueued on it
+/// from now on goes into the graph [`Graph::end_capture`] returns.
+pub fn begin_capture(stream: &Stream) {
+    // SAFETY: a live CUDA stream of the current context.
+    ok("cuStreamBeginCapture", unsafe {
+        (driver().begin_capture)(stream.as_raw(), CAPTURE_MODE_GLOBAL)
+    });
+}
+
+/// Ends a capture on `stream` whose graph is not wanted (errors ignored:
+/// for cleaning up after a failure).
+pub fn abandon_capture(stream: &Stream) {
+    let d = driver();
+    let mut graph: Handle = std::ptr::null_mut();
+    // SAFETY: a capture began on the stream; graph is an out place.
+    if unsafe { (d.end_capture)(stream.as_raw(), &mut graph) } == 0 && !graph.is_null() {
+        // SAFETY: the graph the capture returned.
+        unsafe { (d.graph_destroy)(graph) };
+    }
+}
+
 impl Graph {
     /// Captures what `calls(stream)` enqueues on `stream` (global mode).
     pub fn capture(stream: &Stream, calls: impl FnOnce(&Stream)) -> Graph {
-        let d = driver();
-        let s = stream.as_raw();
-        // SAFETY: s is a live CUDA stream of the current context.
-        ok("cuStreamBeginCapture", unsafe {
-            (d.begin_capture)(s, CAPTURE_MODE_GLOBAL)
-        });
+        begin_capture(stream);
         calls(stream);
+        Graph::end_capture(stream)
+    }
+
+    /// Ends the capture [`begin_capture`] started on `stream` and
+    /// instantiates its graph.
+    pub fn end_capture(stream: &Stream) -> Graph {
+        let d = driver();
         let mut graph: Handle = std::ptr::null_mut();
         let mut exec: Handle = std::ptr::null_mut();
-        // SAFETY: the capture began on s; graph and exec are out places.
+        // SAFETY: the capture began on the stream; graph and exec are out
+        // places.
         unsafe {
-            ok("cuStreamEndCapture", (d.end_capture)(s, &mut graph));
+            ok(
+                "cuStreamEndCapture",
+                (d.end_capture)(stream.as_raw(), &mut graph),
+            );
             ok("cuGraphInstantiate", (d.instantiate)(&mut exec, graph, 0));
             ok("cuGraphDestroy", (d.graph_destroy)(graph));
         }
