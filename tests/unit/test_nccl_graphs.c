@@ -116,6 +116,32 @@ static ncore_status_t comm_in_modes(ncore_comm_t *comm, const char *signal_mode,
   return status;
 }
 
+/* A one-rank communicator in the modes given (comm_in_modes), a window
+ * over 4 KiB of its memory and a stream: what the one-sided tests share. */
+typedef struct one_sided {
+  ncore_comm_t comm;
+  void *mem;
+  ncore_window_t w;
+  ncore_stream_t stream;
+} one_sided_t;
+
+static void one_sided_open(one_sided_t *o, const char *signal_mode,
+                           const char *wait_mode) {
+  CHECK_OK(comm_in_modes(&o->comm, signal_mode, wait_mode, 0));
+  CHECK_OK(ncore_mem_alloc(&o->mem, 4096, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_register_window(&o->w, o->comm, o->mem, 4096,
+                                 NCORE_WINDOW_DEFAULT));
+  CHECK_OK(ncore_stream_create(&o->stream, NCORE_BACKEND_NCCL));
+}
+
+/* Releases what one_sided_open made (the window already closed or not). */
+static void one_sided_close(one_sided_t *o) {
+  CHECK_OK(ncore_window_close(o->w)); /* idempotent */
+  CHECK_OK(ncore_comm_destroy(o->comm));
+  CHECK_OK(ncore_stream_destroy(o->stream, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_mem_free(o->mem, NCORE_BACKEND_NCCL));
+}
+
 static ncore_wait_signal_desc_t from_self(uint32_t count) {
   ncore_wait_signal_desc_t d = NCORE_WAIT_SIGNAL_DESC_INIT;
   d.peer = 0;
@@ -179,42 +205,37 @@ TEST(synchronize_is_refused_while_the_stream_is_captured) {
  * enqueued, and the counts stay right for the eager calls after. */
 TEST(modes_with_host_counts_are_refused_while_captured) {
   REQUIRE_FAKE_GRAPHS();
-  ncore_comm_t comm = NCORE_NULL_HANDLE;
-  CHECK_OK(comm_in_modes(&comm, "write", "stream", 0));
-  void *mem = NULL;
-  CHECK_OK(ncore_mem_alloc(&mem, 4096, NCORE_BACKEND_NCCL));
-  ncore_window_t w = NCORE_NULL_HANDLE;
-  CHECK_OK(ncore_register_window(&w, comm, mem, 4096, NCORE_WINDOW_DEFAULT));
-  ncore_stream_t stream = NULL;
-  CHECK_OK(ncore_stream_create(&stream, NCORE_BACKEND_NCCL));
+  one_sided_t o = {0};
+  one_sided_open(&o, "write", "stream");
+  if (harness_failed()) return;
   ncore_wait_signal_desc_t one = from_self(1);
-  CHECK_EQ(cu.begin_capture(stream, CAPTURE_MODE_GLOBAL), 0);
-  CHECK_STATUS(ncore_signal(comm, 0, 0, 0, 0, stream), NCORE_ERR_INVALID_USAGE);
+  CHECK_EQ(cu.begin_capture(o.stream, CAPTURE_MODE_GLOBAL), 0);
+  CHECK_STATUS(ncore_signal(o.comm, 0, 0, 0, 0, o.stream), NCORE_ERR_INVALID_USAGE);
   CHECK_MESSAGE_CONTAINS("ncore_signal: stream: ");
   CHECK_MESSAGE_CONTAINS("NCORE_NCCL_SIGNAL_MODE=write");
-  CHECK_STATUS(ncore_put_signal(comm, (char *)mem + 64, 8, NCORE_UINT8, 0, w, 0,
-                                0, 0, 0, stream),
+  CHECK_STATUS(ncore_put_signal(o.comm, (char *)o.mem + 64, 8, NCORE_UINT8, 0,
+                                o.w, 0, 0, 0, 0, o.stream),
                NCORE_ERR_INVALID_USAGE);
   CHECK_MESSAGE_CONTAINS("ncore_put_signal: stream: ");
-  CHECK_STATUS(ncore_wait_signal(comm, &one, 1, stream), NCORE_ERR_INVALID_USAGE);
+  CHECK_STATUS(ncore_wait_signal(o.comm, &one, 1, o.stream),
+               NCORE_ERR_INVALID_USAGE);
   CHECK_MESSAGE_CONTAINS("ncore_wait_signal: stream: ");
   CHECK_MESSAGE_CONTAINS("NCORE_NCCL_WAIT=stream and hybrid");
-  capture_ends_with(stream, 0); /* nothing was enqueued */
+  capture_ends_with(o.stream, 0); /* nothing was enqueued */
   /* The refused calls counted nothing: a signal and its wait still meet. */
-  CHECK_OK(ncore_signal(comm, 0, 0, 0, 0, stream));
-  CHECK_OK(ncore_wait_signal(comm, &one, 1, stream));
-  CHECK_OK(ncore_window_close(w));
-  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_signal(o.comm, 0, 0, 0, 0, o.stream));
+  CHECK_OK(ncore_wait_signal(o.comm, &one, 1, o.stream));
+  one_sided_close(&o);
   /* hybrid: the signal (the default add) is captured, the wait refused. */
-  CHECK_OK(comm_in_modes(&comm, NULL, "hybrid", 0));
-  CHECK_EQ(cu.begin_capture(stream, CAPTURE_MODE_GLOBAL), 0);
-  CHECK_OK(ncore_signal(comm, 0, 0, 0, 0, stream));
-  CHECK_STATUS(ncore_wait_signal(comm, &one, 1, stream), NCORE_ERR_INVALID_USAGE);
+  one_sided_open(&o, NULL, "hybrid");
+  if (harness_failed()) return;
+  CHECK_EQ(cu.begin_capture(o.stream, CAPTURE_MODE_GLOBAL), 0);
+  CHECK_OK(ncore_signal(o.comm, 0, 0, 0, 0, o.stream));
+  CHECK_STATUS(ncore_wait_signal(o.comm, &one, 1, o.stream),
+               NCORE_ERR_INVALID_USAGE);
   CHECK_MESSAGE_CONTAINS("NCORE_NCCL_WAIT=stream and hybrid");
-  capture_ends_with(stream, 1);
-  CHECK_OK(ncore_comm_destroy(comm));
-  CHECK_OK(ncore_stream_destroy(stream, NCORE_BACKEND_NCCL));
-  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+  capture_ends_with(o.stream, 1);
+  one_sided_close(&o);
 }
 
 /* The default modes keep no count on the host: a graph of put_signal and
@@ -292,24 +313,17 @@ TEST(copy_engine_puts_replay_with_the_counts_on_the_gpu) {
  * capture); before, the close ended the capture with an error. */
 TEST(window_close_leaves_a_capture_capturing) {
   REQUIRE_FAKE_GRAPHS();
-  ncore_comm_t comm = NCORE_NULL_HANDLE;
-  CHECK_OK(comm_in_modes(&comm, NULL, NULL, 0));
-  void *mem = NULL;
-  CHECK_OK(ncore_mem_alloc(&mem, 4096, NCORE_BACKEND_NCCL));
-  ncore_window_t w = NCORE_NULL_HANDLE;
-  CHECK_OK(ncore_register_window(&w, comm, mem, 4096, NCORE_WINDOW_DEFAULT));
-  ncore_stream_t stream = NULL;
-  CHECK_OK(ncore_stream_create(&stream, NCORE_BACKEND_NCCL));
-  CHECK_OK(ncore_put_signal(comm, (char *)mem + 64, 8, NCORE_UINT8, 0, w, 0, 0,
-                            0, 0, stream));
+  one_sided_t o = {0};
+  one_sided_open(&o, NULL, NULL);
+  if (harness_failed()) return;
+  CHECK_OK(ncore_put_signal(o.comm, (char *)o.mem + 64, 8, NCORE_UINT8, 0, o.w,
+                            0, 0, 0, 0, o.stream));
   ncore_wait_signal_desc_t one = from_self(1);
-  CHECK_OK(ncore_wait_signal(comm, &one, 1, stream));
-  CHECK_EQ(cu.begin_capture(stream, CAPTURE_MODE_GLOBAL), 0);
-  CHECK_OK(ncore_window_close(w));
-  capture_ends_with(stream, 0);
-  CHECK_OK(ncore_stream_destroy(stream, NCORE_BACKEND_NCCL));
-  CHECK_OK(ncore_comm_destroy(comm));
-  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_wait_signal(o.comm, &one, 1, o.stream));
+  CHECK_EQ(cu.begin_capture(o.stream, CAPTURE_MODE_GLOBAL), 0);
+  CHECK_OK(ncore_window_close(o.w));
+  capture_ends_with(o.stream, 0);
+  one_sided_close(&o);
 }
 
 HARNESS_MAIN
