@@ -84,23 +84,38 @@ extern "C" __global__ void ncore_put_signal(unsigned char *dst,
   }
 }
 
-// Waits until the local slot reaches `expected` (wrap-safe, as
-// CU_STREAM_WAIT_VALUE_GEQ), reading with system-scope acquire so the data
-// the signaller published before its release is visible to later work on
-// this stream. It reads every ~32 ns for the first poll_ns of the GPU's
-// clock; then
-// - give_up == 0 (NCORE_NCCL_WAIT=spin, the default): on, sleeping twice
-//   as long between reads each time up to 2 us, so a long wait keeps one
-//   sleeping thread, not a busy one: short waits get the spin's latency;
-// - give_up != 0 (NCORE_NCCL_WAIT=hybrid): it returns, and a
-//   cuStreamWaitValue64 queued behind the kernel takes over.
-// The slot is only read before the grid before it ends (PDL): the wait
-// for that grid comes last. The acquire is all later work needs: work after
-// the kernel on this stream starts after it ends, so no fence follows it.
+// Waits until the local slot reaches the count it is to wait for
+// (wrap-safe, as CU_STREAM_WAIT_VALUE_GEQ), reading with system-scope
+// acquire so the data the signaller published before its release is
+// visible to later work on this stream. The count:
+// - consumed != nullptr (NCORE_NCCL_WAIT=spin, the default): the kernel
+//   takes the next `count` signals of this peer from the counter of those
+//   earlier waits consumed, with one atomic add on the GPU, and waits for
+//   the total. Nothing of the host's is in the launch, so the same launch
+//   replayed by a CUDA graph waits for the next signals each time, and
+//   eager waits and replays share one count. The counter is taken before
+//   the next grid may launch (PDL), so waits on one stream take their
+//   signals in stream order;
+// - consumed == nullptr (NCORE_NCCL_WAIT=hybrid): `count` is the total,
+//   which the host computed.
+// It reads every ~32 ns for the first poll_ns of the GPU's clock; then
+// - give_up == 0 (spin): on, sleeping twice as long between reads each
+//   time up to 2 us, so a long wait keeps one sleeping thread, not a busy
+//   one: short waits get the spin's latency;
+// - give_up != 0 (hybrid): it returns, and a cuStreamWaitValue64 queued
+//   behind the kernel takes over.
+// Before the grid before it ends (PDL) it touches only the slot and its
+// own counter, which no kernel but a wait of this rank touches: the wait
+// for that grid comes last. The acquire is all later work needs: work
+// after the kernel on this stream starts after it ends, so no fence
+// follows it.
 extern "C" __global__ void ncore_wait_geq(const unsigned long long *slot,
-                                          unsigned long long expected,
+                                          unsigned long long *consumed,
+                                          unsigned long long count,
                                           unsigned long long poll_ns,
                                           int give_up) {
+  unsigned long long expected =
+      consumed != nullptr ? atomicAdd(consumed, count) + count : count;
   let_next_grid_launch();
   unsigned long long v, start, now;
   unsigned sleep_ns = 32;

@@ -19,7 +19,8 @@
 #        render the plots here with python3 bench/gpu/plot.py OUT.)
 # PARTS picks the parts (default: "c-tests demo smoke conformance python
 # nccl4py rust rust-example go go-tests"; nccl4py: the nccl.core examples
-# with torch and CuPy, 1 and 2 ranks); C_TESTS_LIMIT bounds the C tests (s).
+# with torch and CuPy, 1 and 2 ranks; graphs: tests/gpu/graphs.sh, only
+# when named); C_TESTS_LIMIT bounds the C tests (s).
 # The binding tests (python, rust, go-tests) run 2 ranks; with fewer than 2
 # GPUs they share one (NCORE_OVERSUBSCRIBE=1, unless set: each rank its own
 # NCCL host). They need what the bindings' test.sh built here, carried:
@@ -187,6 +188,11 @@ part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$RANK_COUNTS" JOBS="
   tests/run.sh build
 # put_signal -> wait_signal on real GPUs (tests/gpu/run.sh).
 part putsignal "${PUTSIGNAL_LIMIT:-300}" tests/gpu/run.sh
+# ncore's calls captured into CUDA graphs and replayed, in C (every mode),
+# Python (torch, CuPy), Rust, Go and the conformance cases
+# (tests/gpu/graphs.sh, issue 42): in no default list, since it needs most
+# of a device call of its own (PARTS=graphs tools/gpu-run.sh).
+part graphs "${GRAPHS_LIMIT:-570}" tests/gpu/graphs.sh
 # A first look at put_signal latency per wait mode (figures only from the
 # bench call, on an otherwise idle machine).
 part onesided "${ONESIDED_LIMIT:-120}" bash -c '

@@ -57,9 +57,14 @@ typedef struct nccl_peer_record {
 #define NCCL_PEER_ABORTED 0x7f7f7f7f7f7f7f7full
 /* Byte offset of the record in a signal window of nranks slots. */
 #define NCCL_SIGNAL_STATE_OFFSET(nranks) (8 * (size_t)(nranks))
-/* Bytes of a signal window: the slots and the record. */
-#define NCCL_SIGNAL_WINDOW_BYTES(nranks) \
+/* Byte offset of the consumed counters after the record: per peer, how
+ * many of its signals this rank's wait kernels have consumed (only they
+ * read and advance them; README.md, "The signal protocol"). */
+#define NCCL_SIGNAL_CONSUMED_OFFSET(nranks) \
   (NCCL_SIGNAL_STATE_OFFSET(nranks) + sizeof(nccl_peer_record_t))
+/* Bytes of a signal window: the slots, the record, the counters. */
+#define NCCL_SIGNAL_WINDOW_BYTES(nranks) \
+  (NCCL_SIGNAL_CONSUMED_OFFSET(nranks) + 8 * (size_t)(nranks))
 
 /* ncore's small-message allreduce (small_coll.c): NCORE_ALGO, auto's
  * crossovers and a forced grid size, as read when the communicator was set
@@ -116,12 +121,20 @@ typedef struct core_backend_comm {
   unsigned wait_flags;      /* GEQ, plus FLUSH where the device can */
   size_t put_kernel_max;    /* puts up to this many bytes use the fused kernel */
   size_t put_sm_max;        /* ... up to this many, a copy kernel of a grid */
-  void *signal_slots;       /* ncclMemAlloc: nranks uint64 slots, one per sender */
+  /* ncclMemAlloc: nranks uint64 slots, one per sender, this rank's
+   * record, nranks consumed counters (NCCL_SIGNAL_WINDOW_BYTES). */
+  void *signal_slots;
   struct core_backend_window *signal_window; /* window over signal_slots */
   ncore_status_t signals_status;     /* why signals are unusable, or OK */
   char signals_reason[256];          /* ... and the message saying so */
-  uint64_t *signals_sent;      /* per peer: signals this rank sent it */
-  uint64_t *signals_consumed;  /* per peer: its signals earlier waits consumed */
+  /* Host counts, only where a mode needs the value on the host: per peer,
+   * the signals this rank sent it (NCORE_NCCL_SIGNAL_MODE=write) and those
+   * of its signals earlier waits consumed (NCORE_NCCL_WAIT=stream or
+   * hybrid). The default modes keep no count on the host (the consumed
+   * counters live beside the slots), which is what lets a CUDA graph
+   * replay them. */
+  uint64_t *signals_sent;
+  uint64_t *signals_consumed;
   /* The streams of ncore's own puts, signals and symmetric copies through
    * peers' mappings not yet waited for (peer_work.c): a list under the
    * lock, the last one noted readable without it, and whether a stream

@@ -20,6 +20,7 @@
 #include "env.h"
 #include "liveness.h"
 #include "signals.h"
+#include "stream.h"
 #include "wait.h"
 #include "window_alias.h"
 
@@ -142,6 +143,7 @@ ncore_status_t nccl_comm_synchronize(core_backend_comm_t *comm,
                                      int64_t timeout_ms) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_enter(c);
+  if (status == NCORE_OK) status = nccl_stream_check_waitable(stream);
   if (status != NCORE_OK) return status;
   nccl_waiting_t waiting;
   nccl_waiting_start(&waiting);

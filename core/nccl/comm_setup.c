@@ -21,6 +21,7 @@
 #include "small_coll.h"
 #include "wait.h"
 #include "window_alias.h"
+#include "window_pointer.h"
 
 /* A new, not yet set up communicator around nc, on the core's state. */
 static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
@@ -105,6 +106,10 @@ static ncore_status_t setup_begin(nccl_comm_t *c) {
 static ncore_status_t setup_finish(nccl_comm_t *c) {
   ncore_status_t status = nccl_signals_finish(c);
   if (status == NCORE_OK) status = nccl_read_lsa_team(c);
+  /* Every LSA peer's slots, this rank's own included, resolved now: no
+   * signal asks for them later (window_pointer.h). */
+  if (status == NCORE_OK && c->signal_window != NULL)
+    status = nccl_window_map_lsa_team(c->signal_window);
   if (status == NCORE_OK) status = nccl_liveness_finish(c);
   if (status != NCORE_OK) return status;
   nccl_small_setup(c);

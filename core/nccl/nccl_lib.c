@@ -180,6 +180,7 @@ static int resolve_cuda(void *cu) {
          CU_REQ(StreamSynchronize, "cuStreamSynchronize") &&
          CU_REQ(StreamQuery, "cuStreamQuery") &&
          CU_REQ(StreamGetCtx, "cuStreamGetCtx") &&
+         CU_REQ(StreamIsCapturing, "cuStreamIsCapturing") &&
          CU_REQ(MemcpyAsync, "cuMemcpyAsync") &&
          CU_REQ(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") &&
          CU_REQ(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2") &&
@@ -210,8 +211,6 @@ static int resolve_cuda(void *cu) {
          resolve(cu, "cuMemRelease", (void **)&cu_fn.MemRelease, 0,
                  "libcuda.so.1") &&
          resolve(cu, "cuMemSetAccess", (void **)&cu_fn.MemSetAccess, 0,
-                 "libcuda.so.1") &&
-         resolve(cu, "cuStreamIsCapturing", (void **)&cu_fn.StreamIsCapturing, 0,
                  "libcuda.so.1");
 }
 

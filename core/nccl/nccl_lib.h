@@ -124,6 +124,7 @@ typedef struct cuda_functions {
   CUresult (*StreamSynchronize)(CUstream);
   CUresult (*StreamQuery)(CUstream);
   CUresult (*StreamGetCtx)(CUstream, CUcontext *);
+  CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
   CUresult (*MemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
@@ -163,8 +164,6 @@ typedef struct cuda_functions {
   CUresult (*MemRelease)(CUmemGenericAllocationHandle);
   CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *,
                            size_t);
-  /* Optional: whether a stream is being captured into a CUDA graph. */
-  CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
 } cuda_functions_t;
 
 /* Filled by nccl_load(); valid after it returned NCORE_OK. */

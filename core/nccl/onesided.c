@@ -17,13 +17,18 @@
  *   pointer (ncore_signal_add: system-scope fence, then atomic add), or, in
  *   NCORE_NCCL_SIGNAL_MODE=write, cuStreamWriteValue64 of this rank's
  *   running count to peer (its default fence orders earlier stream work);
- * - wait_signal(peer, n): a one-thread kernel reading local slot `peer`
- *   with ld.acquire.sys until it holds consumed[peer] + n (sleeping longer
- *   between reads once the wait is long), or, NCORE_NCCL_WAIT=stream,
- *   cuStreamWaitValue64(GEQ) on it; then consumed[peer] += n;
+ * - wait_signal(peer, n): a one-thread kernel that takes the next n of
+ *   peer's signals from this rank's consumed counter (on the GPU: an
+ *   atomic add of n) and reads local slot `peer` with ld.acquire.sys until
+ *   it holds that many (sleeping longer between reads once the wait is
+ *   long), or, NCORE_NCCL_WAIT=stream / hybrid, cuStreamWaitValue64(GEQ)
+ *   on it for a count the host keeps;
  * - put_signal: a copy into the peer's part of the window through its LSA
  *   pointer (copy engine; or, up to NCORE_NCCL_PUT_KERNEL_MAX bytes, one
- *   fused kernel that copies and then signals with a release), then signal. */
+ *   fused kernel that copies and then signals with a release), then signal.
+ * In a CUDA graph (README.md, "CUDA graphs") the default modes replay
+ * correctly, since no count is baked in; the modes whose values come from
+ * the host are refused while their stream is being captured. */
 #include "onesided.h"
 
 #include <stdlib.h>
@@ -32,6 +37,7 @@
 #include "device.h"
 #include "kernels.h"
 #include "peer_work.h"
+#include "stream.h"
 #include "wait.h"
 #include "window_pointer.h"
 
@@ -73,6 +79,36 @@ static ncore_status_t peer_slot(nccl_comm_t *c, int peer, uint64_t **out) {
   return NCORE_OK;
 }
 
+/* Why NCORE_NCCL_SIGNAL_MODE=write is refused in a CUDA graph. */
+static const char *const write_mode_in_capture =
+    "NCORE_NCCL_SIGNAL_MODE=write stores the signal count the host holds "
+    "now, which every replay of the graph would store again (the peer "
+    "would miss every signal after the first replay's); capture signals in "
+    "the default mode (an atomic add on the GPU)";
+
+/* NCORE_ERR_INVALID_USAGE when a signal of this communicator's mode on
+ * stream would be captured wrong: only the write mode carries a host
+ * count (and pays the question). */
+static ncore_status_t signal_capturable(const nccl_comm_t *c, CUstream stream) {
+  if (c->signal_mode != NCCL_SIGNAL_WRITE_VALUE) return NCORE_OK;
+  return nccl_refuse_capture((ncore_stream_t)stream, write_mode_in_capture);
+}
+
+/* Why NCORE_NCCL_WAIT=stream and hybrid are refused in a CUDA graph. */
+static const char *const host_count_wait_in_capture =
+    "NCORE_NCCL_WAIT=stream and hybrid wait for a signal count the host "
+    "computes now, which every replay of the graph would wait for again "
+    "(from the second replay on the wait would not wait); capture waits "
+    "with the default NCORE_NCCL_WAIT=spin, whose kernel keeps the count "
+    "on the GPU";
+
+/* This rank's counter of peer's signals its wait kernels consumed. */
+static unsigned long long *consumed_counter(const nccl_comm_t *c, int peer) {
+  return (unsigned long long *)((char *)c->signal_slots +
+                                NCCL_SIGNAL_CONSUMED_OFFSET(c->nranks)) +
+         peer;
+}
+
 /* Enqueues the signal to peer on stream (slot known reachable; the
  * caller noted the stream, nccl_peer_work_note). */
 static ncore_status_t emit_signal(nccl_comm_t *c, uint64_t *slot, int peer,
@@ -99,6 +135,7 @@ ncore_status_t nccl_signal(core_backend_comm_t *comm, int peer,
   if (c->signals_status != NCORE_OK) return signals_unusable(c);
   uint64_t *slot = NULL;
   status = peer_slot(c, peer, &slot);
+  if (status == NCORE_OK) status = signal_capturable(c, (CUstream)stream);
   if (status != NCORE_OK) return status;
   nccl_peer_work_note(c, (CUstream)stream);
   status = emit_signal(c, slot, peer, (CUstream)stream);
@@ -125,6 +162,9 @@ ncore_status_t nccl_wait_signal(core_backend_comm_t *comm,
     status = c->signals_status != NCORE_OK ? signals_unusable(c)
                                            : require_lsa_peer(c, waits[i].peer);
   }
+  /* Before anything is enqueued: a refusal leaves the capture as it was. */
+  if (status == NCORE_OK && native < count && c->wait_mode != NCCL_WAIT_SPIN)
+    status = nccl_refuse_capture(stream, host_count_wait_in_capture);
   if (status != NCORE_OK) return status;
   if (native > 0) {
     nccl_wait_signal_desc_t *d = calloc(native, sizeof *d);
@@ -148,21 +188,33 @@ ncore_status_t nccl_wait_signal(core_backend_comm_t *comm,
   for (size_t i = 0; i < count && status == NCORE_OK; i++) {
     int peer = waits[i].peer;
     if (native_peer(c, peer)) continue;
-    uint64_t expected = c->signals_consumed[peer] + waits[i].op_count;
     uint64_t *slot = (uint64_t *)c->signal_slots + peer;
-    if (c->wait_mode != NCCL_WAIT_STREAM) {
-      /* spin: until the value is there (reading often for wait_spin_ns,
-       * then sleeping longer between reads); hybrid: at most wait_spin_ns,
-       * then the stream wait below takes over (at once satisfied if the
-       * value came in time). */
+    unsigned long long poll_ns = c->wait_spin_ns;
+    if (c->wait_mode == NCCL_WAIT_SPIN) {
+      /* The kernel takes op_count signals from the consumed counter on the
+       * GPU and waits until they are there (reading often for
+       * wait_spin_ns, then sleeping longer between reads). */
+      unsigned long long *consumed = consumed_counter(c, peer);
+      unsigned long long n = waits[i].op_count;
+      int give_up = 0;
+      void *params[] = {&slot, &consumed, &n, &poll_ns, &give_up};
+      status = nccl_kernel_launch(NCCL_KERNEL_WAIT_GEQ, 1, 1, (CUstream)stream,
+                                  params);
+      continue;
+    }
+    uint64_t expected = c->signals_consumed[peer] + waits[i].op_count;
+    if (c->wait_mode == NCCL_WAIT_HYBRID) {
+      /* The kernel waits for the host's count at most wait_spin_ns, then
+       * the stream wait below takes over (at once satisfied if the value
+       * came in time). */
+      unsigned long long *no_counter = NULL;
       unsigned long long value = expected;
-      unsigned long long poll_ns = c->wait_spin_ns;
-      int give_up = c->wait_mode == NCCL_WAIT_HYBRID;
-      void *params[] = {&slot, &value, &poll_ns, &give_up};
+      int give_up = 1;
+      void *params[] = {&slot, &no_counter, &value, &poll_ns, &give_up};
       status = nccl_kernel_launch(NCCL_KERNEL_WAIT_GEQ, 1, 1, (CUstream)stream,
                                   params);
     }
-    if (status == NCORE_OK && c->wait_mode != NCCL_WAIT_SPIN)
+    if (status == NCORE_OK)
       status = cu_check(cu_fn.StreamWaitValue64((CUstream)stream,
                                                 (CUdeviceptr)(uintptr_t)slot,
                                                 expected, c->wait_flags),
@@ -201,6 +253,8 @@ ncore_status_t nccl_put_signal(core_backend_comm_t *comm, const void *buf,
     return core_error(NCORE_ERR_NOT_SUPPORTED,
                       "peer: rank %d's part of the window is not load/store "
                       "reachable (GIN would be needed)", peer);
+  status = signal_capturable(c, s);
+  if (status != NCORE_OK) return status;
   char *dst = (char *)base + byte_offset;
   int device_source = bytes > 0 && nccl_is_device_pointer(buf);
   nccl_peer_work_note(c, s);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../log.h"
+#include "stream.h"
 #include "wait.h"
 
 /* The default-stream handles name no stream object: an event recorded on
@@ -42,8 +43,19 @@ void nccl_peer_work_note(nccl_comm_t *c, CUstream stream) {
 
 /* Waits for everything stream s held when this was called, until the
  * communicator's timeout counted from start; a stream that is gone (the
- * program destroyed it) is skipped. */
+ * program destroyed it) is skipped, and so is one being captured into a
+ * CUDA graph, since an event recorded there marks nothing that runs now
+ * and querying it would end the capture with an error: what a graph
+ * launch puts through the window is the program's to wait for (README.md,
+ * "CUDA graphs"). */
 static void wait_stream(nccl_comm_t *c, CUstream s, int64_t start) {
+  if (nccl_stream_capturing((ncore_stream_t)s)) {
+    core_log(CORE_LOG_WARN, "rank %d: stream %p is being captured into a "
+             "CUDA graph: ncore's puts and signals enqueued on it before "
+             "are not waited for before their window goes", c->rank,
+             (void *)s);
+    return;
+  }
   CUevent done = NULL;
   if (cu_fn.EventCreate(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) return;
   if (cu_fn.EventRecord(done, s) == CUDA_SUCCESS) {

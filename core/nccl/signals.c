@@ -1,10 +1,10 @@
 /* core/nccl — the signal window of a communicator (signals.h): nranks
  * 64-bit slots in this rank's memory (ncclMemAlloc + ncclCommWindowRegister
  * at init, where every rank is, since registration is collective), then
- * this rank's liveness record; slot s counts the signals sender s sent to
- * this rank, and only s ever writes it. Also how signals are sent and
- * waited for on this communicator (the environment knobs, what the device
- * supports). */
+ * this rank's liveness record, then the consumed counters of its wait
+ * kernels; slot s counts the signals sender s sent to this rank, and only
+ * s ever writes it. Also how signals are sent and waited for on this
+ * communicator (the environment knobs, what the device supports). */
 #include "signals.h"
 
 #include <stdio.h>
@@ -74,8 +74,9 @@ ncore_status_t nccl_signals_begin(nccl_comm_t *c) {
   if (!c->signals_sent || !c->signals_consumed)
     return core_error(NCORE_ERR_SYSTEM, "out of memory");
   c->signals_status = NCORE_OK;
-  /* The slots, this rank's liveness record (liveness.c), then the area of
-   * the small-message allreduce (small_coll.c). */
+  /* The slots, this rank's liveness record (liveness.c), the consumed
+   * counters (all zero to begin with), then the area of the small-message
+   * allreduce (small_coll.c). */
   size_t bytes = nccl_small_area_offset(c->nranks) +
                  nccl_small_area_bytes(c->nranks);
   /* Windows are registered in 4 KiB granules; ask for at least one. */

@@ -13,6 +13,7 @@
 #include "env.h"
 #include "group.h"
 #include "kernels.h"
+#include "stream.h"
 #include "wait.h"
 #include "window_pointer.h"
 
@@ -123,15 +124,6 @@ static unsigned blocks_for(const nccl_small_choice_t *choice,
   return blocks == 0 ? 1 : (unsigned)blocks;
 }
 
-/* 1 when s is being captured into a CUDA graph (0 where the driver cannot
- * say). */
-static int capturing(CUstream s) {
-  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  return cu_fn.StreamIsCapturing != NULL &&
-         cu_fn.StreamIsCapturing(s, &status) == CUDA_SUCCESS &&
-         status != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
 /* Two calls of the path on one communicator share its areas, so a call on
  * another stream than the last one's waits for it (an event), as NCCL
  * orders a communicator's work across streams. Not across a capture's
@@ -144,7 +136,9 @@ static ncore_status_t order_after_last_call(nccl_comm_t *c, CUstream s) {
     c->small_called = 1;
     return NCORE_OK;
   }
-  if (last == s || capturing(s) || capturing(last)) return NCORE_OK;
+  if (last == s || nccl_stream_capturing((ncore_stream_t)s) ||
+      nccl_stream_capturing((ncore_stream_t)last))
+    return NCORE_OK;
   ncore_status_t status = NCORE_OK;
   if (c->small_order == NULL)
     status = cu_check(cu_fn.EventCreate(&c->small_order, CU_EVENT_DISABLE_TIMING),

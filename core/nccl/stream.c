@@ -19,14 +19,13 @@ ncore_status_t nccl_stream_create(ncore_stream_t *out) {
 }
 
 /* The last stream this thread checked, and the context it was checked in.
- * Every communicating call checks its stream, and cuStreamQuery is the
- * most expensive step of a call (a driver round trip under a lock), while
- * programs pass the same stream call after call: a stream that passed in
- * this context passes again without asking. Stays correct: destroying it
- * through ncore forgets it; a stream destroyed elsewhere (torch, CuPy)
- * reaches NCCL, which fails the call with CUDA's invalid-handle error
- * instead of ncore naming the argument first; and a new stream at the same
- * address is a valid stream. */
+ * A driver question is the most expensive step of a call (a round trip
+ * under a lock), while programs pass the same stream call after call: a
+ * stream that passed in this context passes again without asking. Stays
+ * correct: destroying it through ncore forgets it; a stream destroyed
+ * elsewhere (torch, CuPy) reaches NCCL, which fails the call with CUDA's
+ * invalid-handle error instead of ncore naming the argument first; and a
+ * new stream at the same address is a valid stream. */
 static _Thread_local CUstream checked_stream;
 static _Thread_local CUcontext checked_context;
 
@@ -51,6 +50,7 @@ ncore_status_t nccl_stream_destroy(ncore_stream_t stream) {
 
 ncore_status_t nccl_stream_synchronize(ncore_stream_t stream) {
   ncore_status_t status = nccl_context_ensure();
+  if (status == NCORE_OK) status = nccl_stream_check_waitable(stream);
   if (status != NCORE_OK) return status;
   return cu_check(cu_fn.StreamSynchronize((CUstream)stream),
                   "cuStreamSynchronize");
@@ -64,24 +64,58 @@ static int is_default_stream(ncore_stream_t stream) {
          (CUstream)stream == CU_STREAM_PER_THREAD;
 }
 
+int nccl_stream_capturing(ncore_stream_t stream) {
+  CUstreamCaptureStatus state = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult r = cu_fn.StreamIsCapturing((CUstream)stream, &state);
+  /* The legacy default stream while a blocking stream is being captured:
+   * CUDA answers IMPLICIT, and any use of it now would end that capture. */
+  return r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT ||
+         (r == CUDA_SUCCESS && state != CU_STREAM_CAPTURE_STATUS_NONE);
+}
+
+ncore_status_t nccl_refuse_capture(ncore_stream_t stream, const char *why) {
+  if (!nccl_stream_capturing(stream)) return NCORE_OK;
+  if (is_default_stream(stream))
+    return core_error(NCORE_ERR_INVALID_USAGE,
+                      "stream: the default stream is being captured into a "
+                      "CUDA graph, or another stream is (which a use of the "
+                      "default stream would end), and %s", why);
+  return core_error(NCORE_ERR_INVALID_USAGE,
+                    "stream: is being captured into a CUDA graph, and %s", why);
+}
+
+/* Why a wait for a stream is refused while it is being captured. */
+static const char *const synchronize_in_capture =
+    "its captured work runs only when the graph is launched: synchronize the "
+    "stream the graph is launched on, after the capture ended (a wait on a "
+    "capturing stream would end the capture with an error)";
+
+ncore_status_t nccl_stream_check_waitable(ncore_stream_t stream) {
+  return nccl_refuse_capture(stream, synchronize_in_capture);
+}
+
 ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
   if (is_default_stream(stream)) return NCORE_OK;
   ncore_status_t status = nccl_context_ensure();
   if (status != NCORE_OK) return status;
   CUcontext current = NULL;
-  if ((CUstream)stream == checked_stream &&
-      cu_fn.CtxGetCurrent(&current) == CUDA_SUCCESS &&
-      current == checked_context)
+  if (cu_fn.CtxGetCurrent(&current) != CUDA_SUCCESS) current = NULL;
+  if ((CUstream)stream == checked_stream && current == checked_context)
     return NCORE_OK;
-  /* cuStreamQuery rejects handles that are not streams of this context
-   * (CUDA_ERROR_INVALID_HANDLE / INVALID_CONTEXT); NOT_READY is fine. */
-  CUresult r = cu_fn.StreamQuery((CUstream)stream);
-  if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) {
+  /* cuStreamGetCtx rejects handles that are not streams; asking it, unlike
+   * cuStreamQuery, leaves a stream being captured into a CUDA graph
+   * capturing (a query ends the capture with an error). */
+  CUcontext owner = NULL;
+  CUresult r = cu_fn.StreamGetCtx((CUstream)stream, &owner);
+  if (r == CUDA_SUCCESS && owner == current) {
     checked_stream = (CUstream)stream;
-    if (cu_fn.CtxGetCurrent(&checked_context) != CUDA_SUCCESS)
-      checked_stream = NULL;
+    checked_context = current;
     return NCORE_OK;
   }
+  if (r == CUDA_SUCCESS)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "%s: %p is a stream of another device than the current "
+                      "one", argument, stream);
   const char *name = "?";
   cu_fn.GetErrorName(r, &name);
   return core_error(NCORE_ERR_INVALID_ARGUMENT,

@@ -79,6 +79,33 @@ ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
   return status;
 }
 
+ncore_status_t nccl_window_map_lsa_team(nccl_window_t *w) {
+  nccl_comm_t *c = w->comm;
+  int first = c->rank - c->lsa_rank;
+  ncore_status_t status = NCORE_OK;
+  void *base = NULL;
+  for (int peer = first; status == NCORE_OK && peer < first + c->lsa_size;
+       peer++)
+    status = nccl_window_peer_base(w, peer, &base);
+  return status;
+}
+
+ncore_status_t nccl_window_register_mapped(core_backend_comm_t *comm,
+                                           void *ptr, size_t size,
+                                           uint32_t flags,
+                                           core_backend_window_t **out,
+                                           uintptr_t *native) {
+  ncore_status_t status =
+      nccl_window_register(comm, ptr, size, flags, out, native);
+  if (status != NCORE_OK) return status;
+  status = nccl_window_map_lsa_team(*out);
+  if (status != NCORE_OK) {
+    nccl_window_deregister(comm, *out);
+    *out = NULL;
+  }
+  return status;
+}
+
 ncore_status_t nccl_window_lsa_pointer(core_backend_comm_t *comm,
                                        core_backend_window_t *window,
                                        int lsa_rank, size_t offset,

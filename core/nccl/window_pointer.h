@@ -19,7 +19,20 @@
  * reachable), computed once (a host getter or a kernel) and cached. */
 ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out);
 
+/* Resolves the base of every LSA peer's part of w now (one getter or
+ * pointer kernel each), so that no later call asks NCCL or launches a
+ * kernel for one: a put_signal or signal may be inside a CUDA graph
+ * capture, where the synchronous query of a pointer kernel has no place. */
+ncore_status_t nccl_window_map_lsa_team(nccl_window_t *w);
+
 /* ---- backend operations (core/backend.h) ---- */
+/* window_register: nccl_window_register, then nccl_window_map_lsa_team
+ * (a failure deregisters the window again). */
+ncore_status_t nccl_window_register_mapped(core_backend_comm_t *comm,
+                                           void *ptr, size_t size,
+                                           uint32_t flags,
+                                           core_backend_window_t **out,
+                                           uintptr_t *native);
 ncore_status_t nccl_window_lsa_pointer(core_backend_comm_t *comm,
                                        core_backend_window_t *window,
                                        int lsa_rank, size_t offset, void **out);

@@ -488,6 +488,28 @@ FAKE_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int flags) {
 }
 #endif
 
+static ncclResult_t window_pointer(ncclWindow_t win, size_t offset, int rank,
+                                   void **out, const char *call) {
+  count(call);
+  const FakeWindow *w = reinterpret_cast<FakeWindow *>(win);
+  if (w->index >= 0) { /* FAKE_NCCL_LSA_WORLD: that rank's buffer */
+    std::lock_guard<std::mutex> g(lock);
+    const auto &bases = world_windows()[w->index];
+    *out = rank >= 0 && rank < (int)bases.size() ? bases[rank] + offset : nullptr;
+    return ncclSuccess;
+  }
+  *out = rank == 0 ? w->base + offset : nullptr;
+  return ncclSuccess;
+}
+// What NCCL 2.28's device getters (ncclGetLsaPointer, ncclGetPeerPointer)
+// give ncore's pointer kernels: the stand-in driver runs those kernels on
+// the host and asks here (one rank: LSA rank and world rank are one).
+FAKE_API void *fake_nccl_window_pointer(ncclWindow_t w, size_t offset,
+                                        int rank) {
+  void *out = nullptr;
+  window_pointer(w, offset, rank, &out, "pointer kernel");
+  return out;
+}
 #if NCCL_VERSION_CODE >= 22902
 FAKE_API ncclResult_t ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId *id) {
   count("ncclCommGetUniqueId");
@@ -528,19 +550,6 @@ FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t c,
   props->hostRmaSupport = true;
   props->railedGinType = NCCL_GIN_TYPE_NONE;
 #endif
-  return ncclSuccess;
-}
-static ncclResult_t window_pointer(ncclWindow_t win, size_t offset, int rank,
-                                   void **out, const char *call) {
-  count(call);
-  const FakeWindow *w = reinterpret_cast<FakeWindow *>(win);
-  if (w->index >= 0) { /* FAKE_NCCL_LSA_WORLD: that rank's buffer */
-    std::lock_guard<std::mutex> g(lock);
-    const auto &bases = world_windows()[w->index];
-    *out = rank >= 0 && rank < (int)bases.size() ? bases[rank] + offset : nullptr;
-    return ncclSuccess;
-  }
-  *out = rank == 0 ? w->base + offset : nullptr;
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclGetLsaDevicePointer(ncclWindow_t w, size_t o,

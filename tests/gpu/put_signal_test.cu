@@ -14,8 +14,7 @@
 // Built by tests/gpu/build.sh with nvcc (the CUDA runtime linked statically:
 // nothing but the driver and libncore is needed where it runs). Prints
 // "ok CASE" / "FAIL CASE: why" on rank 0 and ends with "N passed, N failed".
-#include <cuda_runtime.h>
-#include <ncore.h>
+#include "gpu_test.cuh"
 
 #include <chrono>
 #include <cstdint>
@@ -31,82 +30,19 @@ namespace {
 constexpr double WAIT_LIMIT_S = 30.0;
 constexpr size_t WINDOW_BYTES = (size_t(1) << 30) + (size_t(1) << 20);  // 1 GiB + 1 MiB
 
-int rank, nranks, lsa_rank, lsa_size;
-ncore_comm_t comm;
+using namespace gpu_test;
+
 ncore_window_t window;
 unsigned char *win_buf;  // this rank's part of the window
 unsigned char *src_buf;  // what this rank puts from
-cudaStream_t stream;     // the stream puts and waits go on
 bool legacy = false;     // --legacy-stream: the default stream instead
 // --source-in-window: put from this rank's own window memory (ncclMemAlloc,
 // second half) instead of cudaMalloc memory; cases then stay below 512 MiB.
 bool source_in_window = false;
 unsigned long long *mismatches;  // device counter
 
-#define CUDA(call)                                                          \
-  do {                                                                      \
-    cudaError_t e_ = (call);                                                \
-    if (e_ != cudaSuccess) {                                                \
-      std::fprintf(stderr, "rank %d: %s: %s\n", rank, #call,               \
-                   cudaGetErrorString(e_));                                 \
-      std::exit(4);                                                         \
-    }                                                                       \
-  } while (0)
-
-#define NC(call)                                                            \
-  do {                                                                      \
-    ncore_status_t s_ = (call);                                             \
-    if (s_ != NCORE_OK) {                                                   \
-      std::fprintf(stderr, "rank %d: %s: %s (%s)\n", rank, #call,          \
-                   ncore_status_string(s_), ncore_last_error_message());    \
-      std::exit(4);                                                         \
-    }                                                                       \
-  } while (0)
-
-// The byte a put from `from` with sequence number `seq` carries at index i.
-__host__ __device__ inline unsigned char pattern(int from, unsigned seq,
-                                                 size_t i) {
-  uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull ^ ((uint64_t)from << 40) ^
-               ((uint64_t)seq << 20);
-  x ^= x >> 29;
-  return (unsigned char)(x * 0xbf58476d1ce4e5b9ull >> 56);
-}
-
-__global__ void fill(unsigned char *dst, size_t n, int from, unsigned seq) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    dst[i] = pattern(from, seq, i);
-}
-
-__global__ void check(const unsigned char *got, size_t n, int from,
-                      unsigned seq, unsigned long long *bad) {
-  unsigned long long mine = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    mine += got[i] != pattern(from, seq, i);
-  if (mine) atomicAdd(bad, mine);
-}
-
 cudaStream_t work_stream() { return legacy ? (cudaStream_t)0 : stream; }
 ncore_stream_t nstream() { return (ncore_stream_t)work_stream(); }
-
-unsigned blocks_for(size_t n) {
-  size_t b = (n + 255) / 256;
-  return (unsigned)(b < 1 ? 1 : b > 1024 ? 1024 : b);
-}
-
-// Every rank, host-synchronised (an allreduce of one int, completed).
-int agree_sum(int value) {
-  int *d = nullptr;
-  CUDA(cudaMalloc(&d, sizeof(int)));
-  CUDA(cudaMemcpy(d, &value, sizeof value, cudaMemcpyHostToDevice));
-  NC(ncore_allreduce(comm, d, d, 1, NCORE_INT32, NCORE_SUM, (ncore_stream_t)stream));
-  NC(ncore_comm_synchronize(comm, (ncore_stream_t)stream));
-  int sum = 0;
-  CUDA(cudaMemcpy(&sum, d, sizeof sum, cudaMemcpyDeviceToHost));
-  CUDA(cudaFree(d));
-  return sum;
-}
 
 // One put: `bytes` from src_buf + src_off to peer's part at dst_off,
 // the data filled first with (rank, seq).
@@ -208,18 +144,6 @@ unsigned long long receive_batch(const std::vector<int> &peers, int k,
   return bad;
 }
 
-int passed, failed;
-
-void report(const std::string &name, unsigned long long bad_here) {
-  int bad = agree_sum(bad_here ? 1 : 0);
-  if (rank == 0) {
-    if (bad) std::printf("FAIL %s: data mismatches on %d rank(s)\n", name.c_str(), bad);
-    else std::printf("ok %s\n", name.c_str());
-    std::fflush(stdout);
-  }
-  (bad ? failed : passed)++;
-}
-
 // Rank 0 puts k × bytes to rank 1, which waits (one wait of k, or k waits).
 void one_way(int k, size_t bytes, bool one_by_one, int late_ms = 0) {
   std::string name = "one_way k=" + std::to_string(k) + " bytes=" +
@@ -294,16 +218,7 @@ int main(int argc, char **argv) {
     else if (std::strcmp(argv[i], "--source-in-window") == 0) source_in_window = true;
     else only.push_back(argv[i]);
   }
-  ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
-  config.timeout_ms = 60000;
-  NC(ncore_comm_init_from_env(&comm, &config));  // the device rule picks the GPU
-  int device = -1;
-  NC(ncore_comm_rank(comm, &rank));
-  NC(ncore_comm_size(comm, &nranks));
-  NC(ncore_comm_device(comm, &device));
-  NC(ncore_comm_lsa_rank(comm, &lsa_rank));
-  NC(ncore_comm_lsa_size(comm, &lsa_size));
-  CUDA(cudaSetDevice(device));
+  join(60000);
   if (rank == 0)
     std::printf("put_signal_test: %d ranks, LSA team of %d, %s stream\n", nranks,
                 lsa_size, legacy ? "the legacy default" : "a created");
@@ -312,7 +227,6 @@ int main(int argc, char **argv) {
     ncore_comm_destroy(comm);
     return 0;
   }
-  CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   NC(ncore_mem_alloc((void **)&win_buf, WINDOW_BYTES, NCORE_BACKEND_NCCL));
   if (source_in_window) src_buf = win_buf + (WINDOW_BYTES / 2);
   else CUDA(cudaMalloc(&src_buf, WINDOW_BYTES));

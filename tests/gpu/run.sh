@@ -13,43 +13,21 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$gpus" -ge 2 ] || { echo "skip: tests/gpu needs 2 GPUs or more (found $gpus)"; echo "0 passed, 0 failed"; exit 0; }
 program=build/bin/put_signal_test
 [ -x "$program" ] || { echo "FAIL: $program missing (tests/gpu/build.sh)"; echo "0 passed, 1 failed"; exit 1; }
-passed=0 failed=0
-group() { # ranks limit [VAR=value ...] args...
-  local n=$1 limit=$2; shift 2
-  local vars=()
-  while [[ "${1:-}" == *=* ]]; do vars+=("$1"); shift; done
-  echo "=== ${vars[*]} put_signal_test -n $n $*"
-  local log
-  log=$(mktemp)
-  timeout -k 5 "$limit" env "${vars[@]}" build/bin/ncore-run -n "$n" --timeout "$limit" -- \
-    "$program" "$@" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]}
-  local line
-  line=$(grep -E '^(\[0\] )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | sed -E 's/^\[0\] //')
-  if [ -n "$line" ]; then
-    passed=$((passed + $(echo "$line" | awk '{print $1}')))
-    failed=$((failed + $(echo "$line" | awk '{print $3}')))
-  fi
-  if [ -z "$line" ] || [ "$rc" != 0 ] && [ "$(echo "$line" | awk '{print $3}')" = 0 ]; then
-    echo "FAIL group -n $n $*: exit status $rc"
-    failed=$((failed + 1))
-  fi
-  rm -f "$log"
-}
-group 2 90 many_before_one_wait
-group 2 90 sizes
-group 2 60 waits_of_one late_waiter
-group 2 60 both_directions
-group 2 90 many_before_one_wait --legacy-stream
+source tests/gpu/group.sh
+group "$program" 2 90 many_before_one_wait
+group "$program" 2 90 sizes
+group "$program" 2 60 waits_of_one late_waiter
+group "$program" 2 60 both_directions
+group "$program" 2 90 many_before_one_wait --legacy-stream
 # The copy engine for everything above the fused kernel (the path of the
 # hang seen before issue 26's fix), the other wait modes, and launches
 # without programmatic dependent launch.
-group 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait waits_of_one
-group 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait --source-in-window
-group 2 90 NCORE_NCCL_WAIT=stream many_before_one_wait late_waiter
-group 2 90 NCORE_NCCL_PDL=0 many_before_one_wait both_directions
-group 2 90 NCORE_NCCL_WAIT=hybrid many_before_one_wait late_waiter
-group "$gpus" 90 all_peers both_directions
+group "$program" 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait waits_of_one
+group "$program" 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait --source-in-window
+group "$program" 2 90 NCORE_NCCL_WAIT=stream many_before_one_wait late_waiter
+group "$program" 2 90 NCORE_NCCL_PDL=0 many_before_one_wait both_directions
+group "$program" 2 90 NCORE_NCCL_WAIT=hybrid many_before_one_wait late_waiter
+group "$program" "$gpus" 90 all_peers both_directions
 
 # putsig_sequence (issue 42's reproducer): every phase to the end on 2
 # GPUs, each rank saying "PUTSIG ok". Its send/recv phase into window

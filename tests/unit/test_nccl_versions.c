@@ -16,32 +16,8 @@
 #include <sys/mman.h>
 
 #include "core/launch_vars.h"
+#include "fake_driver.h"
 #include "unit_comm.h"
-
-static int version;                 /* e.g. 22907 */
-static long long (*record)(const char *key);
-
-/* Skips unless running against the test double. */
-#define REQUIRE_FAKE()                                                     \
-  do {                                                                     \
-    if (!fake_ready())                                                     \
-      SKIP("needs tests/fake_nccl/run.sh (FAKE_NCCL_VERSION and the test " \
-           "double of libnccl)");                                          \
-  } while (0)
-
-static int fake_ready(void) {
-  if (record != NULL) return 1;
-  const char *v = getenv("FAKE_NCCL_VERSION");
-  const char *lib = getenv("NCORE_NCCL_LIBRARY");
-  if (v == NULL || lib == NULL || harness_backend() != NCORE_BACKEND_NCCL)
-    return 0;
-  int major = 0, minor = 0, patch = 0;
-  if (sscanf(v, "%d.%d.%d", &major, &minor, &patch) != 3) return 0;
-  version = major * 10000 + minor * 100 + patch;
-  void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
-  if (h != NULL) record = (long long (*)(const char *))dlsym(h, "fake_nccl_record");
-  return record != NULL;
-}
 
 /* Expects NOT_SUPPORTED naming `needed` when the fake is older than
  * `since`, else `ok_status`; returns 1 when the call was supported. */
@@ -221,7 +197,7 @@ TEST(windows_flags_and_host_pointer_getters) {
     CHECK_EQ(record("window.flags"), 2LL);
     CHECK_OK(ncore_window_close(w));
   }
-  if (version >= 22902) { /* 2.28's getters are kernels: need a GPU */
+  if (version >= 22902) { /* 2.28: kernels, no host getters */
     CHECK_OK(ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_DEFAULT));
     void *p = NULL;
     CHECK_OK(ncore_window_peer_device_pointer(w, 0, 64, &p));
@@ -279,7 +255,6 @@ TEST(no_window_without_cumem_on_2_28) {
  * kernel can take milliseconds) wrote nowhere and its peer waited for ever
  * (conformance put_signal_at_offset on 2 GPUs). Closing now waits for the
  * streams that carry ncore's own puts and signals first. */
-static long long driver_count(const char *what);
 TEST(window_close_waits_for_puts_still_queued) {
   REQUIRE_FAKE();
   if (version < 22902) return; /* 2.28's window getters are kernels */
@@ -694,14 +669,6 @@ TEST(calls_after_an_in_progress_enqueue_wait_for_it) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
-/* The stand-in driver's count of what (fake_cuda_count). */
-static long long driver_count(const char *what) {
-  void *h = dlopen(getenv("NCORE_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
-  long long (*count)(const char *) =
-      h ? (long long (*)(const char *))dlsym(h, "fake_cuda_count") : NULL;
-  return count ? count(what) : -1;
-}
-
 /* Issue 26: NCCL before 2.29.7 refuses its copy-engine collectives (CTA
  * policy ZERO) on the legacy default stream. On such a communicator a
  * collective on the default stream runs on the per-thread stream, and the
@@ -742,14 +709,6 @@ TEST(copy_engine_collectives_on_the_default_stream_before_2_29_7) {
   CHECK_EQ(record("stream.ncclAllGather"), 0LL);
   CHECK_OK(ncore_comm_destroy(comm));
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
-}
-
-/* The driver lookups the stand-in driver counted (fake_cuda_lookups). */
-static long long driver_lookups(void) {
-  void *h = dlopen(getenv("NCORE_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
-  long long (*count)(void) =
-      h ? (long long (*)(void))dlsym(h, "fake_cuda_lookups") : NULL;
-  return count ? count() : -1;
 }
 
 /* Issue 15: once a stream has been checked, a send, recv or collective is

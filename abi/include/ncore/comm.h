@@ -345,10 +345,13 @@ NCORE_API ncore_status_t ncore_comm_async_error(ncore_comm_t comm,
  * error (ncore_comm_async_error reports it, later operations fail fast):
  * abort it (ncore_comm_abort), or shrink the failed ranks away, since work
  * still queued on the stream may never finish otherwise.
- * stream: the stream the operations were enqueued on (see ncore_stream_t).
+ * stream: the stream the operations were enqueued on (see ncore_stream_t);
+ *   not one being captured into a CUDA graph (its work runs when the graph
+ *   is launched: synchronize the stream it is launched on).
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (not a communicator handle,
  * bad stream); NCORE_ERR_CLOSED (destroyed, or aborted while waiting);
- * NCORE_ERR_INVALID_USAGE (still initialising); NCORE_ERR_REMOTE (a peer
+ * NCORE_ERR_INVALID_USAGE (still initialising; NCCL: stream being captured
+ * into a CUDA graph, refused with the capture left intact); NCORE_ERR_REMOTE (a peer
  * died or aborted); NCORE_ERR_TIMEOUT (not complete within the timeout);
  * NCORE_ERR_SYSTEM / NCORE_ERR_INTERNAL (a failure NCCL reported);
  * NCORE_ERR_UNHANDLED_CUDA. */

@@ -99,8 +99,11 @@ NCORE_API ncore_status_t ncore_stream_destroy(ncore_stream_t stream,
 
 /* Waits until all work enqueued on stream has completed (NULL: the default
  * stream). Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (unknown backend;
- * host: not a live stream); NCORE_ERR_UNAVAILABLE; NCORE_ERR_UNHANDLED_CUDA
- * (including an earlier asynchronous failure on the stream). */
+ * host: not a live stream); NCORE_ERR_INVALID_USAGE (NCCL: stream is being
+ * captured into a CUDA graph, whose work runs when it is launched; refused
+ * with the capture left intact); NCORE_ERR_UNAVAILABLE;
+ * NCORE_ERR_UNHANDLED_CUDA (including an earlier asynchronous failure on
+ * the stream). */
 NCORE_API ncore_status_t ncore_stream_synchronize(ncore_stream_t stream,
                                                   ncore_backend_t backend);
 

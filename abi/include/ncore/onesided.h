@@ -7,7 +7,16 @@
  * d's counter for s. A wait for op_count signals from s completes when d has
  * received op_count more signals from s than earlier waits consumed, and
  * consumes them. A put_signal's data is visible to the waiter once the wait
- * that consumes its signal completes. */
+ * that consumes its signal completes. On NCCL "earlier" is the order the
+ * waits run on the GPU: on one stream the order of the calls; waits for one
+ * peer on two streams share its signals in the order they run.
+ *
+ * CUDA graphs (NCCL): the three calls may be captured on the stream they
+ * are given; each replay signals again and waits for the next signals,
+ * counted with the eager calls. The tuning modes that keep the count on the
+ * host cannot be replayed and are refused while stream is being captured
+ * (NCORE_ERR_INVALID_USAGE): NCORE_NCCL_SIGNAL_MODE=write for signal and
+ * put_signal, NCORE_NCCL_WAIT=stream or hybrid for wait_signal. */
 #ifndef NCORE_ONESIDED_H
 #define NCORE_ONESIDED_H
 
@@ -54,7 +63,8 @@ NCORE_API ncore_status_t ncore_wait_signal_desc_init(
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (peer out of range, non-zero
  * signal_index / context / flags, bad stream); NCORE_ERR_CLOSED;
  * NCORE_ERR_INVALID_USAGE, NCORE_ERR_TIMEOUT (comm not fit for a
- * communicating call: ncore/comm.h); NCORE_ERR_NOT_SUPPORTED (NCCL: peer
+ * communicating call: ncore/comm.h; NCCL: stream being captured into a CUDA
+ * graph under NCORE_NCCL_SIGNAL_MODE=write); NCORE_ERR_NOT_SUPPORTED (NCCL: peer
  * neither LSA-reachable nor reachable through GIN; the message says why);
  * NCORE_ERR_REMOTE; NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_signal(ncore_comm_t comm, int peer,
@@ -70,7 +80,8 @@ NCORE_API ncore_status_t ncore_signal(ncore_comm_t comm, int peer,
  * struct_size, peer out of range, op_count 0, non-zero signal_index or
  * context); NCORE_ERR_CLOSED (also when the communicator is aborted while
  * waiting); NCORE_ERR_INVALID_USAGE (comm not fit for a communicating call:
- * ncore/comm.h); NCORE_ERR_NOT_SUPPORTED (NCCL: a peer this rank's
+ * ncore/comm.h; NCCL: stream being captured into a CUDA graph under
+ * NCORE_NCCL_WAIT=stream or hybrid); NCORE_ERR_NOT_SUPPORTED (NCCL: a peer this rank's
  * signals cannot come from — outside the LSA team without host RMA
  * support, see ncore_signal — nothing is enqueued then);
  * NCORE_ERR_REMOTE (the peer died or aborted before signalling);
@@ -91,7 +102,8 @@ NCORE_API ncore_status_t ncore_wait_signal(ncore_comm_t comm,
  * peer out of range, the put does not fit in the peer's part of the window,
  * window of another communicator, non-zero reserved arguments);
  * NCORE_ERR_CLOSED (comm or window closed); NCORE_ERR_INVALID_USAGE (comm
- * not fit for a communicating call: ncore/comm.h); NCORE_ERR_NOT_SUPPORTED
+ * not fit for a communicating call: ncore/comm.h; as ncore_signal under
+ * NCORE_NCCL_SIGNAL_MODE=write); NCORE_ERR_NOT_SUPPORTED
  * (as ncore_signal); NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT;
  * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_put_signal(ncore_comm_t comm,

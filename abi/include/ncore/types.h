@@ -36,8 +36,11 @@ typedef uint64_t ncore_symmetric_t;
 #define NCORE_NULL_HANDLE ((uint64_t)0)
 
 /* A stream. On the NCCL backend it is a CUstream / cudaStream_t; NULL is the
- * legacy default stream. On the host backend it is NULL or a stream made by
- * ncore_stream_create; host operations complete in call order. */
+ * legacy default stream. Work ncore enqueues on a stream being captured
+ * into a CUDA graph replays with the graph (the legacy stream is never
+ * captured); a call that cannot be replayed is refused during the capture
+ * with NCORE_ERR_INVALID_USAGE. On the host backend it is NULL or a stream
+ * made by ncore_stream_create; host operations complete in call order. */
 typedef void *ncore_stream_t;
 
 /* Which implementation runs a communicator. */

@@ -36,6 +36,11 @@ from ncore import Backend, WaitSignalDesc, raw
 SETTLE_SECONDS = 60.0
 
 
+class CaseSkipped(Exception):
+    """A case that does not apply to this framework; the message says why
+    (recorded as skipped, and the test skips with it)."""
+
+
 # ---- the frameworks: the same cases with torch tensors, CuPy or NumPy arrays ----
 
 class Torch:
@@ -78,6 +83,16 @@ class Torch:
 
     def sym(self, shape: tuple, dtype: str) -> Any:
         return self.interop.tensor(shape, dtype=self.dtype(dtype))
+
+    def capture(self, calls: Callable[[Any], None]) -> Callable[[], None]:
+        """torch.cuda.graph (global capture mode) of what calls(stream)
+        enqueues on the capturing stream; returns the replay."""
+        graph = self.m.cuda.CUDAGraph()
+        side = self.m.cuda.Stream()
+        side.wait_stream(self.m.cuda.current_stream())
+        with self.m.cuda.graph(graph, stream=side):
+            calls(self.m.cuda.current_stream())
+        return graph.replay
 
     def sym_peer(self, x: Any, pe: int) -> Any:
         return self.interop.get_peer_tensor(x, pe)
@@ -146,6 +161,18 @@ class CuPy(_Arrays):
     def sync(self) -> None:
         self.m.cuda.Device().synchronize()
 
+    def capture(self, calls: Callable[[Any], None]) -> Callable[[], None]:
+        """A CuPy stream's capture of what calls(stream) enqueues on it;
+        returns the launch of the graph there."""
+        stream = self.m.cuda.Stream(non_blocking=True)
+        with stream:
+            stream.begin_capture()
+            try:
+                calls(stream)
+            finally:
+                graph = stream.end_capture()
+        return lambda: graph.launch(stream)
+
     def from_bytes(self, data: bytes) -> Any:
         return self.m.asarray(self.np.frombuffer(data, dtype=self.np.uint8))
 
@@ -174,6 +201,7 @@ class NumPy(_Arrays):
 
     def sync(self) -> None:
         pass
+
 
     def from_bytes(self, data: bytes) -> Any:
         return self.m.frombuffer(data, dtype=self.m.uint8).copy()
@@ -585,6 +613,80 @@ def case_nonblocking_without_polls(comm: Any, fw: Any, device: int) -> None:
     raises(ncore.NcclInvalid, "a destroyed communicator", lambda: nb.rank)
 
 
+def case_cuda_graph(comm: Any, fw: Any, device: int) -> None:
+    """Issue 42: an allreduce, a send/recv ring in a group, and K put_signals
+    to the right LSA neighbour with one wait for K from the left, run once
+    eagerly, then captured into a CUDA graph (torch.cuda.graph, CuPy's
+    stream capture) on the capturing stream, passed explicitly (None is the
+    legacy default stream, which is not captured), and replayed with new
+    inputs, the data checked after each replay; a synchronize of the
+    capturing stream is refused (NcclInvalidUsage naming the CUDA graph)
+    and the capture goes on. NumPy on the host backend runs the eager round
+    and skips the rest."""
+    n, r = comm.nranks, comm.rank
+    right, left = (r + 1) % n, (r + n - 1) % n
+    k_puts, replays, words = 3, 4, 16
+    x, y = fw.full(256, 0.0), fw.full(256, -1.0)
+    src, dst = fw.full(8, 0, "int32"), fw.full(8, -1, "int32")
+    memory = fw.comm_memory(k_puts * words, "int32")
+    put_src = fw.full(k_puts * words, 0, "int32")
+    fw.sync()
+    window = comm.register_window(memory)
+    one_sided = lsa_reachable(comm, right) and lsa_reachable(comm, left)
+    refusals: list = []
+
+    def calls(stream: Any, capturing: bool) -> None:
+        comm.allreduce(x, y, ncore.SUM, stream=stream)
+        with ncore.group():
+            comm.send(src, right, stream=stream)
+            comm.recv(dst, left, stream=stream)
+        if capturing:
+            refusals.append(raises(ncore.NcclInvalidUsage, "synchronize during capture",
+                                   comm.synchronize, stream))
+        if one_sided:
+            for k in range(k_puts):
+                comm.put_signal(put_src[k * words:(k + 1) * words], right, window,
+                                peer_window_offset=k * words, stream=stream)
+            comm.wait_signal(WaitSignalDesc(peer=left, op_count=k_puts), stream=stream)
+
+    def inputs(step: int) -> None:
+        """Inputs of this step, outputs cleared, every rank past this point."""
+        x[:] = fw.array([float(r * 100 + step + i) for i in range(256)])
+        y[:] = fw.full(256, -1.0)
+        src[:] = fw.array([1000 * r + 10 * step + i for i in range(8)], "int32")
+        dst[:] = fw.full(8, -1, "int32")
+        put_src[:] = fw.array([1000 * r + 10 * step + i for i in range(k_puts * words)],
+                              "int32")
+        memory[:] = fw.full(k_puts * words, 0, "int32")
+        barrier(Calls(comm, False), fw)
+
+    def outputs(step: int, what: str) -> None:
+        fw.sync()
+        equal(f"{what}: allreduce", y,
+              [float(100 * n * (n - 1) // 2 + n * (step + i)) for i in range(256)])
+        equal(f"{what}: ring", dst, [1000 * left + 10 * step + i for i in range(8)])
+        if one_sided:
+            equal(f"{what}: puts from rank {left}", memory,
+                  [1000 * left + 10 * step + i for i in range(k_puts * words)])
+
+    inputs(0)
+    calls(None, False)
+    outputs(0, "eager")
+    if fw.backend == Backend.HOST:
+        barrier(Calls(comm, False), fw)
+        window.close()
+        raise CaseSkipped("the eager round passed; CUDA graphs need the NCCL "
+                          "backend (host operations complete before they return)")
+    replay = fw.capture(lambda stream: calls(stream, True))
+    assert refusals and "CUDA graph" in refusals[0], refusals
+    for step in range(1, replays + 1):
+        inputs(step)
+        replay()
+        outputs(step, f"replay {step}")
+    barrier(Calls(comm, False), fw)  # no peer still writes into the window
+    window.close()
+
+
 CASES: list = [
     ("properties", case_properties),
     ("collectives", case_collectives),
@@ -595,6 +697,7 @@ CASES: list = [
     ("pre_mul_sum", case_pre_mul_sum),
     ("nonblocking", case_nonblocking),
     ("nonblocking_without_polls", case_nonblocking_without_polls),
+    ("cuda_graph", case_cuda_graph),
     # Last: where NCCL refuses it, a refusal must leave the communicator
     # usable, which the barrier after each case checks.
     ("dev_comm", case_dev_comm),
@@ -632,6 +735,9 @@ def main(argv: list) -> int:
         try:
             case(comm, fw, device)
             barrier(Calls(comm, False), fw)  # the next case starts together
+        except CaseSkipped as skipped:
+            record(name, "skipped", str(skipped), time.monotonic() - start)
+            continue
         except BaseException:  # noqa: BLE001 - recorded, then the rank stops
             failed = f"case {name}"
             record(name, "failed", traceback.format_exc(), time.monotonic() - start)

@@ -63,10 +63,13 @@ class _Run:
     log_tail: str  # the end of the ranks' output
 
     def check(self, case: str) -> None:
-        problems = []
+        problems, skipped = [], []
         for rank, outcomes in enumerate(self.outcomes):
             state, detail = outcomes.get(case, outcomes.get("*", (None, "")))
             if state == "passed":
+                continue
+            if state == "skipped":  # a case that does not apply (CaseSkipped)
+                skipped.append(f"rank {rank}: {detail}")
                 continue
             if state is None:
                 problems.append(f"rank {rank}: reported nothing for {case} (the launch "
@@ -77,6 +80,10 @@ class _Run:
                     problems.append(f"rank {rank}: before the cases: {outcomes['*'][1]}")
         if problems:
             pytest.fail("\n".join(problems) + "\n" + self.log_tail, pytrace=False)
+        if len(skipped) == len(self.outcomes):
+            pytest.skip(skipped[0])
+        if skipped:
+            pytest.fail("skipped on some ranks only:\n" + "\n".join(skipped), pytrace=False)
 
 
 _runs: dict = {}

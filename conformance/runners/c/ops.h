@@ -16,6 +16,10 @@ typedef struct runner {
   ncore_backend_t backend;
   int device; /* named in every config the runner makes (-1: none) */
   int timeout_ms; /* the case's */
+  /* The stream of the calls that take one: NULL (the default stream), or
+   * capture_stream between capture_begin and capture_end (capture.c). */
+  ncore_stream_t stream;
+  ncore_stream_t capture_stream; /* made by the case's first capture_begin */
 } runner_t;
 
 typedef struct result {
@@ -40,6 +44,11 @@ ncore_status_t op_wait_signal(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_put_signal(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_symmetric_put(runner_t *, const plan_step_t *, result_t *);
 ncore_status_t op_symmetric_get(runner_t *, const plan_step_t *, result_t *);
+ncore_status_t op_capture_begin(runner_t *, const plan_step_t *, result_t *);
+ncore_status_t op_capture_end(runner_t *, const plan_step_t *, result_t *);
+/* At the end of a case: a capture still open is ended and dropped, the
+ * capture stream destroyed. */
+void capture_release(runner_t *r);
 
 /* The collective and point-to-point rows of the table of operations
  * (core/op_table.h): op_table_gen.c, generated from it, calls each. */
@@ -60,6 +69,7 @@ typedef struct op_call {
   ncore_dtype_t dtype;
   int root;
   int peer;
+  ncore_stream_t stream; /* the runner's (NULL outside a capture) */
 } op_call_t;
 
 /* What op is: a collective, a point-to-point call or neither. */

@@ -182,6 +182,7 @@ ncore_status_t op_p2p(runner_t *r, const plan_step_t *step, result_t *res) {
   a.count = (size_t)plan_arg_int(step, "count", 0);
   a.dtype = op_dtype(step, "dtype");
   a.peer = (int)plan_arg_int(step, "peer", 0);
+  a.stream = r->stream;
   return op_table_call(step->op, &a);
 }
 
@@ -196,6 +197,7 @@ ncore_status_t op_collective(runner_t *r, const plan_step_t *step, result_t *res
   a.count = (size_t)plan_arg_int(step, "count", 0);
   a.dtype = op_dtype(step, "dtype");
   a.root = (int)plan_arg_int(step, "root", 0);
+  a.stream = r->stream;
   return op_table_call(step->op, &a);
 }
 
@@ -204,7 +206,7 @@ ncore_status_t op_signal(runner_t *r, const plan_step_t *step, result_t *res) {
   return ncore_signal(comm_arg(r, step), (int)plan_arg_int(step, "peer", 0),
                       (int)plan_arg_int(step, "signal_index", 0),
                       (int)plan_arg_int(step, "context", 0),
-                      (uint32_t)plan_arg_int(step, "flags", 0), NULL);
+                      (uint32_t)plan_arg_int(step, "flags", 0), r->stream);
 }
 
 ncore_status_t op_wait_signal(runner_t *r, const plan_step_t *step, result_t *res) {
@@ -228,7 +230,7 @@ ncore_status_t op_wait_signal(runner_t *r, const plan_step_t *step, result_t *re
     descs[n].struct_size = (uint32_t)plan_arg_int(step, "struct_size", sizeof descs[n]);
     n++;
   }
-  return ncore_wait_signal(comm_arg(r, step), n ? descs : NULL, n, NULL);
+  return ncore_wait_signal(comm_arg(r, step), n ? descs : NULL, n, r->stream);
 }
 
 ncore_status_t op_put_signal(runner_t *r, const plan_step_t *step, result_t *res) {
@@ -240,25 +242,23 @@ ncore_status_t op_put_signal(runner_t *r, const plan_step_t *step, result_t *res
                           (size_t)plan_arg_int(step, "window_offset", 0),
                           (int)plan_arg_int(step, "signal_index", 0),
                           (int)plan_arg_int(step, "context", 0),
-                          (uint32_t)plan_arg_int(step, "flags", 0), NULL);
+                          (uint32_t)plan_arg_int(step, "flags", 0), r->stream);
 }
 
 ncore_status_t op_symmetric_put(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)res;
-  (void)r;
   object_t *buf = objects_get(plan_arg(step, "buffer"));
   return ncore_symmetric_put(objects_handle(plan_arg(step, "sym")),
                              (size_t)plan_arg_int(step, "sym_offset", 0),
                              buf ? buf->ptr : NULL, (size_t)plan_arg_int(step, "bytes", 0),
-                             (int)plan_arg_int(step, "pe", 0), NULL);
+                             (int)plan_arg_int(step, "pe", 0), r->stream);
 }
 
 ncore_status_t op_symmetric_get(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)res;
-  (void)r;
   object_t *buf = objects_get(plan_arg(step, "buffer"));
   return ncore_symmetric_get(buf ? buf->ptr : NULL, objects_handle(plan_arg(step, "sym")),
                              (size_t)plan_arg_int(step, "sym_offset", 0),
                              (size_t)plan_arg_int(step, "bytes", 0),
-                             (int)plan_arg_int(step, "pe", 0), NULL);
+                             (int)plan_arg_int(step, "pe", 0), r->stream);
 }

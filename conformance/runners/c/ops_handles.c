@@ -366,7 +366,7 @@ static ncore_status_t op_lifecycle(runner_t *r, const plan_step_t *step, result_
 
 static ncore_status_t op_synchronize(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)res;
-  return ncore_comm_synchronize(comm_arg(r, step), NULL);
+  return ncore_comm_synchronize(comm_arg(r, step), r->stream);
 }
 
 static ncore_status_t op_group(runner_t *r, const plan_step_t *step, result_t *res) {
@@ -457,7 +457,8 @@ static const struct {
     {"resume", op_comm_control}, {"mem_stat", op_mem_stat},
     {"synchronize", op_synchronize}, {"mem_alloc", op_mem}, {"mem_free", op_mem}, {"dtype_size", op_dtype_size},
     {"library_info", op_library_info}, {"sleep", op_sleep},
-    {"die", op_die},
+    {"die", op_die}, {"capture_begin", op_capture_begin},
+    {"capture_end", op_capture_end},
 };
 
 op_fn ops_find(const char *op) {

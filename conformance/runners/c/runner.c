@@ -92,6 +92,7 @@ static int run_case(const plan_t *plan, const char *case_dir, int rank, int nran
       free(res.hex);
     }
   }
+  capture_release(&r);
   objects_clear(r.backend);
   printf("{\"case\":\"%s\",\"rank\":%d,\"end\":true}\n", plan->case_name, rank);
   fflush(stdout);

@@ -27,6 +27,10 @@ type runner struct {
 	world        *ncore.Communicator
 	backend      ncore.Backend
 	timeout      time.Duration // the case's, for configs the runner makes
+	// stream is the stream of the calls that take one: nil (the default
+	// stream), or captureStream between capture_begin and capture_end
+	// (capture.go).
+	stream, captureStream *ncore.Stream
 }
 
 // result is what a step produced besides its error.
@@ -104,6 +108,7 @@ func runCase(p *plan, rank, nranks int, id ncore.UniqueID) {
 			res, err := ops[s.op](r, s)
 			printResult(p, r.rank, s, res, err)
 		}
+		releaseCapture(r)
 		clearObjects(r.backend)
 	}
 	fmt.Fprintf(out, `{"case":"%s","rank":%d,"end":true}`+"\n", p.caseName, rank)

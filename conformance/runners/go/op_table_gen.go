@@ -10,35 +10,35 @@ import "ncore.dev/ncore"
 var collectiveCalls = map[string]func(c *ncore.Communicator, a callStep) error{
 	"allreduce": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, false)
-		return c.AllReduce(send, recv, a.redop(), nil)
+		return c.AllReduce(send, recv, a.redop(), a.stream)
 	},
 	"broadcast": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, false)
-		return c.Broadcast(send, recv, a.root, nil)
+		return c.Broadcast(send, recv, a.root, a.stream)
 	},
 	"reduce": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, false)
-		return c.Reduce(send, recv, a.redop(), a.root, nil)
+		return c.Reduce(send, recv, a.redop(), a.root, a.stream)
 	},
 	"allgather": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, true)
-		return c.AllGather(send, recv, nil)
+		return c.AllGather(send, recv, a.stream)
 	},
 	"reduce_scatter": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(true, false)
-		return c.ReduceScatter(send, recv, a.redop(), nil)
+		return c.ReduceScatter(send, recv, a.redop(), a.stream)
 	},
 	"alltoall": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(true, true)
-		return c.AllToAll(send, recv, nil)
+		return c.AllToAll(send, recv, a.stream)
 	},
 	"gather": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, true)
-		return c.Gather(send, recv, a.root, nil)
+		return c.Gather(send, recv, a.root, a.stream)
 	},
 	"scatter": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(true, false)
-		return c.Scatter(send, recv, a.root, nil)
+		return c.Scatter(send, recv, a.root, a.stream)
 	},
 }
 
@@ -46,10 +46,10 @@ var collectiveCalls = map[string]func(c *ncore.Communicator, a callStep) error{
 var p2pCalls = map[string]func(c *ncore.Communicator, a callStep) error{
 	"send": func(c *ncore.Communicator, a callStep) error {
 		_, buf := a.buffers(false, false)
-		return c.Send(buf, a.peer, nil)
+		return c.Send(buf, a.peer, a.stream)
 	},
 	"recv": func(c *ncore.Communicator, a callStep) error {
 		_, buf := a.buffers(false, false)
-		return c.Recv(buf, a.peer, nil)
+		return c.Recv(buf, a.peer, a.stream)
 	},
 }

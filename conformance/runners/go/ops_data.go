@@ -252,6 +252,7 @@ type callStep struct {
 	dtype              ncore.DataType
 	root, peer         int
 	sendAddr, recvAddr uintptr
+	stream             *ncore.Stream // the runner's (nil outside a capture)
 }
 
 // buffers describes the send and receive buffers (a point-to-point call's
@@ -275,7 +276,7 @@ func (a callStep) redop() ncore.ReduceOp { return redopArg(a.s) }
 // opP2P runs a point-to-point row of the table (send, recv).
 func opP2P(r *runner, s step) (result, error) {
 	a := callStep{s: s, count: int(s.int("count", 0)), dtype: dtypeArg(s, "dtype"),
-		peer: int(s.int("peer", 0)), recvAddr: bufferAddr(r, s, "buffer", "")}
+		peer: int(s.int("peer", 0)), recvAddr: bufferAddr(r, s, "buffer", ""), stream: r.stream}
 	return result{}, p2pCalls[s.op](commArg(r, s), a)
 }
 
@@ -283,7 +284,7 @@ func opP2P(r *runner, s step) (result, error) {
 func opCollective(r *runner, s step) (result, error) {
 	c := commArg(r, s)
 	a := callStep{s: s, count: int(s.int("count", 0)), dtype: dtypeArg(s, "dtype"),
-		root: int(s.int("root", 0))}
+		root: int(s.int("root", 0)), stream: r.stream}
 	size, err := c.Size()
 	if err != nil {
 		size = 0
@@ -301,7 +302,7 @@ func signalOptions(s step) *ncore.SignalOptions {
 }
 
 func opSignal(r *runner, s step) (result, error) {
-	return result{}, commArg(r, s).Signal(int(s.int("peer", 0)), signalOptions(s), nil)
+	return result{}, commArg(r, s).Signal(int(s.int("peer", 0)), signalOptions(s), r.stream)
 }
 
 // opWaitSignal parses descs "peer:0,op_count:2;peer:1" (fields absent take
@@ -328,14 +329,14 @@ func opWaitSignal(r *runner, s step) (result, error) {
 		descs = append(descs, d)
 	}
 	opts := &ncore.WaitSignalOptions{StructSize: uint32(s.int("struct_size", 0))}
-	return result{}, commArg(r, s).WaitSignalWith(descs, opts, nil)
+	return result{}, commArg(r, s).WaitSignalWith(descs, opts, r.stream)
 }
 
 func opPutSignal(r *runner, s step) (result, error) {
 	src := ncore.DeviceElements(bufferAddr(r, s, "buffer", ""), int(s.int("count", 0)), dtypeArg(s, "dtype"))
 	w := ncore.WindowFromHandle(handleOf(s.str("window")))
 	return result{}, commArg(r, s).PutSignal(src, int(s.int("peer", 0)), w, int(s.int("window_offset", 0)),
-		signalOptions(s), nil)
+		signalOptions(s), r.stream)
 }
 
 // plainAddr is a buffer's base address (symmetric put / get take no offset).
@@ -349,11 +350,11 @@ func plainAddr(s step) uintptr {
 func opSymmetricPut(r *runner, s step) (result, error) {
 	sym := ncore.SymmetricMemoryFromHandle(handleOf(s.str("sym")))
 	src := ncore.DeviceElements(plainAddr(s), int(s.int("bytes", 0)), ncore.Uint8)
-	return result{}, sym.Put(int(s.int("sym_offset", 0)), src, int(s.int("pe", 0)), nil)
+	return result{}, sym.Put(int(s.int("sym_offset", 0)), src, int(s.int("pe", 0)), r.stream)
 }
 
 func opSymmetricGet(r *runner, s step) (result, error) {
 	sym := ncore.SymmetricMemoryFromHandle(handleOf(s.str("sym")))
 	dst := ncore.DeviceElements(plainAddr(s), int(s.int("bytes", 0)), ncore.Uint8)
-	return result{}, sym.Get(dst, int(s.int("sym_offset", 0)), int(s.int("pe", 0)), nil)
+	return result{}, sym.Get(dst, int(s.int("sym_offset", 0)), int(s.int("pe", 0)), r.stream)
 }

@@ -408,7 +408,7 @@ func opLifecycle(r *runner, s step) (result, error) {
 }
 
 func opSynchronize(r *runner, s step) (result, error) {
-	return result{}, commArg(r, s).Synchronize(nil)
+	return result{}, commArg(r, s).Synchronize(r.stream)
 }
 
 func opGroup(r *runner, s step) (result, error) {
@@ -497,6 +497,7 @@ func init() {
 		"synchronize": opSynchronize, "mem_alloc": opMemAlloc, "mem_free": opMemFree,
 		"dtype_size": opDtypeSize, "library_info": opLibraryInfo,
 		"sleep": opSleep, "die": opDie,
+		"capture_begin": opCaptureBegin, "capture_end": opCaptureEnd,
 	}
 	// The rows of core/op_table.h (op_table_gen.go).
 	for name := range collectiveCalls {

@@ -145,7 +145,7 @@ def op_p2p(r: Runner, step: Step) -> None:
     """send, recv: every point-to-point row of core/op_table.h."""
     call = getattr(raw, "ncore_" + step.op)
     call(r.comm(step), buffer_arg(r, step, "buffer"), u64(step.int("count")),
-         op_dtype(step), i32(step.int("peer")), None)
+         op_dtype(step), i32(step.int("peer")), r.stream)
 
 
 def op_collective(r: Runner, step: Step) -> None:
@@ -158,12 +158,12 @@ def op_collective(r: Runner, step: Step) -> None:
     count, dtype, root = u64(step.int("count")), op_dtype(step), i32(step.int("root"))
     reduces, rooted = op_table.COLLECTIVES[step.op]
     extra = ([redop_arg(r, step)] if reduces else []) + ([root] if rooted else [])
-    getattr(raw, "ncore_" + step.op)(comm, send, recv, count, dtype, *extra, None)
+    getattr(raw, "ncore_" + step.op)(comm, send, recv, count, dtype, *extra, r.stream)
 
 
 def op_signal(r: Runner, step: Step) -> None:
     raw.ncore_signal(r.comm(step), i32(step.int("peer")), i32(step.int("signal_index")),
-                     i32(step.int("context")), u32(step.int("flags")), None)
+                     i32(step.int("context")), u32(step.int("flags")), r.stream)
 
 
 def op_wait_signal(r: Runner, step: Step) -> None:
@@ -177,25 +177,25 @@ def op_wait_signal(r: Runner, step: Step) -> None:
                 fields[i] = parse_int(value)
         descs.append((*fields, struct_size))
     # No descriptor: NULL, as the C runner passes.
-    raw.ncore_wait_signal(r.comm(step), descs or None, None)
+    raw.ncore_wait_signal(r.comm(step), descs or None, r.stream)
 
 
 def op_put_signal(r: Runner, step: Step) -> None:
     raw.ncore_put_signal(r.comm(step), buffer_arg(r, step, "buffer"), u64(step.int("count")),
                          op_dtype(step), i32(step.int("peer")), r.handle(step.arg("window")),
                          u64(step.int("window_offset")), i32(step.int("signal_index")),
-                         i32(step.int("context")), u32(step.int("flags")), None)
+                         i32(step.int("context")), u32(step.int("flags")), r.stream)
 
 
 def op_symmetric_put(r: Runner, step: Step) -> None:
     buf = r.get(step.arg("buffer"))
     raw.ncore_symmetric_put(r.handle(step.arg("sym")), u64(step.int("sym_offset")),
                             buf.ptr if buf is not None else 0, u64(step.int("bytes")),
-                            i32(step.int("pe")), None)
+                            i32(step.int("pe")), r.stream)
 
 
 def op_symmetric_get(r: Runner, step: Step) -> None:
     buf = r.get(step.arg("buffer"))
     raw.ncore_symmetric_get(buf.ptr if buf is not None else 0, r.handle(step.arg("sym")),
                             u64(step.int("sym_offset")), u64(step.int("bytes")),
-                            i32(step.int("pe")), None)
+                            i32(step.int("pe")), r.stream)

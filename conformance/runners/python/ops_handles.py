@@ -336,9 +336,9 @@ def op_lifecycle(r: Runner, step: Step) -> None:
 def op_synchronize(r: Runner, step: Step) -> None:
     comm = _communicator(r, step)
     if comm is None:
-        raw.ncore_comm_synchronize(0, None)
+        raw.ncore_comm_synchronize(0, r.stream)
     else:
-        comm.synchronize()
+        comm.synchronize(r.stream)
 
 
 def op_group(r: Runner, step: Step) -> None:

@@ -27,6 +27,7 @@ import ncore
 from ncore import raw
 
 import batch
+import capture
 import op_table
 import ops_data
 import ops_handles
@@ -63,6 +64,7 @@ OPS = {
     "library_info": ops_handles.op_library_info, "sleep": ops_handles.op_sleep,
     "settle": ops_handles.op_settle,
     "die": ops_handles.op_die,
+    "capture_begin": capture.op_capture_begin, "capture_end": capture.op_capture_end,
 }
 
 
@@ -131,6 +133,7 @@ def run_case(plan: plan_module.Plan, case_dir: str, rank: int, nranks: int) -> N
     if runner is not None:
         for step in plan.steps:
             print_result(plan.case_name, runner.rank, step, *run_step(runner, step))
+        capture.release(runner)
         runner.close()
     emit({"case": plan.case_name, "rank": rank, "end": True})
 

@@ -58,6 +58,10 @@ class Runner:
         self.nranks = world.nranks
         self.backend = int(world.backend)
         self.objects: dict[str, Obj] = {}
+        # The stream of the calls that take one: 0 (the default stream), or
+        # capture_stream between capture_begin and capture_end (capture.py).
+        self.stream = 0
+        self.capture_stream = 0
         # Everything the case made, hidden names included: released by close().
         self.made: list[Obj] = []
         self.put("world", Obj(COMM, handle=self.world))

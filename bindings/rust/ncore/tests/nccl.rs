@@ -8,7 +8,10 @@
 //! NCCL and a GPU are present, and says why it skips elsewhere.
 //!
 //! The same body runs on the host backend too (every rank an LSA peer), so
-//! that CI, which has no GPU, exercises it.
+//! that CI, which has no GPU, exercises it. The CUDA graph test
+//! (`nccl_graph_capture_on_two_ranks`, issue 42) runs on NCCL only: the
+//! host backend has nothing to capture; its driver calls come from
+//! libcuda.so.1 loaded at run time (common/cuda_graph.rs).
 //!
 //! On a GPU machine the binary is carried as build/bin/rust-nccl-tests
 //! (bindings/rust/test.sh copies it there); run it with NCORE_RUN naming
@@ -211,6 +214,139 @@ fn device_memory_body(env: &common::LaunchEnv, backend: Backend) {
     );
     assert!(window.peer_device_pointer(env.rank, 0).unwrap().is_some());
 
+    barrier(&comm, backend); // no peer still writes into the window
+    window.close().unwrap();
+    comm.finalize().unwrap();
+    comm.destroy().unwrap();
+}
+
+#[test]
+fn nccl_graph_capture_on_two_ranks() {
+    on_nccl_ranks("nccl_graph_capture_on_two_ranks", 2, graph_capture_body);
+}
+
+/// The buffers of [`graph_capture_body`], each WORDS i32.
+struct GraphBuffers {
+    send: DeviceMemory,
+    sum: DeviceMemory,
+    ring_in: DeviceMemory,
+    staging: DeviceMemory,
+}
+
+const GRAPH_WORDS: usize = 8;
+
+/// The calls the graph holds, eager or captured: allreduce, a ring in a
+/// group, a synchronize that must be refused while capturing, and (between
+/// LSA peers) a put_signal to the right with a wait for the left.
+fn graph_calls(
+    comm: &Communicator,
+    b: &mut GraphBuffers,
+    window: &ncore::Window<'_>,
+    (right, left, one_sided): (i32, i32, bool),
+    stream: &Stream,
+    capturing: bool,
+) {
+    let send = b.send.as_slice(DataType::INT32);
+    let mut sum = b.sum.as_slice(DataType::INT32);
+    let mut ring_in = b.ring_in.as_slice(DataType::INT32);
+    let staging = b.staging.as_slice(DataType::INT32);
+    comm.allreduce(&send, &mut sum, GRAPH_WORDS, RedOp::SUM, Some(stream))
+        .unwrap();
+    ncore::group(|g| {
+        g.send(comm, &send, GRAPH_WORDS, right, Some(stream))?;
+        g.recv(comm, &mut ring_in, GRAPH_WORDS, left, Some(stream))
+    })
+    .unwrap();
+    if capturing {
+        assert_error(
+            comm.synchronize(Some(stream)),
+            ErrorKind::InvalidUsage,
+            "CUDA graph",
+        );
+    }
+    if one_sided {
+        comm.put_signal(&staging, GRAPH_WORDS, right, window, 0, Some(stream))
+            .unwrap();
+        comm.wait_signal(&[WaitSignalDesc::new(left, 1)], Some(stream))
+            .unwrap();
+    }
+}
+
+/// Issue 42: [`graph_calls`] run once eagerly, then captured into a CUDA
+/// graph on a stream of ours and replayed with new inputs, the data checked
+/// after each replay (the ring's and the put's from the left neighbour, the
+/// allreduce's sum). A synchronize of the capturing stream is refused
+/// (InvalidUsage naming the CUDA graph) and the capture goes on.
+fn graph_capture_body(env: &common::LaunchEnv) {
+    const REPLAYS: i32 = 4;
+    let backend = Backend::Nccl;
+    ncore::set_device(backend, env.rank % ncore::device_count(backend).unwrap()).unwrap();
+    let config = Config::new().backend(backend).timeout_ms(60_000);
+    let comm = Communicator::from_env(Some(&config)).unwrap();
+    let n = env.nranks;
+    let (right, left) = ((env.rank + 1) % n, (env.rank + n - 1) % n);
+    let peers = (
+        right,
+        left,
+        lsa_reachable(&comm, right) && lsa_reachable(&comm, left),
+    );
+    let stream = Stream::new(backend).unwrap();
+    let alloc = || DeviceMemory::alloc(4 * GRAPH_WORDS, backend).unwrap();
+    let mut b = GraphBuffers {
+        send: alloc(),
+        sum: alloc(),
+        ring_in: alloc(),
+        staging: alloc(),
+    };
+    let mut inbox = DeviceMemory::alloc(4096, backend).unwrap();
+    inbox.write(0, &[0u8; 4096]).unwrap();
+    let window = comm
+        .register_window(&inbox, WindowFlags::COLL_SYMMETRIC)
+        .unwrap();
+    // What rank r sends in step s.
+    let values = |r: i32, step: i32| -> Vec<i32> {
+        (0..GRAPH_WORDS as i32)
+            .map(|i| 1000 * r + 10 * step + i)
+            .collect()
+    };
+    let inputs = |b: &mut GraphBuffers, step: i32| {
+        b.send.write(0, &values(env.rank, step)).unwrap();
+        b.staging.write(0, &values(env.rank, step)).unwrap();
+        barrier(&comm, backend);
+    };
+    let check = |b: &GraphBuffers, step: i32, what: &str| {
+        comm.synchronize(Some(&stream)).unwrap();
+        let sum: Vec<i32> = (0..GRAPH_WORDS as i32)
+            .map(|i| (0..n).map(|r| 1000 * r + 10 * step + i).sum())
+            .collect();
+        assert_eq!(b.sum.to_vec::<i32>().unwrap(), sum, "{what}: allreduce");
+        assert_eq!(
+            b.ring_in.to_vec::<i32>().unwrap(),
+            values(left, step),
+            "{what}: ring"
+        );
+        if peers.2 {
+            let mut got = [0i32; GRAPH_WORDS];
+            inbox.read(0, &mut got).unwrap();
+            assert_eq!(
+                got.to_vec(),
+                values(left, step),
+                "{what}: put from rank {left}"
+            );
+        }
+    };
+    inputs(&mut b, 0);
+    graph_calls(&comm, &mut b, &window, peers, &stream, false);
+    check(&b, 0, "eager");
+    let graph = common::cuda_graph::Graph::capture(&stream, |s| {
+        graph_calls(&comm, &mut b, &window, peers, s, true)
+    });
+    for step in 1..=REPLAYS {
+        inputs(&mut b, step);
+        graph.launch(&stream);
+        check(&b, step, &format!("replay {step}"));
+    }
+    drop(graph);
     barrier(&comm, backend); // no peer still writes into the window
     window.close().unwrap();
     comm.finalize().unwrap();

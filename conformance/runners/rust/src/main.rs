@@ -7,6 +7,11 @@
 //! count come from ncore-run's environment.
 
 mod batch;
+mod capture;
+// The driver's graph calls, shared with the ncore crate's tests.
+#[allow(dead_code)]
+#[path = "../../../../bindings/rust/ncore/tests/common/cuda_graph.rs"]
+mod cuda_graph;
 mod json;
 mod objects;
 mod op_table;
@@ -36,6 +41,10 @@ pub struct Runner {
     pub timeout_ms: i32,
     /// The GPU named in configs the runner makes (None on the host).
     pub device: Option<i32>,
+    /// The stream capture_begin made (capture.rs), and whether it is being
+    /// captured now (then every call that takes a stream gets it).
+    pub capture_stream: Option<ncore::Stream>,
+    pub capturing: bool,
 }
 
 /// What a step returns: a value on success, or the binding's error.
@@ -129,6 +138,7 @@ fn run_case(plan: &Plan, rank: i32, nranks: i32, id: &UniqueId) {
                 &value,
             ));
         }
+        capture::release(&mut runner);
         runner.objects.clear(runner.backend);
     }
     emit(&json::end_line(&plan.case_name, rank));
@@ -181,6 +191,8 @@ fn begin_case(plan: &Plan, rank: i32, nranks: i32, id: &UniqueId) -> Option<Runn
                 objects,
                 timeout_ms: plan.timeout_ms,
                 device: rank_device(),
+                capture_stream: None,
+                capturing: false,
             })
         }
         Err(e) => {
@@ -239,6 +251,8 @@ fn lookup(op: &str) -> Option<Op> {
         "sleep" => |_, s| ops_handles::sleep(s),
         "settle" => ops_handles::settle,
         "die" => |_, _| ops_handles::die(),
+        "capture_begin" => capture::capture_begin,
+        "capture_end" => capture::capture_end,
         _ => return None,
     };
     Some(f)

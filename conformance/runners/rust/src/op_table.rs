@@ -29,14 +29,14 @@ pub fn is_p2p(op: &str) -> bool {
 /// Runs collective `op` with `a`'s arguments.
 pub fn collective(comm: &Communicator, op: &str, a: &mut CollectiveArgs) -> Result<()> {
     match op {
-        "allreduce" => comm.allreduce(&a.send, &mut a.recv, a.count, (a.redop)(), None),
-        "broadcast" => comm.broadcast(&a.send, &mut a.recv, a.count, a.root, None),
-        "reduce" => comm.reduce(&a.send, &mut a.recv, a.count, (a.redop)(), a.root, None),
-        "allgather" => comm.allgather(&a.send, &mut a.recv, a.count, None),
-        "reduce_scatter" => comm.reduce_scatter(&a.send, &mut a.recv, a.count, (a.redop)(), None),
-        "alltoall" => comm.alltoall(&a.send, &mut a.recv, a.count, None),
-        "gather" => comm.gather(&a.send, &mut a.recv, a.count, a.root, None),
-        "scatter" => comm.scatter(&a.send, &mut a.recv, a.count, a.root, None),
+        "allreduce" => comm.allreduce(&a.send, &mut a.recv, a.count, (a.redop)(), a.stream),
+        "broadcast" => comm.broadcast(&a.send, &mut a.recv, a.count, a.root, a.stream),
+        "reduce" => comm.reduce(&a.send, &mut a.recv, a.count, (a.redop)(), a.root, a.stream),
+        "allgather" => comm.allgather(&a.send, &mut a.recv, a.count, a.stream),
+        "reduce_scatter" => comm.reduce_scatter(&a.send, &mut a.recv, a.count, (a.redop)(), a.stream),
+        "alltoall" => comm.alltoall(&a.send, &mut a.recv, a.count, a.stream),
+        "gather" => comm.gather(&a.send, &mut a.recv, a.count, a.root, a.stream),
+        "scatter" => comm.scatter(&a.send, &mut a.recv, a.count, a.root, a.stream),
         _ => unreachable!("{op} is no collective of core/op_table.h"),
     }
 }
@@ -44,8 +44,8 @@ pub fn collective(comm: &Communicator, op: &str, a: &mut CollectiveArgs) -> Resu
 /// Runs point-to-point call `op` with `a`'s arguments.
 pub fn p2p(comm: &Communicator, op: &str, a: &mut P2pArgs) -> Result<()> {
     match op {
-        "send" => comm.send(&a.buf, a.count, a.peer, None),
-        "recv" => comm.recv(&mut a.buf, a.count, a.peer, None),
+        "send" => comm.send(&a.buf, a.count, a.peer, a.stream),
+        "recv" => comm.recv(&mut a.buf, a.count, a.peer, a.stream),
         _ => unreachable!("{op} is no point-to-point call of core/op_table.h"),
     }
 }

@@ -5,7 +5,7 @@ use std::ffi::c_void;
 use std::mem::ManuallyDrop;
 
 use ncore::{
-    Communicator, DataType, DeviceMemory, DeviceSlice, MemcpyKind, RedOp, SignalOptions,
+    Communicator, DataType, DeviceMemory, DeviceSlice, MemcpyKind, RedOp, SignalOptions, Stream,
     SymmetricMemory, WaitSignalDesc, Window,
 };
 
@@ -226,6 +226,7 @@ pub struct P2pArgs<'a> {
     pub buf: DeviceSlice<'a>,
     pub count: usize,
     pub peer: i32,
+    pub stream: Option<&'a Stream>,
 }
 
 /// `send`, `recv`: every point-to-point row of core/op_table.h.
@@ -235,6 +236,7 @@ pub fn p2p(r: &mut Runner, step: &Step) -> StepResult {
         buf: slice_arg(r, step, "buffer", None),
         count: step.int("count", 0) as usize,
         peer: step.int("peer", 0) as i32,
+        stream: r.stream(),
     };
     op_table::p2p(&comm, &step.op, &mut a)?;
     Ok(Value::None)
@@ -266,6 +268,7 @@ pub struct CollectiveArgs<'a> {
     pub count: usize,
     pub root: i32,
     pub redop: &'a dyn Fn() -> RedOp,
+    pub stream: Option<&'a Stream>,
 }
 
 /// Every collective row of core/op_table.h.
@@ -278,6 +281,7 @@ pub fn collective(r: &mut Runner, step: &Step) -> StepResult {
         count: step.int("count", 0) as usize,
         root: step.int("root", 0) as i32,
         redop: &redop,
+        stream: r.stream(),
     };
     op_table::collective(&comm, &step.op, &mut a)?;
     Ok(Value::None)
@@ -293,7 +297,7 @@ fn signal_options(step: &Step) -> SignalOptions {
 
 /// `signal`.
 pub fn signal(r: &mut Runner, step: &Step) -> StepResult {
-    comm_arg(r, step).signal_with(step.int("peer", 0) as i32, signal_options(step), None)?;
+    comm_arg(r, step).signal_with(step.int("peer", 0) as i32, signal_options(step), r.stream())?;
     Ok(Value::None)
 }
 
@@ -315,8 +319,8 @@ pub fn wait_signal(r: &mut Runner, step: &Step) -> StepResult {
         .collect();
     let comm = comm_arg(r, step);
     match step.arg("struct_size") {
-        Some(size) => comm.wait_signal_versioned(&descs, parse_int(size) as u32, None)?,
-        None => comm.wait_signal(&descs, None)?,
+        Some(size) => comm.wait_signal_versioned(&descs, parse_int(size) as u32, r.stream())?,
+        None => comm.wait_signal(&descs, r.stream())?,
     }
     Ok(Value::None)
 }
@@ -335,7 +339,7 @@ pub fn put_signal(r: &mut Runner, step: &Step) -> StepResult {
         &window,
         step.int("window_offset", 0) as usize,
         signal_options(step),
-        None,
+        r.stream(),
     )?;
     Ok(Value::None)
 }
@@ -354,9 +358,9 @@ pub fn symmetric_copy(r: &mut Runner, step: &Step) -> StepResult {
     // valid for the bytes the case names.
     unsafe {
         if step.op == "symmetric_put" {
-            sym.put_raw(offset, ptr, bytes, pe, None)?;
+            sym.put_raw(offset, ptr, bytes, pe, r.stream())?;
         } else {
-            sym.get_raw(ptr, offset, bytes, pe, None)?;
+            sym.get_raw(ptr, offset, bytes, pe, r.stream())?;
         }
     }
     Ok(Value::None)

@@ -455,7 +455,7 @@ pub fn lifecycle(r: &mut Runner, step: &Step) -> StepResult {
 
 /// `synchronize`: waits for the default stream, watching the communicator.
 pub fn synchronize(r: &mut Runner, step: &Step) -> StepResult {
-    comm_arg(r, step).synchronize(None)?;
+    comm_arg(r, step).synchronize(r.stream())?;
     Ok(Value::None)
 }
 

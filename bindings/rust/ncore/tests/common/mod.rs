@@ -5,6 +5,8 @@
 //! launcher's failure fails the parent test with every rank's output.
 #![allow(dead_code)]
 
+pub mod cuda_graph;
+
 use std::path::PathBuf;
 use std::process::Command;
 
