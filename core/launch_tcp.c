@@ -44,13 +44,17 @@
 #define ANSWER_MS 5000
 #define RETRY_PAUSE_MS 100
 
-/* Binds one address of host (NULL: every interface) at port number;
- * the socket, or -1 with errno. */
-static int bind_one(int family, const struct sockaddr *address, socklen_t len) {
+/* Binds one address; the socket, or -1 with errno. reuse: SO_REUSEADDR,
+ * for a named port that earlier connections may have left in TIME_WAIT;
+ * without it nobody else can bind the port while the socket is bound but
+ * not listening (Linux lets two sockets share a port only when both set
+ * it and neither listens). */
+static int bind_one(int family, const struct sockaddr *address, socklen_t len,
+                    int reuse) {
   int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
   int one = 1, zero = 0;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (reuse) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   /* Every interface: IPv6 and IPv4 on one socket. */
   if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
   if (bind(fd, address, len) != 0) {
@@ -70,17 +74,18 @@ static int bound_port(int fd) {
                                        : ((struct sockaddr_in *)&a)->sin_port);
 }
 
-/* Binds host (NULL: every interface) at port; 0 and *fd, or an errno
- * (EAI_* resolution errors as negative values in *resolve_error). */
-static int bind_at(const char *host, int port, int *fd, int *resolve_error) {
+/* Binds host (NULL: every interface) at port; 0 and *fd, or an errno (and
+ * a resolution error in *resolve_error). */
+static int bind_at(const char *host, int port, int reuse, int *fd,
+                   int *resolve_error) {
   *resolve_error = 0;
   if (host == NULL) {
     struct sockaddr_in6 any6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
     struct sockaddr_in any4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                                .sin_addr.s_addr = htonl(INADDR_ANY)};
-    *fd = bind_one(AF_INET6, (struct sockaddr *)&any6, sizeof any6);
+    *fd = bind_one(AF_INET6, (struct sockaddr *)&any6, sizeof any6, reuse);
     if (*fd < 0 && errno != EADDRINUSE)
-      *fd = bind_one(AF_INET, (struct sockaddr *)&any4, sizeof any4);
+      *fd = bind_one(AF_INET, (struct sockaddr *)&any4, sizeof any4, reuse);
     return *fd < 0 ? errno : 0;
   }
   struct addrinfo hints, *list = NULL;
@@ -97,7 +102,7 @@ static int bind_at(const char *host, int port, int *fd, int *resolve_error) {
   /* The first of host's addresses that is this host's; one in use is the
    * answer (someone holds the port there). */
   for (struct addrinfo *a = list; a != NULL && *fd < 0; a = a->ai_next) {
-    *fd = bind_one(a->ai_family, a->ai_addr, a->ai_addrlen);
+    *fd = bind_one(a->ai_family, a->ai_addr, a->ai_addrlen, reuse);
     if (*fd < 0 && error != EADDRINUSE) error = errno;
   }
   freeaddrinfo(list);
@@ -118,38 +123,45 @@ static int bind_store(const char *host, const char *port, int *fd, int *bound,
                       int *resolve_error) {
   const char *address = bind_address(host);
   int number = atoi(port);
-  int error = bind_at(address, number, fd, resolve_error);
+  int error = bind_at(address, number, number != 0, fd, resolve_error);
   if (error == 0 && number == 0) {
     /* A port the kernel chose is given back when the socket stops
      * listening; one named in bind is kept, so the socket keeps it
-     * between exchanges: bind again, naming it. */
+     * between exchanges: bind again, naming it (fresh: no TIME_WAIT to
+     * reuse, and without SO_REUSEADDR nobody else can take it). */
     int chosen = bound_port(*fd);
     close(*fd);
-    error = bind_at(address, chosen, fd, resolve_error);
+    error = bind_at(address, chosen, 0, fd, resolve_error);
   }
   if (error == 0) *bound = bound_port(*fd);
   return error;
+}
+
+/* Why rank 0 could not bind or listen at host:port (error, and a
+ * resolution error), recorded. */
+static ncore_status_t bind_failed(const char *host, const char *port, int error,
+                                  int resolve_error) {
+  const char *address = bind_address(host);
+  const char *variable = address == host ? "MASTER_ADDR" : "NCORE_STORE_BIND_ADDR";
+  if (resolve_error != 0)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s: rank 0 cannot resolve %s "
+                      "to listen there: %s", variable, address,
+                      gai_strerror(resolve_error));
+  if (error == EADDRNOTAVAIL)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s: %s is no address of this "
+                      "host, so rank 0 cannot listen there; run rank 0 where it "
+                      "points, or set NCORE_STORE_BIND_ADDR to an address of this "
+                      "host (\"*\": every interface)", variable, address);
+  return core_error(NCORE_ERR_SYSTEM, "rank 0 cannot listen at %s:%s to hand out "
+                    "the unique id: %s", address ? address : "*", port,
+                    strerror(error));
 }
 
 ncore_status_t core_launch_tcp_bind(const char *host, const char *port, int *fd,
                                     int *bound) {
   int resolve_error = 0;
   int error = bind_store(host, port, fd, bound, &resolve_error);
-  const char *address = bind_address(host);
-  if (error == 0) return NCORE_OK;
-  if (resolve_error != 0)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s: rank 0 cannot resolve %s "
-                      "to listen there: %s", address == host ? "MASTER_ADDR"
-                      : "NCORE_STORE_BIND_ADDR", address, gai_strerror(resolve_error));
-  if (error == EADDRNOTAVAIL)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s: %s is no address of this "
-                      "host, so rank 0 cannot listen there; run rank 0 where it "
-                      "points, or set NCORE_STORE_BIND_ADDR to an address of this "
-                      "host (\"*\": every interface)", address == host ? "MASTER_ADDR"
-                      : "NCORE_STORE_BIND_ADDR", address);
-  return core_error(NCORE_ERR_SYSTEM, "rank 0 cannot listen at %s:%s to hand out "
-                    "the unique id: %s", address ? address : "*", port,
-                    strerror(error));
+  return error == 0 ? NCORE_OK : bind_failed(host, port, error, resolve_error);
 }
 
 /* ---- a rank's side ---- */
@@ -170,6 +182,13 @@ typedef struct fetch {
   unsigned char claim[CORE_STORE_CLAIM_BYTES];
   char reason[512];
 } fetch_t;
+
+/* What is left of a deadline in ms: -1 for none, else 0 or more. */
+static int64_t time_left(int64_t deadline) {
+  if (deadline < 0) return -1;
+  int64_t left = deadline - core_socket_now_ms();
+  return left > 0 ? left : 0;
+}
 
 /* The earlier of the job's deadline and now + ms. */
 static int64_t step_deadline(int64_t deadline, int ms) {
@@ -422,24 +441,33 @@ ncore_status_t core_launch_tcp_share(const core_launch_t *launch,
     if (s != NCORE_OK || !torch) return s;
     core_log(CORE_LOG_INFO, "MASTER_PORT %s is held by a torch TCPStore: the id "
              "comes through it", port);
-    int64_t left = deadline < 0 ? -1 : deadline - core_socket_now_ms();
     return core_launch_torch_store_share(launch, &secret, host, port, call,
-                                         left < 0 && deadline >= 0 ? 0 : left, id);
+                                         time_left(deadline), id);
   }
   int fd = -1, bound = 0, resolve_error = 0, retry = 1;
   int error = 0;
-  /* The port's holder may be a store that just served its last rank. */
-  while (retry && (error = bind_store(host, port, &fd, &bound, &resolve_error)) ==
-                      EADDRINUSE) {
-    int64_t left = deadline < 0 ? -1 : deadline - core_socket_now_ms();
-    s = port_taken(launch, &secret, host, port, call, left < 0 && deadline >= 0 ? 0 : left,
+  for (;;) {
+    error = bind_store(host, port, &fd, &bound, &resolve_error);
+    /* Two sockets with SO_REUSEADDR may both bind a port no one listens
+     * on yet: the second to listen is the one that finds it taken. */
+    if (error == 0 && listen(fd, SOMAXCONN) != 0) {
+      error = errno;
+      close(fd);
+      fd = -1;
+    }
+    if (error != EADDRINUSE) break;
+    /* The port's holder may be a store that just served its last rank. */
+    s = port_taken(launch, &secret, host, port, call, time_left(deadline),
                    deadline, id, &retry);
     if (!retry) return s;
-    if (deadline >= 0 && core_socket_now_ms() >= deadline) break;
+    if (deadline >= 0 && core_socket_now_ms() >= deadline)
+      return core_error(NCORE_ERR_SYSTEM, "MASTER_PORT: rank 0 cannot listen on "
+                        "port %s to hand out the unique id: %s", port,
+                        strerror(EADDRINUSE));
     struct timespec pause = {0, RETRY_PAUSE_MS * 1000000L};
     nanosleep(&pause, NULL);
   }
-  if (error != 0) return core_launch_tcp_bind(host, port, &fd, &bound);
+  if (error != 0) return bind_failed(host, port, error, resolve_error);
   char where[320];
   snprintf(where, sizeof where, "%s:%s", host, port);
   s = core_launch_tcp_serve(launch, &secret, fd, where, call, id, deadline);
