@@ -31,16 +31,29 @@ int core_store_greeting_valid(const core_store_greeting_t *greeting) {
   return memcmp(greeting->magic, GREETING_MAGIC, CORE_STORE_MAGIC_BYTES) == 0;
 }
 
+/* A proof over the conversation so far: purpose, the greeting, then
+ * ask_bytes of the ask and answer_bytes of the answer (answer may be NULL
+ * when answer_bytes is 0). */
+static void conversation_mac(const core_launch_secret_t *secret, const char *purpose,
+                             const core_store_greeting_t *greeting,
+                             const core_store_ask_t *ask, size_t ask_bytes,
+                             const core_store_answer_t *answer, size_t answer_bytes,
+                             unsigned char out[CORE_SHA256_BYTES]) {
+  core_hmac_sha256_t mac;
+  core_launch_secret_mac_begin(secret, purpose, &mac);
+  core_hmac_sha256_update(&mac, greeting, sizeof *greeting);
+  core_hmac_sha256_update(&mac, ask, ask_bytes);
+  core_hmac_sha256_update(&mac, answer, answer_bytes);
+  core_hmac_sha256_final(&mac, out);
+}
+
 /* The rank's proof: what it received and what it sends before the proof. */
 static void ask_proof(const core_launch_secret_t *secret,
                       const core_store_greeting_t *greeting,
                       const core_store_ask_t *ask,
                       unsigned char out[CORE_SHA256_BYTES]) {
-  core_hmac_sha256_t mac;
-  core_launch_secret_mac_begin(secret, "ncore store ask v1", &mac);
-  core_hmac_sha256_update(&mac, greeting, sizeof *greeting);
-  core_hmac_sha256_update(&mac, ask, offsetof(core_store_ask_t, proof));
-  core_hmac_sha256_final(&mac, out);
+  conversation_mac(secret, "ncore store ask v1", greeting, ask,
+                   offsetof(core_store_ask_t, proof), NULL, 0, out);
 }
 
 ncore_status_t core_store_ask_make(const core_launch_secret_t *secret,
@@ -81,12 +94,8 @@ static void answer_mac(const core_launch_secret_t *secret,
                        const core_store_ask_t *ask,
                        const core_store_answer_t *answer,
                        unsigned char out[CORE_SHA256_BYTES]) {
-  core_hmac_sha256_t mac;
-  core_launch_secret_mac_begin(secret, "ncore store answer v1", &mac);
-  core_hmac_sha256_update(&mac, greeting, sizeof *greeting);
-  core_hmac_sha256_update(&mac, ask, sizeof *ask);
-  core_hmac_sha256_update(&mac, answer, offsetof(core_store_answer_t, mac));
-  core_hmac_sha256_final(&mac, out);
+  conversation_mac(secret, "ncore store answer v1", greeting, ask, sizeof *ask,
+                   answer, offsetof(core_store_answer_t, mac), out);
 }
 
 /* The sealing context: both nonces, so no key stream is used twice. */

@@ -818,63 +818,57 @@ typedef struct asker {
   core_store_answer_t answer;
 } asker_t;
 
+/* Moves bytes of a message on a non-blocking socket: 1 when the whole
+ * message has gone (or come), 0 when the socket must be waited for, -1
+ * when the connection failed. */
+static int move_bytes(int fd, void *message, size_t len, size_t *done, int sending) {
+  while (*done < len) {
+    ssize_t n = sending ? write(fd, (char *)message + *done, len - *done)
+                        : read(fd, (char *)message + *done, len - *done);
+    if (n < 0 && errno == EAGAIN) return 0;
+    if (n <= 0) return -1;
+    *done += (size_t)n;
+  }
+  *done = 0;
+  return 1;
+}
+
 /* Moves one asker on; -1 when it failed. */
 static int asker_step(asker_t *a, const core_launch_secret_t *secret, int rank,
                       const ncore_unique_id_t *id) {
-  for (;;) {
-    ssize_t n;
-    switch (a->phase) {
-      case 0: {
-        int error = 0;
-        socklen_t len = sizeof error;
-        getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &error, &len);
-        if (error != 0) return -1;
-        a->phase = 1;
-        continue;
-      }
-      case 1:
-        n = read(a->fd, (char *)&a->greeting + a->done, sizeof a->greeting - a->done);
-        if (n < 0 && errno == EAGAIN) return 0;
-        if (n <= 0) return -1;
-        if ((a->done += (size_t)n) < sizeof a->greeting) continue;
-        {
-          unsigned char claim[CORE_STORE_CLAIM_BYTES];
-          memcpy(claim, &rank, sizeof rank);
-          if (core_store_ask_make(secret, &a->greeting, rank, ASKERS + 1, 0, claim,
-                                  &a->ask) != NCORE_OK)
-            return -1;
-        }
-        a->done = 0;
-        a->phase = 2;
-        continue;
-      case 2:
-        n = write(a->fd, (char *)&a->ask + a->done, sizeof a->ask - a->done);
-        if (n < 0 && errno == EAGAIN) return 0;
-        if (n <= 0) return -1;
-        if ((a->done += (size_t)n) < sizeof a->ask) continue;
-        a->done = 0;
-        a->phase = 3;
-        continue;
-      case 3: {
-        n = read(a->fd, (char *)&a->answer + a->done, sizeof a->answer - a->done);
-        if (n < 0 && errno == EAGAIN) return 0;
-        if (n <= 0) return -1;
-        if ((a->done += (size_t)n) < sizeof a->answer) continue;
-        ncore_unique_id_t got;
-        if (!core_store_answer_proven(secret, &a->greeting, &a->ask, &a->answer) ||
-            le32toh(a->answer.verdict) != CORE_STORE_GIVEN)
-          return -1;
-        core_store_answer_unseal(secret, &a->greeting, &a->ask, &a->answer, &got);
-        if (memcmp(got.internal, id->internal, sizeof got.internal) != 0) return -1;
-        close(a->fd);
-        a->fd = -1;
-        a->phase = 4;
-        return 0;
-      }
-      default:
-        return 0;
-    }
+  int moved = 1;
+  if (a->phase == 0) {
+    int error = 0;
+    socklen_t len = sizeof error;
+    getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &error, &len);
+    if (error != 0) return -1;
+    a->phase = 1;
   }
+  if (a->phase == 1 &&
+      (moved = move_bytes(a->fd, &a->greeting, sizeof a->greeting, &a->done, 0)) == 1) {
+    unsigned char claim[CORE_STORE_CLAIM_BYTES] = {0};
+    memcpy(claim, &rank, sizeof rank);
+    if (core_store_ask_make(secret, &a->greeting, rank, ASKERS + 1, 0, claim,
+                            &a->ask) != NCORE_OK)
+      return -1;
+    a->phase = 2;
+  }
+  if (a->phase == 2 &&
+      (moved = move_bytes(a->fd, &a->ask, sizeof a->ask, &a->done, 1)) == 1)
+    a->phase = 3;
+  if (a->phase == 3 &&
+      (moved = move_bytes(a->fd, &a->answer, sizeof a->answer, &a->done, 0)) == 1) {
+    ncore_unique_id_t got;
+    if (!core_store_answer_proven(secret, &a->greeting, &a->ask, &a->answer) ||
+        le32toh(a->answer.verdict) != CORE_STORE_GIVEN)
+      return -1;
+    core_store_answer_unseal(secret, &a->greeting, &a->ask, &a->answer, &got);
+    if (memcmp(got.internal, id->internal, sizeof got.internal) != 0) return -1;
+    close(a->fd);
+    a->fd = -1;
+    a->phase = 4;
+  }
+  return moved < 0 ? -1 : 0;
 }
 
 /* A store with 1,001 ranks: a thousand authenticated asks opened at once
