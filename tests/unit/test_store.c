@@ -145,6 +145,7 @@ typedef struct job {
 typedef struct outcome {
   int status;       /* of init, or of the allreduce after it */
   int initialised;
+  int error_after_init; /* ncore_last_error_status() after an OK init */
   int32_t sum;
   double done_ms;   /* CLOCK_MONOTONIC, when it had the result */
   char message[600];
@@ -187,6 +188,7 @@ static void run_rank(const job_t *job, int rank, int results, int release) {
   o.status = ncore_comm_init_from_env(&comm, &config);
   if (o.status == NCORE_OK) {
     o.initialised = 1;
+    o.error_after_init = ncore_last_error_status();
     o.sum = (rank + 1) * job->scale;
     o.status = ncore_allreduce(comm, &o.sum, &o.sum, 1, NCORE_INT32, NCORE_SUM, NULL);
   }
@@ -273,6 +275,9 @@ static void all_completed(const rank_process_t *ranks, int n, const job_t *job,
       harness_fail(__FILE__, __LINE__, "rank %d: %s, sum %d (expected %d): %s", r,
                    ncore_status_string((ncore_status_t)o->status), o->sum, want,
                    o->message);
+    else if (o->error_after_init != NCORE_OK)
+      harness_fail(__FILE__, __LINE__, "rank %d: init returned OK but left %s "
+                   "recorded", r, ncore_status_string((ncore_status_t)o->error_after_init));
     else if (limit_ms >= 0 && o->done_ms - since > limit_ms)
       harness_fail(__FILE__, __LINE__, "rank %d completed %.0f ms after the "
                    "stranger's move (at most %.0f)", r, o->done_ms - since, limit_ms);
@@ -772,6 +777,38 @@ TEST(a_stranger_on_the_port_hands_out_no_id) {
       harness_fail(__FILE__, __LINE__, "rank %d: %s", r, ranks[r].outcome.message);
     if (harness_failed()) return;
   }
+}
+
+/* A rank that asked before its store was there, and met a listener that
+ * hung up on it, asks again; once rank 0 serves, its init returns OK with
+ * no error left recorded from the tries it recovered from. */
+TEST(a_rank_that_asked_again_reports_no_old_error) {
+  job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 2, 1, 10000, NULL};
+  pid_t pid = fork_child();
+  if (pid == 0) {
+    int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)job.port)};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 64) != 0)
+      _exit(3);
+    for (double end = now_ms() + 600; now_ms() < end;) {
+      struct pollfd p = {listener, POLLIN, 0};
+      if (poll(&p, 1, 50) > 0) close(accept(listener, NULL, NULL));
+    }
+    _exit(0);
+  }
+  int hung_up = wait_for_listener(job.port, 5000);
+  rank_process_t ranks[2];
+  start_rank(&job, 1, &ranks[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  start_rank(&job, 0, &ranks[0]);
+  collect(ranks, 2, 0, 15000);
+  stop_ranks(ranks, 2);
+  CHECK(hung_up);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  all_completed(ranks, 2, &job, -1, -1);
 }
 
 /* Two processes of the job (both hold its secret) claim rank 1: the second
