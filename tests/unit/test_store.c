@@ -547,6 +547,18 @@ static int connect_to(int port) {
   return -1;
 }
 
+/* In a stranger's process: a socket listening at 127.0.0.1:port, as
+ * rank 0's store would (exits when it cannot). */
+static int stranger_listens(int port) {
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 64) != 0)
+    _exit(3);
+  return listener;
+}
+
 /* Reads exactly len bytes within ms; 0, or -1. */
 static int read_within(int fd, void *data, size_t len, int ms) {
   char *at = data;
@@ -715,12 +727,7 @@ TEST(a_stranger_on_the_port_hands_out_no_id) {
   if (pid == 0) {
     close(ready[0]);
     become(made ? uid : 0, gid);
-    int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)job.port)};
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 64) != 0)
-      _exit(3);
+    int listener = stranger_listens(job.port);
     if (write(ready[1], "r", 1) != 1) _exit(4);
     ncore_unique_id_t forged;
     memset(&forged, 0x5a, sizeof forged);
@@ -786,12 +793,7 @@ TEST(a_rank_that_asked_again_reports_no_old_error) {
   job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 2, 1, 10000, NULL};
   pid_t pid = fork_child();
   if (pid == 0) {
-    int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)job.port)};
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(listener, 64) != 0)
-      _exit(3);
+    int listener = stranger_listens(job.port);
     for (double end = now_ms() + 600; now_ms() < end;) {
       struct pollfd p = {listener, POLLIN, 0};
       if (poll(&p, 1, 50) > 0) close(accept(listener, NULL, NULL));
