@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "launch_secret.h"
 
 /* How the unique id reaches every rank. */
 typedef enum core_launch_exchange {
@@ -67,30 +68,59 @@ ncore_status_t core_launch_tcp_share(const core_launch_t *launch,
                                      uint64_t call, int64_t timeout_ms,
                                      ncore_unique_id_t *id);
 
-/* ncore's store (launch_tcp.c), also what PMI-1 hands over to after its
- * first exchange. core_launch_tcp_listen: rank 0's listening socket at
- * port on every address ("0": any free port), *bound the port it got.
- * core_launch_tcp_serve: rank 0 hands id (call number `call`) to every
- * other rank through the listening socket fd (port: for messages), until
- * all have it or the deadline (CLOCK_MONOTONIC ms, < 0: none) passes, then
- * names the ranks that never asked. core_launch_tcp_fetch: the others ask
- * host:port for it, retrying while nothing listens. */
-ncore_status_t core_launch_tcp_listen(const char *port, int *fd, int *bound);
-ncore_status_t core_launch_tcp_serve(const core_launch_t *launch, int fd,
-                                     const char *port, uint64_t call,
+/* ncore's store (launch_tcp.c, launch_tcp_serve.c), also what PMI-1 hands
+ * over to after its first exchange.
+ *
+ * core_launch_tcp_bind: rank 0's socket for the store, bound (not yet
+ * listening) at host's address — NCORE_STORE_BIND_ADDR instead when set,
+ * "*" or host NULL: every interface — and port ("0": a free one, kept by
+ * the socket for the process's later exchanges); *bound the port. Returns
+ * NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (the address does not resolve, or
+ * is no address of this host: the message names the variable);
+ * NCORE_ERR_SYSTEM (the port is taken, or another socket error).
+ *
+ * core_launch_tcp_serve: listens on fd (bound by core_launch_tcp_bind)
+ * and hands id (call number `call`) to every other rank of the job that
+ * proves secret, many connections at once, until all have it or the
+ * deadline (CLOCK_MONOTONIC ms, < 0: none) passes; then stops listening
+ * (fd stays bound, the caller closes it). where ("host:port") names it in
+ * messages. Returns NCORE_OK; NCORE_ERR_TIMEOUT naming the ranks that
+ * never came (and the first stranger refused, if any);
+ * NCORE_ERR_INVALID_ARGUMENT (a rank of the job disagrees on the rank
+ * count or call number); NCORE_ERR_INVALID_USAGE (two processes proving
+ * the secret claimed one rank, naming both); NCORE_ERR_SYSTEM.
+ *
+ * core_launch_tcp_fetch: the others ask host:port for it, proving secret,
+ * again and again while nothing listens or a stranger answers, until the
+ * deadline. Returns NCORE_OK; NCORE_ERR_TIMEOUT naming why the last try
+ * failed (nothing listened, another job's store); NCORE_ERR_INVALID_ARGUMENT
+ * (host does not resolve, or the job's rank 0 disagrees on the rank count
+ * or call number); NCORE_ERR_INVALID_USAGE (the job's store refused this
+ * rank, saying why); NCORE_ERR_SYSTEM. */
+ncore_status_t core_launch_tcp_bind(const char *host, const char *port, int *fd,
+                                    int *bound);
+ncore_status_t core_launch_tcp_serve(const core_launch_t *launch,
+                                     const core_launch_secret_t *secret, int fd,
+                                     const char *where, uint64_t call,
                                      const ncore_unique_id_t *id,
                                      int64_t deadline);
 ncore_status_t core_launch_tcp_fetch(const core_launch_t *launch,
+                                     const core_launch_secret_t *secret,
                                      const char *host, const char *port,
                                      uint64_t call, int64_t deadline,
                                      ncore_unique_id_t *id);
 
-/* A torch TCPStore's client (launch_torch_store.c): rank 0 sets key to the
- * id's bytes, the others wait for it and get it, at host:port. */
+/* A torch TCPStore's client (launch_torch_store.c): rank 0 sets
+ * "ncore.uid.<label>.<call>" to the id sealed with secret, the others wait
+ * for it and get it, at host:port. */
 ncore_status_t core_launch_torch_store_share(const core_launch_t *launch,
+                                             const core_launch_secret_t *secret,
                                              const char *host, const char *port,
-                                             const char *key,
-                                             int64_t timeout_ms,
+                                             uint64_t call, int64_t timeout_ms,
                                              ncore_unique_id_t *id);
+/* 1 when a torch TCPStore (either dialect) answers at host:port before
+ * the deadline; 0 otherwise. */
+int core_launch_torch_store_answers(const char *host, const char *port,
+                                    int64_t deadline);
 
 #endif

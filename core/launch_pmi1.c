@@ -5,11 +5,13 @@
  * Hydra stops the whole job when a process that spoke PMI exits without
  * "cmd=finalize" — and after that command it closes the connection. A C
  * atexit handler is no answer (Go's exit runs none), so the first exchange
- * does it all at once: rank 0 puts the id (as hex) and the address of a
- * socket it keeps listening on (its host name and a free port), every rank
- * enters the barrier, the others get both, and every rank finalises PMI.
- * Later ncore_comm_init_from_env calls of the process get their ids from
- * rank 0 at that address (ncore's store, launch_tcp.c). */
+ * does it all at once: rank 0 puts the id (as hex) and its store's secret
+ * and address (a random secret, its host name and a port its socket keeps
+ * bound), every rank enters the barrier, the others get both, and every
+ * rank finalises PMI. Later ncore_comm_init_from_env calls of the process
+ * get their ids from rank 0 at that address (ncore's store, launch_tcp.c),
+ * proving the secret, which only the job's processes got through their
+ * PMI connections; the store listens only while an exchange runs. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -28,10 +30,11 @@
 /* The PMI connection: one request at a time, so one lock. */
 static pthread_mutex_t pmi_lock = PTHREAD_MUTEX_INITIALIZER;
 static char kvsname[256];  /* the job's key-value space */
-/* After the first exchange: rank 0's store (host, port) and, at rank 0,
- * its listening socket. */
+/* After the first exchange: rank 0's store (host, port, the secret its
+ * ranks prove) and, at rank 0, its bound socket. */
 static int pmi_done;
 static char store_host[256], store_port[16];
+static core_launch_secret_t store_secret;
 static int store_fd = -1;
 
 static int64_t now_ms(void) {
@@ -127,14 +130,36 @@ static ncore_status_t pmi_open(int fd, int64_t deadline) {
   return s;
 }
 
-/* Rank 0: the socket later calls are served on, and its address. */
-static ncore_status_t open_store(void) {
+/* The store's secret: this rank's own identity mixed with rank 0's
+ * random text (hex), which came through PMI. */
+static ncore_status_t store_secret_from(const char *hex) {
+  ncore_status_t s = core_launch_secret_read(&store_secret);
+  char name[sizeof store_secret.name];
+  snprintf(name, sizeof name, "MPICH kvs %.40s", kvsname);
+  if (s == NCORE_OK) core_launch_secret_mix(&store_secret, hex, name, "PMI (rank 0's)");
+  return s;
+}
+
+/* Rank 0: the socket later calls are served on, its address and secret
+ * ("secret@host:port" into address). The socket is bound on every
+ * interface unless NCORE_STORE_BIND_ADDR names one: the address the
+ * other hosts reach is the host name's, which no local lookup can tell. */
+static ncore_status_t open_store(char *address, size_t cap) {
   int bound = 0;
-  ncore_status_t s = core_launch_tcp_listen("0", &store_fd, &bound);
+  char hex[CORE_LAUNCH_SECRET_HEX_CHARS + 1];
+  if (core_launch_secret_generate(hex) != 0)
+    return core_error(NCORE_ERR_SYSTEM, "getrandom: %s", strerror(errno));
+  ncore_status_t s = store_secret_from(hex);
+  if (s == NCORE_OK) s = core_launch_tcp_bind(NULL, "0", &store_fd, &bound);
   if (s != NCORE_OK) return s;
-  if (gethostname(store_host, sizeof store_host) != 0) strcpy(store_host, "localhost");
+  const char *chosen = getenv("NCORE_STORE_BIND_ADDR");
+  if (chosen != NULL && chosen[0] != '\0' && strcmp(chosen, "*") != 0)
+    snprintf(store_host, sizeof store_host, "%s", chosen);
+  else if (gethostname(store_host, sizeof store_host) != 0)
+    strcpy(store_host, "localhost");
   store_host[sizeof store_host - 1] = '\0';
   snprintf(store_port, sizeof store_port, "%d", bound);
+  snprintf(address, cap, "%s@%s:%s", hex, store_host, store_port);
   return NCORE_OK;
 }
 
@@ -144,7 +169,8 @@ static ncore_status_t pmi_share(int fd, const core_launch_t *launch,
                                 ncore_unique_id_t *id) {
   ncore_status_t s = pmi_open(fd, deadline);
   char request[CORE_LAUNCH_ID_HEX_CHARS + 512], reply[CORE_LAUNCH_ID_HEX_CHARS + 512];
-  if (s == NCORE_OK && launch->rank == 0) s = open_store();
+  char address[CORE_LAUNCH_SECRET_HEX_CHARS + sizeof store_host + 32];
+  if (s == NCORE_OK && launch->rank == 0) s = open_store(address, sizeof address);
   if (s == NCORE_OK && launch->rank == 0) {
     char hex[CORE_LAUNCH_ID_HEX_CHARS + 1];
     core_launch_id_encode(id, hex);
@@ -152,7 +178,7 @@ static ncore_status_t pmi_share(int fd, const core_launch_t *launch,
              kvsname, key, hex);
     s = pmi_checked(fd, request, reply, sizeof reply, deadline);
     snprintf(request, sizeof request, "cmd=put kvsname=%s key=ncore.store "
-             "value=%s:%s\n", kvsname, store_host, store_port);
+             "value=%s\n", kvsname, address);
     if (s == NCORE_OK) s = pmi_checked(fd, request, reply, sizeof reply, deadline);
   }
   if (s == NCORE_OK)
@@ -167,17 +193,19 @@ static ncore_status_t pmi_share(int fd, const core_launch_t *launch,
                      "(\"%.80s\")", key, reply);
     snprintf(request, sizeof request, "cmd=get kvsname=%s key=ncore.store\n", kvsname);
     if (s == NCORE_OK) s = pmi_checked(fd, request, reply, sizeof reply, deadline);
-    char address[sizeof store_host];
-    char *colon = NULL;
-    if (s == NCORE_OK && pmi_field(reply, "value", address, sizeof address) == 0)
+    char *colon = NULL, *at = NULL;
+    if (s == NCORE_OK && pmi_field(reply, "value", address, sizeof address) == 0) {
       colon = strrchr(address, ':');
-    if (s == NCORE_OK && colon == NULL)
+      at = strchr(address, '@');
+    }
+    if (s == NCORE_OK && (colon == NULL || at == NULL || at > colon))
       s = core_error(NCORE_ERR_REMOTE, "PMI: rank 0's store address is missing "
                      "(\"%.80s\")", reply);
     if (s == NCORE_OK) {
-      *colon = '\0';
-      memcpy(store_host, address, sizeof store_host);
+      *colon = *at = '\0';
+      snprintf(store_host, sizeof store_host, "%s", at + 1);
       snprintf(store_port, sizeof store_port, "%s", colon + 1);
+      s = store_secret_from(address);
     }
   }
   /* Finalise, whatever happened: the job must not be stopped for it. */
@@ -206,10 +234,15 @@ ncore_status_t core_launch_pmi1_share(const core_launch_t *launch,
   else if (store_host[0] == '\0')
     s = core_error(NCORE_ERR_UNAVAILABLE, "%s: the first exchange through PMI "
                    "failed, and PMI is finalised", launch->launcher);
-  else if (launch->rank == 0)
-    s = core_launch_tcp_serve(launch, store_fd, store_port, call, id, deadline);
-  else
-    s = core_launch_tcp_fetch(launch, store_host, store_port, call, deadline, id);
+  else if (launch->rank == 0) {
+    char where[sizeof store_host + sizeof store_port + 1];
+    snprintf(where, sizeof where, "%s:%s", store_host, store_port);
+    s = core_launch_tcp_serve(launch, &store_secret, store_fd, where, call, id,
+                              deadline);
+  } else {
+    s = core_launch_tcp_fetch(launch, &store_secret, store_host, store_port, call,
+                              deadline, id);
+  }
   pthread_mutex_unlock(&pmi_lock);
   return s;
 }

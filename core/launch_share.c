@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "error_clear.h"
 #include "launch.h"
 #include "log.h"
 
@@ -69,6 +70,9 @@ ncore_status_t core_launch_share_id(const core_launch_t *launch,
     default:
       s = core_error(NCORE_ERR_INTERNAL, "no way to share the unique id");
   }
+  /* What the exchange recovered from (a stranger's bytes, a store that
+   * was not there yet) is not this call's error. */
+  if (s == NCORE_OK) core_error_clear();
   if (s == NCORE_OK)
     core_log(CORE_LOG_INFO, "id %s %s through %s", key,
              launch->rank == 0 ? "published" : "received",

@@ -1,6 +1,7 @@
 /* core — TCP helpers of the launched jobs' id exchanges (launch_socket.h). */
 #include "launch_socket.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -75,7 +76,45 @@ ncore_status_t core_socket_read(int fd, void *data, size_t len,
   return NCORE_OK;
 }
 
-/* One attempt at every address of host:port; the socket, or -1 with errno. */
+void core_socket_peer_name(int fd, char *out, size_t cap) {
+  struct sockaddr_storage a;
+  socklen_t len = sizeof a;
+  char text[INET6_ADDRSTRLEN] = "";
+  snprintf(out, cap, "an unknown peer");
+  if (getpeername(fd, (struct sockaddr *)&a, &len) != 0) return;
+  if (a.ss_family == AF_INET) {
+    const struct sockaddr_in *v4 = (const struct sockaddr_in *)&a;
+    if (inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text))
+      snprintf(out, cap, "%s:%u", text, (unsigned)ntohs(v4->sin_port));
+  } else if (a.ss_family == AF_INET6) {
+    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&a;
+    if (inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text))
+      snprintf(out, cap, "[%s]:%u", text, (unsigned)ntohs(v6->sin6_port));
+  }
+}
+
+/* How long one address may take to accept a connection: a host that
+ * drops packets would otherwise hold connect() for the kernel's minutes. */
+#define CONNECT_MS 2000
+
+/* Connects fd (non-blocking) to address within CONNECT_MS; 0, or -1 with
+ * errno. */
+static int connect_bounded(int fd, const struct sockaddr *address, socklen_t len) {
+  if (connect(fd, address, len) == 0) return 0;
+  if (errno != EINPROGRESS) return -1;
+  if (wait_ready(fd, POLLOUT, core_socket_now_ms() + CONNECT_MS) != 0) {
+    errno = ETIMEDOUT;
+    return -1;
+  }
+  int error = 0;
+  socklen_t size = sizeof error;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) != 0) return -1;
+  errno = error;
+  return error == 0 ? 0 : -1;
+}
+
+/* One attempt at every address of host:port; the socket (non-blocking),
+ * or -1 with errno. */
 static int connect_once(const char *host, const char *port, int *resolve_error) {
   struct addrinfo hints, *list = NULL;
   memset(&hints, 0, sizeof hints);
@@ -85,9 +124,10 @@ static int connect_once(const char *host, const char *port, int *resolve_error) 
   if (*resolve_error != 0) return -1;
   int fd = -1, saved = ECONNREFUSED;
   for (struct addrinfo *a = list; a != NULL && fd < 0; a = a->ai_next) {
-    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                a->ai_protocol);
     if (fd < 0) continue;
-    if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+    if (connect_bounded(fd, a->ai_addr, a->ai_addrlen) != 0) {
       saved = errno;
       close(fd);
       fd = -1;
@@ -102,20 +142,32 @@ static int connect_once(const char *host, const char *port, int *resolve_error) 
   return fd;
 }
 
+int core_socket_connect_once(const char *host, const char *port, const char *who,
+                             int *fd) {
+  int resolve_error = 0;
+  *fd = connect_once(host, port, &resolve_error);
+  if (*fd >= 0) return 1;
+  if (resolve_error != 0 && resolve_error != EAI_AGAIN) {
+    core_error(NCORE_ERR_INVALID_ARGUMENT, "%s:%s: cannot resolve %s: %s", host,
+               port, host, gai_strerror(resolve_error));
+    return -1;
+  }
+  if (resolve_error == 0 && errno != ECONNREFUSED && errno != ETIMEDOUT &&
+      errno != EHOSTUNREACH && errno != ENETUNREACH && errno != EINTR) {
+    core_error(NCORE_ERR_SYSTEM, "connecting to %s:%s (%s): %s", host, port, who,
+               strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
 ncore_status_t core_socket_connect(const char *host, const char *port,
                                    int64_t deadline, const char *who, int *fd) {
   int64_t start = core_socket_now_ms(), next_note = start + 5000;
   for (;;) {
-    int resolve_error = 0;
-    *fd = connect_once(host, port, &resolve_error);
-    if (*fd >= 0) return NCORE_OK;
-    if (resolve_error != 0 && resolve_error != EAI_AGAIN)
-      return core_error(NCORE_ERR_INVALID_ARGUMENT, "%s:%s: cannot resolve %s: %s",
-                        host, port, host, gai_strerror(resolve_error));
-    if (resolve_error == 0 && errno != ECONNREFUSED && errno != ETIMEDOUT &&
-        errno != EHOSTUNREACH && errno != ENETUNREACH && errno != EINTR)
-      return core_error(NCORE_ERR_SYSTEM, "connecting to %s:%s (%s): %s", host,
-                        port, who, strerror(errno));
+    int got = core_socket_connect_once(host, port, who, fd);
+    if (got > 0) return NCORE_OK;
+    if (got < 0) return core_error_current();
     int64_t now = core_socket_now_ms();
     if (deadline >= 0 && now >= deadline)
       return core_error(NCORE_ERR_TIMEOUT,

@@ -26,6 +26,18 @@ ncore_status_t core_socket_write(int fd, const void *data, size_t len,
 ncore_status_t core_socket_read(int fd, void *data, size_t len,
                                 int64_t deadline, const char *what);
 
+/* The address of fd's peer, "10.0.0.7:51234" or "[::1]:51234", into out
+ * ("an unknown peer" when it cannot be read). */
+void core_socket_peer_name(int fd, char *out, size_t cap);
+
+/* One attempt at every address of host:port: 1 with *fd connected (the
+ * caller closes it); 0 when nothing listens there yet (refused,
+ * unreachable: worth another try); -1 when it cannot be done at all
+ * (recorded: NCORE_ERR_INVALID_ARGUMENT when host does not resolve,
+ * NCORE_ERR_SYSTEM otherwise, naming host:port and who was awaited). */
+int core_socket_connect_once(const char *host, const char *port, const char *who,
+                             int *fd);
+
 /* Connects to host:port, retrying while nothing listens there, until the
  * deadline. *fd receives the socket (the caller closes it). The message
  * of a failure names host:port and what was awaited there (who). */

@@ -7,6 +7,10 @@
  *   NCORE_LOCAL_RANK  the rank on this machine
  *   NCORE_UNIQUE_ID   the 128-byte ncore_unique_id_t as 256 lowercase hex
  *                     characters (either case is read)
+ *   NCORE_JOB_SECRET  the job's secret: 64 lowercase hex characters of 32
+ *                     random bytes, new for every launch, which every rank
+ *                     proves to the store of later ids (core/launch_secret.h;
+ *                     any launcher may set it, or NCORE_JOB_SECRET_FILE)
  * and, for several NCCL ranks per GPU (--oversubscribe), NCORE_OVERSUBSCRIBE=1
  * with NCCL_HOSTID and NCCL_SOCKET_IFNAME (core_launch_isolate_host).
  * Header-only (static inline): the launcher and the harness are separate
@@ -14,9 +18,11 @@
 #ifndef NCORE_CORE_LAUNCH_VARS_H
 #define NCORE_CORE_LAUNCH_VARS_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <ncore.h>
 
@@ -56,6 +62,32 @@ static inline void core_launch_id_encode(
     out[2 * i + 1] = digits[b & 15];
   }
   out[CORE_LAUNCH_ID_HEX_CHARS] = '\0';
+}
+
+/* Length of the NCORE_JOB_SECRET ncore-run makes: 32 random bytes in hex. */
+#define CORE_LAUNCH_SECRET_HEX_CHARS 64
+
+/* Writes a new job secret (32 bytes from getrandom, as 64 lowercase hex
+ * characters and a NUL) into out; 0, or -1 with errno when the kernel
+ * gives no random bytes. */
+static inline int core_launch_secret_generate(
+    char out[CORE_LAUNCH_SECRET_HEX_CHARS + 1]) {
+  static const char digits[] = "0123456789abcdef";
+  unsigned char bytes[CORE_LAUNCH_SECRET_HEX_CHARS / 2];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return -1;
+    got += (size_t)n;
+  }
+  for (size_t i = 0; i < sizeof bytes; i++) {
+    out[2 * i] = digits[bytes[i] >> 4];
+    out[2 * i + 1] = digits[bytes[i] & 15];
+  }
+  out[CORE_LAUNCH_SECRET_HEX_CHARS] = '\0';
+  memset(bytes, 0, sizeof bytes);
+  return 0;
 }
 
 /* Parses text as an int in [0, 2^30]; 0, or -1 when it is not one. */

@@ -11,11 +11,12 @@
 #include "../error.h"
 #include "exchange.h"
 #include "keyed_hash.h"
+#include "../random_bytes.h"
 #include "segment.h"
 
 /* A random token for a new unique id or init_all. */
 static ncore_status_t random_token(uint64_t *out) {
-  return host_random_bytes(out, sizeof *out);
+  return core_random_bytes(out, sizeof *out);
 }
 
 /* The token of parent c's child number seq: every rank of the parent

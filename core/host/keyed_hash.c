@@ -6,12 +6,7 @@
  * token is SipHash-2-4 (Aumasson and Bernstein, 2012) of its sequence number
  * and tag under that key: every rank computes the same token, nobody else
  * can. */
-#include <errno.h>
-#include <string.h>
-#include <sys/random.h>
 #include "keyed_hash.h"
-
-#include "../error.h"
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
@@ -39,17 +34,4 @@ uint64_t host_keyed_hash(const uint64_t key[2], uint64_t a, uint64_t b) {
   v[2] ^= 0xff;
   for (int i = 0; i < 4; i++) sip_round(v);
   return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-
-ncore_status_t host_random_bytes(void *out, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = getrandom((char *)out + got, n - got, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      return core_error(NCORE_ERR_SYSTEM, "getrandom: %s",
-                        r < 0 ? strerror(errno) : "no bytes");
-    got += (size_t)r;
-  }
-  return NCORE_OK;
 }

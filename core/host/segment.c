@@ -21,6 +21,7 @@
 #include "../error_clear.h"
 #include "failure.h"
 #include "keyed_hash.h"
+#include "../random_bytes.h"
 #include "liveness.h"
 #include "p2p_direct.h"
 #include "registered_buffer.h"
@@ -199,7 +200,7 @@ ncore_status_t host_segment_join(host_comm_t **out, core_comm_state_t *state,
       host_segment_header_t *h = host_header(c);
       memcpy(h->magic, HOST_MAGIC, 8);
       h->nranks = nranks;
-      s = host_random_bytes(h->child_key, sizeof h->child_key);
+      s = core_random_bytes(h->child_key, sizeof h->child_key);
     }
     /* Listening last: nobody can get the segment before it is ready. */
     int name_taken = 0;

@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <execinfo.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -103,6 +104,32 @@ ncore_backend_t harness_backend(void) {
 }
 
 int harness_is_host(void) { return harness_backend() == NCORE_BACKEND_HOST; }
+
+int harness_make_user(const char *name, unsigned *uid, unsigned *gid, char *why,
+                      size_t size) {
+  if (geteuid() != 0) {
+    snprintf(why, size, "needs root to act as a second user");
+    return -1;
+  }
+  char command[256];
+  snprintf(command, sizeof command, "useradd --system --no-create-home --shell "
+           "/usr/sbin/nologin %s >/dev/null 2>&1", name);
+  int rc = system(command);
+  struct passwd *pw = getpwnam(name);
+  if (!pw) {
+    snprintf(why, size, "useradd did not make a second user (status %d)", rc);
+    return -1;
+  }
+  *uid = pw->pw_uid;
+  *gid = pw->pw_gid;
+  return 0;
+}
+
+void harness_remove_user(const char *name) {
+  char command[256];
+  snprintf(command, sizeof command, "userdel %s >/dev/null 2>&1", name);
+  if (system(command) != 0) fprintf(stderr, "harness: %s failed\n", command);
+}
 
 int harness_next_fd_named(int after, const char *name) {
   DIR *d = opendir("/proc/self/fd");

@@ -53,6 +53,16 @@ int harness_is_host(void);
  * name)) >= 0;). */
 int harness_next_fd_named(int after, const char *name);
 
+/* A second user for tests that attack as another uid would: makes the
+ * system user `name` (as root, with useradd; a name per test program, so
+ * programs running at once never remove each other's) and gives its ids.
+ * Returns 0, or -1 with why in `why` (not root, useradd failed): such a
+ * test then attacks as this user, or skips. harness_remove_user deletes
+ * it again. */
+int harness_make_user(const char *name, unsigned *uid, unsigned *gid, char *why,
+                      size_t size);
+void harness_remove_user(const char *name);
+
 #define TEST(name)                                                        \
   static void name(void);                                                 \
   __attribute__((constructor)) static void harness_register_##name(void) { \

@@ -11,7 +11,6 @@
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -220,30 +219,21 @@ TEST(rank_0_killed_during_init_leaves_nothing) {
 
 #define ATTACKER_NAME "ncore-test-attacker"
 
-/* Makes the attacking user (as root, with useradd); 0 and its ids, or -1
- * with why in `why`. */
+/* Makes the attacking user; 0 and its ids, or -1 with why in `why`. */
 static int make_attacker(uid_t *uid, gid_t *gid, char *why, size_t size) {
-  if (geteuid() != 0) {
-    snprintf(why, size, "needs root to act as a second user (checked owner, mode and "
-                        "namelessness instead)");
+  unsigned u = 0, g = 0;
+  if (harness_make_user(ATTACKER_NAME, &u, &g, why, size) != 0) {
+    if (geteuid() != 0)
+      snprintf(why, size, "needs root to act as a second user (checked owner, "
+                          "mode and namelessness instead)");
     return -1;
   }
-  int rc = system("useradd --system --no-create-home --shell /usr/sbin/nologin "
-                  ATTACKER_NAME " >/dev/null 2>&1");
-  struct passwd *pw = getpwnam(ATTACKER_NAME);
-  if (!pw) {
-    snprintf(why, size, "useradd did not make a second user (status %d)", rc);
-    return -1;
-  }
-  *uid = pw->pw_uid;
-  *gid = pw->pw_gid;
+  *uid = u;
+  *gid = g;
   return 0;
 }
 
-static void remove_attacker(void) {
-  if (system("userdel " ATTACKER_NAME " >/dev/null 2>&1") != 0)
-    fprintf(stderr, "test_isolation: userdel " ATTACKER_NAME " failed\n");
-}
+static void remove_attacker(void) { harness_remove_user(ATTACKER_NAME); }
 
 /* What the attacker got. */
 typedef struct loot {

@@ -4,8 +4,8 @@
  * one environment for the ranks and one way of reporting failures.
  *
  * Makes ONE unique id (ncore_get_unique_id, backend from --backend, else
- * NCORE_BACKEND / AUTO) and gives every rank ncore's variables and
- * torchrun's (ranks.c). Exit status: 0 when every rank exited 0; else the
+ * NCORE_BACKEND / AUTO) and one job secret (32 random bytes, hex), and
+ * gives every rank ncore's variables and torchrun's (ranks.c). Exit status: 0 when every rank exited 0; else the
  * first failing rank's exit status (128 + the signal that killed it), 124
  * when the timeout stopped the ranks, 130 when the launcher was
  * interrupted, 2 on a usage error. */
@@ -26,10 +26,10 @@ static void usage(FILE *to) {
           "usage: ncore-run -n N [options] PROGRAM [ARGS...]\n"
           "       python -m ncore.run -n N [options] (SCRIPT.py | -m MODULE) [ARGS...]\n"
           "Starts N ranks on this machine. Each gets NCORE_RANK, NCORE_NRANKS,\n"
-          "NCORE_LOCAL_RANK, NCORE_UNIQUE_ID and torchrun's RANK, WORLD_SIZE,\n"
-          "LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT; Python ranks run\n"
-          "unbuffered, C ranks that link libncore line-buffered. Output is forwarded\n"
-          "line by line.\n"
+          "NCORE_LOCAL_RANK, NCORE_UNIQUE_ID, NCORE_JOB_SECRET (new for each launch)\n"
+          "and torchrun's RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,\n"
+          "MASTER_PORT; Python ranks run unbuffered, C ranks that link libncore\n"
+          "line-buffered. Output is forwarded line by line.\n"
           "  -n, --nranks N      number of ranks (1..1024)\n"
           "  -b, --backend B     host or nccl (default: NCORE_BACKEND, else AUTO)\n"
           "  -t, --timeout S     stop all ranks after S seconds (default: none)\n"
@@ -179,8 +179,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ncore-run: cannot make a unique id: %s\n", ncore_last_error_message());
     return 1;
   }
-  char hex[CORE_LAUNCH_ID_HEX_CHARS + 1];
+  char hex[CORE_LAUNCH_ID_HEX_CHARS + 1], secret[CORE_LAUNCH_SECRET_HEX_CHARS + 1];
   core_launch_id_encode(&id, hex);
   plan.unique_id_hex = hex;
+  if (core_launch_secret_generate(secret) != 0) {
+    perror("ncore-run: cannot make the job's secret: getrandom");
+    return 1;
+  }
+  plan.job_secret_hex = secret;
   return launch_ranks(&plan);
 }

@@ -110,7 +110,10 @@ static void choose_master_port(void) {
   if (fd >= 0) close(fd);
 }
 
-/* What each rank gets besides ncore's variables: torchrun's names (so
+/* What each rank gets besides ncore's variables (the job's secret among
+ * them, which replaces any of an enclosing job: each launch is a job of
+ * its own, and its ranks prove it to rank 0's store of later ids):
+ * torchrun's names (so
  * programs written for torchrun, e.g. nccl.core programs that exchange
  * their id through MASTER_ADDR:MASTER_PORT, run unchanged), unbuffered
  * Python, and line-buffered stdout in C programs that link libncore
@@ -127,6 +130,8 @@ static void set_rank_environment(const launch_plan_t *plan, int r) {
   setenv("WORLD_SIZE", number, 1);
   setenv("LOCAL_WORLD_SIZE", number, 1);
   setenv("NCORE_UNIQUE_ID", plan->unique_id_hex, 1);
+  setenv("NCORE_JOB_SECRET", plan->job_secret_hex, 1);
+  unsetenv("NCORE_JOB_SECRET_FILE");
   setenv("MASTER_ADDR", getenv("MASTER_ADDR") ? getenv("MASTER_ADDR") : "127.0.0.1", 1);
   setenv("MASTER_PORT", master_port, 1);
   setenv("PYTHONUNBUFFERED", "1", 1);

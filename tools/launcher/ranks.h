@@ -9,6 +9,7 @@ typedef struct launch_plan {
   double grace_seconds;     /* SIGTERM to SIGKILL */
   char *const *argv;        /* program and its arguments, NULL-terminated */
   const char *unique_id_hex; /* 256 hex chars, NUL-terminated */
+  const char *job_secret_hex; /* this launch's NCORE_JOB_SECRET: 64 hex chars */
   int oversubscribe;        /* each rank its own NCCL host identity */
   int tag;                  /* prefix output lines with "[r] " */
 } launch_plan_t;

@@ -13,9 +13,18 @@
  * and, with none, makes a job of one rank. Rank 0 makes the unique id and
  * it reaches the other ranks through the launcher: its PMIx server (Open
  * MPI; Slurm with srun --mpi=pmix), PMI-1 on PMI_FD (Hydra), torchrun's
- * agent store or, where nothing listens there, rank 0 itself at
- * MASTER_ADDR:MASTER_PORT. NCORE_DEBUG=INFO logs what was read and how the
- * id travelled. docs/architecture.md ("Joining a launched job") says why. */
+ * agent store (or torch's own store, where init_process_group came first)
+ * or, where nothing listens there, rank 0 itself at MASTER_ADDR:MASTER_PORT
+ * (bound to that address; NCORE_STORE_BIND_ADDR names another, "*" every
+ * interface). Rank 0's store hands the id only to ranks that prove the
+ * job's secret: NCORE_JOB_SECRET (ncore-run sets a random one per launch)
+ * or the file NCORE_JOB_SECRET_FILE names, else one derived from the
+ * launcher's job id (TORCHELASTIC_RUN_ID; SLURM_JOB_ID and SLURM_STEP_ID;
+ * PMIX_NAMESPACE; Open MPI's job id), which separates jobs but
+ * authenticates nobody; in torch's stores the id is sealed with it.
+ * NCORE_DEBUG=INFO logs what was read and how the id travelled.
+ * docs/architecture.md ("Joining a launched job") says why, and
+ * docs/reliability.md what each launcher's way authenticates. */
 #ifndef NCORE_LAUNCH_H
 #define NCORE_LAUNCH_H
 
@@ -46,14 +55,23 @@ NCORE_BEGIN_DECLS
  * non-negative integer, the rank not below the size, NCORE_UNIQUE_ID not
  * 256 hex characters, a local rank set but not a non-negative integer; the
  * message names the variable) or when the ranks disagree on the size or
- * the number of calls; NCORE_ERR_UNAVAILABLE also when the NCCL backend
+ * the number of calls, when NCORE_JOB_SECRET or NCORE_JOB_SECRET_FILE is
+ * set but unusable (shorter than 16 characters, a file that cannot be read
+ * or holds more than 4096 bytes), or when MASTER_ADDR (or
+ * NCORE_STORE_BIND_ADDR) is no address of rank 0's host;
+ * NCORE_ERR_INVALID_USAGE also when two processes proving the job's secret
+ * claim one rank (the message names both); NCORE_ERR_UNAVAILABLE also when
+ * the NCCL backend
  * sees no device, or the launcher offers no way for the id to travel (no
  * PMIx server, no PMI_FD, no MASTER_ADDR / MASTER_PORT: the message names
  * what was looked for); NCORE_ERR_TIMEOUT also when rank 0's id did not
  * arrive within the config's timeout (the message names where it was
- * awaited and, at rank 0, the ranks that never asked); NCORE_ERR_REMOTE
- * also when the launcher's service failed; NCORE_ERR_SYSTEM also when rank
- * 0 cannot listen at MASTER_PORT. */
+ * awaited and why the last try failed — nothing listened, another job's
+ * store answered — and, at rank 0, the ranks that never asked and the
+ * first stranger refused); NCORE_ERR_REMOTE also when the launcher's
+ * service failed; NCORE_ERR_SYSTEM also when rank 0 cannot listen at
+ * MASTER_PORT (another job's store holds it: the message names both
+ * jobs). */
 NCORE_API ncore_status_t ncore_comm_init_from_env(
     ncore_comm_t *out, const ncore_comm_config_t *config);
 
