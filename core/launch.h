@@ -8,15 +8,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-
-/* How the unique id reaches every rank. */
-typedef enum core_launch_exchange {
-  CORE_LAUNCH_ID_NONE = 0,   /* one rank: nobody to tell */
-  CORE_LAUNCH_ID_IN_ENV,     /* ncore-run put it in NCORE_UNIQUE_ID */
-  CORE_LAUNCH_ID_PMIX,       /* the launcher's PMIx server (launch_pmix.c) */
-  CORE_LAUNCH_ID_PMI1,       /* PMI-1 on PMI_FD, MPICH's Hydra (launch_pmi1.c) */
-  CORE_LAUNCH_ID_TCP         /* MASTER_ADDR:MASTER_PORT (launch_tcp.c) */
-} core_launch_exchange_t;
+#include "launch_vars.h" /* core_launch_exchange_t, core_launchers */
 
 /* This process's place in the job, as its launcher describes it. */
 typedef struct core_launch {
@@ -28,11 +20,13 @@ typedef struct core_launch {
   ncore_unique_id_t id;   /* CORE_LAUNCH_ID_IN_ENV: ncore-run's id */
 } core_launch_t;
 
-/* Reads the environment: the first launcher whose rank variable is set, in
- * the order ncore-run, Open MPI, MPICH/PMI, Slurm, torchrun; with none, a
- * job of one rank. Logs what it read at INFO.
+/* Reads the environment: the first row of core_launchers whose variables
+ * are set; with none, a job of one rank. Another launcher's variables set
+ * beside them must agree on rank and size, unless the chosen launcher runs
+ * inside that one (its `inside` bits). Logs what it read at INFO.
  * Returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT (recorded) naming the
- * variable that is missing or malformed. */
+ * variable that is missing or malformed, or both launchers and their values
+ * where two disagree. */
 ncore_status_t core_launch_detect(core_launch_t *out);
 
 /* Gives *id the job's unique id for ops' backend: rank 0 makes it and
