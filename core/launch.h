@@ -48,13 +48,38 @@ ncore_status_t core_launch_share_id(const core_launch_t *launch,
 /* The exchanges (one file each). key names this call ("ncore.uid.<n>");
  * rank 0 passes its id in *id, the others receive it there. */
 ncore_status_t core_launch_pmix_share(const core_launch_t *launch,
-                                      const char *key, ncore_unique_id_t *id);
+                                      const char *key, int64_t timeout_ms,
+                                      ncore_unique_id_t *id);
 ncore_status_t core_launch_pmi1_share(const core_launch_t *launch,
                                       const char *key, uint64_t call,
                                       int64_t timeout_ms, ncore_unique_id_t *id);
 ncore_status_t core_launch_tcp_share(const core_launch_t *launch,
                                      uint64_t call, int64_t timeout_ms,
                                      ncore_unique_id_t *id);
+
+/* Whether an MPI library in this process holds the launcher's session
+ * (launch_mpi.c): one loaded in the program or any object it loaded;
+ * open_mpi_counts: 1 for the PMIx client (any MPI), 0 for Hydra's PMI-1
+ * session (any MPI but Open MPI). *library (may be NULL) receives the file
+ * it was found in. */
+typedef enum core_launch_mpi {
+  CORE_LAUNCH_MPI_ABSENT,     /* none: ncore alone uses the session */
+  CORE_LAUNCH_MPI_LOADED,     /* loaded, MPI_Init not called (yet) */
+  CORE_LAUNCH_MPI_ACTIVE,     /* between MPI_Init and MPI_Finalize */
+  CORE_LAUNCH_MPI_FINALIZED   /* MPI_Finalize ended the session */
+} core_launch_mpi_t;
+core_launch_mpi_t core_launch_mpi_state(int open_mpi_counts,
+                                        const char **library);
+
+/* Presence on this machine in an id exchange (launch_presence.c), named by
+ * job (any text naming the launcher's job), call and rank.
+ * core_launch_presence_enter: holds the name while the rank waits; returns
+ * what core_launch_presence_leave releases (-1 when it could not: the rank
+ * then looks absent). core_launch_presence_here: 1 when some process holds
+ * rank's name, or when that cannot be told; 0 when nobody does. */
+int core_launch_presence_enter(const char *job, uint64_t call, int rank);
+void core_launch_presence_leave(int fd);
+int core_launch_presence_here(const char *job, uint64_t call, int rank);
 
 /* ncore's store (launch_tcp.c), also what PMI-1 hands over to after its
  * first exchange. core_launch_tcp_listen: rank 0's listening socket at
