@@ -236,13 +236,18 @@ if [ -n "${SLURM_CONF:-}" ]; then
     srun -n 3 --time=2 "$skip_rank" "$c"
   missing "rank 2 missing under srun" 2 "$joined" srun -n 3 --time=2 "$skip_rank" "$c"
 fi
+check_missing
 if [ -n "$have_torchrun" ]; then
   # --monitor_interval 1: the agent looks at its workers every 5 s by
-  # default, which is the agent's delay, not ncore's.
+  # default, which is the agent's delay, not ncore's. One at a time: three
+  # torchruns (Python, torch) at once on two cores took 15 s to start and
+  # end, where one takes 7.
   missing "rank 0 missing under torchrun (agent store)" 0 "rank 0 did not set ncore.uid.0" torchrun \
     --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port $((20000 + RANDOM % 20000)) --no_python "$skip_rank" "$c"
+  check_missing
   missing "rank 2 missing under torchrun (agent store)" 2 "$joined" torchrun \
     --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port $((20000 + RANDOM % 20000)) --no_python "$skip_rank" "$c"
+  check_missing
   missing "rank 2 missing under torchrun --standalone" 2 "ranks 2 never asked rank 0|$joined" torchrun \
     --redirects 2 --tee 2 --monitor_interval 1 --standalone --nproc_per_node 3 --no_python "$skip_rank" "$c"
 fi
