@@ -9,15 +9,7 @@
 
 #include "backend.h"
 #include "launch_secret.h"
-
-/* How the unique id reaches every rank. */
-typedef enum core_launch_exchange {
-  CORE_LAUNCH_ID_NONE = 0,   /* one rank: nobody to tell */
-  CORE_LAUNCH_ID_IN_ENV,     /* ncore-run put it in NCORE_UNIQUE_ID */
-  CORE_LAUNCH_ID_PMIX,       /* the launcher's PMIx server (launch_pmix.c) */
-  CORE_LAUNCH_ID_PMI1,       /* PMI-1 on PMI_FD, MPICH's Hydra (launch_pmi1.c) */
-  CORE_LAUNCH_ID_TCP         /* MASTER_ADDR:MASTER_PORT (launch_tcp.c) */
-} core_launch_exchange_t;
+#include "launch_vars.h" /* core_launch_exchange_t, core_launchers */
 
 /* This process's place in the job, as its launcher describes it. */
 typedef struct core_launch {
@@ -29,11 +21,13 @@ typedef struct core_launch {
   ncore_unique_id_t id;   /* CORE_LAUNCH_ID_IN_ENV: ncore-run's id */
 } core_launch_t;
 
-/* Reads the environment: the first launcher whose rank variable is set, in
- * the order ncore-run, Open MPI, MPICH/PMI, Slurm, torchrun; with none, a
- * job of one rank. Logs what it read at INFO.
+/* Reads the environment: the first row of core_launchers whose variables
+ * are set; with none, a job of one rank. Another launcher's variables set
+ * beside them must agree on rank and size, unless the chosen launcher runs
+ * inside that one (its `inside` bits). Logs what it read at INFO.
  * Returns NCORE_OK, or NCORE_ERR_INVALID_ARGUMENT (recorded) naming the
- * variable that is missing or malformed. */
+ * variable that is missing or malformed, or both launchers and their values
+ * where two disagree. */
 ncore_status_t core_launch_detect(core_launch_t *out);
 
 /* The launcher core_launch_detect would find ("Open MPI", ...), or NULL when
@@ -60,13 +54,38 @@ ncore_status_t core_launch_share_id(const core_launch_t *launch,
 /* The exchanges (one file each). key names this call ("ncore.uid.<n>");
  * rank 0 passes its id in *id, the others receive it there. */
 ncore_status_t core_launch_pmix_share(const core_launch_t *launch,
-                                      const char *key, ncore_unique_id_t *id);
+                                      const char *key, int64_t timeout_ms,
+                                      ncore_unique_id_t *id);
 ncore_status_t core_launch_pmi1_share(const core_launch_t *launch,
                                       const char *key, uint64_t call,
                                       int64_t timeout_ms, ncore_unique_id_t *id);
 ncore_status_t core_launch_tcp_share(const core_launch_t *launch,
                                      uint64_t call, int64_t timeout_ms,
                                      ncore_unique_id_t *id);
+
+/* Whether an MPI library in this process holds the launcher's session
+ * (launch_mpi.c): one loaded in the program or any object it loaded;
+ * open_mpi_counts: 1 for the PMIx client (any MPI), 0 for Hydra's PMI-1
+ * session (any MPI but Open MPI). *library (may be NULL) receives the file
+ * it was found in. */
+typedef enum core_launch_mpi {
+  CORE_LAUNCH_MPI_ABSENT,     /* none: ncore alone uses the session */
+  CORE_LAUNCH_MPI_LOADED,     /* loaded, MPI_Init not called (yet) */
+  CORE_LAUNCH_MPI_ACTIVE,     /* between MPI_Init and MPI_Finalize */
+  CORE_LAUNCH_MPI_FINALIZED   /* MPI_Finalize ended the session */
+} core_launch_mpi_t;
+core_launch_mpi_t core_launch_mpi_state(int open_mpi_counts,
+                                        const char **library);
+
+/* Presence on this machine in an id exchange (launch_presence.c), named by
+ * job (any text naming the launcher's job), call and rank.
+ * core_launch_presence_enter: holds the name while the rank waits; returns
+ * what core_launch_presence_leave releases (-1 when it could not: the rank
+ * then looks absent). core_launch_presence_here: 1 when some process holds
+ * rank's name, or when that cannot be told; 0 when nobody does. */
+int core_launch_presence_enter(const char *job, uint64_t call, int rank);
+void core_launch_presence_leave(int fd);
+int core_launch_presence_here(const char *job, uint64_t call, int rank);
 
 /* ncore's store (launch_tcp.c, launch_tcp_serve.c), also what PMI-1 hands
  * over to after its first exchange.

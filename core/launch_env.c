@@ -1,6 +1,7 @@
 /* core — which launcher started this process, and this rank's place in its
- * job (core_launch_detect). Each launcher is one row of `launchers`: its
- * rank, size and local-rank variables and the way its id travels. */
+ * job (core_launch_detect). Each launcher is one row of core_launchers
+ * (launch_vars.h): its rank, size and local-rank variables, the way its id
+ * travels, and the launchers it may run inside. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,46 +10,14 @@
 #include "launch_vars.h"
 #include "log.h"
 
-/* One launcher's variables. The first row whose rank variable is set wins. */
-typedef struct launcher_row {
-  const char *name;
-  const char *rank, *size, *local_rank;
-  const char *guard;  /* also required (NULL: none) */
-  core_launch_exchange_t exchange;
-} launcher_row_t;
-
-static const launcher_row_t launchers[] = {
-    {"ncore-run", "NCORE_RANK", "NCORE_NRANKS", "NCORE_LOCAL_RANK", NULL,
-     CORE_LAUNCH_ID_IN_ENV},
-    {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-     "OMPI_COMM_WORLD_LOCAL_RANK", NULL, CORE_LAUNCH_ID_PMIX},
-    {"MPICH (PMI)", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", NULL,
-     CORE_LAUNCH_ID_PMI1},
-    /* SLURM_PROCID is also set in a batch script, which is no task of a
-     * step: only srun's tasks have a step id. */
-    {"Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_STEP_ID",
-     CORE_LAUNCH_ID_PMIX},
-    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", NULL, CORE_LAUNCH_ID_TCP},
-};
-
-#define LAUNCHER_COUNT (sizeof launchers / sizeof launchers[0])
-
-/* 1 when row's launcher started this process: its rank variable is set
- * (and its guard, where it has one). */
-static int row_started_us(const launcher_row_t *row) {
-  const char *rank = getenv(row->rank);
-  return rank != NULL && rank[0] != '\0' &&
-         (row->guard == NULL || getenv(row->guard) != NULL);
-}
-
 const char *core_launch_started_by(void) {
-  for (size_t i = 0; i < LAUNCHER_COUNT; i++)
-    if (row_started_us(&launchers[i])) return launchers[i].name;
+  for (int i = 0; i < CORE_LAUNCHER_COUNT; i++)
+    if (core_launcher_present(&core_launchers[i])) return core_launchers[i].name;
   return NULL;
 }
 
 /* The variables every row reads, for the log and the messages. */
-static void describe(const launcher_row_t *row, char *out, size_t cap) {
+static void describe(const core_launcher_t *row, char *out, size_t cap) {
   const char *local = getenv(row->local_rank);
   snprintf(out, cap, "%s=%s %s=%s %s=%s", row->rank, getenv(row->rank),
            row->size, getenv(row->size) ? getenv(row->size) : "(unset)",
@@ -56,7 +25,7 @@ static void describe(const launcher_row_t *row, char *out, size_t cap) {
 }
 
 /* Fills out from row, whose rank variable is set. */
-static ncore_status_t read_row(const launcher_row_t *row, core_launch_t *out) {
+static ncore_status_t read_row(const core_launcher_t *row, core_launch_t *out) {
   out->launcher = row->name;
   out->exchange = row->exchange;
   if (core_launch_parse_count(getenv(row->rank), &out->rank) != 0)
@@ -89,13 +58,44 @@ static ncore_status_t read_row(const launcher_row_t *row, core_launch_t *out) {
   return NCORE_OK;
 }
 
+/* Another launcher's variables beside the chosen row's: they must describe
+ * the same rank of the same size, unless the chosen launcher runs inside
+ * that one (then they are the outer job's). A row whose size is unset is no
+ * launcher's (RANK alone is a common name). Two that disagree make one job
+ * of two (stale NCORE_* under mpirun: every rank a job of one) or two of
+ * one, silently, so they are refused before anything waits. */
+static ncore_status_t check_others(int chosen, const core_launch_t *launch) {
+  const core_launcher_t *row = &core_launchers[chosen];
+  for (int i = 0; i < CORE_LAUNCHER_COUNT; i++) {
+    const core_launcher_t *other = &core_launchers[i];
+    if (i == chosen || (row->inside & CORE_LAUNCHER_BIT(i)) != 0 ||
+        !core_launcher_present(other) || getenv(other->size) == NULL)
+      continue;
+    int rank = -1, nranks = -1;
+    if (core_launch_parse_count(getenv(other->rank), &rank) == 0 &&
+        core_launch_parse_count(getenv(other->size), &nranks) == 0 &&
+        rank == launch->rank && nranks == launch->nranks)
+      continue;
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "two launchers' variables disagree: %s's %s=%d %s=%d "
+                      "and %s's %s=%s %s=%s. One set is stale (exported "
+                      "from an earlier run?) or one launcher was started "
+                      "inside the other: unset the set that is not this "
+                      "job's", row->name, row->rank, launch->rank, row->size,
+                      launch->nranks, other->name, other->rank,
+                      getenv(other->rank), other->size, getenv(other->size));
+  }
+  return NCORE_OK;
+}
+
 ncore_status_t core_launch_detect(core_launch_t *out) {
   memset(out, 0, sizeof *out);
-  for (size_t i = 0; i < LAUNCHER_COUNT; i++) {
-    const launcher_row_t *row = &launchers[i];
-    if (!row_started_us(row)) continue;
+  for (int i = 0; i < CORE_LAUNCHER_COUNT; i++) {
+    const core_launcher_t *row = &core_launchers[i];
+    if (!core_launcher_present(row)) continue;
     out->variables = row->rank;
     ncore_status_t s = read_row(row, out);
+    if (s == NCORE_OK) s = check_others(i, out);
     if (s != NCORE_OK) return s;
     core_log_set_rank(out->rank);
     if (core_log_enabled(CORE_LOG_INFO)) {

@@ -58,7 +58,7 @@ ncore_status_t core_launch_share_id(const core_launch_t *launch,
   ncore_status_t s;
   switch (exchange) {
     case CORE_LAUNCH_ID_PMIX:
-      s = core_launch_pmix_share(launch, key, id);
+      s = core_launch_pmix_share(launch, key, timeout_ms, id);
       break;
     case CORE_LAUNCH_ID_PMI1:
       s = core_launch_pmi1_share(launch, key, call, timeout_ms, id);

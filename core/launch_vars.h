@@ -1,7 +1,7 @@
-/* core — the variables ncore's launcher (ncore-run, python -m ncore.run)
- * gives each rank, as one description shared by the library
- * (ncore_comm_init_from_env), the launcher (tools/launcher) and the test
- * harness (tests/harness), which all include this header:
+/* core — the variables of launched jobs, as one description shared by the
+ * library (ncore_comm_init_from_env), the launcher (tools/launcher) and the
+ * test harness (tests/harness), which all include this header.
+ * ncore's launcher (ncore-run, python -m ncore.run) gives each rank:
  *   NCORE_RANK        this rank, in [0, NCORE_NRANKS)
  *   NCORE_NRANKS      the number of ranks
  *   NCORE_LOCAL_RANK  the rank on this machine
@@ -13,6 +13,7 @@
  *                     any launcher may set it, or NCORE_JOB_SECRET_FILE)
  * and, for several NCCL ranks per GPU (--oversubscribe), NCORE_OVERSUBSCRIBE=1
  * with NCCL_HOSTID and NCCL_SOCKET_IFNAME (core_launch_isolate_host).
+ * core_launchers is every launcher's rank, size and local-rank variables.
  * Header-only (static inline): the launcher and the harness are separate
  * programs that must not depend on the library's hidden symbols. */
 #ifndef NCORE_CORE_LAUNCH_VARS_H
@@ -25,6 +26,81 @@
 #include <sys/random.h>
 
 #include <ncore.h>
+
+/* How rank 0's unique id reaches the other ranks of a launcher's job. */
+typedef enum core_launch_exchange {
+  CORE_LAUNCH_ID_NONE = 0,   /* one rank: nobody to tell */
+  CORE_LAUNCH_ID_IN_ENV,     /* ncore-run put it in NCORE_UNIQUE_ID */
+  CORE_LAUNCH_ID_PMIX,       /* the launcher's PMIx server (launch_pmix.c) */
+  CORE_LAUNCH_ID_PMI1,       /* PMI-1 on PMI_FD, MPICH's Hydra (launch_pmi1.c) */
+  CORE_LAUNCH_ID_TCP         /* MASTER_ADDR:MASTER_PORT (launch_tcp.c) */
+} core_launch_exchange_t;
+
+/* One launcher's variables. A process may carry several launchers'
+ * variables: one launcher started inside another (torchrun or mpirun in a
+ * Slurm step: the inner one's are the job), or stale ones exported from an
+ * earlier run (a mistake). The rows are in the order of who wins: a
+ * launcher that runs inside others comes before them. */
+typedef struct core_launcher {
+  const char *name;
+  const char *rank, *size, *local_rank;
+  const char *guard;   /* also required (NULL: none) */
+  core_launch_exchange_t exchange;
+  unsigned inside;     /* bit i: it may run as a task of core_launchers[i],
+                          whose variables then describe the outer job */
+} core_launcher_t;
+
+enum {
+  CORE_LAUNCHER_NCORE_RUN, CORE_LAUNCHER_TORCHRUN, CORE_LAUNCHER_OPEN_MPI,
+  CORE_LAUNCHER_MPICH, CORE_LAUNCHER_SLURM, CORE_LAUNCHER_TORCH_NAMES,
+  CORE_LAUNCHER_COUNT
+};
+
+#define CORE_LAUNCHER_BIT(i) (1u << (i))
+
+static const core_launcher_t core_launchers[CORE_LAUNCHER_COUNT] = {
+    /* ncore-run started inside another launcher removes that launcher's
+     * variables from its ranks (core_launch_leave_outer_job), so any other
+     * launcher's variables beside its own are stale. */
+    [CORE_LAUNCHER_NCORE_RUN] = {"ncore-run", "NCORE_RANK", "NCORE_NRANKS",
+                                 "NCORE_LOCAL_RANK", NULL,
+                                 CORE_LAUNCH_ID_IN_ENV, 0},
+    /* torchrun's agent (TORCHELASTIC_RUN_ID) is often a task of srun or
+     * mpirun: `srun -N 2 torchrun --nnodes 2 ...`. */
+    [CORE_LAUNCHER_TORCHRUN] = {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+                                "TORCHELASTIC_RUN_ID", CORE_LAUNCH_ID_TCP,
+                                CORE_LAUNCHER_BIT(CORE_LAUNCHER_OPEN_MPI) |
+                                    CORE_LAUNCHER_BIT(CORE_LAUNCHER_MPICH) |
+                                    CORE_LAUNCHER_BIT(CORE_LAUNCHER_SLURM)},
+    /* mpirun in a Slurm allocation starts its daemons with srun, and the
+     * ranks inherit the daemons' SLURM_PROCID and SLURM_NTASKS. */
+    [CORE_LAUNCHER_OPEN_MPI] = {"Open MPI", "OMPI_COMM_WORLD_RANK",
+                                "OMPI_COMM_WORLD_SIZE",
+                                "OMPI_COMM_WORLD_LOCAL_RANK", NULL,
+                                CORE_LAUNCH_ID_PMIX,
+                                CORE_LAUNCHER_BIT(CORE_LAUNCHER_SLURM)},
+    [CORE_LAUNCHER_MPICH] = {"MPICH (PMI)", "PMI_RANK", "PMI_SIZE",
+                             "MPI_LOCALRANKID", NULL, CORE_LAUNCH_ID_PMI1,
+                             CORE_LAUNCHER_BIT(CORE_LAUNCHER_SLURM)},
+    /* SLURM_PROCID is also set in a batch script, which is no task of a
+     * step: only srun's tasks have a step id. */
+    [CORE_LAUNCHER_SLURM] = {"Slurm", "SLURM_PROCID", "SLURM_NTASKS",
+                             "SLURM_LOCALID", "SLURM_STEP_ID",
+                             CORE_LAUNCH_ID_PMIX, 0},
+    /* torchrun's names without its agent: set by hand or by a script for
+     * torch's init_process_group. */
+    [CORE_LAUNCHER_TORCH_NAMES] = {"RANK/WORLD_SIZE (torchrun's variables)",
+                                   "RANK", "WORLD_SIZE", "LOCAL_RANK", NULL,
+                                   CORE_LAUNCH_ID_TCP, 0},
+};
+
+/* Whether launcher row's variables are in this environment: its rank
+ * variable set and not empty, and its guard set. */
+static inline int core_launcher_present(const core_launcher_t *row) {
+  const char *rank = getenv(row->rank);
+  return rank != NULL && rank[0] != '\0' &&
+         (row->guard == NULL || getenv(row->guard) != NULL);
+}
 
 /* Length of NCORE_UNIQUE_ID's value: two hex characters per byte. */
 #define CORE_LAUNCH_ID_HEX_CHARS (2 * NCORE_UNIQUE_ID_BYTES)
@@ -121,6 +197,30 @@ static inline void core_launch_isolate_host(const char *job, int rank) {
   setenv("NCORE_OVERSUBSCRIBE", "1", 1);
   setenv("NCCL_HOSTID", id, 0);
   setenv("NCCL_SOCKET_IFNAME", "lo", 0);
+}
+
+/* For ncore-run started as a task of another launcher (srun, mpirun):
+ * writes one line to stderr saying that its nranks ranks form a job of
+ * their own, and removes that launcher's rank, size and local-rank
+ * variables from the environment its ranks inherit, so that they neither
+ * join the outer job nor are refused for carrying two launchers' variables.
+ * Does nothing outside another launcher. */
+static inline void core_launch_leave_outer_job(int nranks) {
+  for (int i = CORE_LAUNCHER_OPEN_MPI; i <= CORE_LAUNCHER_SLURM; i++) {
+    const core_launcher_t *row = &core_launchers[i];
+    if (!core_launcher_present(row)) continue;
+    const char *size = getenv(row->size);
+    fprintf(stderr,
+            "ncore-run: started by %s as task %s of %s (%s, %s): its %d "
+            "ranks are a job of their own, apart from %s's other tasks "
+            "(%s, %s and %s are left out of their environment)\n",
+            row->name, getenv(row->rank), size ? size : "?", row->rank,
+            row->size, nranks, row->name, row->rank, row->size,
+            row->local_rank);
+    unsetenv(row->rank);
+    unsetenv(row->size);
+    unsetenv(row->local_rank);
+  }
 }
 
 #endif

@@ -6,10 +6,15 @@
 # mpirun (by their explicit paths), Slurm's srun (a one-machine Slurm this
 # script starts, tests/launchers/slurm.sh) and torchrun — and alone (a job
 # of one rank). Each run must print "launched: rank R of N sum S" for every
-# rank with the right sum. Then: the two launchers are one (same help,
-# environment and exit statuses), and a rank in another network namespace
-# fails at once saying the host backend is one machine. A launcher that is
-# not installed is a failure in CI (CI=true), a skip elsewhere.
+# rank with the right sum. The same C and Python programs also run with
+# MPI_Init / mpi4py / torch's process group before and after ncore joins,
+# and with one rank missing under every launcher (each run must end within
+# the timeout + 5 s naming that rank); two launchers' variables that
+# disagree are refused (issue 41). Then: the two launchers are one (same
+# help, environment and exit statuses), and a rank in another network
+# namespace fails at once saying the host backend is one machine. A
+# launcher that is not installed is a failure in CI (CI=true), a skip
+# elsewhere.
 # Last line: "N passed, N failed[, N skipped]".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -126,6 +131,155 @@ for lang in $languages; do
       --redirects 2 --tee 2 --standalone --nproc_per_node $N $no_python $cmd
   else skip "$lang under torchrun" "python3-torch is not installed"; fi
 done
+
+# MPI and ncore in one program (issue 41): MPI_Init before ncore's first
+# join or after its last, MPI's own allreduce, MPI_Finalize, exit 0. The C
+# program is built by each MPI's mpicc; Debian's mpi4py is built on Open
+# MPI, which cannot join a Hydra job (under mpirun.mpich each of its
+# processes is a singleton), so mpi4py runs under Open MPI and srun.
+have_torchrun=""
+$python -c 'import torch.distributed.run' 2> /dev/null && have_torchrun=1
+for mpi in openmpi mpich; do
+  if [ -x /usr/bin/mpicc.$mpi ]; then
+    /usr/bin/mpicc.$mpi -O2 -Wall -Werror -DLAUNCHED_WITH_MPI -I abi/include \
+      tests/launchers/programs/launched.c -o "$work/bin/launched-c-$mpi" -L build/lib -lncore \
+      -Wl,-rpath,"$repo/build/lib" || fail "building the C program with mpicc.$mpi"
+  fi
+done
+py=$repo/tests/launchers/programs/launched.py
+for order in first last; do
+  if [ -x "$work/bin/launched-c-openmpi" ]; then
+    run "c with MPI_Init $order under mpirun.openmpi" $N /usr/bin/mpirun.openmpi --allow-run-as-root \
+      --oversubscribe -n $N -x NCORE_BACKEND "$work/bin/launched-c-openmpi" mpi-$order
+    if [ -n "${SLURM_CONF:-}" ]; then
+      run "c with MPI_Init $order under srun" $N srun -n $N --time=2 "$work/bin/launched-c-openmpi" mpi-$order
+    else skip "c with MPI_Init under srun" "$slurm_missing"; fi
+  else skip "c with MPI_Init under Open MPI" "mpicc.openmpi (libopenmpi-dev) is not installed"; fi
+  if [ -x "$work/bin/launched-c-mpich" ]; then
+    run "c with MPI_Init $order under mpirun.mpich" $N /usr/bin/mpirun.mpich -n $N \
+      "$work/bin/launched-c-mpich" mpi-$order
+  else skip "c with MPI_Init under MPICH" "mpicc.mpich (libmpich-dev) is not installed"; fi
+  if $python -c 'import mpi4py' 2> /dev/null; then
+    run "python with mpi4py $order under mpirun.openmpi" $N /usr/bin/mpirun.openmpi --allow-run-as-root \
+      --oversubscribe -n $N -x NCORE_BACKEND -x PYTHONPATH -x NCORE_LIBRARY $python "$py" --mpi $order
+    if [ -n "${SLURM_CONF:-}" ]; then
+      run "python with mpi4py $order under srun" $N srun -n $N --time=2 $python "$py" --mpi $order
+    fi
+  else skip "python with mpi4py" "python3-mpi4py is not installed"; fi
+  if [ -n "$have_torchrun" ]; then
+    run "python with torch's process group $order under torchrun (agent store)" $N torchrun \
+      --redirects 2 --tee 2 --nproc_per_node $N --master_port $((20000 + RANDOM % 20000)) "$py" --torch $order
+    run "python with torch's process group $order under torchrun --standalone" $N torchrun \
+      --redirects 2 --tee 2 --standalone --nproc_per_node $N "$py" --torch $order
+  else skip "python with torch's process group" "python3-torch is not installed"; fi
+done
+
+# One rank missing (it exits at once instead of joining) under every
+# launcher: every run ends, failing, within the timeout + 5 s, with a
+# message naming that rank. Independent runs, a few at a time.
+cat > "$work/skip-rank.sh" <<'SH'
+#!/bin/sh
+# Runs "$@", except as rank $SKIP_RANK of whichever launcher started it.
+r=${NCORE_RANK:-${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${SLURM_PROCID:-$RANK}}}}
+[ "$r" = "$SKIP_RANK" ] && exit 0
+exec "$@"
+SH
+chmod +x "$work/skip-rank.sh"
+missing_timeout_ms=5000
+# missing LABEL RANK PATTERN COMMAND...: starts one run in the background.
+missing_labels=()
+missing() {
+  local label=$1 skip=$2 pattern=$3; shift 3
+  local log="$work/missing-$(echo "$label" | tr -c 'a-zA-Z0-9' _).log"
+  missing_labels+=("$label"$'\t'"$pattern"$'\t'"$log")
+  (
+    start=$(date +%s%N)
+    SKIP_RANK=$skip NCORE_TIMEOUT_MS=$missing_timeout_ms timeout -k 5 60 "$@" > "$log" 2>&1
+    echo "$? $(( ($(date +%s%N) - start) / 1000000 ))" > "$log.result"
+  ) &
+}
+# check_missing: waits for the runs started, then judges each.
+check_missing() {
+  wait
+  local entry label pattern log rc ms
+  for entry in "${missing_labels[@]}"; do
+    IFS=$'\t' read -r label pattern log <<< "$entry"
+    read -r rc ms < "$log.result"
+    if [ "$rc" != 0 ] && [ "$ms" -le $((missing_timeout_ms + 5000)) ] && grep -Eq "$pattern" "$log"; then
+      ok "$label: ends in $ms ms (exit $rc) naming the rank"
+    else fail "$label: exit $rc after $ms ms, or the rank is not named (/$pattern/)" "$log"; fi
+  done
+  missing_labels=()
+}
+c=$work/bin/launched-c
+skip_rank=$work/skip-rank.sh
+joined="waiting for rank\\(s\\) 2 \\(not joined\\)"
+missing "rank 2 missing under ncore-run" 2 "$joined" build/bin/ncore-run -n 3 "$skip_rank" "$c"
+if [ -x /usr/bin/mpirun.openmpi ]; then
+  # mpirun itself may end the job first, naming the rank that "did not
+  # call init". Rank 0 is not tried: when it exits before the others have
+  # its id, mpirun sometimes ends the job within a second, killing the
+  # ranks before they can say anything, and says nothing either.
+  missing "rank 2 missing under mpirun.openmpi" 2 "$joined|process rank 2 with PID" \
+    /usr/bin/mpirun.openmpi --allow-run-as-root \
+    --oversubscribe -n 3 -x NCORE_BACKEND -x SKIP_RANK -x NCORE_TIMEOUT_MS "$skip_rank" "$c"
+fi
+if [ -x /usr/bin/mpirun.mpich ]; then
+  for r in 0 2; do
+    missing "rank $r missing under mpirun.mpich" $r "rank\\(s\\) $r never reached ncore_comm_init_from_env" \
+      /usr/bin/mpirun.mpich -n 3 "$skip_rank" "$c"
+  done
+fi
+check_missing
+if [ -n "${SLURM_CONF:-}" ]; then
+  missing "rank 0 missing under srun" 0 "rank 0 did not publish the unique id.*rank 0 is missing" \
+    srun -n 3 --time=2 "$skip_rank" "$c"
+  missing "rank 2 missing under srun" 2 "$joined" srun -n 3 --time=2 "$skip_rank" "$c"
+fi
+check_missing
+if [ -n "$have_torchrun" ]; then
+  # --monitor_interval 1: the agent looks at its workers every 5 s by
+  # default, which is the agent's delay, not ncore's. One at a time: three
+  # torchruns (Python, torch) at once on two cores took 15 s to start and
+  # end, where one takes 7.
+  missing "rank 0 missing under torchrun (agent store)" 0 "rank 0 did not set ncore.uid.0" torchrun \
+    --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port $((20000 + RANDOM % 20000)) --no_python "$skip_rank" "$c"
+  check_missing
+  missing "rank 2 missing under torchrun (agent store)" 2 "$joined" torchrun \
+    --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port $((20000 + RANDOM % 20000)) --no_python "$skip_rank" "$c"
+  check_missing
+  missing "rank 2 missing under torchrun --standalone" 2 "ranks 2 never asked rank 0|$joined" torchrun \
+    --redirects 2 --tee 2 --monitor_interval 1 --standalone --nproc_per_node 3 --no_python "$skip_rank" "$c"
+fi
+check_missing
+
+# Two launchers at once (issue 41): stale NCORE_* under mpirun are refused
+# at once naming both; ncore-run inside srun says its ranks are a job of
+# their own; torchrun inside srun is the job (its variables win).
+if [ -x /usr/bin/mpirun.openmpi ]; then
+  log=$work/stale.log
+  start=$SECONDS
+  NCORE_RANK=0 NCORE_NRANKS=1 NCORE_UNIQUE_ID=$(printf '%0256d' 0) timeout -k 5 60 \
+    /usr/bin/mpirun.openmpi --allow-run-as-root --oversubscribe -n 2 -x NCORE_BACKEND \
+    -x NCORE_RANK -x NCORE_NRANKS -x NCORE_UNIQUE_ID "$c" > "$log" 2>&1; rc=$?
+  if [ $rc != 0 ] && [ $((SECONDS - start)) -lt 30 ] &&
+     grep -q "two launchers' variables disagree: ncore-run's NCORE_RANK=0 NCORE_NRANKS=1 and Open MPI's OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2" "$log"; then
+    ok "stale NCORE_* under mpirun.openmpi -n 2: refused naming both launchers"
+  else fail "stale NCORE_* under mpirun.openmpi (exit $rc)" "$log"; fi
+fi
+if [ -n "${SLURM_CONF:-}" ]; then
+  log=$work/nested.log
+  timeout -k 5 120 srun -n 2 --time=2 build/bin/ncore-run -n 2 "$c" > "$log" 2>&1; rc=$?
+  if [ $rc = 0 ] && [ "$(grep -c "^ncore-run: started by Slurm as task [01] of 2 .*its 2 ranks are a job of their own" "$log")" = 2 ] &&
+     [ "$(grep -c "launched: rank [01] of 2 sum 3$" "$log")" = 4 ]; then
+    ok "srun -n 2 ncore-run -n 2: each ncore-run says its ranks are a job of their own"
+  else fail "srun -n 2 ncore-run -n 2 (exit $rc)" "$log"; fi
+  if [ -n "$have_torchrun" ]; then
+    run "c under torchrun inside srun -n 1 (torchrun's variables win)" 2 srun -n 1 --time=2 \
+      $python -m torch.distributed.run --redirects 2 --tee 2 --nproc_per_node 2 \
+      --master_port $((20000 + RANDOM % 20000)) --no_python "$c"
+  fi
+fi
 
 if [ -n "${run_multinode:-}" ]; then
   log=$work/multinode.log

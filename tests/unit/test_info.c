@@ -89,7 +89,7 @@ TEST(comm_init_from_env_makes_the_rank) {
   check_one_rank_job();
 }
 
-/* Clears every launcher's variables (core/launch_env.c's table). */
+/* Clears every launcher's variables (core_launchers, core/launch_vars.h). */
 static void clear_launchers(void) {
   static const char *names[] = {
       "NCORE_RANK", "NCORE_NRANKS", "NCORE_LOCAL_RANK", "NCORE_UNIQUE_ID",
@@ -97,7 +97,7 @@ static void clear_launchers(void) {
       "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "PMI_FD", "PMIX_NAMESPACE",
       "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_STEP_ID",
       "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT",
-      "TORCHELASTIC_USE_AGENT_STORE"};
+      "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_RUN_ID"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
 }
 
@@ -175,6 +175,47 @@ TEST(comm_init_from_env_names_what_the_launcher_lacks) {
       {"RANK=1 WORLD_SIZE=2", NCORE_ERR_UNAVAILABLE, "MASTER_ADDR"},
   };
   check_launch_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Two launchers' variables that disagree on rank or size are refused at
+ * once, naming both (stale NCORE_* under mpirun made each rank a job of
+ * one; issue 41). */
+TEST(comm_init_from_env_refuses_launchers_that_disagree) {
+  char stale[512];
+  snprintf(stale, sizeof stale, "NCORE_RANK=0 NCORE_NRANKS=1 NCORE_UNIQUE_ID=%0256d "
+           "OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2", 0);
+  const launch_case_t cases[] = {
+      {stale, NCORE_ERR_INVALID_ARGUMENT,
+       "two launchers' variables disagree: ncore-run's NCORE_RANK=0 "
+       "NCORE_NRANKS=1 and Open MPI's OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2"},
+      /* torchrun's names set by hand inside a Slurm step, without the agent */
+      {"SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_STEP_ID=0 RANK=0 WORLD_SIZE=1",
+       NCORE_ERR_INVALID_ARGUMENT, "Slurm's SLURM_PROCID=1 SLURM_NTASKS=2 and "
+       "RANK/WORLD_SIZE (torchrun's variables)'s RANK=0 WORLD_SIZE=1"},
+      {"PMI_RANK=0 PMI_SIZE=2 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1",
+       NCORE_ERR_INVALID_ARGUMENT, "MPICH (PMI)'s PMI_RANK=0 PMI_SIZE=2"},
+  };
+  check_launch_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Variables that agree are one job; a launcher started inside another
+ * (torchrun's agent in a Slurm step, mpirun in an allocation) is the job,
+ * and the outer launcher's variables are not held against it. RANK alone,
+ * without WORLD_SIZE, is no launcher's. */
+TEST(comm_init_from_env_takes_agreeing_or_nested_launchers) {
+  static const char *jobs_of_one[] = {
+      "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1 RANK=0 WORLD_SIZE=1",
+      "RANK=0 WORLD_SIZE=1 TORCHELASTIC_RUN_ID=job SLURM_PROCID=1 SLURM_NTASKS=2 "
+      "SLURM_STEP_ID=0",
+      "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1 SLURM_PROCID=3 SLURM_NTASKS=4 "
+      "SLURM_STEP_ID=0",
+      "PMI_RANK=0 PMI_SIZE=1 RANK=5",
+  };
+  for (size_t i = 0; i < sizeof jobs_of_one / sizeof jobs_of_one[0]; i++) {
+    set_launcher(jobs_of_one[i]);
+    check_one_rank_job();
+  }
+  clear_launchers();
 }
 
 /* The host backend is one machine: an id made elsewhere fails at once.

@@ -167,6 +167,7 @@ int main(int argc, char **argv) {
   ncore_backend_t backend = NCORE_BACKEND_AUTO;
   int rc = parse_arguments(argc, argv, &plan, &backend);
   if (rc) return rc;
+  core_launch_leave_outer_job(plan.nranks);
 
   /* The ranks resolve AUTO the same way (NCORE_BACKEND), so an explicit
    * --backend is passed on to them too. */

@@ -10,7 +10,10 @@
  *   Slurm's srun                     SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID
  *                                    (with SLURM_STEP_ID: a task of a step)
  *   torchrun                         RANK, WORLD_SIZE, LOCAL_RANK
- * and, with none, makes a job of one rank. Rank 0 makes the unique id and
+ * and, with none, makes a job of one rank. A launcher that runs inside
+ * another wins (torchrun's agent inside srun or mpirun, mpirun inside a
+ * Slurm step); any other two launchers' variables must agree on rank and
+ * size. Rank 0 makes the unique id and
  * it reaches the other ranks through the launcher: its PMIx server (Open
  * MPI; Slurm with srun --mpi=pmix), PMI-1 on PMI_FD (Hydra), torchrun's
  * agent store (or torch's own store, where init_process_group came first)
@@ -54,11 +57,12 @@ NCORE_BEGIN_DECLS
  * when a variable is missing or malformed (a rank or size not a
  * non-negative integer, the rank not below the size, NCORE_UNIQUE_ID not
  * 256 hex characters, a local rank set but not a non-negative integer; the
- * message names the variable) or when the ranks disagree on the size or
- * the number of calls, when NCORE_JOB_SECRET or NCORE_JOB_SECRET_FILE is
- * set but unusable (shorter than 16 characters, a file that cannot be read
- * or holds more than 4096 bytes), or when MASTER_ADDR (or
- * NCORE_STORE_BIND_ADDR) is no address of rank 0's host;
+ * message names the variable), when two launchers' variables disagree on
+ * rank or size (the message names both), when the ranks disagree on the
+ * size or the number of calls, when NCORE_JOB_SECRET or
+ * NCORE_JOB_SECRET_FILE is set but unusable (shorter than 16 characters, a
+ * file that cannot be read or holds more than 4096 bytes), or when
+ * MASTER_ADDR (or NCORE_STORE_BIND_ADDR) is no address of rank 0's host;
  * NCORE_ERR_INVALID_USAGE also when two processes proving the job's secret
  * claim one rank (the message names both); NCORE_ERR_UNAVAILABLE also when
  * the NCCL backend
@@ -66,12 +70,13 @@ NCORE_BEGIN_DECLS
  * PMIx server, no PMI_FD, no MASTER_ADDR / MASTER_PORT: the message names
  * what was looked for); NCORE_ERR_TIMEOUT also when rank 0's id did not
  * arrive within the config's timeout (the message names where it was
- * awaited and why the last try failed — nothing listened, another job's
- * store answered — and, at rank 0, the ranks that never asked and the
- * first stranger refused); NCORE_ERR_REMOTE also when the launcher's
- * service failed; NCORE_ERR_SYSTEM also when rank 0 cannot listen at
- * MASTER_PORT (another job's store holds it: the message names both
- * jobs). */
+ * awaited, why the last try failed — nothing listened, another job's
+ * store answered — and the ranks found missing: rank 0, at rank 0 the
+ * ranks that never asked and the first stranger refused, or under Hydra
+ * the ranks of this machine never seen in the barrier); NCORE_ERR_REMOTE
+ * also when the launcher's service failed; NCORE_ERR_SYSTEM also when rank
+ * 0 cannot listen at MASTER_PORT (another job's store holds it: the
+ * message names both jobs). */
 NCORE_API ncore_status_t ncore_comm_init_from_env(
     ncore_comm_t *out, const ncore_comm_config_t *config);
 
