@@ -191,7 +191,7 @@ missing_labels=()
 missing() {
   local label=$1 skip=$2 pattern=$3; shift 3
   local log="$work/missing-$(echo "$label" | tr -c 'a-zA-Z0-9' _).log"
-  missing_labels+=("$label"$'\t'"$pattern"$'\t'"$log")
+  missing_labels+=("$label"$'\t'"$pattern"$'\t'"$log"$'\t'"${MISSING_SILENT_MS:-0}")
   (
     start=$(date +%s%N)
     SKIP_RANK=$skip NCORE_TIMEOUT_MS=$missing_timeout_ms timeout -k 5 60 "$@" > "$log" 2>&1
@@ -203,10 +203,12 @@ check_missing() {
   wait
   local entry label pattern log rc ms
   for entry in "${missing_labels[@]}"; do
-    IFS=$'\t' read -r label pattern log <<< "$entry"
+    IFS=$'\t' read -r label pattern log silent <<< "$entry"
     read -r rc ms < "$log.result"
     if [ "$rc" != 0 ] && [ "$ms" -le $((missing_timeout_ms + 5000)) ] && grep -Eq "$pattern" "$log"; then
       ok "$label: ends in $ms ms (exit $rc) naming the rank"
+    elif [ "$rc" != 0 ] && [ "$ms" -le "$silent" ] && [ ! -s "$log" ]; then
+      ok "$label: the launcher ended the job in $ms ms (exit $rc), silently"
     else fail "$label: exit $rc after $ms ms, or the rank is not named (/$pattern/)" "$log"; fi
   done
   missing_labels=()
@@ -217,9 +219,14 @@ joined="waiting for rank\\(s\\) 2 \\(not joined\\)"
 missing "rank 2 missing under ncore-run" 2 "$joined" build/bin/ncore-run -n 3 "$skip_rank" "$c"
 if [ -x /usr/bin/mpirun.openmpi ]; then
   # mpirun itself may end the job first, naming the rank that "did not
-  # call init". Rank 0 is not tried: when it exits before the others have
-  # its id, mpirun sometimes ends the job within a second, killing the
-  # ranks before they can say anything, and says nothing either.
+  # call init" -- or, about one run in four here, ending it within a
+  # second and killing the ranks before anyone (mpirun included) says a
+  # word: a rank exiting while the others are inside PMIx is an abnormal
+  # end to Open MPI, whatever ncore does. That run is accepted only as it
+  # is (exit within 2 s, no output at all: MISSING_SILENT_MS); any output
+  # must name the rank. Rank 0 is not tried: it hits the silent end more
+  # often.
+  MISSING_SILENT_MS=2000 \
   missing "rank 2 missing under mpirun.openmpi" 2 "$joined|process rank 2 with PID" \
     /usr/bin/mpirun.openmpi --allow-run-as-root \
     --oversubscribe -n 3 -x NCORE_BACKEND -x SKIP_RANK -x NCORE_TIMEOUT_MS "$skip_rank" "$c"
@@ -242,13 +249,13 @@ if [ -n "$have_torchrun" ]; then
   # default, which is the agent's delay, not ncore's. One at a time: three
   # torchruns (Python, torch) at once on two cores took 15 s to start and
   # end, where one takes 7.
-  missing "rank 0 missing under torchrun (agent store)" 0 "rank 0 did not set ncore.uid.0" torchrun \
+  missing "rank 0 missing under torchrun (agent store)" 0 "rank 0 did not set ncore\\.uid\\.[0-9a-f]+\\.0 " torchrun \
     --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port $((20000 + RANDOM % 20000)) --no_python "$skip_rank" "$c"
   check_missing
   missing "rank 2 missing under torchrun (agent store)" 2 "$joined" torchrun \
     --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port $((20000 + RANDOM % 20000)) --no_python "$skip_rank" "$c"
   check_missing
-  missing "rank 2 missing under torchrun --standalone" 2 "ranks 2 never asked rank 0|$joined" torchrun \
+  missing "rank 2 missing under torchrun --standalone" 2 "ranks 2 never fetched the unique id|$joined" torchrun \
     --redirects 2 --tee 2 --monitor_interval 1 --standalone --nproc_per_node 3 --no_python "$skip_rank" "$c"
 fi
 check_missing
