@@ -132,6 +132,15 @@ static int lsa_first(const nccl_comm_t *c) { return c->rank - c->lsa_rank; }
  * device, which a kernel stuck on a dead peer never frees. */
 static ncore_status_t read_peer_records(nccl_comm_t *c) {
   ncore_status_t status = NCORE_OK;
+  /* Relaxed capture mode for this thread while it copies: these copies
+   * are on ncore's own stream, never captured, but in the default (global)
+   * mode CUDA refuses them while any stream of the process is being
+   * captured, and the refusal failed the communicator (an asynchronous-error
+   * poll during a program's capture, session 18 on 4 x H100). NCCL does
+   * the same around its own work (src/dev_runtime.cc). */
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  int relaxed = cu_fn.ThreadExchangeStreamCaptureMode != NULL &&
+                cu_fn.ThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
   for (int l = 0; status == NCORE_OK && l < c->lsa_size; l++) {
     if (c->peer_record_addr[l] == NULL) continue;
     status = cu_check(cu_fn.MemcpyDtoHAsync(
@@ -143,6 +152,7 @@ static ncore_status_t read_peer_records(nccl_comm_t *c) {
   if (status == NCORE_OK)
     status = cu_check(cu_fn.StreamSynchronize(c->probe_stream),
                       "cuStreamSynchronize(peer state)");
+  if (relaxed) (void)cu_fn.ThreadExchangeStreamCaptureMode(&mode);
   return status;
 }
 

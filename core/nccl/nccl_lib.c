@@ -211,7 +211,9 @@ static int resolve_cuda(void *cu) {
          resolve(cu, "cuMemRelease", (void **)&cu_fn.MemRelease, 0,
                  "libcuda.so.1") &&
          resolve(cu, "cuMemSetAccess", (void **)&cu_fn.MemSetAccess, 0,
-                 "libcuda.so.1");
+                 "libcuda.so.1") &&
+         resolve(cu, "cuThreadExchangeStreamCaptureMode",
+                 (void **)&cu_fn.ThreadExchangeStreamCaptureMode, 0, "libcuda.so.1");
 }
 
 /* The one-time load: libraries, symbols, driver init, device count. */

@@ -164,6 +164,9 @@ typedef struct cuda_functions {
   CUresult (*MemRelease)(CUmemGenericAllocationHandle);
   CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *,
                            size_t);
+  /* Optional: the calling thread's stream capture mode (liveness.c's
+   * copies run in relaxed mode); NULL where the driver lacks it. */
+  CUresult (*ThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *);
 } cuda_functions_t;
 
 /* Filled by nccl_load(); valid after it returned NCORE_OK. */
