@@ -349,62 +349,6 @@ TEST(liveness_page_says_live_left_or_aborted) {
   }
 }
 
-/* Rank `rank` of test_nccl_versions' two-thread world: its communicator. */
-typedef struct {
-  int rank;
-  ncore_unique_id_t id;
-  ncore_comm_t comm;
-  ncore_status_t status;
-} world_rank_t;
-
-static void *init_world_rank(void *arg) {
-  world_rank_t *r = arg;
-  r->comm = NCORE_NULL_HANDLE;
-  r->status = ncore_comm_init_rank(&r->comm, 2, &r->id, r->rank, NULL);
-  return NULL;
-}
-
-/* Issue 26: a peer's abort ends its NCCL kernels early, and they may
- * complete this rank's collective with what they held (conformance
- * dead_peer_allreduce answered NCORE_OK on 3 GPUs): a synchronisation whose
- * stream completed answers NCORE_ERR_REMOTE when an LSA peer aborted, and
- * learns it from the peer's liveness page in host memory, without a copy
- * from any GPU. Two ranks as two threads forming one LSA team of the NCCL
- * double (FAKE_NCCL_LSA_WORLD), whose streams complete at once. */
-TEST(synchronize_after_a_peer_aborted_answers_remote) {
-  REQUIRE_FAKE();
-  if (version < 22902) return; /* 2.28's window getters are kernels */
-  setenv("FAKE_NCCL_WORLD_RANKS", "2", 1);
-  setenv("FAKE_NCCL_LSA_WORLD", "1", 1);
-  world_rank_t ranks[2] = {{.rank = 0}, {.rank = 1}};
-  CHECK_OK(ncore_get_unique_id(&ranks[0].id, NCORE_BACKEND_AUTO));
-  ranks[1].id = ranks[0].id;
-  pthread_t threads[2];
-  for (int r = 0; r < 2; r++)
-    CHECK_EQ(pthread_create(&threads[r], NULL, init_world_rank, &ranks[r]), 0);
-  for (int r = 0; r < 2; r++) pthread_join(threads[r], NULL);
-  unsetenv("FAKE_NCCL_LSA_WORLD");
-  unsetenv("FAKE_NCCL_WORLD_RANKS");
-  CHECK_OK(ranks[0].status);
-  CHECK_OK(ranks[1].status);
-  if (ranks[0].status != NCORE_OK || ranks[1].status != NCORE_OK) return;
-  int lsa_size = 0;
-  CHECK_OK(ncore_comm_lsa_size(ranks[1].comm, &lsa_size));
-  CHECK_EQ(lsa_size, 2);
-  void *mem = NULL;
-  CHECK_OK(ncore_mem_alloc(&mem, 64, NCORE_BACKEND_NCCL));
-  CHECK_OK(ncore_allreduce(ranks[1].comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, NULL));
-  CHECK_OK(ncore_comm_synchronize(ranks[1].comm, NULL));
-  CHECK_OK(ncore_allreduce(ranks[1].comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, NULL));
-  CHECK_OK(ncore_comm_abort(ranks[0].comm));
-  long long copies = driver_count("cuMemcpyDtoHAsync");
-  CHECK_STATUS(ncore_comm_synchronize(ranks[1].comm, NULL), NCORE_ERR_REMOTE);
-  CHECK_MESSAGE_CONTAINS("rank 0 aborted");
-  CHECK_EQ(driver_count("cuMemcpyDtoHAsync"), copies);
-  CHECK_OK(ncore_comm_abort(ranks[1].comm));
-  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
-}
-
 /* Rank `rank` of a world of `nranks` threads of the NCCL double. */
 typedef struct {
   int rank, nranks;
@@ -420,34 +364,66 @@ static void *init_lsa_rank(void *arg) {
   return NULL;
 }
 
-/* The three ranks of a three-thread world of the NCCL double forming one
- * LSA team, made with NCORE_ALGO=algo (read when a communicator is set
- * up): three, so that two-shot can be chosen. */
-static int make_lsa_world(lsa_rank_t ranks[3], const char *algo) {
-  setenv("FAKE_NCCL_WORLD_RANKS", "3", 1);
+/* The n (at most 3) ranks of a world of threads of the NCCL double forming
+ * one LSA team (FAKE_NCCL_LSA_WORLD), whose streams complete at once; made
+ * with NCORE_ALGO=algo (read when a communicator is set up) unless algo is
+ * NULL. 0, or -1 (checked) when a rank's init failed. */
+static int make_lsa_world(lsa_rank_t ranks[], int n, const char *algo) {
+  char count[8];
+  snprintf(count, sizeof count, "%d", n);
+  setenv("FAKE_NCCL_WORLD_RANKS", count, 1);
   setenv("FAKE_NCCL_LSA_WORLD", "1", 1);
   const char *before = getenv("NCORE_ALGO");
   char *kept = before ? strdup(before) : NULL;
-  setenv("NCORE_ALGO", algo, 1);
+  if (algo != NULL) setenv("NCORE_ALGO", algo, 1);
   pthread_t threads[3];
-  for (int r = 0; r < 3; r++) {
-    ranks[r] = (lsa_rank_t){.rank = r, .nranks = 3};
+  for (int r = 0; r < n; r++) {
+    ranks[r] = (lsa_rank_t){.rank = r, .nranks = n};
     if (r == 0) CHECK_OK(ncore_get_unique_id(&ranks[0].id, NCORE_BACKEND_AUTO));
     else ranks[r].id = ranks[0].id;
   }
-  for (int r = 0; r < 3; r++)
+  for (int r = 0; r < n; r++)
     CHECK_EQ(pthread_create(&threads[r], NULL, init_lsa_rank, &ranks[r]), 0);
-  for (int r = 0; r < 3; r++) pthread_join(threads[r], NULL);
+  for (int r = 0; r < n; r++) pthread_join(threads[r], NULL);
   unsetenv("FAKE_NCCL_LSA_WORLD");
   unsetenv("FAKE_NCCL_WORLD_RANKS");
   if (kept) setenv("NCORE_ALGO", kept, 1); else unsetenv("NCORE_ALGO");
   free(kept);
   int made = 1;
-  for (int r = 0; r < 3; r++) {
+  for (int r = 0; r < n; r++) {
     CHECK_OK(ranks[r].status);
     made &= ranks[r].status == NCORE_OK;
   }
   return made ? 0 : -1;
+}
+
+/* Issue 26: a peer's abort ends its NCCL kernels early, and they may
+ * complete this rank's collective with what they held (conformance
+ * dead_peer_allreduce answered NCORE_OK on 3 GPUs): a synchronisation whose
+ * stream completed answers NCORE_ERR_REMOTE when an LSA peer aborted, and
+ * learns it from the peer's liveness page in host memory, without a copy
+ * from any GPU. Two ranks as two threads forming one LSA team of the NCCL
+ * double (FAKE_NCCL_LSA_WORLD), whose streams complete at once. */
+TEST(synchronize_after_a_peer_aborted_answers_remote) {
+  REQUIRE_FAKE();
+  if (version < 22902) return; /* 2.28's window getters are kernels */
+  lsa_rank_t ranks[2];
+  if (make_lsa_world(ranks, 2, NULL) != 0) return;
+  int lsa_size = 0;
+  CHECK_OK(ncore_comm_lsa_size(ranks[1].comm, &lsa_size));
+  CHECK_EQ(lsa_size, 2);
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 64, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_allreduce(ranks[1].comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, NULL));
+  CHECK_OK(ncore_comm_synchronize(ranks[1].comm, NULL));
+  CHECK_OK(ncore_allreduce(ranks[1].comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, NULL));
+  CHECK_OK(ncore_comm_abort(ranks[0].comm));
+  long long copies = driver_count("cuMemcpyDtoHAsync");
+  CHECK_STATUS(ncore_comm_synchronize(ranks[1].comm, NULL), NCORE_ERR_REMOTE);
+  CHECK_MESSAGE_CONTAINS("rank 0 aborted");
+  CHECK_EQ(driver_count("cuMemcpyDtoHAsync"), copies);
+  CHECK_OK(ncore_comm_abort(ranks[1].comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
 /* How many allreduces went to each of one-shot, two-shot and NCCL. */
@@ -496,7 +472,7 @@ TEST(small_allreduce_chooses_its_kernels_or_nccl) {
                           {1, 1, 2, 2, 2, 1, 2}};
   for (int a = 0; a < 4 && !harness_failed(); a++) {
     lsa_rank_t ranks[3];
-    if (make_lsa_world(ranks, algos[a]) != 0) break;
+    if (make_lsa_world(ranks, 3, algos[a]) != 0) break;
     ncore_comm_t comm = ranks[1].comm;
     int got[7] = {
         path_of(comm, mem, 4, NCORE_FLOAT32, NCORE_SUM, 0),
