@@ -431,8 +431,13 @@ TEST(a_kept_store_socket_listens_only_during_an_exchange) {
  * fails naming both jobs. Returns the number of jobs that completed, or
  * -1 after failing the test. */
 static int two_jobs_trial(int port, unsigned seed) {
-  job_t jobs[2] = {{"127.0.0.1", port, job_secret, 3, 1, 4000, NULL},
-                   {"127.0.0.1", port, other_secret, 3, 100, 4000, NULL}};
+  /* Secrets of this trial alone: trials run ten at a time, and two whose
+   * ports happened to coincide must still be four jobs, not two. */
+  char secret_a[96], secret_b[96];
+  snprintf(secret_a, sizeof secret_a, "%s-trial-%u", job_secret, seed);
+  snprintf(secret_b, sizeof secret_b, "%s-trial-%u", other_secret, seed);
+  job_t jobs[2] = {{"127.0.0.1", port, secret_a, 3, 1, 4000, NULL},
+                   {"127.0.0.1", port, secret_b, 3, 100, 4000, NULL}};
   rank_process_t ranks[6];
   int order[6] = {0, 1, 2, 3, 4, 5};
   for (int i = 5; i > 0; i--) {
@@ -490,8 +495,17 @@ TEST(two_jobs_sharing_master_port_never_mix) {
   int both = 0, one = 0;
   for (int batch = 0; batch < TRIALS / AT_ONCE && !harness_failed(); batch++) {
     pid_t trials[AT_ONCE];
+    int ports[AT_ONCE];
     for (int t = 0; t < AT_ONCE; t++) {
-      int port = free_port("127.0.0.1");
+      /* A port no other trial of the batch has (free_port's answer is only
+       * free now: an earlier trial may not have bound its port yet). */
+      int port, again;
+      do {
+        port = free_port("127.0.0.1");
+        again = 0;
+        for (int u = 0; u < t; u++) again |= ports[u] == port;
+      } while (again);
+      ports[t] = port;
       trials[t] = fork_child();
       if (trials[t] == 0) {
         int completed = two_jobs_trial(port, (unsigned)(batch * AT_ONCE + t + 1));
