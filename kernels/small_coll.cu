@@ -8,7 +8,9 @@
 // in1 slot for this rank, tells each rank (a release store of the call's
 // epoch into the rank's flag for this rank and block), waits until every
 // rank told it the same, then reduces that part of every rank's input from
-// its own area, in rank order 0, 1, ..., n-1.
+// its own area, in rank order 0, 1, ..., n-1. Up to NCORE_SMALL_LL_TOTAL /
+// n bytes a rank it sends in LL form instead (oneshot_ll): the data carries
+// the epoch, so no flags round and no fence: one trip over NVLink.
 // Two-shot: every block writes its part of each slice s into rank s's in2
 // slot for this rank, the same flags, then reduces its part of this rank's
 // slice (rank order again) and writes the result into every rank's res
@@ -34,6 +36,9 @@
 
 namespace ncore_small {
 
+// Reads a wait makes back to back before it starts to sleep between them.
+#define NCORE_SMALL_SPIN_READS 4096
+
 __device__ __forceinline__ void store_release(unsigned long long *p,
                                               unsigned long long v) {
   asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v)
@@ -47,14 +52,16 @@ __device__ __forceinline__ unsigned long long load_acquire(
   return v;
 }
 
-// Waits until *p reaches epoch (wrap-safe), reading every ~32 ns at first,
-// then sleeping up to 2 us between reads.
+// Waits until *p reaches epoch (wrap-safe): reads back to back at first
+// (a peer is usually a microsecond away), then sleeps between reads,
+// doubling up to 2 us, so a late peer costs an SM slot and no bandwidth.
 __device__ __forceinline__ void wait_for(const unsigned long long *p,
                                          unsigned long long epoch) {
   unsigned sleep_ns = 32;
   int reads = 0;
   while ((long long)(load_acquire(p) - epoch) < 0) {
-    if (++reads > 256 && sleep_ns < 2048) sleep_ns *= 2;
+    if (++reads < NCORE_SMALL_SPIN_READS) continue;
+    if (sleep_ns < 2048) sleep_ns *= 2;
     __nanosleep(sleep_ns);
   }
 }
@@ -264,6 +271,104 @@ __device__ void oneshot(const ncore_small_args_t &a) {
   end_call(a, epoch);
 }
 
+// LL one-shot: 16 bytes of input travel as 32 bytes, {d0, e, d1, e} and
+// {d2, e, d3, e} with e the call's epoch (low 32 bits), in two 16-byte
+// stores to every rank's ll slot for this rank; a reader takes a 16-byte
+// line once both its flags say e (an 8-byte half is never torn, so a line
+// seen half old is read again). The slot's last contents are two calls
+// old (flags e - 2), so no reset is needed.
+__device__ __forceinline__ void ll_store(char *p, uint4 d, unsigned e) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
+               "r"(d.x), "r"(e), "r"(d.y), "r"(e) : "memory");
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p + 16),
+               "r"(d.z), "r"(e), "r"(d.w), "r"(e) : "memory");
+}
+
+__device__ __forceinline__ uint4 ll_line(const char *p) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
+  return v;
+}
+
+// An abort filled this rank's flags with 0x7f bytes (kernels/small_coll.h).
+__device__ __forceinline__ bool aborted(const ncore_small_args_t &a) {
+  return *(volatile unsigned long long *)(a.areas[a.rank] + NCORE_SMALL_FLAGS_OFFSET(0)) ==
+         0x7f7f7f7f7f7f7f7full;
+}
+
+// The 16 bytes of input at p in LL form, once they arrived (or the
+// communicator was aborted: then whatever is there).
+__device__ __forceinline__ uint4 ll_load(const ncore_small_args_t &a,
+                                         const char *p, unsigned e) {
+  unsigned sleep_ns = 32;
+  int reads = 0;
+  for (;;) {
+    uint4 x = ll_line(p), y = ll_line(p + 16);
+    if (x.y == e && x.w == e && y.y == e && y.w == e)
+      return make_uint4(x.x, x.z, y.x, y.z);
+    if (++reads < NCORE_SMALL_SPIN_READS) continue;
+    if ((reads & 63) == 0 && aborted(a)) return make_uint4(x.x, x.z, y.x, y.z);
+    if (sleep_ns < 2048) sleep_ns *= 2;
+    __nanosleep(sleep_ns);
+  }
+}
+
+// 16 bytes of src from byte `at` (up to `bytes`, zeros past it), as one
+// load where they are whole and aligned.
+__device__ __forceinline__ uint4 load16(const char *src, size_t at, size_t bytes) {
+  if (at + 16 <= bytes && (((uintptr_t)(src + at)) & 15) == 0)
+    return __ldcg((const uint4 *)(src + at));
+  uint4 v = make_uint4(0, 0, 0, 0);
+  unsigned char *b = (unsigned char *)&v;
+  for (size_t k = 0; k < 16 && at + k < bytes; k++) b[k] = src[at + k];
+  return v;
+}
+
+template <typename T, int OP>
+__device__ void oneshot_ll(const ncore_small_args_t &a) {
+  typedef typename Acc<T>::type A;
+  const int V = 16 / sizeof(T);
+  unsigned long long epoch = begin_call(a);
+  int parity = (int)(epoch & 1);
+  unsigned e = (unsigned)epoch;
+  size_t bytes = a.count * sizeof(T), lines = (bytes + 15) / 16, lo, hi;
+  part_bounds(lines, gridDim.x, blockIdx.x, 1, 0, lines, &lo, &hi);
+  const char *src = (const char *)a.input;
+  unsigned long long to = ncore_small_ll(a.nranks, parity, a.rank);
+  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    uint4 v = load16(src, i * 16, bytes);
+    for (int q = 0; q < a.nranks; q++) ll_store(a.areas[q] + to + i * 32, v, e);
+  }
+  const char *mine = a.areas[a.rank];
+  char *out = (char *)a.output;
+  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    A acc[V];
+    uint4 v = ll_load(a, mine + ncore_small_ll(a.nranks, parity, 0) + i * 32, e);
+    const T *x = (const T *)&v;
+#pragma unroll
+    for (int k = 0; k < V; k++) acc[k] = up<T>(x[k]);
+    for (int q = 1; q < a.nranks; q++) {
+      uint4 w = ll_load(a, mine + ncore_small_ll(a.nranks, parity, q) + i * 32, e);
+      const T *y = (const T *)&w;
+#pragma unroll
+      for (int k = 0; k < V; k++) acc[k] = Apply<OP, A>::run(acc[k], up<T>(y[k]));
+    }
+    uint4 r;
+    T *o = (T *)&r;
+#pragma unroll
+    for (int k = 0; k < V; k++) o[k] = down<T>(acc[k]);
+    size_t at = i * 16;
+    if (at + 16 <= bytes && (((uintptr_t)(out + at)) & 15) == 0) {
+      *(uint4 *)(out + at) = r;
+    } else {
+      for (size_t k = 0; k < 16 / sizeof(T) && at + k * sizeof(T) < bytes; k++)
+        ((T *)(out + at))[k] = o[k];
+    }
+  }
+  end_call(a, epoch);
+}
+
 template <typename T, int OP>
 __device__ void twoshot(const ncore_small_args_t &a) {
   const int V = 16 / sizeof(T);
@@ -350,7 +455,10 @@ struct Dispatch {
 };
 
 template <typename T, int OP> struct OneShot {
-  static __device__ void go(const ncore_small_args_t &a) { oneshot<T, OP>(a); }
+  static __device__ void go(const ncore_small_args_t &a) {
+    if (a.ll) oneshot_ll<T, OP>(a);
+    else oneshot<T, OP>(a);
+  }
 };
 template <typename T, int OP> struct TwoShot {
   static __device__ void go(const ncore_small_args_t &a) { twoshot<T, OP>(a); }

@@ -16,6 +16,15 @@
  *   in1[parity][q]      one-shot: rank q's whole input
  *   in2[parity][q]      two-shot: rank q's part of this rank's slice
  *   res[parity][q]      two-shot: rank q's reduced slice
+ *   ll[parity][q]       one-shot in LL form: rank q's input, each 4 bytes of
+ *                       it beside the call's epoch (low 32 bits) in one
+ *                       8-byte store, so a reader knows a word arrived by
+ *                       the word itself: no flag, no fence, one trip over
+ *                       NVLink (NCCL's LL protocol, at half the bandwidth,
+ *                       where latency is all that counts)
+ * An abort fills this rank's flags with 0x7f bytes (a value no epoch
+ * reaches): flag waits end at once, and LL waits read the first flag word
+ * now and then to see it.
  * Flags only grow (an epoch per call, counted on the device, so a CUDA
  * graph's replays count too), and a call reuses a parity's buffers only
  * two calls later: a writer's call e + 2 starts after its call e + 1,
@@ -37,6 +46,9 @@
  * most this / nranks), and the largest two-shot call. */
 #define NCORE_SMALL_ONESHOT_TOTAL (2ull << 20)
 #define NCORE_SMALL_TWOSHOT_MAX (1ull << 20)
+/* Bytes of all the LL one-shot inputs of one parity (data; the slots hold
+ * twice this in LL form). */
+#define NCORE_SMALL_LL_TOTAL (1ull << 20)
 
 #define NCORE_SMALL_FLAGS_BYTES (8 * NCORE_SMALL_MAX_RANKS * NCORE_SMALL_MAX_BLOCKS)
 #define NCORE_SMALL_FLAGS_OFFSET(round) ((round) * NCORE_SMALL_FLAGS_BYTES)
@@ -66,9 +78,18 @@ NCORE_SMALL_FN unsigned long long ncore_small_res(int nranks, int parity, int q)
   return ncore_small_in2(nranks, 2, 0) +
          ((unsigned long long)parity * nranks + q) * ncore_small_twoshot_slot(nranks);
 }
+/* The largest LL one-shot input of a rank of nranks (a multiple of 16),
+ * and its slot: 8 bytes (4 of data, 4 of epoch) for every 4 of input. */
+NCORE_SMALL_FN unsigned long long ncore_small_ll_max(int nranks) {
+  return NCORE_SMALL_LL_TOTAL / (unsigned long long)nranks / 16 * 16;
+}
+NCORE_SMALL_FN unsigned long long ncore_small_ll(int nranks, int parity, int q) {
+  return ncore_small_res(nranks, 2, 0) +
+         ((unsigned long long)parity * nranks + q) * 2 * ncore_small_ll_max(nranks);
+}
 /* The whole area of a rank of nranks. */
 NCORE_SMALL_FN unsigned long long ncore_small_area_bytes(int nranks) {
-  return ncore_small_res(nranks, 2, 0);
+  return ncore_small_ll(nranks, 2, 0);
 }
 
 /* The kernels' one argument (by value). areas[q]: rank q's area as this
@@ -79,6 +100,7 @@ typedef struct ncore_small_args {
   unsigned long long count; /* elements */
   int dtype, op;            /* ncore's (= NCCL's) values */
   int rank, nranks;
+  int ll;                   /* one-shot: 1 through ll[][], 0 through in1[][] */
   char *areas[NCORE_SMALL_MAX_RANKS];
 } ncore_small_args_t;
 

@@ -102,9 +102,17 @@ def main() -> int:
         def fresh():
             x.fill_(rank + 1)
 
+        # ncore on torch's current stream, as torch's own calls: inside
+        # torch.cuda.graph that is the capturing stream (nccl.core's default,
+        # stream=None, is the legacy default stream, which a capture on
+        # torch's non-blocking side stream does not see: the call would run
+        # eagerly and the graph stay empty).
+        def current():
+            return torch.cuda.current_stream().cuda_stream
+
         sides = {
-            "ncore": lambda: comm.allreduce(x, x, ncore.SUM),
-            "ncore_nccl": lambda: forced.allreduce(x, x, ncore.SUM),
+            "ncore": lambda: comm.allreduce(x, x, ncore.SUM, stream=current()),
+            "ncore_nccl": lambda: forced.allreduce(x, x, ncore.SUM, stream=current()),
             "torch": lambda: dist.all_reduce(x),
             "torch_again": lambda: dist.all_reduce(x),
         }

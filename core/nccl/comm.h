@@ -66,6 +66,14 @@ typedef struct nccl_peer_record {
 #define NCCL_SIGNAL_WINDOW_BYTES(nranks) \
   (NCCL_SIGNAL_CONSUMED_OFFSET(nranks) + 8 * (size_t)(nranks))
 
+/* A stream ncore's work through peers' mappings was enqueued on
+ * (peer_work.c), or, once the program destroyed it through ncore, an event
+ * recorded on it just before: what is left to wait for. */
+typedef struct nccl_peer_work {
+  CUstream stream; /* NULL once gone */
+  CUevent gone;    /* recorded at the stream's end, or NULL */
+} nccl_peer_work_t;
+
 /* ncore's small-message allreduce (small_coll.c): NCORE_ALGO, auto's
  * crossovers and a forced grid size, as read when the communicator was set
  * up. */
@@ -78,7 +86,8 @@ typedef enum nccl_small_algo {
 typedef struct nccl_small_choice {
   nccl_small_algo_t algo;
   size_t oneshot_max, twoshot_max;
-  int blocks; /* 0: by size */
+  size_t ll_max; /* one-shot in LL form up to this many bytes */
+  int blocks;    /* 0: by size */
 } nccl_small_choice_t;
 
 /* How far a communicator's setup got (comm_setup.c): NCCL's communicator, then
@@ -141,7 +150,7 @@ typedef struct core_backend_comm {
    * could not be listed (out of memory: the drain then waits for the
    * context). */
   pthread_mutex_t peer_work_lock;
-  CUstream *peer_work_streams;
+  nccl_peer_work_t *peer_work_streams;
   int peer_work_count, peer_work_capacity, peer_work_lost;
   _Atomic(CUstream) peer_work_last;
   ncore_gin_type_t gin_type, railed_gin_type; /* from the last devcomm, else NONE */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "../error.h"
+#include "comm_registry.h"
 #include "comm_setup.h"
 #include "device.h"
 #include "env.h"
@@ -107,6 +108,7 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
   /* Host memory only: the NCCL communicator, its streams and device memory
    * are the parent's, and CUDA does not work in a fork() child. */
   nccl_liveness_forget(c);
+  nccl_comm_registry_remove(c);
   pthread_mutex_destroy(&c->abort_lock);
   pthread_mutex_destroy(&c->peer_work_lock);
   free(c->peer_work_streams);

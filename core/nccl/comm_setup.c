@@ -13,10 +13,12 @@
 #include <stdlib.h>
 
 #include "../error.h"
+#include "comm_registry.h"
 #include "config.h"
 #include "kernels.h"
 #include "liveness.h"
 #include "lsa_team.h"
+#include "peer_work.h"
 #include "signals.h"
 #include "small_coll.h"
 #include "wait.h"
@@ -42,6 +44,7 @@ static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
   atomic_init(&c->in_progress, 0);
   atomic_init(&c->peer_work_last, NULL);
   pthread_mutex_init(&c->peer_work_lock, NULL);
+  nccl_comm_registry_add(c);
   pthread_mutex_init(&c->abort_lock, NULL);
   pthread_mutex_init(&c->liveness_lock, NULL);
   pthread_mutex_init(&c->alias_lock, NULL);
@@ -50,12 +53,13 @@ static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
 }
 
 void nccl_comm_free(nccl_comm_t *c) {
+  nccl_comm_registry_remove(c);
   if (c->helper_stream) cu_fn.StreamDestroy(c->helper_stream);
   if (c->small_order) cu_fn.EventDestroy(c->small_order);
   pthread_mutex_destroy(&c->abort_lock);
   pthread_mutex_destroy(&c->liveness_lock);
   pthread_mutex_destroy(&c->peer_work_lock);
-  free(c->peer_work_streams);
+  nccl_peer_work_free(c);
   nccl_window_alias_free(c);
   free(c);
 }

@@ -16,8 +16,18 @@ void nccl_peer_work_note(nccl_comm_t *c, CUstream stream);
  * put or signal still queued (a kernel's first launch may take
  * milliseconds) does not write through a mapping NCCL has just removed,
  * and the peer waiting for it does not wait for ever. Bounded by the
- * communicator's timeout where it has one; a stream the program destroyed
- * meanwhile is skipped. */
+ * communicator's timeout where it has one. */
 void nccl_peer_work_drain(nccl_comm_t *c);
+
+/* The program is destroying `stream` through ncore (nccl_stream_destroy,
+ * before the handle goes): work noted on it is from now on waited for
+ * through an event recorded at its end, and the handle, which a new
+ * stream may get, is no longer named. A stream destroyed outside ncore
+ * (CuPy, the runtime) must have no put or signal of ncore pending when a
+ * window of that communicator is released (README.md, "CUDA graphs"). */
+void nccl_peer_work_stream_gone(nccl_comm_t *c, CUstream stream);
+
+/* Releases the list (the communicator's end). */
+void nccl_peer_work_free(nccl_comm_t *c);
 
 #endif

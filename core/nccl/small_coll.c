@@ -38,6 +38,9 @@ static void read_choice(nccl_small_choice_t *choice) {
    * unless asked. */
   choice->oneshot_max = (size_t)nccl_env_long("NCORE_ONESHOT_MAX", 2 << 20);
   choice->twoshot_max = (size_t)nccl_env_long("NCORE_TWOSHOT_MAX", 0);
+  /* One-shot's LL form (kernels/small_coll.h) as far as its slots hold;
+   * NCORE_SMALL_LL_MAX lowers it (0: never), to compare the two forms. */
+  choice->ll_max = (size_t)nccl_env_long("NCORE_SMALL_LL_MAX", -1);
   long blocks = nccl_env_long("NCORE_SMALL_BLOCKS", 0);
   choice->blocks = blocks > 0 && blocks <= NCORE_SMALL_MAX_BLOCKS ? (int)blocks : 0;
 }
@@ -136,14 +139,16 @@ static ncore_status_t order_after_last_call(nccl_comm_t *c, CUstream s) {
     c->small_called = 1;
     return NCORE_OK;
   }
+  /* last NULL: its stream was destroyed, its end already recorded in
+   * small_order (nccl_small_stream_gone). */
   if (last == s || nccl_stream_capturing((ncore_stream_t)s) ||
-      nccl_stream_capturing((ncore_stream_t)last))
+      (last != NULL && nccl_stream_capturing((ncore_stream_t)last)))
     return NCORE_OK;
   ncore_status_t status = NCORE_OK;
   if (c->small_order == NULL)
     status = cu_check(cu_fn.EventCreate(&c->small_order, CU_EVENT_DISABLE_TIMING),
                       "cuEventCreate");
-  if (status == NCORE_OK)
+  if (status == NCORE_OK && last != NULL)
     status = cu_check(cu_fn.EventRecord(c->small_order, last), "cuEventRecord");
   if (status == NCORE_OK)
     status = cu_check(cu_fn.StreamWaitEvent(s, c->small_order, 0),
@@ -170,6 +175,8 @@ ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
   args.op = (int)a->op;
   args.rank = c->rank;
   args.nranks = c->nranks;
+  args.ll = algo == NCCL_SMALL_ONESHOT && bytes <= c->small_choice.ll_max &&
+            bytes <= ncore_small_ll_max(c->nranks);
   unsigned grid = blocks_for(&c->small_choice, algo, bytes);
   memcpy(args.areas, c->small_areas, sizeof args.areas);
   void *params[] = {&args};
@@ -188,4 +195,16 @@ ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
                                 grid, NCORE_SMALL_THREADS, s, params);
   if (previous != c->ctx) (void)cu_fn.CtxSetCurrent(previous);
   return status;
+}
+
+void nccl_small_stream_gone(nccl_comm_t *c, CUstream stream) {
+  if (!c->small_called || c->small_last_stream != stream) return;
+  /* Where no event can be made, the next call's own event creation fails
+   * and says so; the program is no worse off than without the order. */
+  if (c->small_order == NULL &&
+      cu_fn.EventCreate(&c->small_order, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+    c->small_order = NULL;
+  if (c->small_order != NULL && !nccl_stream_capturing((ncore_stream_t)stream))
+    (void)cu_fn.EventRecord(c->small_order, stream);
+  c->small_last_stream = NULL;
 }

@@ -34,4 +34,9 @@ void nccl_small_setup(nccl_comm_t *c);
 ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
                                     int *taken);
 
+/* stream is about to be destroyed through ncore (comm_registry.c): if
+ * the last call ran on it, its end is kept as an event that the next call
+ * waits for, and the handle is no longer named. */
+void nccl_small_stream_gone(nccl_comm_t *c, CUstream stream);
+
 #endif

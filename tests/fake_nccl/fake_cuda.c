@@ -33,6 +33,11 @@ static int device_count(void) {
 }
 /* Streams carry this first, so cuStreamGetCtx can refuse other pointers. */
 static const unsigned long long stream_magic = 0x6661b3e5747265ull;
+/* A destroyed stream keeps its memory with this mark, so that a use of
+ * its handle afterwards is counted (fake_cuda_count("destroyed stream"))
+ * where the real driver may crash. */
+static const unsigned long long destroyed_magic = 0x6465616473747265ull;
+static long long destroyed_stream_uses;
 
 /* Context, stream and pointer queries made so far (what a communicating
  * call could make per call): tests assert the hot path makes none. */
@@ -74,6 +79,7 @@ static fake_stream_t *stream_of(CUstream s) {
   if (s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD)
     return NULL;
   fake_stream_t *f = (fake_stream_t *)s;
+  if (f->magic == destroyed_magic) __atomic_add_fetch(&destroyed_stream_uses, 1, __ATOMIC_RELAXED);
   return f->magic == stream_magic ? f : NULL;
 }
 /* What CUDA answers an operation it forbids on a capturing stream: the
@@ -230,8 +236,8 @@ FAKE_API CUresult cuStreamCreate(CUstream *s, unsigned int flags) {
 FAKE_API CUresult cuStreamDestroy_v2(CUstream s) {
   fake_stream_t *f = stream_of(s);
   if (f != NULL && f->capture != NULL) return forbidden_in_capture(f);
-  if (s != NULL) *(unsigned long long *)s = 0;
-  free(s);
+  if (f == NULL) return CUDA_ERROR_INVALID_HANDLE;
+  f->magic = destroyed_magic; /* kept: see destroyed_magic */
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuStreamSynchronize(CUstream s) {
@@ -410,6 +416,8 @@ FAKE_API long long fake_cuda_count(const char *what) {
   if (strcmp(what, "cuEventRecord") == 0) return event_records;
   if (strcmp(what, "cuStreamWaitEvent") == 0) return stream_event_waits;
   if (strcmp(what, "cuEventQuery") == 0) return event_queries;
+  if (strcmp(what, "destroyed stream") == 0)
+    return __atomic_load_n(&destroyed_stream_uses, __ATOMIC_RELAXED);
   if (strcmp(what, "cuMemcpyDtoHAsync") == 0)
     return __atomic_load_n(&device_to_host_copies, __ATOMIC_RELAXED);
   if (strcmp(what, "launch:ncore_allreduce_oneshot") == 0) return oneshot_launches;
@@ -446,5 +454,6 @@ FAKE_API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
   (void)flags;
   stream_event_waits++;
   last_wait_stream = s;
+  (void)stream_of(s); /* counts a destroyed one */
   return CUDA_SUCCESS;
 }

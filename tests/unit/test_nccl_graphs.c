@@ -326,4 +326,28 @@ TEST(window_close_leaves_a_capture_capturing) {
   one_sided_close(&o);
 }
 
+/* A stream that carried ncore's puts, destroyed through ncore before the
+ * window closes (the conformance runners release their capture stream
+ * before the case's communicator): the close waits for an event recorded
+ * at the stream's end and never names the destroyed handle again. Before,
+ * the close recorded an event on the freed stream: a crash on GPUs
+ * (cuda_graph_replay in C, Python and Go). */
+TEST(window_close_after_its_stream_was_destroyed) {
+  REQUIRE_FAKE_GRAPHS();
+  one_sided_t o = {0};
+  one_sided_open(&o, NULL, NULL);
+  if (harness_failed()) return;
+  CHECK_OK(ncore_put_signal(o.comm, (char *)o.mem + 64, 8, NCORE_UINT8, 0, o.w,
+                            0, 0, 0, 0, o.stream));
+  long long uses = driver_count("destroyed stream");
+  long long queries = driver_count("cuEventQuery");
+  CHECK_OK(ncore_stream_destroy(o.stream, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_window_close(o.w));
+  CHECK_EQ(driver_count("destroyed stream"), uses);
+  CHECK(driver_count("cuEventQuery") > queries); /* the event was waited for */
+  CHECK_OK(ncore_stream_create(&o.stream, NCORE_BACKEND_NCCL));
+  one_sided_close(&o);
+  CHECK_EQ(driver_count("destroyed stream"), uses);
+}
+
 HARNESS_MAIN

@@ -493,6 +493,36 @@ TEST(small_allreduce_chooses_its_kernels_or_nccl) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
+/* The small-message path orders a call on another stream after the last
+ * one (an event). When the last call's stream is destroyed through ncore
+ * first, the event is recorded as it goes, and the next call on another
+ * stream waits for it, never naming the destroyed handle. */
+TEST(small_allreduce_after_its_last_stream_was_destroyed) {
+  REQUIRE_FAKE();
+  if (version < 22902) return;
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 4096, NCORE_BACKEND_NCCL));
+  lsa_rank_t ranks[3];
+  if (make_lsa_world(ranks, 3, "auto") != 0) return;
+  ncore_comm_t comm = ranks[1].comm;
+  ncore_stream_t a = NULL, b = NULL;
+  CHECK_OK(ncore_stream_create(&a, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_stream_create(&b, NCORE_BACKEND_NCCL));
+  long long launches = driver_count("launch:ncore_allreduce_oneshot");
+  CHECK_OK(ncore_allreduce(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, a));
+  long long uses = driver_count("destroyed stream");
+  long long waits = driver_count("cuStreamWaitEvent");
+  CHECK_OK(ncore_stream_destroy(a, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_allreduce(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, b));
+  CHECK_EQ(driver_count("launch:ncore_allreduce_oneshot"), launches + 2);
+  CHECK_EQ(driver_count("destroyed stream"), uses);
+  CHECK_EQ(driver_count("cuStreamWaitEvent"), waits + 1);
+  CHECK_EQ(driver_count("cuStreamWaitEvent.stream"), (long long)(uintptr_t)b);
+  for (int r = 0; r < 3; r++) CHECK_OK(ncore_comm_destroy(ranks[r].comm));
+  CHECK_OK(ncore_stream_destroy(b, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
 /* A world of two ranks, each its own LSA team (as ranks on one GPU): NCCL
  * makes no window over several teams without GIN, so ncore registers its
  * signal window over the rank's team, on a communicator split off for it.
