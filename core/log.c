@@ -164,12 +164,27 @@ int core_wait_note_due(const core_wait_note_t *note) {
   return warn_after_ms > 0 && core_log_now_ms() - note->start_ms >= warn_after_ms;
 }
 
+long long core_wait_warn_after_ms(void) {
+  pthread_once(&warn_once, warn_configure);
+  return warn_after_ms;
+}
+
+void core_wait_note_say(const char *call, long long waited_ms,
+                        const char *awaited, const char *left) {
+  char message[1280];
+  snprintf(message, sizeof message, "%s has waited %.1f s for %s (%s; "
+           "NCORE_WAIT_WARN_S=0 silences this)", call,
+           (double)waited_ms / 1000.0, awaited, left);
+  pthread_once(&log_once, log_configure);
+  log_line(CORE_LOG_WARN, message);
+}
+
 void core_wait_note_check(core_wait_note_t *note, long long deadline_ms,
                           const char *fmt, ...) {
   if (!core_wait_note_due(note)) return;
   long long now = core_log_now_ms();
   note->warned = 1;
-  char awaited[768], message[1280], left[64];
+  char awaited[768], left[64];
   va_list args;
   va_start(args, fmt);
   vsnprintf(awaited, sizeof awaited, fmt, args);
@@ -179,11 +194,7 @@ void core_wait_note_check(core_wait_note_t *note, long long deadline_ms,
   else
     snprintf(left, sizeof left, "%.1f s left before the timeout",
              (double)(deadline_ms > now ? deadline_ms - now : 0) / 1000.0);
-  snprintf(message, sizeof message, "%s has waited %.1f s for %s (%s; "
-           "NCORE_WAIT_WARN_S=0 silences this)", note->call,
-           (double)(now - note->start_ms) / 1000.0, awaited, left);
-  pthread_once(&log_once, log_configure);
-  log_line(CORE_LOG_WARN, message);
+  core_wait_note_say(note->call, now - note->start_ms, awaited, left);
 }
 
 /* The previous line (level and message) and how often it came again since

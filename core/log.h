@@ -67,4 +67,13 @@ void core_wait_note_check(core_wait_note_t *note, long long deadline_ms,
                           const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* NCORE_WAIT_WARN_S in milliseconds (<= 0: wait lines are off). */
+long long core_wait_warn_after_ms(void);
+
+/* Writes the line a note writes when it is due: call has waited waited_ms
+ * for awaited (left: the time left, or why there is no timeout). For a
+ * watcher that sees the wait from outside (wait_watch.c). */
+void core_wait_note_say(const char *call, long long waited_ms,
+                        const char *awaited, const char *left);
+
 #endif

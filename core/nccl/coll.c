@@ -7,6 +7,7 @@
 #include "../dtype.h"
 #include "../error.h"
 #include "../op_table.h"
+#include "../wait_watch.h"
 #include "custom_redop.h"
 #include "group.h"
 #include "small_coll.h"
@@ -31,8 +32,8 @@
 
 /* One collective, as NCCL's call for a->kind (its row of op_table.h), on
  * stream s. */
-static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
-                                    cudaStream_t s) {
+static ncore_status_t collective_call(nccl_comm_t *c, const core_coll_args_t *a,
+                                      cudaStream_t s) {
   ncclDataType_t t = (ncclDataType_t)a->dtype;
   ncclRedOp_t op = a->custom_op ? a->custom_op->op : (ncclRedOp_t)a->op;
   ncclComm_t nc = c->nccl;
@@ -43,6 +44,16 @@ static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
   }
   return core_error(NCORE_ERR_INTERNAL, "kind: unknown collective %d",
                     (int)a->kind);
+}
+
+/* collective_call, watched: NCCL may wait inside it for its peers
+ * (wait_watch.h). */
+static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
+                                    cudaStream_t s) {
+  core_wait_watch_enter("NCCL's collective call", -1, c->rank, c->nranks);
+  ncore_status_t status = collective_call(c, a, s);
+  core_wait_watch_leave();
+  return status;
 }
 
 /* NCCL runs alltoall, gather and scatter as send/recv pairs

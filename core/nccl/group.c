@@ -1,6 +1,7 @@
 /* core/nccl — groups (group.h). */
 #include "group.h"
 
+#include "../wait_watch.h"
 #include "status.h"
 
 /* Groups this thread is inside, and the contexts whose legacy streams must
@@ -61,7 +62,11 @@ ncore_status_t nccl_group_start(void) {
 ncore_status_t nccl_group_end(void) {
   ncore_status_t status = nccl_load();
   if (status != NCORE_OK) return status;
+  /* The group's connections are made here (wait_watch.h); the ranks are
+   * the group's communicators', unknown here. */
+  if (group_depth == 1) core_wait_watch_enter("NCCL's ncclGroupEnd", -1, -1, -1);
   ncclResult_t r = nccl_fn.ncclGroupEnd();
+  if (group_depth == 1) core_wait_watch_leave();
   if (group_depth > 0) group_depth--;
   if (r == ncclInProgress) status = NCORE_IN_PROGRESS;
   else status = nccl_check(r, "ncclGroupEnd", NULL);

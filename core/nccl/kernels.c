@@ -20,6 +20,7 @@ static const char *const kernel_names[NCCL_KERNEL_COUNT] = {
     "ncore_wait_geq",          "ncore_window_lsa_pointer",
     "ncore_window_peer_pointer", "ncore_window_multimem_pointer",
     NCORE_SMALL_ONESHOT_KERNEL, NCORE_SMALL_TWOSHOT_KERNEL,
+    NCORE_SMALL_ONESHOT_LL_KERNEL,
 };
 
 /* The kernels written for programmatic dependent launch (PDL): each waits
@@ -29,7 +30,7 @@ static const char *const kernel_names[NCCL_KERNEL_COUNT] = {
 static const int kernel_takes_pdl[NCCL_KERNEL_COUNT] = {
     [NCCL_KERNEL_SIGNAL_ADD] = 1, [NCCL_KERNEL_PUT_SIGNAL] = 1,
     [NCCL_KERNEL_WAIT_GEQ] = 1,  [NCCL_KERNEL_ALLREDUCE_ONESHOT] = 1,
-    [NCCL_KERNEL_ALLREDUCE_TWOSHOT] = 1,
+    [NCCL_KERNEL_ALLREDUCE_TWOSHOT] = 1, [NCCL_KERNEL_ALLREDUCE_ONESHOT_LL] = 1,
 };
 
 /* Primary contexts are few (one per device); a small table suffices. */

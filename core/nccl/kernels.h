@@ -15,6 +15,7 @@ typedef enum nccl_kernel {
   NCCL_KERNEL_MULTIMEM_POINTER,
   NCCL_KERNEL_ALLREDUCE_ONESHOT, /* kernels/small_coll.cu */
   NCCL_KERNEL_ALLREDUCE_TWOSHOT,
+  NCCL_KERNEL_ALLREDUCE_ONESHOT_LL,
   NCCL_KERNEL_COUNT
 } nccl_kernel_t;
 

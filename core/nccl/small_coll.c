@@ -21,7 +21,7 @@
  * program can make communicators that differ, as the benchmarks do); every
  * rank must ask the same, as for NCCL_ALGO: a rank in ncore's kernel and
  * its peer in NCCL's wait for each other for ever. */
-static void read_choice(nccl_small_choice_t *choice) {
+static void read_choice(nccl_small_choice_t *choice, int nranks) {
   const char *algo = getenv("NCORE_ALGO");
   choice->algo = NCCL_SMALL_AUTO;
   if (algo != NULL && strcasecmp(algo, "nccl") == 0) choice->algo = NCCL_SMALL_NCCL;
@@ -38,9 +38,14 @@ static void read_choice(nccl_small_choice_t *choice) {
    * unless asked. */
   choice->oneshot_max = (size_t)nccl_env_long("NCORE_ONESHOT_MAX", 2 << 20);
   choice->twoshot_max = (size_t)nccl_env_long("NCORE_TWOSHOT_MAX", 0);
-  /* One-shot's LL form (kernels/small_coll.h) as far as its slots hold;
-   * NCORE_SMALL_LL_MAX lowers it (0: never), to compare the two forms. */
-  choice->ll_max = (size_t)nccl_env_long("NCORE_SMALL_LL_MAX", -1);
+  /* One-shot's LL form (kernels/small_coll.h) up to 1 MiB / ranks^2 (its
+   * traffic, twice the data to every peer, grows with the ranks): the
+   * crossover against the flags form measured on 2 and 4 x H200 (LL ahead
+   * to 128 KiB on 2 ranks, even at 256 KiB; ahead to 32 KiB on 4, even at
+   * 64 KiB; bench/results/small-allreduce-session19/).
+   * NCORE_SMALL_LL_MAX sets it (0: never). */
+  choice->ll_max = (size_t)nccl_env_long(
+      "NCORE_SMALL_LL_MAX", (long)(NCORE_SMALL_LL_TOTAL / ((size_t)nranks * nranks)));
   long blocks = nccl_env_long("NCORE_SMALL_BLOCKS", 0);
   choice->blocks = blocks > 0 && blocks <= NCORE_SMALL_MAX_BLOCKS ? (int)blocks : 0;
 }
@@ -55,7 +60,7 @@ size_t nccl_small_area_offset(int nranks) {
 }
 
 void nccl_small_setup(nccl_comm_t *c) {
-  read_choice(&c->small_choice);
+  read_choice(&c->small_choice, c->nranks < 1 ? 1 : c->nranks);
   c->small_enabled = 0;
   const char *why = NULL;
   if (nccl_small_area_bytes(c->nranks) == 0)
@@ -119,9 +124,10 @@ static int served(const core_coll_args_t *a) {
 /* Blocks of the grid: enough to move bytes at NVLink speed, few enough
  * that the flag exchange stays cheap (one flag per block and rank). */
 static unsigned blocks_for(const nccl_small_choice_t *choice,
-                           nccl_small_algo_t algo, size_t bytes) {
+                           nccl_small_algo_t algo, int ll, size_t bytes) {
   if (choice->blocks > 0) return (unsigned)choice->blocks;
-  size_t per_block = algo == NCCL_SMALL_ONESHOT ? 8192 : 32768;
+  /* LL: a thread a line of 8 bytes, one pass of 512 threads a block. */
+  size_t per_block = algo == NCCL_SMALL_TWOSHOT ? 32768 : ll ? 4096 : 8192;
   size_t blocks = (bytes + per_block - 1) / per_block;
   if (blocks > NCORE_SMALL_MAX_BLOCKS) blocks = NCORE_SMALL_MAX_BLOCKS;
   return blocks == 0 ? 1 : (unsigned)blocks;
@@ -175,9 +181,9 @@ ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
   args.op = (int)a->op;
   args.rank = c->rank;
   args.nranks = c->nranks;
-  args.ll = algo == NCCL_SMALL_ONESHOT && bytes <= c->small_choice.ll_max &&
-            bytes <= ncore_small_ll_max(c->nranks);
-  unsigned grid = blocks_for(&c->small_choice, algo, bytes);
+  int ll = algo == NCCL_SMALL_ONESHOT && bytes <= c->small_choice.ll_max &&
+           bytes <= ncore_small_ll_max(c->nranks);
+  unsigned grid = blocks_for(&c->small_choice, algo, ll, bytes);
   memcpy(args.areas, c->small_areas, sizeof args.areas);
   void *params[] = {&args};
   /* The launch needs the communicator's context; the caller's current
@@ -190,8 +196,9 @@ ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
   CUstream s = (CUstream)a->stream;
   status = order_after_last_call(c, s);
   if (status == NCORE_OK)
-    status = nccl_kernel_launch(algo == NCCL_SMALL_ONESHOT ? NCCL_KERNEL_ALLREDUCE_ONESHOT
-                                                     : NCCL_KERNEL_ALLREDUCE_TWOSHOT,
+    status = nccl_kernel_launch(ll ? NCCL_KERNEL_ALLREDUCE_ONESHOT_LL
+                                : algo == NCCL_SMALL_ONESHOT ? NCCL_KERNEL_ALLREDUCE_ONESHOT
+                                                             : NCCL_KERNEL_ALLREDUCE_TWOSHOT,
                                 grid, NCORE_SMALL_THREADS, s, params);
   if (previous != c->ctx) (void)cu_fn.CtxSetCurrent(previous);
   return status;

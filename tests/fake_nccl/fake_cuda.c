@@ -316,7 +316,7 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *nam
   *f = (CUfunction)(uintptr_t)name;
   return CUDA_SUCCESS;
 }
-static long long oneshot_launches, twoshot_launches;
+static long long oneshot_launches, twoshot_launches, oneshot_ll_launches;
 /* ncore's kernels (kernels/ncore_kernels.cu) as host functions of the
  * same effect: each row, the kernel's name and the sizes of its
  * parameters (copied by value at the launch, as CUDA does). */
@@ -393,6 +393,10 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigne
     __atomic_add_fetch(&oneshot_launches, 1, __ATOMIC_RELAXED);
     return CUDA_SUCCESS;
   }
+  if (strcmp(name, "ncore_allreduce_oneshot_ll") == 0) {
+    __atomic_add_fetch(&oneshot_ll_launches, 1, __ATOMIC_RELAXED);
+    return CUDA_SUCCESS;
+  }
   if (strcmp(name, "ncore_allreduce_twoshot") == 0) {
     __atomic_add_fetch(&twoshot_launches, 1, __ATOMIC_RELAXED);
     return CUDA_SUCCESS;
@@ -422,6 +426,7 @@ FAKE_API long long fake_cuda_count(const char *what) {
     return __atomic_load_n(&device_to_host_copies, __ATOMIC_RELAXED);
   if (strcmp(what, "launch:ncore_allreduce_oneshot") == 0) return oneshot_launches;
   if (strcmp(what, "launch:ncore_allreduce_twoshot") == 0) return twoshot_launches;
+  if (strcmp(what, "launch:ncore_allreduce_oneshot_ll") == 0) return oneshot_ll_launches;
   if (strcmp(what, "cuEventRecord.stream") == 0) return (long long)(uintptr_t)last_event_stream;
   if (strcmp(what, "cuStreamWaitEvent.stream") == 0) return (long long)(uintptr_t)last_wait_stream;
   return -1;

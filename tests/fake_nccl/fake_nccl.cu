@@ -17,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <thread>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -370,14 +371,22 @@ static ncclResult_t copy(const void *s, void *r, size_t n, ncclDataType_t t,
   if (s != r) std::memmove(r, s, n * type_size(t));
   return enqueued(comm);
 }
+// FAKE_NCCL_P2P_BLOCK_MS: send and recv stay that long inside the call, as
+// NCCL's do while they set up the connection to a peer not there yet.
+static void p2p_block() {
+  if (const char *ms = std::getenv("FAKE_NCCL_P2P_BLOCK_MS"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atol(ms)));
+}
 FAKE_API ncclResult_t ncclSend(const void *, size_t, ncclDataType_t, int,
                                ncclComm_t, cudaStream_t) {
   count("ncclSend");
+  p2p_block();
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclRecv(void *, size_t, ncclDataType_t, int, ncclComm_t,
                                cudaStream_t) {
   count("ncclRecv");
+  p2p_block();
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclAllReduce(const void *s, void *r, size_t n,

@@ -257,9 +257,9 @@ MR_TEST_EX(a_recv_names_the_peer_it_waits_for, MR_OWN_PROCESSES, 2) {
     if (harness_is_host())
       watch_needles(&w, "NCORE WARN ncore_recv has waited",
                     "for recv from peer 1 to complete", "this is rank 0");
-    else
-      watch_needles(&w, "NCORE WARN ncore_comm_synchronize has waited",
-                    "the work on stream", NULL);
+    else /* NCCL connects inside the first recv (core/wait_watch.h) */
+      watch_needles(&w, "NCORE WARN ncore_recv has waited",
+                    "NCCL's ncclRecv to return, rank 0 of 2, with peer 1", NULL);
     watch_begin(&w, nranks, 8000);
     if (harness_failed()) return;
     ncore_status_t st = mr_complete(

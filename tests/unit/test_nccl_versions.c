@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/launch_vars.h"
 #include "fake_driver.h"
@@ -426,10 +427,12 @@ TEST(synchronize_after_a_peer_aborted_answers_remote) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
-/* How many allreduces went to each of one-shot, two-shot and NCCL. */
+/* How many allreduces went to each of one-shot (either form), two-shot
+ * and NCCL. */
 static void allreduce_paths(long long counts[3]) {
   long long nccl = record("calls.ncclAllReduce");
-  counts[0] = driver_count("launch:ncore_allreduce_oneshot");
+  counts[0] = driver_count("launch:ncore_allreduce_oneshot") +
+              driver_count("launch:ncore_allreduce_oneshot_ll");
   counts[1] = driver_count("launch:ncore_allreduce_twoshot");
   counts[2] = nccl < 0 ? 0 : nccl;
 }
@@ -488,6 +491,16 @@ TEST(small_allreduce_chooses_its_kernels_or_nccl) {
       CHECK_EQ(got[k], want[a][k]);
       fprintf(stderr, "  NCORE_ALGO=%s, call %d\n", algos[a], k);
     }
+    /* One-shot's 16 B go in LL form (kernels/small_coll.h), its 2 MiB / 3
+     * (past what the LL slots hold) by flags. */
+    if (want[a][0] == 0) {
+      long long ll = driver_count("launch:ncore_allreduce_oneshot_ll");
+      long long flags = driver_count("launch:ncore_allreduce_oneshot");
+      CHECK_EQ(path_of(comm, mem, 4, NCORE_FLOAT32, NCORE_SUM, 0), 0);
+      CHECK_EQ(driver_count("launch:ncore_allreduce_oneshot_ll"), ll + 1);
+      CHECK_EQ(path_of(comm, mem, 160 << 10, NCORE_FLOAT32, NCORE_SUM, 0), 0);
+      CHECK_EQ(driver_count("launch:ncore_allreduce_oneshot"), flags + 1);
+    }
     for (int r = 0; r < 3; r++) CHECK_OK(ncore_comm_destroy(ranks[r].comm));
   }
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
@@ -508,19 +521,71 @@ TEST(small_allreduce_after_its_last_stream_was_destroyed) {
   ncore_stream_t a = NULL, b = NULL;
   CHECK_OK(ncore_stream_create(&a, NCORE_BACKEND_NCCL));
   CHECK_OK(ncore_stream_create(&b, NCORE_BACKEND_NCCL));
-  long long launches = driver_count("launch:ncore_allreduce_oneshot");
+  long long launches = driver_count("launch:ncore_allreduce_oneshot_ll");
   CHECK_OK(ncore_allreduce(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, a));
   long long uses = driver_count("destroyed stream");
   long long waits = driver_count("cuStreamWaitEvent");
   CHECK_OK(ncore_stream_destroy(a, NCORE_BACKEND_NCCL));
   CHECK_OK(ncore_allreduce(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, b));
-  CHECK_EQ(driver_count("launch:ncore_allreduce_oneshot"), launches + 2);
+  CHECK_EQ(driver_count("launch:ncore_allreduce_oneshot_ll"), launches + 2);
   CHECK_EQ(driver_count("destroyed stream"), uses);
   CHECK_EQ(driver_count("cuStreamWaitEvent"), waits + 1);
   CHECK_EQ(driver_count("cuStreamWaitEvent.stream"), (long long)(uintptr_t)b);
   for (int r = 0; r < 3; r++) CHECK_OK(ncore_comm_destroy(ranks[r].comm));
   CHECK_OK(ncore_stream_destroy(b, NCORE_BACKEND_NCCL));
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
+/* NCCL connects to a peer inside the first send or recv that needs it
+ * and returns only once the peer made its matching call: a rank whose
+ * peer never comes waits inside ncclRecv, where no loop of ncore's writes
+ * its note. The watcher thread (core/wait_watch.h) writes the WARN line
+ * instead, naming the entry point, NCCL's call and the peer; with
+ * NCORE_WAIT_WARN_S=0 it writes none. */
+static void recv_inside_nccl(const char *warn_s, char *seen, size_t cap) {
+  setenv("NCORE_WAIT_WARN_S", warn_s, 1);
+  setenv("FAKE_NCCL_P2P_BLOCK_MS", "700", 1);
+  ncore_comm_t comm = NCORE_NULL_HANDLE;
+  void *mem = NULL;
+  CHECK_OK(unit_comm1(&comm, NULL));
+  CHECK_OK(ncore_mem_alloc(&mem, 64, NCORE_BACKEND_NCCL));
+  char path[] = "/tmp/ncore-watch.XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(fd, 2);
+  close(fd);
+  CHECK_OK(ncore_recv(comm, mem, 4, NCORE_INT32, 0, NULL));
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(seen, 1, cap - 1, f) : 0;
+  seen[n] = '\0';
+  if (f) fclose(f);
+  unlink(path);
+  unsetenv("FAKE_NCCL_P2P_BLOCK_MS");
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(a_recv_waiting_inside_nccl_says_so) {
+  REQUIRE_FAKE();
+  char seen[4096];
+  recv_inside_nccl("0.2", seen, sizeof seen);
+  if (strstr(seen, "NCORE WARN ncore_recv has waited") == NULL ||
+      strstr(seen, "NCCL's ncclRecv to return, rank 0 of 1, with peer 0") == NULL)
+    harness_fail(__FILE__, __LINE__, "no WARN naming ncore_recv, ncclRecv and "
+                 "peer 0; stderr had: \"%s\"", seen);
+}
+
+TEST(a_recv_waiting_inside_nccl_is_quiet_with_warnings_off) {
+  REQUIRE_FAKE();
+  char seen[4096];
+  recv_inside_nccl("0", seen, sizeof seen);
+  if (strstr(seen, "has waited") != NULL)
+    harness_fail(__FILE__, __LINE__, "NCORE_WAIT_WARN_S=0 still wrote: \"%s\"", seen);
 }
 
 /* A world of two ranks, each its own LSA team (as ranks on one GPU): NCCL
