@@ -136,7 +136,8 @@ done
 # join or after its last, MPI's own allreduce, MPI_Finalize, exit 0. The C
 # program is built by each MPI's mpicc; Debian's mpi4py is built on Open
 # MPI, which cannot join a Hydra job (under mpirun.mpich each of its
-# processes is a singleton), so mpi4py runs under Open MPI and srun.
+# processes is a singleton), so mpi4py runs under Open MPI and srun, and
+# the Python program calls MPICH's libmpich itself under mpirun.mpich.
 have_torchrun=""
 $python -c 'import torch.distributed.run' 2> /dev/null && have_torchrun=1
 for mpi in openmpi mpich; do
@@ -166,6 +167,10 @@ for order in first last; do
       run "python with mpi4py $order under srun" $N srun -n $N --time=2 $python "$py" --mpi $order
     fi
   else skip "python with mpi4py" "python3-mpi4py is not installed"; fi
+  if [ -x /usr/bin/mpirun.mpich ] && $python -c 'import ctypes; ctypes.CDLL("libmpich.so.12")' 2> /dev/null; then
+    run "python with MPI_Init (libmpich) $order under mpirun.mpich" $N /usr/bin/mpirun.mpich -n $N \
+      $python "$py" --mpich $order
+  else skip "python with MPI_Init under MPICH" "libmpich.so.12 (mpich) is not installed"; fi
   if [ -n "$have_torchrun" ]; then
     run "python with torch's process group $order under torchrun (agent store)" $N torchrun \
       --redirects 2 --tee 2 --nproc_per_node $N --master_port $((20000 + RANDOM % 20000)) "$py" --torch $order

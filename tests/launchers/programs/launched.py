@@ -7,7 +7,10 @@ after from_env; mpi4py is imported, so its MPI library is loaded, at the
 top either way, as programs do); with --torch first|last, a torch program
 (init_process_group with the gloo backend from torchrun's variables,
 before or after from_env). MPI's or torch's own allreduce must give the
-same sum (issue 41)."""
+same sum. With --mpich first|last, MPI through MPICH's libmpich itself
+(ctypes: MPI_Init, MPI_Comm_rank / _size, MPI_Allreduce, MPI_Finalize), as
+an mpi4py built on MPICH would call it: Debian's mpi4py is built on Open
+MPI, which cannot join a Hydra job."""
 import argparse
 import sys
 
@@ -18,6 +21,7 @@ import ncore
 parser = argparse.ArgumentParser()
 parser.add_argument("--mpi", choices=("first", "last"))
 parser.add_argument("--torch", choices=("first", "last"))
+parser.add_argument("--mpich", choices=("first", "last"))
 args = parser.parse_args()
 
 if args.mpi:
@@ -29,10 +33,48 @@ if args.mpi:
 if args.torch:
     import torch
     import torch.distributed as dist
+if args.mpich:
+    import ctypes
+
+    class MPICH:
+        """The few MPI calls this program makes, on libmpich.so.12 (MPICH's
+        ABI: handles are ints, these are its values)."""
+        COMM_WORLD, INT, SUM = 0x44000000, 0x4C000405, 0x58000003
+
+        def __init__(self):
+            self.lib = ctypes.CDLL("libmpich.so.12", mode=ctypes.RTLD_GLOBAL)
+
+        def call(self, name, *args):
+            code = getattr(self.lib, name)(*args)
+            if code != 0:
+                sys.exit(f"launched: {name} returned {code}")
+
+        def initialized(self):
+            flag = ctypes.c_int(0)
+            self.call("MPI_Initialized", ctypes.byref(flag))
+            return bool(flag.value)
+
+        def init(self):
+            self.call("MPI_Init", None, None)
+
+        def rank_size_sum(self, mine):
+            rank, size = ctypes.c_int(), ctypes.c_int()
+            self.call("MPI_Comm_rank", self.COMM_WORLD, ctypes.byref(rank))
+            self.call("MPI_Comm_size", self.COMM_WORLD, ctypes.byref(size))
+            send, recv = ctypes.c_int(mine), ctypes.c_int()
+            self.call("MPI_Allreduce", ctypes.byref(send), ctypes.byref(recv), 1,
+                      self.INT, self.SUM, self.COMM_WORLD)
+            return rank.value, size.value, recv.value
+
+    mpich = MPICH()
 
 
 def other_sum(rank):
     """The same allreduce through MPI or torch, initialised now if not yet."""
+    if args.mpich:
+        if not mpich.initialized():
+            mpich.init()
+        return mpich.rank_size_sum(rank + 1)
     if args.mpi:
         if not MPI.Is_initialized():
             MPI.Init()
@@ -47,6 +89,8 @@ def other_sum(rank):
 
 if args.mpi == "first":
     MPI.Init()
+if args.mpich == "first":
+    mpich.init()
 if args.torch == "first":
     dist.init_process_group("gloo")
 
@@ -55,12 +99,14 @@ with ncore.Communicator.from_env(ncore.NCCLConfig(timeout=60)) as comm:
     comm.allreduce(value, value, ncore.SUM)
     rank, nranks, total = comm.rank, comm.nranks, int(value[0])
 
-if args.mpi or args.torch:
+if args.mpi or args.mpich or args.torch:
     theirs = other_sum(rank)
     if theirs != (rank, nranks, total):
-        sys.exit(f"launched: {'MPI' if args.mpi else 'torch'} says rank, size, sum "
+        sys.exit(f"launched: {'torch' if args.torch else 'MPI'} says rank, size, sum "
                  f"{theirs}, ncore {(rank, nranks, total)}")
-    if args.mpi:
+    if args.mpich:
+        mpich.call("MPI_Finalize")
+    elif args.mpi:
         MPI.Finalize()
     else:
         dist.destroy_process_group()
