@@ -36,6 +36,16 @@
 
 namespace ncore_small {
 
+// a.areas[q] without indexing the kernel's parameter by a run-time value
+// (which makes the compiler copy the whole argument to local memory first).
+__device__ __forceinline__ char *area_of(const ncore_small_args_t &a, int q) {
+  char *p = a.areas[0];
+#pragma unroll
+  for (int k = 1; k < NCORE_SMALL_MAX_RANKS; k++)
+    if (q == k) p = a.areas[k];
+  return p;
+}
+
 // Reads a wait makes back to back before it starts to sleep between them.
 #define NCORE_SMALL_SPIN_READS 4096
 
@@ -77,10 +87,10 @@ __device__ __forceinline__ void exchange_flags(const ncore_small_args_t &a,
   int t = threadIdx.x;
   if (t < a.nranks) {
     size_t slot = ((size_t)a.rank * NCORE_SMALL_MAX_BLOCKS + blockIdx.x) * 8;
-    store_release((unsigned long long *)(a.areas[t] + NCORE_SMALL_FLAGS_OFFSET(round) + slot),
+    store_release((unsigned long long *)(area_of(a, t) + NCORE_SMALL_FLAGS_OFFSET(round) + slot),
                   epoch);
     size_t mine = ((size_t)t * NCORE_SMALL_MAX_BLOCKS + blockIdx.x) * 8;
-    wait_for((const unsigned long long *)(a.areas[a.rank] + NCORE_SMALL_FLAGS_OFFSET(round) + mine),
+    wait_for((const unsigned long long *)(area_of(a, a.rank) + NCORE_SMALL_FLAGS_OFFSET(round) + mine),
              epoch);
   }
   __syncthreads();
@@ -155,12 +165,12 @@ __device__ __forceinline__ void scatter_to_all(const ncore_small_args_t &a,
        i += (size_t)blockDim.x * V) {
     uint4 v = __ldcg((const uint4 *)(src + i));
     size_t at = slot + (i - base) * sizeof(T);
-    for (int q = 0; q < a.nranks; q++) *(uint4 *)(a.areas[q] + at) = v;
+    for (int q = 0; q < a.nranks; q++) *(uint4 *)(area_of(a, q) + at) = v;
   }
   for (size_t i = vectors_end + threadIdx.x; i < hi; i += blockDim.x) {
     T v = load_cg(src + i);
     size_t at = slot + (i - base) * sizeof(T);
-    for (int q = 0; q < a.nranks; q++) *(T *)(a.areas[q] + at) = v;
+    for (int q = 0; q < a.nranks; q++) *(T *)(area_of(a, q) + at) = v;
   }
 }
 
@@ -174,7 +184,7 @@ __device__ __forceinline__ void reduce_local(const ncore_small_args_t &a,
                                              int ndst, size_t lo, size_t hi) {
   typedef typename Acc<T>::type A;
   const int V = 16 / sizeof(T);
-  const char *mine = a.areas[a.rank];
+  const char *mine = area_of(a, a.rank);
   bool aligned = true;
   for (int d = 0; d < ndst; d++) aligned &= (((uintptr_t)(dst[d] + (lo - base))) & 15) == 0;
   size_t vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
@@ -238,7 +248,7 @@ __device__ __forceinline__ unsigned long long begin_call(const ncore_small_args_
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   // The call's epoch: this rank's count of calls plus one (every block reads
   // it before the last one to end advances it).
-  return *(volatile unsigned long long *)(a.areas[a.rank] + NCORE_SMALL_EPOCH_OFFSET) + 1;
+  return *(volatile unsigned long long *)(area_of(a, a.rank) + NCORE_SMALL_EPOCH_OFFSET) + 1;
 }
 
 // The last block to end advances this rank's epoch for the next call
@@ -247,11 +257,11 @@ __device__ __forceinline__ void end_call(const ncore_small_args_t &a,
                                          unsigned long long epoch) {
   __syncthreads();
   if (threadIdx.x != 0) return;
-  unsigned *done = (unsigned *)(a.areas[a.rank] + NCORE_SMALL_DONE_OFFSET);
+  unsigned *done = (unsigned *)(area_of(a, a.rank) + NCORE_SMALL_DONE_OFFSET);
   __threadfence();
   if (atomicAdd(done, 1u) == (unsigned)gridDim.x - 1) {
     *done = 0;
-    *(volatile unsigned long long *)(a.areas[a.rank] + NCORE_SMALL_EPOCH_OFFSET) = epoch;
+    *(volatile unsigned long long *)(area_of(a, a.rank) + NCORE_SMALL_EPOCH_OFFSET) = epoch;
   }
 }
 
@@ -271,17 +281,16 @@ __device__ void oneshot(const ncore_small_args_t &a) {
   end_call(a, epoch);
 }
 
-// LL one-shot: 16 bytes of input travel as 32 bytes, {d0, e, d1, e} and
-// {d2, e, d3, e} with e the call's epoch (low 32 bits), in two 16-byte
-// stores to every rank's ll slot for this rank; a reader takes a 16-byte
-// line once both its flags say e (an 8-byte half is never torn, so a line
-// seen half old is read again). The slot's last contents are two calls
-// old (flags e - 2), so no reset is needed.
-__device__ __forceinline__ void ll_store(char *p, uint4 d, unsigned e) {
+// LL one-shot: every 8 bytes of input travel as one 16-byte line {d0, e,
+// d1, e}, e the call's epoch (low 32 bits), stored into every rank's ll
+// slot for this rank; a reader takes a line once both its flags say e (an
+// 8-byte half is never torn, so a line seen half old is read again).
+// Thread t of a pass handles line t: a warp's stores and loads are 512
+// contiguous bytes. The slot's last contents are two calls old (flags
+// e - 2), so no reset is needed.
+__device__ __forceinline__ void ll_store(char *p, uint2 d, unsigned e) {
   asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
                "r"(d.x), "r"(e), "r"(d.y), "r"(e) : "memory");
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p + 16),
-               "r"(d.z), "r"(e), "r"(d.w), "r"(e) : "memory");
 }
 
 __device__ __forceinline__ uint4 ll_line(const char *p) {
@@ -291,80 +300,182 @@ __device__ __forceinline__ uint4 ll_line(const char *p) {
   return v;
 }
 
+__device__ __forceinline__ bool ll_ready(uint4 v, unsigned e) {
+  return v.y == e && v.w == e;
+}
+
 // An abort filled this rank's flags with 0x7f bytes (kernels/small_coll.h).
 __device__ __forceinline__ bool aborted(const ncore_small_args_t &a) {
-  return *(volatile unsigned long long *)(a.areas[a.rank] + NCORE_SMALL_FLAGS_OFFSET(0)) ==
+  return *(volatile unsigned long long *)(area_of(a, a.rank) + NCORE_SMALL_FLAGS_OFFSET(0)) ==
          0x7f7f7f7f7f7f7f7full;
 }
 
-// The 16 bytes of input at p in LL form, once they arrived (or the
-// communicator was aborted: then whatever is there).
-__device__ __forceinline__ uint4 ll_load(const ncore_small_args_t &a,
-                                         const char *p, unsigned e) {
-  unsigned sleep_ns = 32;
-  int reads = 0;
-  for (;;) {
-    uint4 x = ll_line(p), y = ll_line(p + 16);
-    if (x.y == e && x.w == e && y.y == e && y.w == e)
-      return make_uint4(x.x, x.z, y.x, y.z);
-    if (++reads < NCORE_SMALL_SPIN_READS) continue;
-    if ((reads & 63) == 0 && aborted(a)) return make_uint4(x.x, x.z, y.x, y.z);
-    if (sleep_ns < 2048) sleep_ns *= 2;
-    __nanosleep(sleep_ns);
+// Line `line` of every rank's input, once each arrived (or the
+// communicator was aborted: then whatever is there). All ranks' lines are
+// asked at once, so their load latencies overlap.
+__device__ __forceinline__ void ll_gather(const ncore_small_args_t &a, int parity,
+                                          size_t line, unsigned e, uint2 *d) {
+  const char *mine = area_of(a, a.rank);
+  uint4 v[NCORE_SMALL_MAX_RANKS];
+#pragma unroll
+  for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
+    if (q < a.nranks) v[q] = ll_line(mine + ncore_small_ll(a.nranks, parity, q) + line * 16);
+#pragma unroll
+  for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++) {
+    if (q >= a.nranks) break;
+    const char *p = mine + ncore_small_ll(a.nranks, parity, q) + line * 16;
+    unsigned sleep_ns = 32;
+    for (int reads = 0; !ll_ready(v[q], e);) {
+      v[q] = ll_line(p);
+      if (++reads < NCORE_SMALL_SPIN_READS) continue;
+      if ((reads & 63) == 0 && aborted(a)) break;
+      if (sleep_ns < 2048) sleep_ns *= 2;
+      __nanosleep(sleep_ns);
+    }
+    d[q] = make_uint2(v[q].x, v[q].z);
   }
 }
 
-// 16 bytes of src from byte `at` (up to `bytes`, zeros past it), as one
+// 8 bytes of src from byte `at` (up to `bytes`, zeros past it), as one
 // load where they are whole and aligned.
-__device__ __forceinline__ uint4 load16(const char *src, size_t at, size_t bytes) {
-  if (at + 16 <= bytes && (((uintptr_t)(src + at)) & 15) == 0)
-    return __ldcg((const uint4 *)(src + at));
-  uint4 v = make_uint4(0, 0, 0, 0);
+__device__ __forceinline__ uint2 load8(const char *src, size_t at, size_t bytes) {
+  if (at + 8 <= bytes && (((uintptr_t)(src + at)) & 7) == 0)
+    return __ldcg((const uint2 *)(src + at));
+  uint2 v = make_uint2(0, 0);
   unsigned char *b = (unsigned char *)&v;
-  for (size_t k = 0; k < 16 && at + k < bytes; k++) b[k] = src[at + k];
+  for (size_t k = 0; k < 8 && at + k < bytes; k++) b[k] = src[at + k];
   return v;
 }
 
 template <typename T, int OP>
 __device__ void oneshot_ll(const ncore_small_args_t &a) {
   typedef typename Acc<T>::type A;
-  const int V = 16 / sizeof(T);
+  const int V = 8 / sizeof(T);
   unsigned long long epoch = begin_call(a);
   int parity = (int)(epoch & 1);
   unsigned e = (unsigned)epoch;
-  size_t bytes = a.count * sizeof(T), lines = (bytes + 15) / 16, lo, hi;
+  size_t bytes = a.count * sizeof(T), lines = (bytes + 7) / 8, lo, hi;
   part_bounds(lines, gridDim.x, blockIdx.x, 1, 0, lines, &lo, &hi);
   const char *src = (const char *)a.input;
   unsigned long long to = ncore_small_ll(a.nranks, parity, a.rank);
   for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-    uint4 v = load16(src, i * 16, bytes);
-    for (int q = 0; q < a.nranks; q++) ll_store(a.areas[q] + to + i * 32, v, e);
+    uint2 v = load8(src, i * 8, bytes);
+#pragma unroll
+    for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
+      if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v, e);
   }
-  const char *mine = a.areas[a.rank];
   char *out = (char *)a.output;
   for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    uint2 d[NCORE_SMALL_MAX_RANKS];
+    ll_gather(a, parity, i, e, d);
     A acc[V];
-    uint4 v = ll_load(a, mine + ncore_small_ll(a.nranks, parity, 0) + i * 32, e);
-    const T *x = (const T *)&v;
+    const T *x = (const T *)&d[0];
 #pragma unroll
     for (int k = 0; k < V; k++) acc[k] = up<T>(x[k]);
-    for (int q = 1; q < a.nranks; q++) {
-      uint4 w = ll_load(a, mine + ncore_small_ll(a.nranks, parity, q) + i * 32, e);
-      const T *y = (const T *)&w;
+#pragma unroll
+    for (int q = 1; q < NCORE_SMALL_MAX_RANKS; q++) {
+      if (q >= a.nranks) break;
+      const T *y = (const T *)&d[q];
 #pragma unroll
       for (int k = 0; k < V; k++) acc[k] = Apply<OP, A>::run(acc[k], up<T>(y[k]));
     }
-    uint4 r;
+    uint2 r;
     T *o = (T *)&r;
 #pragma unroll
     for (int k = 0; k < V; k++) o[k] = down<T>(acc[k]);
-    size_t at = i * 16;
-    if (at + 16 <= bytes && (((uintptr_t)(out + at)) & 15) == 0) {
-      *(uint4 *)(out + at) = r;
+    size_t at = i * 8;
+    if (at + 8 <= bytes && (((uintptr_t)(out + at)) & 7) == 0) {
+      *(uint2 *)(out + at) = r;
     } else {
-      for (size_t k = 0; k < 16 / sizeof(T) && at + k * sizeof(T) < bytes; k++)
+      for (int k = 0; k < V && at + k * sizeof(T) < bytes; k++)
         ((T *)(out + at))[k] = o[k];
     }
+  }
+  end_call(a, epoch);
+}
+
+// Stores 8 bytes (or the first `n` of them) at p, as one store where whole
+// and aligned.
+__device__ __forceinline__ void store8(char *p, uint2 v, size_t n) {
+  if (n >= 8 && (((uintptr_t)p) & 7) == 0) {
+    *(uint2 *)p = v;
+    return;
+  }
+  const unsigned char *b = (const unsigned char *)&v;
+  for (size_t k = 0; k < 8 && k < n; k++) p[k] = b[k];
+}
+
+// LL allgather: every rank's input (a.count bytes) to every rank's ll slot
+// for it, then each rank copies slot q to output block q. Every rank hears
+// from every rank in every call, which is what lets a slot be reused two
+// calls later (kernels/small_coll.h).
+__device__ void allgather_ll(const ncore_small_args_t &a) {
+  unsigned long long epoch = begin_call(a);
+  int parity = (int)(epoch & 1);
+  unsigned e = (unsigned)epoch;
+  size_t bytes = a.count, lines = (bytes + 7) / 8, lo, hi;
+  part_bounds(lines, gridDim.x, blockIdx.x, 1, 0, lines, &lo, &hi);
+  const char *src = (const char *)a.input;
+  unsigned long long to = ncore_small_ll(a.nranks, parity, a.rank);
+  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    uint2 v = load8(src, i * 8, bytes);
+#pragma unroll
+    for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
+      if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v, e);
+  }
+  char *out = (char *)a.output;
+  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    uint2 d[NCORE_SMALL_MAX_RANKS];
+    ll_gather(a, parity, i, e, d);
+    size_t n = bytes - i * 8;
+#pragma unroll
+    for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
+      if (q < a.nranks) store8(out + (size_t)q * bytes + i * 8, d[q], n);
+  }
+  end_call(a, epoch);
+}
+
+// LL reduce-scatter: block q of the input (a.count elements) to rank q's ll
+// slot for this rank, then each rank reduces its own block from every
+// rank's, in rank order (bitwise the same wherever it is computed).
+template <typename T, int OP>
+__device__ void reduce_scatter_ll(const ncore_small_args_t &a) {
+  typedef typename Acc<T>::type A;
+  const int V = 8 / sizeof(T);
+  unsigned long long epoch = begin_call(a);
+  int parity = (int)(epoch & 1);
+  unsigned e = (unsigned)epoch;
+  size_t bytes = a.count * sizeof(T), lines = (bytes + 7) / 8, lo, hi;
+  part_bounds(lines, gridDim.x, blockIdx.x, 1, 0, lines, &lo, &hi);
+  const char *src = (const char *)a.input;
+  unsigned long long to = ncore_small_ll(a.nranks, parity, a.rank);
+  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+#pragma unroll
+    for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
+      if (q < a.nranks)
+        ll_store(area_of(a, q) + to + i * 16,
+                 load8(src + (size_t)q * bytes, i * 8, bytes), e);
+  }
+  char *out = (char *)a.output;
+  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    uint2 d[NCORE_SMALL_MAX_RANKS];
+    ll_gather(a, parity, i, e, d);
+    A acc[V];
+    const T *x = (const T *)&d[0];
+#pragma unroll
+    for (int k = 0; k < V; k++) acc[k] = up<T>(x[k]);
+#pragma unroll
+    for (int q = 1; q < NCORE_SMALL_MAX_RANKS; q++) {
+      if (q >= a.nranks) break;
+      const T *y = (const T *)&d[q];
+#pragma unroll
+      for (int k = 0; k < V; k++) acc[k] = Apply<OP, A>::run(acc[k], up<T>(y[k]));
+    }
+    uint2 r;
+    T *o = (T *)&r;
+#pragma unroll
+    for (int k = 0; k < V; k++) o[k] = down<T>(acc[k]);
+    store8(out + i * 8, r, bytes - i * 8);
   }
   end_call(a, epoch);
 }
@@ -384,7 +495,7 @@ __device__ void twoshot(const ncore_small_args_t &a) {
     const T *src = (const T *)a.input;
     bool aligned = (((uintptr_t)(src + lo)) & 15) == 0;
     size_t vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
-    char *to = a.areas[s] + ncore_small_in2(a.nranks, parity, a.rank);
+    char *to = area_of(a, s) + ncore_small_in2(a.nranks, parity, a.rank);
     size_t base = first * V;
     for (size_t i = lo + (size_t)threadIdx.x * V; i < vectors_end;
          i += (size_t)blockDim.x * V)
@@ -403,7 +514,7 @@ __device__ void twoshot(const ncore_small_args_t &a) {
     T *dst[NCORE_SMALL_MAX_RANKS];
     for (int q = 0; q < a.nranks; q++) {
       slots[q] = ncore_small_in2(a.nranks, parity, q);
-      dst[q] = (T *)(a.areas[q] + ncore_small_res(a.nranks, parity, a.rank));
+      dst[q] = (T *)(area_of(a, q) + ncore_small_res(a.nranks, parity, a.rank));
     }
     reduce_local<T, OP>(a, slots, first * V, dst, a.nranks, lo, hi);
   }
@@ -413,7 +524,7 @@ __device__ void twoshot(const ncore_small_args_t &a) {
     size_t first, n, lo, hi;
     slice_of(units, a.nranks, s, &first, &n);
     part_bounds(n, gridDim.x, blockIdx.x, V, first, a.count, &lo, &hi);
-    const char *from = a.areas[a.rank] + ncore_small_res(a.nranks, parity, s);
+    const char *from = area_of(a, a.rank) + ncore_small_res(a.nranks, parity, s);
     T *out = (T *)a.output;
     size_t base = first * V;
     bool aligned = (((uintptr_t)(out + lo)) & 15) == 0;
@@ -455,10 +566,13 @@ struct Dispatch {
 };
 
 template <typename T, int OP> struct OneShot {
-  static __device__ void go(const ncore_small_args_t &a) {
-    if (a.ll) oneshot_ll<T, OP>(a);
-    else oneshot<T, OP>(a);
-  }
+  static __device__ void go(const ncore_small_args_t &a) { oneshot<T, OP>(a); }
+};
+template <typename T, int OP> struct OneShotLL {
+  static __device__ void go(const ncore_small_args_t &a) { oneshot_ll<T, OP>(a); }
+};
+template <typename T, int OP> struct ReduceScatterLL {
+  static __device__ void go(const ncore_small_args_t &a) { reduce_scatter_ll<T, OP>(a); }
 };
 template <typename T, int OP> struct TwoShot {
   static __device__ void go(const ncore_small_args_t &a) { twoshot<T, OP>(a); }
@@ -469,6 +583,25 @@ template <typename T, int OP> struct TwoShot {
 extern "C" __global__ void __launch_bounds__(NCORE_SMALL_THREADS)
     ncore_allreduce_oneshot(ncore_small_args_t a) {
   ncore_small::Dispatch<ncore_small::OneShot>::go(a);
+}
+
+// A kernel of its own: the flags form indexes its arrays by run-time
+// values, which would give this one a stack frame too.
+extern "C" __global__ void __launch_bounds__(NCORE_SMALL_THREADS)
+    ncore_allreduce_oneshot_ll(ncore_small_args_t a) {
+  ncore_small::Dispatch<ncore_small::OneShotLL>::go(a);
+}
+
+// count: bytes of each rank's input (the host passes sendcount x size).
+extern "C" __global__ void __launch_bounds__(NCORE_SMALL_THREADS)
+    ncore_allgather_ll(ncore_small_args_t a) {
+  ncore_small::allgather_ll(a);
+}
+
+// count: elements of each rank's output block.
+extern "C" __global__ void __launch_bounds__(NCORE_SMALL_THREADS)
+    ncore_reduce_scatter_ll(ncore_small_args_t a) {
+  ncore_small::Dispatch<ncore_small::ReduceScatterLL>::go(a);
 }
 
 extern "C" __global__ void __launch_bounds__(NCORE_SMALL_THREADS)

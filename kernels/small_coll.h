@@ -79,7 +79,8 @@ NCORE_SMALL_FN unsigned long long ncore_small_res(int nranks, int parity, int q)
          ((unsigned long long)parity * nranks + q) * ncore_small_twoshot_slot(nranks);
 }
 /* The largest LL one-shot input of a rank of nranks (a multiple of 16),
- * and its slot: 8 bytes (4 of data, 4 of epoch) for every 4 of input. */
+ * and its slot: a 16-byte line (8 of data, 8 of epoch) for every 8 bytes
+ * of input. */
 NCORE_SMALL_FN unsigned long long ncore_small_ll_max(int nranks) {
   return NCORE_SMALL_LL_TOTAL / (unsigned long long)nranks / 16 * 16;
 }
@@ -100,12 +101,14 @@ typedef struct ncore_small_args {
   unsigned long long count; /* elements */
   int dtype, op;            /* ncore's (= NCCL's) values */
   int rank, nranks;
-  int ll;                   /* one-shot: 1 through ll[][], 0 through in1[][] */
   char *areas[NCORE_SMALL_MAX_RANKS];
 } ncore_small_args_t;
 
 /* The kernels, by name (core/nccl/kernels.c's table). */
 #define NCORE_SMALL_ONESHOT_KERNEL "ncore_allreduce_oneshot"
 #define NCORE_SMALL_TWOSHOT_KERNEL "ncore_allreduce_twoshot"
+#define NCORE_SMALL_ONESHOT_LL_KERNEL "ncore_allreduce_oneshot_ll"
+#define NCORE_SMALL_ALLGATHER_LL_KERNEL "ncore_allgather_ll"
+#define NCORE_SMALL_REDUCE_SCATTER_LL_KERNEL "ncore_reduce_scatter_ll"
 
 #endif

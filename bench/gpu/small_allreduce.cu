@@ -1,4 +1,5 @@
-// bench/gpu/small_allreduce.cu — allreduce per call from 8 B up, eager and
+// bench/gpu/small_allreduce.cu — allreduce (or, with --op, allgather or
+// reduce-scatter: bytes then name each rank's block) per call from 8 B up, eager and
 // replayed from a CUDA graph, in one process per rank and one run (issue
 // 42): ncore with its small-message path (NCORE_ALGO as the environment
 // says: auto unless set), ncore forced to NCCL's kernels (a communicator
@@ -18,7 +19,7 @@
 // Run under ncore-run, one rank per GPU:
 //   build/bin/ncore-run -n 4 -- build/bin/small_allreduce [--min 8] [--max 67108864]
 //       [--dtype float32|bfloat16] [--calls 200] [--graph-calls 20] [--replays 50]
-//       [--rounds 5] [--json FILE]
+//       [--rounds 5] [--op allreduce|allgather|reduce_scatter] [--json FILE]
 // Rank 0 prints one JSON object per size (and writes them to --json FILE).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -44,7 +45,15 @@ static struct {
   ncclResult_t (*CommDestroy)(ncclComm_t);
   ncclResult_t (*AllReduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t,
                             ncclComm_t, cudaStream_t);
+  ncclResult_t (*AllGather)(const void *, void *, size_t, ncclDataType_t, ncclComm_t,
+                            cudaStream_t);
+  ncclResult_t (*ReduceScatter)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t,
+                                ncclComm_t, cudaStream_t);
 } raw;
+
+enum op { ALLREDUCE, ALLGATHER, REDUCE_SCATTER };
+static enum op op = ALLREDUCE;
+static const char *op_names[] = {"allreduce", "allgather", "reduce_scatter"};
 
 static int rank, nranks;
 static ncore_comm_t comm_auto, comm_nccl;
@@ -64,7 +73,10 @@ static void load_raw(void) {
   *(void **)&raw.CommInitRank = dlsym(lib, "ncclCommInitRank");
   *(void **)&raw.CommDestroy = dlsym(lib, "ncclCommDestroy");
   *(void **)&raw.AllReduce = dlsym(lib, "ncclAllReduce");
-  if (!raw.GetUniqueId || !raw.CommInitRank || !raw.CommDestroy || !raw.AllReduce)
+  *(void **)&raw.AllGather = dlsym(lib, "ncclAllGather");
+  *(void **)&raw.ReduceScatter = dlsym(lib, "ncclReduceScatter");
+  if (!raw.GetUniqueId || !raw.CommInitRank || !raw.CommDestroy || !raw.AllReduce ||
+      !raw.AllGather || !raw.ReduceScatter)
     DIE("libnccl lacks a symbol");
 }
 
@@ -91,16 +103,20 @@ static double slowest(double x) {
 
 static void barrier(void) { (void)slowest(0); }
 
+/* One call of the op on side, count elements a rank's block. */
 static void issue(int side, size_t count) {
   ncclDataType_t t = dtype == NCORE_FLOAT32 ? ncclFloat32 : ncclBfloat16;
-  switch (side) {
-    case RAW: case RAW_AGAIN:
-      NK(raw.AllReduce(sendbuf, recvbuf, count, t, ncclSum, raw_comm, stream)); break;
-    case AUTO:
-      OK(ncore_allreduce(comm_auto, sendbuf, recvbuf, count, dtype, NCORE_SUM, (ncore_stream_t)stream)); break;
-    case FORCED_NCCL:
-      OK(ncore_allreduce(comm_nccl, sendbuf, recvbuf, count, dtype, NCORE_SUM, (ncore_stream_t)stream)); break;
+  ncore_comm_t comm = side == AUTO ? comm_auto : comm_nccl;
+  ncore_stream_t s = (ncore_stream_t)stream;
+  if (side == RAW || side == RAW_AGAIN) {
+    if (op == ALLREDUCE) NK(raw.AllReduce(sendbuf, recvbuf, count, t, ncclSum, raw_comm, stream));
+    else if (op == ALLGATHER) NK(raw.AllGather(sendbuf, recvbuf, count, t, raw_comm, stream));
+    else NK(raw.ReduceScatter(sendbuf, recvbuf, count, t, ncclSum, raw_comm, stream));
+    return;
   }
+  if (op == ALLREDUCE) OK(ncore_allreduce(comm, sendbuf, recvbuf, count, dtype, NCORE_SUM, s));
+  else if (op == ALLGATHER) OK(ncore_allgather(comm, sendbuf, recvbuf, count, dtype, s));
+  else OK(ncore_reduce_scatter(comm, sendbuf, recvbuf, count, dtype, NCORE_SUM, s));
 }
 
 __global__ void fill(void *buf, size_t count, int rank, int bf16) {
@@ -112,15 +128,23 @@ __global__ void fill(void *buf, size_t count, int rank, int bf16) {
   }
 }
 
-/* Checks recvbuf: element i is n(n+1)/2 + n * (i % 5); returns its
- * checksum (bitwise, for the comparison across ranks). */
+/* What element i of recvbuf must be: the inputs are (rank + 1) + i % 5. */
+static float expected(size_t i, size_t count) {
+  if (op == ALLGATHER) return (float)(i / count + 1) + (float)(i % count % 5);
+  size_t at = op == REDUCE_SCATTER ? (size_t)rank * count + i : i;
+  return (float)(nranks * (nranks + 1) / 2) + (float)nranks * (float)(at % 5);
+}
+
+/* Checks recvbuf (expected); returns its checksum (bitwise, for the
+ * comparison across ranks). */
 static unsigned long long check(int side, size_t count) {
-  size_t bytes = count * elem;
+  size_t out_count = op == ALLGATHER ? count * nranks : count;
+  size_t bytes = out_count * elem;
   unsigned char *host = (unsigned char *)malloc(bytes);
   CU(cudaMemcpy(host, recvbuf, bytes, cudaMemcpyDeviceToHost));
   unsigned long long sum = 1469598103934665603ull;
-  for (size_t i = 0; i < count; i++) {
-    float want = (float)(nranks * (nranks + 1) / 2) + (float)nranks * (float)(i % 5);
+  for (size_t i = 0; i < out_count; i++) {
+    float want = expected(i, count);
     float got;
     if (elem == 4) memcpy(&got, host + 4 * i, 4);
     else { uint32_t b = (uint32_t)((uint16_t *)host)[i] << 16; memcpy(&got, &b, 4); }
@@ -182,6 +206,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--replays") && i + 1 < argc) replays = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+    else if (!strcmp(argv[i], "--op") && i + 1 < argc) {
+      const char *o = argv[++i];
+      if (!strcmp(o, "allgather")) op = ALLGATHER;
+      else if (!strcmp(o, "reduce_scatter")) op = REDUCE_SCATTER;
+      else if (strcmp(o, "allreduce")) DIE("--op: allreduce, allgather or reduce_scatter");
+    }
     else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
       const char *d = argv[++i];
       if (!strcmp(d, "bfloat16")) { dtype = NCORE_BFLOAT16; elem = 2; }
@@ -209,24 +239,26 @@ int main(int argc, char **argv) {
   if (rank == 0) NK(raw.GetUniqueId(&raw_id));
   share(&raw_id, sizeof raw_id);
   NK(raw.CommInitRank(&raw_comm, nranks, raw_id, rank));
-  CU(cudaMalloc(&sendbuf, max));
-  CU(cudaMalloc(&recvbuf, max));
+  CU(cudaMalloc(&sendbuf, op == REDUCE_SCATTER ? max * nranks : max));
+  CU(cudaMalloc(&recvbuf, op == ALLGATHER ? max * nranks : max));
   CU(cudaMalloc(&scratch, 64));
   FILE *out = rank == 0 && json ? fopen(json, "w") : NULL;
   for (size_t bytes = min; bytes <= max; bytes *= 2) {
     size_t count = bytes / elem;
     if (count == 0) continue;
-    fill<<<64, 256, 0, stream>>>(sendbuf, count, rank, elem == 2);
+    fill<<<64, 256, 0, stream>>>(sendbuf, op == REDUCE_SCATTER ? count * nranks : count,
+                                 rank, elem == 2);
     unsigned long long sums[SIDES] = {0};
     for (int side = 0; side < SIDES; side++) {
-      CU(cudaMemsetAsync(recvbuf, 0, bytes, stream));
+      CU(cudaMemsetAsync(recvbuf, 0, op == ALLGATHER ? bytes * nranks : bytes, stream));
       issue(side, count);
       CU(cudaStreamSynchronize(stream));
       sums[side] = check(side, count);
     }
-    /* ncore's result is the same bytes on every rank. */
+    /* ncore's result is the same bytes on every rank (each rank's own
+     * block for a reduce-scatter). */
     double low = -(double)(sums[AUTO] & 0xffffff), high = (double)(sums[AUTO] & 0xffffff);
-    if (slowest(low) != low || slowest(high) != high)
+    if (op != REDUCE_SCATTER && (slowest(low) != low || slowest(high) != high))
       DIE("ncore's results differ between ranks at %zu bytes", bytes);
     double eager[SIDES], graph[SIDES];
     for (int s = 0; s < SIDES; s++) eager[s] = graph[s] = 1e30;
@@ -240,8 +272,9 @@ int main(int argc, char **argv) {
       }
     if (rank == 0) {
       char line[1024];
-      int n = snprintf(line, sizeof line, "{\"ranks\": %d, \"dtype\": \"%s\", \"bytes\": %zu",
-                       nranks, elem == 4 ? "float32" : "bfloat16", bytes);
+      int n = snprintf(line, sizeof line, "{\"op\": \"%s\", \"ranks\": %d, \"dtype\": \"%s\", "
+                       "\"bytes\": %zu", op_names[op], nranks, elem == 4 ? "float32" : "bfloat16",
+                       bytes);
       for (int s = 0; s < SIDES; s++)
         n += snprintf(line + n, sizeof line - n, ", \"eager_%s_us\": %.3f", side_names[s], eager[s]);
       for (int s = 0; s < SIDES; s++)

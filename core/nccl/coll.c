@@ -98,7 +98,7 @@ ncore_status_t nccl_collective(core_backend_comm_t *comm,
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
   int taken = 0;
-  status = nccl_small_allreduce(c, args, &taken);
+  status = nccl_small_collective(c, args, &taken);
   if (taken) return status;
   core_coll_args_t moved;
   const core_coll_args_t *a = p2p_addresses(c, args, &moved);

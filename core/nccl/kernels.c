@@ -20,7 +20,8 @@ static const char *const kernel_names[NCCL_KERNEL_COUNT] = {
     "ncore_wait_geq",          "ncore_window_lsa_pointer",
     "ncore_window_peer_pointer", "ncore_window_multimem_pointer",
     NCORE_SMALL_ONESHOT_KERNEL, NCORE_SMALL_TWOSHOT_KERNEL,
-    NCORE_SMALL_ONESHOT_LL_KERNEL,
+    NCORE_SMALL_ONESHOT_LL_KERNEL, NCORE_SMALL_ALLGATHER_LL_KERNEL,
+    NCORE_SMALL_REDUCE_SCATTER_LL_KERNEL,
 };
 
 /* The kernels written for programmatic dependent launch (PDL): each waits
@@ -31,6 +32,7 @@ static const int kernel_takes_pdl[NCCL_KERNEL_COUNT] = {
     [NCCL_KERNEL_SIGNAL_ADD] = 1, [NCCL_KERNEL_PUT_SIGNAL] = 1,
     [NCCL_KERNEL_WAIT_GEQ] = 1,  [NCCL_KERNEL_ALLREDUCE_ONESHOT] = 1,
     [NCCL_KERNEL_ALLREDUCE_TWOSHOT] = 1, [NCCL_KERNEL_ALLREDUCE_ONESHOT_LL] = 1,
+    [NCCL_KERNEL_ALLGATHER_LL] = 1,      [NCCL_KERNEL_REDUCE_SCATTER_LL] = 1,
 };
 
 /* Primary contexts are few (one per device); a small table suffices. */

@@ -113,7 +113,7 @@ static nccl_small_algo_t algo_for(const nccl_small_choice_t *choice,
 }
 
 /* The types and operators the kernels reduce (kernels/small_coll.cu). */
-static int served(const core_coll_args_t *a) {
+static int reduces_served(const core_coll_args_t *a) {
   if (a->custom_op != NULL) return 0;
   if (a->op != NCORE_SUM && a->op != NCORE_PROD && a->op != NCORE_MAX &&
       a->op != NCORE_MIN)
@@ -162,28 +162,59 @@ static ncore_status_t order_after_last_call(nccl_comm_t *c, CUstream s) {
   return status;
 }
 
-ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
-                                    int *taken) {
-  *taken = 0;
-  if (!c->small_enabled || a->kind != CORE_COLL_ALLREDUCE || !served(a) ||
-      nccl_in_group())
-    return NCORE_OK;
+/* The kernel for a's collective and its argument's count, or -1 where
+ * NCCL's turn: allreduce by size (algo_for), allgather and reduce-scatter
+ * in LL form where their block fits the LL slots and the LL limit (every
+ * rank hears from every rank in them, which the slots' reuse needs; a
+ * broadcast or reduce would let the root run ahead, so NCCL keeps those). */
+static int kernel_for(const nccl_comm_t *c, const core_coll_args_t *a,
+                      unsigned long long *count, unsigned *grid) {
+  const nccl_small_choice_t *choice = &c->small_choice;
   size_t bytes = a->count * core_dtype_size(a->dtype);
-  nccl_small_algo_t algo = algo_for(&c->small_choice, c->nranks, bytes);
-  if (algo == NCCL_SMALL_NCCL) return NCORE_OK;
-  *taken = 1;
+  int ll_fits = bytes > 0 && bytes <= choice->ll_max &&
+                bytes <= ncore_small_ll_max(c->nranks);
+  *count = a->count;
+  switch (a->kind) {
+    case CORE_COLL_ALLREDUCE: {
+      if (!reduces_served(a)) return -1;
+      nccl_small_algo_t algo = algo_for(choice, c->nranks, bytes);
+      if (algo == NCCL_SMALL_NCCL) return -1;
+      int ll = algo == NCCL_SMALL_ONESHOT && ll_fits;
+      *grid = blocks_for(choice, algo, ll, bytes);
+      return ll ? NCCL_KERNEL_ALLREDUCE_ONESHOT_LL
+             : algo == NCCL_SMALL_ONESHOT ? NCCL_KERNEL_ALLREDUCE_ONESHOT
+                                          : NCCL_KERNEL_ALLREDUCE_TWOSHOT;
+    }
+    case CORE_COLL_ALLGATHER:
+      if (choice->algo == NCCL_SMALL_NCCL || !ll_fits) return -1;
+      *count = bytes; /* the kernel moves bytes */
+      *grid = blocks_for(choice, NCCL_SMALL_ONESHOT, 1, bytes);
+      return NCCL_KERNEL_ALLGATHER_LL;
+    case CORE_COLL_REDUCE_SCATTER:
+      if (choice->algo == NCCL_SMALL_NCCL || !ll_fits || !reduces_served(a)) return -1;
+      *grid = blocks_for(choice, NCCL_SMALL_ONESHOT, 1, bytes);
+      return NCCL_KERNEL_REDUCE_SCATTER_LL;
+    default:
+      return -1;
+  }
+}
+
+ncore_status_t nccl_small_collective(nccl_comm_t *c, const core_coll_args_t *a,
+                                     int *taken) {
+  *taken = 0;
+  if (!c->small_enabled || nccl_in_group()) return NCORE_OK;
   ncore_small_args_t args;
   memset(&args, 0, sizeof args);
+  unsigned grid = 1;
+  int kernel = kernel_for(c, a, &args.count, &grid);
+  if (kernel < 0) return NCORE_OK;
+  *taken = 1;
   args.input = a->sendbuf;
   args.output = a->recvbuf;
-  args.count = a->count;
   args.dtype = (int)a->dtype;
   args.op = (int)a->op;
   args.rank = c->rank;
   args.nranks = c->nranks;
-  int ll = algo == NCCL_SMALL_ONESHOT && bytes <= c->small_choice.ll_max &&
-           bytes <= ncore_small_ll_max(c->nranks);
-  unsigned grid = blocks_for(&c->small_choice, algo, ll, bytes);
   memcpy(args.areas, c->small_areas, sizeof args.areas);
   void *params[] = {&args};
   /* The launch needs the communicator's context; the caller's current
@@ -196,10 +227,7 @@ ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
   CUstream s = (CUstream)a->stream;
   status = order_after_last_call(c, s);
   if (status == NCORE_OK)
-    status = nccl_kernel_launch(ll ? NCCL_KERNEL_ALLREDUCE_ONESHOT_LL
-                                : algo == NCCL_SMALL_ONESHOT ? NCCL_KERNEL_ALLREDUCE_ONESHOT
-                                                             : NCCL_KERNEL_ALLREDUCE_TWOSHOT,
-                                grid, NCORE_SMALL_THREADS, s, params);
+    status = nccl_kernel_launch((nccl_kernel_t)kernel, grid, NCORE_SMALL_THREADS, s, params);
   if (previous != c->ctx) (void)cu_fn.CtxSetCurrent(previous);
   return status;
 }

@@ -5,8 +5,10 @@
  * in its signal window (registered at creation, where every rank is), so
  * a call needs no registration, no host synchronisation and no allocation,
  * and is captured in a CUDA graph like any kernel (the call counts live on
- * the device). Chosen by size (NCORE_ALGO forces one: auto, nccl, oneshot,
- * twoshot); everything else goes to NCCL: other collectives, custom
+ * the device). Allreduce chosen by size (NCORE_ALGO forces one: auto,
+ * nccl, oneshot, twoshot), allgather and reduce-scatter in LL form up to
+ * the LL limit (NCORE_ALGO=nccl: never); everything else goes to NCCL:
+ * broadcast and reduce, custom
  * operators and NCORE_AVG, 8-bit types, ranks outside one LSA team, calls
  * inside a group, sizes above the staging buffer. */
 #ifndef NCORE_CORE_NCCL_SMALL_COLL_H
@@ -29,10 +31,11 @@ size_t nccl_small_area_offset(int nranks);
  * why at INFO. Never fails the communicator. */
 void nccl_small_setup(nccl_comm_t *c);
 
-/* Runs a's collective on ncore's kernels when the path serves it: *taken
- * 1 and the launch's status; else *taken 0 and NCORE_OK (NCCL's turn). */
-ncore_status_t nccl_small_allreduce(nccl_comm_t *c, const core_coll_args_t *a,
-                                    int *taken);
+/* Runs a's collective (allreduce, allgather, reduce-scatter) on ncore's
+ * kernels when the path serves it: *taken 1 and the launch's status; else
+ * *taken 0 and NCORE_OK (NCCL's turn). */
+ncore_status_t nccl_small_collective(nccl_comm_t *c, const core_coll_args_t *a,
+                                     int *taken);
 
 /* stream is about to be destroyed through ncore (comm_registry.c): if
  * the last call ran on it, its end is kept as an event that the next call

@@ -316,7 +316,15 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *nam
   *f = (CUfunction)(uintptr_t)name;
   return CUDA_SUCCESS;
 }
-static long long oneshot_launches, twoshot_launches, oneshot_ll_launches;
+/* ncore's small-message kernels (kernels/small_coll.cu): launches counted
+ * by name, and the last one's argument (its count: elements, or bytes for
+ * the allgather). */
+static const char *const small_kernels[] = {
+    "ncore_allreduce_oneshot", "ncore_allreduce_twoshot",
+    "ncore_allreduce_oneshot_ll", "ncore_allgather_ll", "ncore_reduce_scatter_ll"};
+#define SMALL_KERNELS (sizeof small_kernels / sizeof small_kernels[0])
+static long long small_launches[SMALL_KERNELS];
+static long long small_last_count;
 /* ncore's kernels (kernels/ncore_kernels.cu) as host functions of the
  * same effect: each row, the kernel's name and the sizes of its
  * parameters (copied by value at the launch, as CUDA does). */
@@ -389,18 +397,13 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigne
   (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz;
   (void)shm; (void)extra;
   const char *name = (const char *)f; /* cuModuleGetFunction's answer */
-  if (strcmp(name, "ncore_allreduce_oneshot") == 0) {
-    __atomic_add_fetch(&oneshot_launches, 1, __ATOMIC_RELAXED);
-    return CUDA_SUCCESS;
-  }
-  if (strcmp(name, "ncore_allreduce_oneshot_ll") == 0) {
-    __atomic_add_fetch(&oneshot_ll_launches, 1, __ATOMIC_RELAXED);
-    return CUDA_SUCCESS;
-  }
-  if (strcmp(name, "ncore_allreduce_twoshot") == 0) {
-    __atomic_add_fetch(&twoshot_launches, 1, __ATOMIC_RELAXED);
-    return CUDA_SUCCESS;
-  }
+  for (size_t k = 0; k < SMALL_KERNELS; k++)
+    if (strcmp(name, small_kernels[k]) == 0) {
+      __atomic_add_fetch(&small_launches[k], 1, __ATOMIC_RELAXED);
+      /* ncore_small_args_t: input, output, then count (kernels/small_coll.h) */
+      small_last_count = (long long)((const unsigned long long *)params[0])[2];
+      return CUDA_SUCCESS;
+    }
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
     if (strcmp(name, kernels[k].name) != 0) continue;
     fake_node_t n = {NODE_KERNEL, kernels[k].name, {0}};
@@ -424,9 +427,10 @@ FAKE_API long long fake_cuda_count(const char *what) {
     return __atomic_load_n(&destroyed_stream_uses, __ATOMIC_RELAXED);
   if (strcmp(what, "cuMemcpyDtoHAsync") == 0)
     return __atomic_load_n(&device_to_host_copies, __ATOMIC_RELAXED);
-  if (strcmp(what, "launch:ncore_allreduce_oneshot") == 0) return oneshot_launches;
-  if (strcmp(what, "launch:ncore_allreduce_twoshot") == 0) return twoshot_launches;
-  if (strcmp(what, "launch:ncore_allreduce_oneshot_ll") == 0) return oneshot_ll_launches;
+  for (size_t k = 0; k < SMALL_KERNELS; k++)
+    if (strncmp(what, "launch:", 7) == 0 && strcmp(what + 7, small_kernels[k]) == 0)
+      return __atomic_load_n(&small_launches[k], __ATOMIC_RELAXED);
+  if (strcmp(what, "launch.count") == 0) return small_last_count;
   if (strcmp(what, "cuEventRecord.stream") == 0) return (long long)(uintptr_t)last_event_stream;
   if (strcmp(what, "cuStreamWaitEvent.stream") == 0) return (long long)(uintptr_t)last_wait_stream;
   return -1;

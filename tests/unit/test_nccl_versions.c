@@ -506,6 +506,51 @@ TEST(small_allreduce_chooses_its_kernels_or_nccl) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
+/* Allgather and reduce-scatter take ncore's LL kernels up to the LL limit
+ * (1 MiB / ranks^2: 113 KiB a block on 3 ranks), NCCL above it, inside a
+ * group, for 8-bit reduce-scatters and under NCORE_ALGO=nccl; the
+ * allgather's kernel counts bytes. Broadcast and reduce stay NCCL's (their
+ * root would run ahead of the LL slots' reuse). */
+static int took(const char *kernel, long long before) {
+  return driver_count(kernel) == before + 1;
+}
+
+TEST(allgather_and_reduce_scatter_take_the_ll_kernels_where_they_fit) {
+  REQUIRE_FAKE();
+  if (version < 22902) return;
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 4 << 20, NCORE_BACKEND_NCCL));
+  char *in = mem, *out = (char *)mem + (2 << 20);
+  const char *algos[] = {"auto", "nccl"};
+  for (int a = 0; a < 2 && !harness_failed(); a++) {
+    lsa_rank_t ranks[3];
+    if (make_lsa_world(ranks, 3, algos[a]) != 0) break;
+    ncore_comm_t comm = ranks[1].comm;
+    int ours = a == 0;
+    const char *ag = "launch:ncore_allgather_ll", *rs = "launch:ncore_reduce_scatter_ll";
+    long long before = driver_count(ag), nccl = record("calls.ncclAllGather");
+    CHECK_OK(ncore_allgather(comm, in, out, 6, NCORE_FLOAT32, NULL));
+    CHECK_EQ(took(ag, before), ours);
+    if (ours) CHECK_EQ(driver_count("launch.count"), 24LL); /* bytes */
+    CHECK_EQ(record("calls.ncclAllGather"), nccl + !ours);
+    before = driver_count(ag);
+    CHECK_OK(ncore_allgather(comm, in, out, 40 << 10, NCORE_FLOAT32, NULL)); /* 160 KiB */
+    CHECK_EQ(driver_count(ag), before);
+    before = driver_count(rs);
+    CHECK_OK(ncore_reduce_scatter(comm, in, out, 1000, NCORE_BFLOAT16, NCORE_MAX, NULL));
+    CHECK_EQ(took(rs, before), ours);
+    if (ours) CHECK_EQ(driver_count("launch.count"), 1000LL); /* elements */
+    before = driver_count(rs);
+    CHECK_OK(ncore_reduce_scatter(comm, in, out, 16, NCORE_UINT8, NCORE_SUM, NULL));
+    CHECK_OK(ncore_group_start());
+    CHECK_OK(ncore_reduce_scatter(comm, in, out, 4, NCORE_FLOAT32, NCORE_SUM, NULL));
+    CHECK_OK(ncore_group_end());
+    CHECK_EQ(driver_count(rs), before);
+    for (int r = 0; r < 3; r++) CHECK_OK(ncore_comm_destroy(ranks[r].comm));
+  }
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
 /* The small-message path orders a call on another stream after the last
  * one (an event). When the last call's stream is destroyed through ncore
  * first, the event is recorded as it goes, and the next call on another
