@@ -347,53 +347,6 @@ __device__ __forceinline__ uint2 load8(const char *src, size_t at, size_t bytes)
   return v;
 }
 
-template <typename T, int OP>
-__device__ void oneshot_ll(const ncore_small_args_t &a) {
-  typedef typename Acc<T>::type A;
-  const int V = 8 / sizeof(T);
-  unsigned long long epoch = begin_call(a);
-  int parity = (int)(epoch & 1);
-  unsigned e = (unsigned)epoch;
-  size_t bytes = a.count * sizeof(T), lines = (bytes + 7) / 8, lo, hi;
-  part_bounds(lines, gridDim.x, blockIdx.x, 1, 0, lines, &lo, &hi);
-  const char *src = (const char *)a.input;
-  unsigned long long to = ncore_small_ll(a.nranks, parity, a.rank);
-  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-    uint2 v = load8(src, i * 8, bytes);
-#pragma unroll
-    for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
-      if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v, e);
-  }
-  char *out = (char *)a.output;
-  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-    uint2 d[NCORE_SMALL_MAX_RANKS];
-    ll_gather(a, parity, i, e, d);
-    A acc[V];
-    const T *x = (const T *)&d[0];
-#pragma unroll
-    for (int k = 0; k < V; k++) acc[k] = up<T>(x[k]);
-#pragma unroll
-    for (int q = 1; q < NCORE_SMALL_MAX_RANKS; q++) {
-      if (q >= a.nranks) break;
-      const T *y = (const T *)&d[q];
-#pragma unroll
-      for (int k = 0; k < V; k++) acc[k] = Apply<OP, A>::run(acc[k], up<T>(y[k]));
-    }
-    uint2 r;
-    T *o = (T *)&r;
-#pragma unroll
-    for (int k = 0; k < V; k++) o[k] = down<T>(acc[k]);
-    size_t at = i * 8;
-    if (at + 8 <= bytes && (((uintptr_t)(out + at)) & 7) == 0) {
-      *(uint2 *)(out + at) = r;
-    } else {
-      for (int k = 0; k < V && at + k * sizeof(T) < bytes; k++)
-        ((T *)(out + at))[k] = o[k];
-    }
-  }
-  end_call(a, epoch);
-}
-
 // Stores 8 bytes (or the first `n` of them) at p, as one store where whole
 // and aligned.
 __device__ __forceinline__ void store8(char *p, uint2 v, size_t n) {
@@ -405,34 +358,93 @@ __device__ __forceinline__ void store8(char *p, uint2 v, size_t n) {
   for (size_t k = 0; k < 8 && k < n; k++) p[k] = b[k];
 }
 
+// An LL call: its epoch, the parity of its slots, the flag its lines carry
+// and this block's lines [lo, hi) of `bytes` (8 bytes a line).
+struct LLCall {
+  unsigned long long epoch;
+  int parity;
+  unsigned e;
+  size_t lo, hi;
+};
+
+__device__ __forceinline__ LLCall ll_begin(const ncore_small_args_t &a, size_t bytes) {
+  LLCall c;
+  c.epoch = begin_call(a);
+  c.parity = (int)(c.epoch & 1);
+  c.e = (unsigned)c.epoch;
+  size_t lines = (bytes + 7) / 8;
+  part_bounds(lines, gridDim.x, blockIdx.x, 1, 0, lines, &c.lo, &c.hi);
+  return c;
+}
+
+// Every rank's 8 bytes d[0..nranks) reduced in rank order, as T.
+template <typename T, int OP>
+__device__ __forceinline__ uint2 reduce_line(const ncore_small_args_t &a, const uint2 *d) {
+  typedef typename Acc<T>::type A;
+  const int V = 8 / sizeof(T);
+  A acc[V];
+  const T *x = (const T *)&d[0];
+#pragma unroll
+  for (int k = 0; k < V; k++) acc[k] = up<T>(x[k]);
+#pragma unroll
+  for (int q = 1; q < NCORE_SMALL_MAX_RANKS; q++) {
+    if (q >= a.nranks) break;
+    const T *y = (const T *)&d[q];
+#pragma unroll
+    for (int k = 0; k < V; k++) acc[k] = Apply<OP, A>::run(acc[k], up<T>(y[k]));
+  }
+  uint2 r;
+  T *o = (T *)&r;
+#pragma unroll
+  for (int k = 0; k < V; k++) o[k] = down<T>(acc[k]);
+  return r;
+}
+
+template <typename T, int OP>
+__device__ void oneshot_ll(const ncore_small_args_t &a) {
+  size_t bytes = a.count * sizeof(T);
+  LLCall c = ll_begin(a, bytes);
+  const char *src = (const char *)a.input;
+  unsigned long long to = ncore_small_ll(a.nranks, c.parity, a.rank);
+  for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
+    uint2 v = load8(src, i * 8, bytes);
+#pragma unroll
+    for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
+      if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v, c.e);
+  }
+  char *out = (char *)a.output;
+  for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
+    uint2 d[NCORE_SMALL_MAX_RANKS];
+    ll_gather(a, c.parity, i, c.e, d);
+    store8(out + i * 8, reduce_line<T, OP>(a, d), bytes - i * 8);
+  }
+  end_call(a, c.epoch);
+}
+
 // LL allgather: every rank's input (a.count bytes) to every rank's ll slot
 // for it, then each rank copies slot q to output block q. Every rank hears
 // from every rank in every call, which is what lets a slot be reused two
 // calls later (kernels/small_coll.h).
 __device__ void allgather_ll(const ncore_small_args_t &a) {
-  unsigned long long epoch = begin_call(a);
-  int parity = (int)(epoch & 1);
-  unsigned e = (unsigned)epoch;
-  size_t bytes = a.count, lines = (bytes + 7) / 8, lo, hi;
-  part_bounds(lines, gridDim.x, blockIdx.x, 1, 0, lines, &lo, &hi);
+  size_t bytes = a.count;
+  LLCall c = ll_begin(a, bytes);
   const char *src = (const char *)a.input;
-  unsigned long long to = ncore_small_ll(a.nranks, parity, a.rank);
-  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+  unsigned long long to = ncore_small_ll(a.nranks, c.parity, a.rank);
+  for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
     uint2 v = load8(src, i * 8, bytes);
 #pragma unroll
     for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
-      if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v, e);
+      if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v, c.e);
   }
   char *out = (char *)a.output;
-  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+  for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
     uint2 d[NCORE_SMALL_MAX_RANKS];
-    ll_gather(a, parity, i, e, d);
-    size_t n = bytes - i * 8;
+    ll_gather(a, c.parity, i, c.e, d);
 #pragma unroll
     for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
-      if (q < a.nranks) store8(out + (size_t)q * bytes + i * 8, d[q], n);
+      if (q < a.nranks) store8(out + (size_t)q * bytes + i * 8, d[q], bytes - i * 8);
   }
-  end_call(a, epoch);
+  end_call(a, c.epoch);
 }
 
 // LL reduce-scatter: block q of the input (a.count elements) to rank q's ll
@@ -440,44 +452,24 @@ __device__ void allgather_ll(const ncore_small_args_t &a) {
 // rank's, in rank order (bitwise the same wherever it is computed).
 template <typename T, int OP>
 __device__ void reduce_scatter_ll(const ncore_small_args_t &a) {
-  typedef typename Acc<T>::type A;
-  const int V = 8 / sizeof(T);
-  unsigned long long epoch = begin_call(a);
-  int parity = (int)(epoch & 1);
-  unsigned e = (unsigned)epoch;
-  size_t bytes = a.count * sizeof(T), lines = (bytes + 7) / 8, lo, hi;
-  part_bounds(lines, gridDim.x, blockIdx.x, 1, 0, lines, &lo, &hi);
+  size_t bytes = a.count * sizeof(T);
+  LLCall c = ll_begin(a, bytes);
   const char *src = (const char *)a.input;
-  unsigned long long to = ncore_small_ll(a.nranks, parity, a.rank);
-  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+  unsigned long long to = ncore_small_ll(a.nranks, c.parity, a.rank);
+  for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
 #pragma unroll
     for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
       if (q < a.nranks)
         ll_store(area_of(a, q) + to + i * 16,
-                 load8(src + (size_t)q * bytes, i * 8, bytes), e);
+                 load8(src + (size_t)q * bytes, i * 8, bytes), c.e);
   }
   char *out = (char *)a.output;
-  for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+  for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
     uint2 d[NCORE_SMALL_MAX_RANKS];
-    ll_gather(a, parity, i, e, d);
-    A acc[V];
-    const T *x = (const T *)&d[0];
-#pragma unroll
-    for (int k = 0; k < V; k++) acc[k] = up<T>(x[k]);
-#pragma unroll
-    for (int q = 1; q < NCORE_SMALL_MAX_RANKS; q++) {
-      if (q >= a.nranks) break;
-      const T *y = (const T *)&d[q];
-#pragma unroll
-      for (int k = 0; k < V; k++) acc[k] = Apply<OP, A>::run(acc[k], up<T>(y[k]));
-    }
-    uint2 r;
-    T *o = (T *)&r;
-#pragma unroll
-    for (int k = 0; k < V; k++) o[k] = down<T>(acc[k]);
-    store8(out + i * 8, r, bytes - i * 8);
+    ll_gather(a, c.parity, i, c.e, d);
+    store8(out + i * 8, reduce_line<T, OP>(a, d), bytes - i * 8);
   }
-  end_call(a, epoch);
+  end_call(a, c.epoch);
 }
 
 template <typename T, int OP>
