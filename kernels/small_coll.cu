@@ -400,11 +400,10 @@ __device__ __forceinline__ uint2 reduce_line(const ncore_small_args_t &a, const 
   return r;
 }
 
-template <typename T, int OP>
-__device__ void oneshot_ll(const ncore_small_args_t &a) {
-  size_t bytes = a.count * sizeof(T);
-  LLCall c = ll_begin(a, bytes);
-  const char *src = (const char *)a.input;
+// This block's lines of the input (`bytes` long) to every rank's ll slot
+// for this rank.
+__device__ __forceinline__ void ll_send_to_all(const ncore_small_args_t &a, const LLCall &c,
+                                               const char *src, size_t bytes) {
   unsigned long long to = ncore_small_ll(a.nranks, c.parity, a.rank);
   for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
     uint2 v = load8(src, i * 8, bytes);
@@ -412,6 +411,13 @@ __device__ void oneshot_ll(const ncore_small_args_t &a) {
     for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
       if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v, c.e);
   }
+}
+
+template <typename T, int OP>
+__device__ void oneshot_ll(const ncore_small_args_t &a) {
+  size_t bytes = a.count * sizeof(T);
+  LLCall c = ll_begin(a, bytes);
+  ll_send_to_all(a, c, (const char *)a.input, bytes);
   char *out = (char *)a.output;
   for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
     uint2 d[NCORE_SMALL_MAX_RANKS];
@@ -428,14 +434,7 @@ __device__ void oneshot_ll(const ncore_small_args_t &a) {
 __device__ void allgather_ll(const ncore_small_args_t &a) {
   size_t bytes = a.count;
   LLCall c = ll_begin(a, bytes);
-  const char *src = (const char *)a.input;
-  unsigned long long to = ncore_small_ll(a.nranks, c.parity, a.rank);
-  for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
-    uint2 v = load8(src, i * 8, bytes);
-#pragma unroll
-    for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
-      if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v, c.e);
-  }
+  ll_send_to_all(a, c, (const char *)a.input, bytes);
   char *out = (char *)a.output;
   for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
     uint2 d[NCORE_SMALL_MAX_RANKS];
