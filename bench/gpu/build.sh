@@ -24,6 +24,8 @@ gcc -std=c11 -O2 -Wall -Wextra -Iabi/include -I/usr/local/cuda/include \
     bench/gpu/nccl_bench.c -o build/bin/nccl_bench -Lbuild/lib -lncore \
     -Wl,-rpath,'$ORIGIN/../lib' -ldl -lm
 # No rpath: LD_LIBRARY_PATH picks the libncore it measures (two builds, one run).
+gcc -std=c11 -O2 -Wall -Wextra -Iabi/include bench/gpu/entry_cost.c \
+    -o build/bin/entry_cost -Lbuild/lib -lncore -Wl,-rpath,'$ORIGIN/../lib'
 gcc -std=c11 -O2 -Wall -Wextra -Iabi/include bench/gpu/synchronize_cost.c \
     -o build/bin/synchronize_cost -Lbuild/lib -lncore
 # put_signal against raw NCCL send/recv and cudaMemcpyPeerAsync: CUDA C++,
