@@ -9,6 +9,7 @@ from typing import Any, Dict, Optional, Sequence, TypeVar, Union
 
 import numpy as _np
 
+from ._buffer_cache import cache_key
 from ._collectives import CollectivesMixin
 from ._compat import MISSING, one_of
 from ._comm_control import CommControlMixin
@@ -17,7 +18,7 @@ from ._lib import raw
 from ._p2p import P2PMixin, WaitSignalDesc
 from ._types import (Backend, CommShrinkFlag, NcclDataType, NcclGinType,
                      ScalarResidence, WindowFlag)
-from .buffer import (_KEY_READERS, ResolvedBuffer, call_args, resolve_buffer, resolve_for_comm,
+from .buffer import (ResolvedBuffer, call_args, resolve_buffer, resolve_for_comm,
                      resolve_stream)
 from .config import NCCLConfig, NCCLDevCommRequirements, config_to_c
 from .cuda import get_cuda_device
@@ -315,17 +316,12 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         """(pointer, count, dtype value) of a buffer for a call on `handle`
         (this communicator's live handle): _buffer through call_args, for
         the calls made most often. A buffer already in the table is
-        answered here, without a further call (issue 15): the table holds
+        answered here, without resolving it again: the table holds
         no read-only memory, so an entry serves a call that writes too."""
         if handle == self._call_table_handle:
-            reader = _KEY_READERS.get(type(obj))
-            if reader is not None:
-                try:
-                    args = self._call_table.get(reader(obj))
-                except Exception:  # noqa: BLE001 - unreadable (sparse, meta): call_args decides
-                    args = None
-                if args is not None:
-                    return args
+            args = self._call_table.get(cache_key(obj))
+            if args is not None:
+                return args
         else:
             self._call_table = {}
             self._call_table_handle = handle
