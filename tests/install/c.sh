@@ -69,7 +69,7 @@ check launcher_version bash -c "'$prefix/bin/ncore-run' --version | grep -q 'nco
 check launcher_help bash -c "'$prefix/bin/ncore-run' --help | grep -q 'usage: ncore-run'"
 check launcher_usage_error bash -c "'$prefix/bin/ncore-run' --nranks 2>/dev/null; [ \$? = 2 ]"
 # The demo (the README's set-up step) names the launcher as the README runs
-# it; started by no launcher it is a job of one rank (issue 28).
+# it; started by no launcher it is a job of one rank.
 check demo_help_names_the_launcher bash -c "'$repo/build/bin/ncore-demo' --help | grep -q 'build/bin/ncore-run -n N build/bin/ncore-demo' &&
   NCORE_BACKEND=host '$repo/build/bin/ncore-demo' 1 2 > /dev/null"
 echo "$passed passed, $failed failed"

@@ -1,4 +1,4 @@
-"""nccl.core 0.3.1 names and behaviours that need no peers (issue 18):
+"""nccl.core 0.3.1 names and behaviours that need no peers:
 enums, unique ids, devices, mem_alloc, versions, group simulation, config
 and requirement fields, modules, bool buffers, operators, descriptors."""
 

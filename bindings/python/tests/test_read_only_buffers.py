@@ -1,4 +1,4 @@
-"""Read-only memory is never a destination (issue 41, item 7): every call
+"""Read-only memory is never a destination: every call
 that writes into a buffer -- the receive buffer of each collective and of
 recv, an in-place allreduce, a window's memory, memcpy's and memset's dst,
 a symmetric get's dst -- refuses memory its producer marked read-only (a

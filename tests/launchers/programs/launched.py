@@ -7,7 +7,7 @@ after from_env; mpi4py is imported, so its MPI library is loaded, at the
 top either way, as programs do); with --torch first|last, a torch program
 (init_process_group with the gloo backend from torchrun's variables,
 before or after from_env). MPI's or torch's own allreduce must give the
-same sum (issue 41)."""
+same sum."""
 import argparse
 import sys
 
