@@ -2,7 +2,9 @@
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
 # order: the check that every generated file is what its generator makes
 # (tools/check-generated.py over tools/generated-files.txt) and its
-# self-test, the C tests (tests/run.sh), the same under ASan and UBSan builds
+# self-test, the docs against the code (tools/check-docs.py, with its
+# self-test: headers listed, cited paths, README blocks run or marked,
+# NCORE_* variables documented), the C tests (tests/run.sh), the same under ASan and UBSan builds
 # (build/asan, build/ubsan), the ThreadSanitizer tests (tests/race), the
 # fuzzers for a bounded time (tests/fuzz), the
 # Python, Rust and Go bindings' test.sh, the install tests (tests/install), the
@@ -72,6 +74,7 @@ sanitized_c_tests() { # variant
 # First, before any suite could rewrite a generated file in the checkout.
 run_suite check-generated /usr/bin/python3 tools/check-generated.py
 run_suite check-generated-selftest /usr/bin/python3 tools/check-generated-selftest.py
+run_suite check-docs /usr/bin/python3 tools/check-docs.py
 if [ -x tests/run.sh ]; then
   run_suite c-tests tests/run.sh build
   run_suite c-tests-asan sanitized_c_tests asan

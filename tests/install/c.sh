@@ -65,6 +65,9 @@ check debug_log_warns_on_bad_level bash -c "
   cd '$work' && NCORE_BACKEND=host NCORE_DEBUG=LOUD '$prefix/bin/ncore-run' -n 1 '$work/c/ring_sum' 2>&1 |
   grep -q 'NCORE_DEBUG=\"LOUD\" is not WARN or INFO'"
 
+# The README: ncore-run --info, the line for a bug report.
+check readme_info_line_runs readme_run "$work/c" "$work/c/info.log" info
+check readme_info_line_names_the_backend grep -q 'host backend' "$work/c/info.log"
 check launcher_version bash -c "'$prefix/bin/ncore-run' --version | grep -q 'ncore $("$repo/tools/ncore-version.sh")'"
 check launcher_help bash -c "'$prefix/bin/ncore-run' --help | grep -q 'usage: ncore-run'"
 check launcher_usage_error bash -c "'$prefix/bin/ncore-run' --nranks 2>/dev/null; [ \$? = 2 ]"
