@@ -11,8 +11,9 @@ repo=$(cd "$here/../.." && pwd)
 prefix=$1 work=$2
 . "$here/lib.sh"
 mkdir -p "$work/c" "$work/cmake"
-cp "$here/c/ring_sum.c" "$work/c/"
-cp "$here/c/ring_sum.c" "$work/cmake/"
+# The README's C block is the program (no copy of it here to drift).
+readme_block c-program > "$work/c/ring_sum.c"
+cp "$work/c/ring_sum.c" "$work/cmake/"
 lib=$prefix/lib
 real=$("$repo/tools/ncore-version.sh" file)
 
@@ -39,7 +40,7 @@ check cmake_runpath_off_leaves_it_out outside "$work/cmake" bash -c "
   ! readelf -d installed-off/bin/ring_sum | grep -qE 'RUNPATH|RPATH'"
 mkdir -p "$work/cmake/major"
 sed 's/find_package(ncore 1.1 /find_package(ncore 2.0 /' "$work/cmake/CMakeLists.txt" > "$work/cmake/major/CMakeLists.txt"
-cp "$here/c/ring_sum.c" "$work/cmake/major/"
+cp "$work/c/ring_sum.c" "$work/cmake/major/"
 check cmake_refuses_another_major outside "$work/cmake" bash -c \
   "grep -q 'ncore 2.0' major/CMakeLists.txt && ! cmake -S major -B build-major -DCMAKE_PREFIX_PATH='$prefix' >/dev/null 2>&1"
 
