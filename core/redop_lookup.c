@@ -1,5 +1,6 @@
 /* core — custom reduction operators by value: handing values out and
  * resolving the value a reduction names (core/redop_lookup.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "dtype.h"
@@ -12,6 +13,17 @@ ncore_redop_t core_next_redop_value(void) {
    * keeps values readable in messages. */
   static atomic_int next = 1000;
   return (ncore_redop_t)atomic_fetch_add(&next, 1);
+}
+
+const char *core_redop_name(ncore_redop_t op, char *buf, size_t size) {
+  /* nccl.core's and the bindings' spelling of the built-ins (NCORE_SUM is
+   * ncore.SUM, RedOp::SUM, ncore.Sum). */
+  static const char *const builtin[] = {"sum", "prod", "max", "min", "avg"};
+  if (op >= NCORE_SUM && op <= NCORE_AVG)
+    snprintf(buf, size, "%s", builtin[op - NCORE_SUM]);
+  else
+    snprintf(buf, size, "custom operator %d", (int)op);
+  return buf;
 }
 
 ncore_status_t core_comm_resolve_op(core_comm_object_t *comm, ncore_redop_t op,

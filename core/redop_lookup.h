@@ -5,6 +5,8 @@
 #ifndef NCORE_CORE_REDOP_LOOKUP_H
 #define NCORE_CORE_REDOP_LOOKUP_H
 
+#include <stddef.h>
+
 #include "comm_object_types.h"
 
 /* Allocates the next custom-operator value (unique in the process, never
@@ -18,6 +20,12 @@ ncore_redop_t core_next_redop_value(void);
 ncore_status_t core_comm_resolve_op(core_comm_object_t *comm, ncore_redop_t op,
                                     ncore_dtype_t dtype,
                                     core_resource_t **custom);
+
+/* The name of op for messages, written into buf (size bytes, 32 are
+ * enough) and returned: "sum", "prod", "max", "min", "avg" for the
+ * built-ins, "custom operator N" otherwise (any value: a peer's
+ * description may hold anything). */
+const char *core_redop_name(ncore_redop_t op, char *buf, size_t size);
 
 /* Remembers value as a custom operator of comm closed explicitly, so a
  * later use says "was closed" rather than "unknown"; comm->lock must be

@@ -497,6 +497,25 @@ MR_TEST_EX(calls_after_a_mismatch_fail_fast, MR_OWN_PROCESSES, 2) {
   tb_free(buf);
 }
 
+/* A mismatch names what each rank called, operators by name (sum, max),
+ * not by number. Host only, as above. */
+MR_TEST_EX(mismatch_message_names_each_ranks_operator, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("NCCL does not detect mismatched collectives "
+                       "(undefined behaviour there)");
+  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, 3000);
+  if (!comm) return;
+  int32_t *buf = tb_alloc(4 * sizeof(int32_t));
+  CHECK(buf);
+  CHECK_STATUS(ncore_allreduce(comm, buf, buf, 4, NCORE_INT32,
+                               rank == 0 ? NCORE_SUM : NCORE_MAX, NULL),
+               NCORE_ERR_INVALID_USAGE);
+  CHECK_MESSAGE_CONTAINS("allreduce(count 4, int32, op sum)");
+  CHECK_MESSAGE_CONTAINS("allreduce(count 4, int32, op max)");
+  CHECK_MESSAGE_CONTAINS("same count, dtype and operator");
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
 /* A rank that forked a worker (a data loader) and then
  * died is seen dead at once, named by its peers; the worker living on must
  * not keep its liveness. The worker keeps every inherited descriptor, as a
