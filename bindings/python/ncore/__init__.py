@@ -54,12 +54,12 @@ init = symmetric.init
 finalize = symmetric.finalize
 
 
-def free_tensor(tensor: Any) -> None:
+def free_tensor(tensor: NcclBufferSpec) -> None:
     """Frees a symmetric torch tensor (nvshmem.core.free_tensor)."""
     symmetric.free(tensor)
 
 
-def free_array(array: Any) -> None:
+def free_array(array: NcclBufferSpec) -> None:
     """Frees a symmetric NumPy or CuPy array (nvshmem.core.free_array)."""
     symmetric.free(array)
 

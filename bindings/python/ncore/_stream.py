@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, Optional
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend
+from .typing import NcclStreamSpec
 
 __all__ = ["Stream", "resolve_stream"]
 
@@ -135,7 +136,7 @@ _STABLE_STREAM_TYPES: set = set()
 _LAST_STREAM: tuple = (None, 0)
 
 
-def resolve_stream(stream: Any) -> int:
+def resolve_stream(stream: Optional[NcclStreamSpec]) -> int:
     """A stream argument as an address: None (default stream) -> 0; an int;
     an object with ``__cuda_stream__`` (method or attribute giving
     (version, handle)); torch's ``cuda_stream``; cupy's ``ptr``.

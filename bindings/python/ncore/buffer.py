@@ -30,6 +30,7 @@ from ._errors import NcclInvalid
 from ._lib import raw
 from ._stream import Stream, resolve_stream
 from ._types import DeviceType
+from .typing import NcclBufferSpec
 
 __all__ = ["Buffer", "ResolvedBuffer", "Stream", "call_args", "resolve_buffer",
            "resolve_for_comm", "resolve_stream", "writable"]
@@ -50,7 +51,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def resolve_buffer(obj: Any) -> ResolvedBuffer:
+def resolve_buffer(obj: NcclBufferSpec) -> ResolvedBuffer:
     """Resolves a buffer specification to (ptr, count, dtype, device_type,
     device_id).
 
@@ -79,7 +80,7 @@ def resolve_buffer(obj: Any) -> ResolvedBuffer:
     return buf
 
 
-def call_args(table: Dict[tuple, CallArgs], comm: int, obj: Any,
+def call_args(table: Dict[tuple, CallArgs], comm: int, obj: NcclBufferSpec,
               argument_name: str, writes: bool = False) -> CallArgs:
     """(pointer, element count, dtype value) of obj for communicator handle
     `comm`: resolve_for_comm's answer, kept in `table` (the communicator's
@@ -103,7 +104,7 @@ def call_args(table: Dict[tuple, CallArgs], comm: int, obj: Any,
     return args
 
 
-def resolve_for_comm(comm: int, obj: Any, argument_name: str,
+def resolve_for_comm(comm: int, obj: NcclBufferSpec, argument_name: str,
                      writes: bool = False) -> ResolvedBuffer:
     """Resolves obj (resolve_buffer) and checks that communicator handle
     `comm` can use it (ncore_comm_check_buffer: host memory on the host

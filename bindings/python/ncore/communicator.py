@@ -25,6 +25,7 @@ from .cuda import get_cuda_device
 from .resources import (CommResource, CustomRedOp, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
 from .unique_id import UniqueId
+from .typing import HasDeviceId, NcclBufferSpec, NcclScalarSpec, NcclStreamSpec
 
 # nccl.core.communicator also holds the config classes and WaitSignalDesc.
 __all__ = ["Communicator", "NCCLConfig", "NCCLDevCommRequirements", "WaitSignalDesc"]
@@ -175,7 +176,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         if self._handle:
             raw.ncore_comm_finalize(self._handle)
 
-    def synchronize(self, stream: Any = None) -> None:
+    def synchronize(self, stream: Optional[NcclStreamSpec] = None) -> None:
         """Waits until every operation enqueued on `stream` so far completed,
         failing instead of hanging when this communicator cannot complete
         them (ncore_comm_synchronize): NcclRemoteError for a dead or aborted
@@ -253,7 +254,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         return raw.ncore_comm_size(self._live())
 
     @property
-    def device(self) -> Any:
+    def device(self) -> HasDeviceId:
         """This rank's device: a cuda.core.Device where cuda.core is
         importable, else an :class:`ncore.cuda.Device` (``device_id``,
         ``set_current()``); the host backend's is Device(-1)."""
@@ -329,13 +330,13 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
 
     # ---- resources ----
 
-    def register_buffer(self, buffer: Any) -> RegisteredBufferHandle:
+    def register_buffer(self, buffer: NcclBufferSpec) -> RegisteredBufferHandle:
         """Registers a buffer for zero-copy transfers (ncclCommRegister). Local."""
         buf = self._buffer(buffer, "buffer")
         handle = raw.ncore_register_buffer(self._live(), buf.ptr, buf.nbytes)
         return self._track(RegisteredBufferHandle._adopt(handle, self, buffer))
 
-    def register_window(self, buffer: Any,
+    def register_window(self, buffer: NcclBufferSpec,
                         flags: Union[WindowFlag, int, None] = None) -> RegisteredWindowHandle:
         """Registers `buffer` as this rank's part of a new window
         (ncclCommWindowRegister). Collective; every rank registers, by default
@@ -347,7 +348,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
                                            int(flags or WindowFlag.DEFAULT))
         return self._track(RegisteredWindowHandle._adopt(handle, self, buffer))
 
-    def create_pre_mul_sum(self, scalar: Any, datatype: Optional[NcclDataType] = None,
+    def create_pre_mul_sum(self, scalar: NcclScalarSpec, datatype: Optional[NcclDataType] = None,
                            residence: Optional[ScalarResidence] = None) -> CustomRedOp:
         """Creates a PreMulSum operator, output = scalar * sum(inputs).
 
