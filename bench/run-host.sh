@@ -52,8 +52,7 @@ PY
   rm -f "$out.tmp"
   /usr/bin/python3 "$root/bench/report.py" "$out"
 done
-# Handle lookups from threads driving their own communicators (issue 15:
-# the table lock and shared cache lines made them wait for each other).
+# Handle lookups from threads driving their own communicators (the table lock and shared cache lines made them wait for each other).
 cc -O2 -std=c11 -Wall -Werror -D_GNU_SOURCE -I"$root/abi/include" "$root/bench/c/handle_lookups.c" \
   -o "$bin/handle_lookups" -L"$build/lib" -Wl,-rpath,"$build/lib" -lncore -lpthread
 threads=$(nproc); [ "$threads" -le 8 ] || threads=8

@@ -3,7 +3,7 @@
  * memory. NCCL: memory of the communicator's CUDA device. */
 #include <stdio.h>
 
-#include "comm_object.h"
+#include "comm_call.h"
 #include "dtype.h"
 #include "error.h"
 #include "versioned.h"

@@ -6,6 +6,7 @@
  * live with their kind in comm_create.c. */
 #include <string.h>
 
+#include "comm_call.h"
 #include "comm_object.h"
 #include "error.h"
 #include "versioned.h"

@@ -5,14 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm_call.h"
 #include "comm_object.h"
 #include "config.h"
 #include "error.h"
+#include "group.h"
+#include "launch.h"
 
 /* The most ranks ncore_comm_init_all makes in one process. */
 #define CORE_MAX_RANKS_IN_PROCESS 4096
-#include "group.h"
-#include "launch.h"
 
 #define CHECK_NOT_NULL(pointer, name)                                    \
   do {                                                                   \
@@ -268,6 +269,27 @@ static ncore_status_t child_config(const core_comm_object_t *parent,
   return NCORE_OK;
 }
 
+/* The setup every child of a communicator shares (split, shrink, a grow
+ * by an existing rank), after the caller acquired parent and made its own
+ * checks (status: their result): the child's config (child_config), the
+ * call joined to this thread's open group where the group defers it
+ * (deferred_by_group), and the child's object. On NCORE_OK *made is for
+ * publish_created; on failure nothing is left to free. */
+static ncore_status_t child_setup(core_comm_object_t *parent,
+                                  ncore_status_t status,
+                                  const ncore_comm_config_t *user,
+                                  int deferred_by_group, core_config_t *config,
+                                  core_comm_object_t **made) {
+  *made = NULL;
+  if (status == NCORE_OK) status = child_config(parent, user, config);
+  if (status == NCORE_OK && deferred_by_group)
+    status = core_group_join(parent->ops,
+                             (core_object_t *[]){&parent->header}, 1);
+  if (status == NCORE_OK && (*made = core_comm_object_new()) == NULL)
+    status = core_error_current();
+  return status;
+}
+
 NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
                                           ncore_comm_t *out,
                                           const ncore_comm_config_t *config) {
@@ -284,13 +306,8 @@ NCORE_API ncore_status_t ncore_comm_split(ncore_comm_t comm, int color, int key,
       core_comm_acquire(comm, CORE_COMM_ALLOW_REVOKED, &parent);
   if (status != NCORE_OK) return status;
   core_config_t resolved;
-  status = child_config(parent, config, &resolved);
-  if (status == NCORE_OK)
-    status = core_group_join(parent->ops,
-                             (core_object_t *[]){&parent->header}, 1);
   core_comm_object_t *made = NULL;
-  if (status == NCORE_OK && (made = core_comm_object_new()) == NULL)
-    status = core_error_current();
+  status = child_setup(parent, NCORE_OK, config, 1, &resolved, &made);
   core_backend_comm_t *impl = NULL;
   if (status == NCORE_OK) {
     status = parent->ops->comm_split(parent->impl, color, key, &made->state,
@@ -355,10 +372,10 @@ NCORE_API ncore_status_t ncore_comm_shrink(ncore_comm_t comm,
   if (status != NCORE_OK) return status;
   status = check_exclude(&parent->info, exclude_ranks, exclude_count);
   core_config_t resolved;
-  if (status == NCORE_OK) status = child_config(parent, config, &resolved);
   core_comm_object_t *made = NULL;
-  if (status == NCORE_OK && (made = core_comm_object_new()) == NULL)
-    status = core_error_current();
+  /* Not deferred by a group: ncore has always run shrink at once, inside a
+   * group or not, and this change keeps that. */
+  status = child_setup(parent, status, config, 0, &resolved, &made);
   core_backend_comm_t *impl = NULL;
   if (status == NCORE_OK) {
     status = parent->ops->comm_shrink(parent->impl, exclude_ranks,
@@ -426,13 +443,8 @@ NCORE_API ncore_status_t ncore_comm_grow(ncore_comm_t comm, int nranks,
   if (status != NCORE_OK) return status;
   status = check_grow_existing(parent, nranks, rank);
   core_config_t resolved;
-  if (status == NCORE_OK) status = child_config(parent, config, &resolved);
-  if (status == NCORE_OK)
-    status = core_group_join(parent->ops,
-                             (core_object_t *[]){&parent->header}, 1);
   core_comm_object_t *made = NULL;
-  if (status == NCORE_OK && (made = core_comm_object_new()) == NULL)
-    status = core_error_current();
+  status = child_setup(parent, status, config, 1, &resolved, &made);
   core_backend_comm_t *impl = NULL;
   if (status == NCORE_OK) {
     status = parent->ops->comm_grow(parent->impl, nranks, id, -1,

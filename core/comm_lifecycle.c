@@ -1,6 +1,7 @@
 /* core — the end of a communicator's life and of its work:
  * ncore_comm_finalize, ncore_comm_destroy, ncore_comm_abort,
  * ncore_comm_synchronize and ncore_comm_is_valid. */
+#include "comm_call.h"
 #include "comm_object.h"
 #include "error.h"
 #include "error_clear.h"

@@ -1,5 +1,6 @@
 /* core — communicator queries: rank, size, device, backend, LSA team,
  * asynchronous error, GIN types. Queries stay valid after finalize. */
+#include "comm_call.h"
 #include "comm_object.h"
 #include "error.h"
 

@@ -2,6 +2,7 @@
  * ncclRedOpCreatePreMulSum). Each gets an ncore_redop_t value unique in the
  * process and never reused, so a closed operator's value can be recognised
  * (CLOSED) and can never silently name a newer operator. */
+#include "redop_lookup.h"
 #include "resource_entry.h"
 #include "validate.h"
 

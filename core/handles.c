@@ -4,7 +4,7 @@
  * moved or freed, so a pointer to a slot stays valid while the table grows,
  * and a thread may look at any slot at any time.
  *
- * The hot path takes no lock (issue 15: the mutex was most of what ncore
+ * The hot path takes no lock (the mutex was most of what ncore
  * added to a send). Each slot has one atomic state word: the slot's
  * generation (high 32 bits), the closed mark (bit 31) and the number of
  * references (bits 0..30). A lookup takes a reference with one

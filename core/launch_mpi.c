@@ -4,7 +4,7 @@
  * connection is one per process: MPICH's MPI_Init speaks PMI on it and its
  * MPI_Finalize ends it with "cmd=finalize", after which Hydra closes it. So
  * ncore must neither end it under an MPI that will use it (MPI_Finalize then
- * writes into a closed socket: SIGPIPE, issue 41) nor leave it unended in a
+ * writes into a closed socket: SIGPIPE) nor leave it unended in a
  * process without MPI (Hydra kills the job when a process that spoke PMI
  * exits without finalising). The library is looked for among every loaded
  * object, not only the global scope: Python loads mpi4py's with RTLD_LOCAL.

@@ -11,7 +11,7 @@
  * cost it a connection slot for at most STEP_MS and never fail the job.
  * Only a prover claims a rank; a second prover claiming a rank already
  * given, or asking with another rank count or call number, fails the
- * exchange, naming both (as the host rendezvous does, issue 27 item 4):
+ * exchange, naming both (as the host rendezvous does):
  * with two processes holding one rank, no communicator is safe to make.
  * The socket listens only while an exchange runs and stops when the last
  * rank has its id. */

@@ -1,5 +1,5 @@
 /* core — the variables of launched jobs, as one description shared by the
- * library (ncore_comm_init_from_env), the launcher (tools/launcher) and the
+ * library (ncore_comm_init_from_env), the launcher (core/launcher) and the
  * test harness (tests/harness), which all include this header.
  * ncore's launcher (ncore-run, python -m ncore.run) gives each rank:
  *   NCORE_RANK        this rank, in [0, NCORE_NRANKS)

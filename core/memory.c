@@ -4,8 +4,8 @@
 #include <stdint.h>
 
 #include "backend.h"
-#include "comm_object.h"
 #include "error.h"
+#include "resource_object.h"
 #include "validate.h"
 
 NCORE_API ncore_status_t ncore_mem_alloc(void **out, size_t size,

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_object.h"
+#include "comm_call.h"
 #include "dtype.h"
 #include "error.h"
 #include "group.h"
+#include "resource_object.h"
 #include "validate.h"
 #include "versioned.h"
 

@@ -1,5 +1,5 @@
 /* core — ncore_send / ncore_recv: checks, then dispatch (ncore/p2p.h). */
-#include "comm_object.h"
+#include "comm_call.h"
 #include "error.h"
 #include "group.h"
 #include "validate.h"

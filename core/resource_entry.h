@@ -6,8 +6,8 @@
 #ifndef NCORE_CORE_RESOURCE_ENTRY_H
 #define NCORE_CORE_RESOURCE_ENTRY_H
 
-#include "comm_object.h"
 #include "error.h"
+#include "resource_object.h"
 
 /* Defines NCORE_API ncore_status_t FUNCTION(HANDLE_T ARG, OUT_T *out):
  * checks out, acquires ARG (a TYPE handle), sets *out = VALUE (an expression

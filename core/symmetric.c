@@ -2,6 +2,7 @@
  * collective allocation, local / peer pointers, put / get with bounds. */
 #include <stdint.h>
 
+#include "comm_call.h"
 #include "resource_entry.h"
 #include "validate.h"
 

@@ -45,7 +45,7 @@ ncore_status_t core_check_elements(size_t count, size_t factor,
   size_t size = core_dtype_size(dtype), total = 0, bytes = 0;
   /* No buffer is larger than PTRDIFF_MAX bytes: a larger count is garbage
    * the call must not start reading or writing. Multiplications with an
-   * overflow check, not divisions: this runs on every call (issue 15). */
+   * overflow check, not divisions: this runs on every call. */
   if (__builtin_mul_overflow(count, factor, &total) ||
       __builtin_mul_overflow(total, size, &bytes) ||
       bytes > (size_t)PTRDIFF_MAX)

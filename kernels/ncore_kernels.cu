@@ -12,7 +12,7 @@
 // The kernels below that take NCCL device types (window pointer queries)
 // run only on NCCL 2.28, whose layout this file is built against
 // (core/nccl/window_pointer.c uses NCCL's host getters from 2.29.2 on). Every
-// version's struct layouts are checked in tools/nccl-layouts/check.cu.
+// version's struct layouts are checked in tests/nccl-layouts/check.cu.
 
 // Programmatic dependent launch (core/nccl/kernels.c launches the three
 // kernels below with it): a kernel may start while the grid before it on

@@ -27,7 +27,7 @@ esac
 
 targets=(//:libncore.so)
 # The launcher and the demo are built once, normally.
-[ "$variant" = normal ] && targets+=(//tools:ncore_run //examples/demo:ncore_demo)
+[ "$variant" = normal ] && targets+=(//core/launcher:ncore_run //examples/demo:ncore_demo)
 # Programs of other folders, installed in build/bin (conformance/run.py and
 # bench/run-host.sh look there): "bazel-bin path" of each, when its BUILD exists.
 extras=()
@@ -62,7 +62,7 @@ mkdir -p "$out/lib/pkgconfig"
 tools/install/ncore-pc.sh "$PWD" "$PWD/$out/lib" "$PWD/abi/include" > "$out/lib/pkgconfig/ncore.pc"
 if [ "$variant" = normal ]; then
   mkdir -p build/bin
-  install -m 755 "$bin/tools/ncore_run" build/bin/ncore-run
+  install -m 755 "$bin/core/launcher/ncore_run" build/bin/ncore-run
   install -m 755 "$bin/examples/demo/ncore_demo" build/bin/ncore-demo
   # Other folders' programs that scripts expect in build/bin, when present.
   for extra in "${extras[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tools/gpu-multinode.sh: the 2-node x 2-GPU topology on one 4-GPU machine
-# (issue 28): under each launcher there, two groups of 2 ranks with
+# tools/gpu-multinode.sh: the 2-node x 2-GPU topology on one 4-GPU machine:
+# under each launcher there, two groups of 2 ranks with
 # different NCCL_HOSTID, so NCCL sees two nodes and the world has two LSA
 # teams of 2. The program (tests/launchers/programs/multinode.c, built by
 # tests/launchers/run.sh as build/bin/ncore-multinode) joins with

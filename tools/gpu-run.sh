@@ -7,13 +7,13 @@
 # (OUT defaults to /tmp/ncore-gpu), so a part killed at its limit still
 # leaves what it printed; the last lines summarise the parts.
 # Usage: tools/gpu-run.sh [RANKS] (RANKS defaults to the number of GPUs).
-#        tools/gpu-run.sh oversubscribed 1|2   (issue 12: several NCCL ranks
+#        tools/gpu-run.sh oversubscribed 1|2   (several NCCL ranks
 #        on one GPU, NCORE_OVERSUBSCRIBE=1; call 1: the C tests with 2, 3 and 4
 #        ranks and compute-sanitizer memcheck over them with 2 ranks; call 2:
 #        the conformance matrix up to 4 ranks in the four languages, the
 #        bindings' 2-rank tests, the demo and the examples. Each fits one
 #        device call of 10 minutes.)
-#        tools/gpu-run.sh bench   (issue 15: the GPU benchmarks, one device
+#        tools/gpu-run.sh bench   (the GPU benchmarks, one device
 #        call: bench/gpu/run-all.sh with OUT as given, needing what
 #        bench/gpu/build.sh and bindings/python/test.sh built here, carried;
 #        render the plots here with python3 bench/gpu/plot.py OUT.)
@@ -51,7 +51,7 @@ if [ "${1:-}" = oversubscribed ]; then
   C_TESTS_LIMIT=${C_TESTS_LIMIT:-330}
   TEST_JOBS=${TEST_JOBS:-5}
 elif [ "${1:-}" = multi ]; then
-  # One rank per GPU (issue 26), everything in one device call: the
+  # One rank per GPU, everything in one device call: the
   # correctness suites in the background from the start, the put_signal
   # tests and a quick latency look in the foreground.
   ranks=$gpus
@@ -140,7 +140,7 @@ part memcheck "${MEMCHECK_LIMIT:-250}" env SKIP_HOST=1 RANKS=2 JOBS="${MEMCHECK_
   TEST_WRAPPER="compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 --print-limit 20" \
   tests/run.sh build
 # The one-sided and symmetric tests with 2 ranks under compute-sanitizer's
-# memcheck and racecheck (issue 26). racecheck looks at ncore's kernels
+# memcheck and racecheck. racecheck looks at ncore's kernels
 # only: it reports shared-memory hazards inside NCCL's own kernels
 # (ncclDevKernel_SendRecv, 2.28.9), which are NCCL's to answer for. NCCL's
 # init takes over 30 s per test under a sanitizer, so a program's tests run
@@ -190,7 +190,7 @@ part c-tests "${C_TESTS_LIMIT:-300}" env SKIP_HOST=1 RANKS="$RANK_COUNTS" JOBS="
 part putsignal "${PUTSIGNAL_LIMIT:-300}" tests/gpu/run.sh
 # ncore's calls captured into CUDA graphs and replayed, in C (every mode),
 # Python (torch, CuPy), Rust, Go and the conformance cases
-# (tests/gpu/graphs.sh, issue 42): in no default list, since it needs most
+# (tests/gpu/graphs.sh): in no default list, since it needs most
 # of a device call of its own (PARTS=graphs tools/gpu-run.sh).
 part graphs "${GRAPHS_LIMIT:-570}" tests/gpu/graphs.sh
 # A first look at put_signal latency per wait mode (figures only from the
@@ -204,7 +204,7 @@ part onesided "${ONESIDED_LIMIT:-120}" bash -c '
   done
   echo "$n passed, $((3 - n)) failed"'
 part demo 45 build/bin/ncore-run -n "$ranks" --timeout 45 build/bin/ncore-demo
-part smoke 90 tools/gpu-smoke/run.sh
+part smoke 90 tests/gpu-smoke/run.sh
 part rust 240 env NCORE_OVERSUBSCRIBE="$oversubscribe" NCORE_RUN="$root/build/bin/ncore-run" \
   LD_LIBRARY_PATH="$root/build/lib" build/bin/rust-nccl-tests --test-threads=1
 part rust-example 30 env LD_LIBRARY_PATH=build/lib build/bin/ncore-run -n "$ranks" -- build/bin/rust-service

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/library-objects.sh OUTDIR CC [FLAG...]: compiles the library's
-# sources (tools/library.bzl: LIBRARY_SOURCES) with the library's flags
+# sources (library.bzl: LIBRARY_SOURCES) with the library's flags
 # (LIBRARY_COPTS), then FLAG... (a build's own: sanitizers, -O1), into
 # OUTDIR/obj, and prints the objects, one per line (an empty fatbin's too:
 # the NCCL backend's kernels are not needed outside Bazel). For the builds
@@ -16,7 +16,7 @@ mkdir -p "$out/obj"
 # The lists, read from the .bzl (plain Python list literals).
 mapfile -t lists < <(/usr/bin/python3 - <<'PY'
 import ast
-tree = ast.parse(open("tools/library.bzl").read())
+tree = ast.parse(open("library.bzl").read())
 values = {node.targets[0].id: ast.literal_eval(node.value)
           for node in tree.body if isinstance(node, ast.Assign)}
 print(" ".join(values["LIBRARY_SOURCES"]))

@@ -2,7 +2,9 @@
 # tools/run-test-suites.sh: what `make test` runs after `make deps lib`, in
 # order: the check that every generated file is what its generator makes
 # (tools/check-generated.py over tools/generated-files.txt) and its
-# self-test, the C tests (tests/run.sh), the same under ASan and UBSan builds
+# self-test, the docs against the code (tools/check-docs.py, with its
+# self-test: headers listed, cited paths, README blocks run or marked,
+# NCORE_* variables documented), the C tests (tests/run.sh), the same under ASan and UBSan builds
 # (build/asan, build/ubsan), the ThreadSanitizer tests (tests/race), the
 # fuzzers for a bounded time (tests/fuzz), the
 # Python, Rust and Go bindings' test.sh, the install tests (tests/install), the
@@ -13,7 +15,7 @@
 # where it comes from (tools/include-cycles.py: no include cycle in core/,
 # nothing from outside core/ in the library, clients on installed headers
 # only; with its self-test), the NCCL struct layouts against every
-# NCCL header set (tools/nccl-layouts/check.sh), the NCCL backend against
+# NCCL header set (tests/nccl-layouts/check.sh), the NCCL backend against
 # test doubles of NCCL 2.28.9, 2.29.7 and 2.30.7 (tests/fake_nccl/run.sh),
 # the ABI check, the ABI checker's
 # self-test, the header test (C89 / C11 / C++11 / C++17) and the binding
@@ -72,6 +74,7 @@ sanitized_c_tests() { # variant
 # First, before any suite could rewrite a generated file in the checkout.
 run_suite check-generated /usr/bin/python3 tools/check-generated.py
 run_suite check-generated-selftest /usr/bin/python3 tools/check-generated-selftest.py
+run_suite check-docs /usr/bin/python3 tools/check-docs.py
 if [ -x tests/run.sh ]; then
   run_suite c-tests tests/run.sh build
   run_suite c-tests-asan sanitized_c_tests asan
@@ -95,7 +98,7 @@ for lang in python rust go; do
     skip_suite "$lang-binding" "not present"
   fi
 done
-# nccl.core programs run with `import ncore as nccl` (issue 18): every
+# nccl.core programs run with `import ncore as nccl`: every
 # example on the host backend with NumPy, 1 to 3 ranks (the Python
 # extension is the one bindings/python/test.sh just built).
 if [ -x examples/nccl4py/run.sh ]; then
@@ -112,7 +115,7 @@ if [ -x tests/install/run.sh ]; then
 fi
 # The same C, Python, Rust and Go programs under ncore-run, python -m
 # ncore.run, both MPIs' mpirun, Slurm's srun, torchrun, and alone; the two
-# launchers held equal; the host backend's one-machine rule (issue 28).
+# launchers held equal; the host backend's one-machine rule.
 if [ -x tests/launchers/run.sh ]; then
   run_suite launchers tests/launchers/run.sh
 fi
@@ -130,7 +133,7 @@ else
 fi
 run_suite documented-statuses /usr/bin/python3 tools/documented-statuses.py --check-tests
 run_suite include-cycles /usr/bin/python3 tools/include-cycles.py
-run_suite nccl-layouts tools/nccl-layouts/check.sh
+run_suite nccl-layouts tests/nccl-layouts/check.sh
 run_suite nccl-versions tests/fake_nccl/run.sh
 run_suite abi-check tools/abi-check
 run_suite abi-check-selftest tools/abi-check-selftest.sh

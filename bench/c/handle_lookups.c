@@ -1,7 +1,7 @@
 /* Handle lookups from several threads at once: each thread drives its own
  * communicator (host backend, ranks of one process) with ncore_comm_rank,
  * the cheapest call that looks a handle up and drops the reference. Before
- * issue 15 one table mutex served every lookup of the process, and
+ * the lookups went lock-free, one table mutex served every lookup of the process, and
  * neighbouring handles shared a cache line. Prints ns per call per thread
  * for 1..THREADS threads, best of 5 rounds. Usage: handle_lookups
  * [ITERATIONS] [THREADS]. Built and run by bench/run-host.sh. */

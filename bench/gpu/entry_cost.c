@@ -2,7 +2,7 @@
  * per call, on one rank: the time of N calls of an 8-byte reduce,
  * broadcast or allreduce (NCORE_ALGO=nccl: NCCL's enqueue, not ncore's
  * kernels), and, under callgrind, the instructions spent in libncore per
- * call (issue 42 item 3: what ncore adds before NCCL's call). It links
+ * call (what ncore adds before NCCL's call). It links
  * neither NCCL nor CUDA; run it against the real libnccl on a GPU machine,
  * or against the NCCL double here (tests/fake_nccl/build.sh first):
  *   NCORE_BACKEND=nccl NCORE_ALGO=nccl FAKE_NCCL_VERSION=2.28.9 \

@@ -1,5 +1,5 @@
 /* bench/gpu/nccl_bench.c — raw NCCL against ncore in one process and one
- * run, on the same device, stream and buffers (issue 15 and the multi-GPU
+ * run, on the same device, stream and buffers (the per-call cost and the multi-GPU
  * figures). Raw NCCL is the libnccl.so.2 ncore itself loaded (its own search,
  * or NCORE_NCCL_LIBRARY), reached again with dlopen(RTLD_NOLOAD): the bench
  * links neither NCCL nor CUDA, and everything else (memory, the stream,

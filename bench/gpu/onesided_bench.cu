@@ -1,6 +1,6 @@
 // bench/gpu/onesided_bench.cu — put_signal → wait_signal against raw NCCL
-// send/recv and cudaMemcpyPeerAsync, one rank per GPU, in the same run
-// (issue 26). Two ranks under ncore-run:
+// send/recv and cudaMemcpyPeerAsync, one rank per GPU, in the same run.
+// Two ranks under ncore-run:
 //
 //   ncore-run -n 2 build/bin/onesided_bench [--json FILE] [--max BYTES]
 //

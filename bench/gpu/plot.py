@@ -14,7 +14,7 @@ gpu-bindings.png and, per sweep, gpu-sweep-<N>ranks-latency.png (a panel
 per operation), -added.png (what ncore adds, a line per operation) and,
 for several ranks, -busbw.png, into --into (default: bench/results), and
 copies the JSON there too so the figures stay beside their data. Every figure is a difference or a ratio
-against a baseline measured in the same run; the goals are issue 15's.
+against a baseline measured in the same run; the goals are docs/performance.md's.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from report import human  # noqa: E402  (the host report's helper)
 
-# Issue 15's goals: added µs per call over the baseline named.
+# The per-call goals (docs/performance.md): added µs per call over the baseline named.
 GOAL_C_US = 0.1            # ncore's C call over raw NCCL
 GOAL_US = {"python": 1.0, "rust": 0.05, "go": 0.2}  # binding over the C call
 GOAL_PY_OVER_CUPY_US = 1.0  # Python package over cupy.cuda.nccl
@@ -257,7 +257,7 @@ def by_op(r: dict, key: str) -> dict:
 
 
 def sweep_plots(plt, base: str, r: dict) -> None:
-    """One figure per question a sweep answers (issue 29: the 14 lines of
+    """One figure per question a sweep answers (the 14 lines of
     one plot were unreadable):
       BASE-latency.png  how long does each call take, with and without
                         ncore? one panel per operation, the two sides in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/gpu/run-all.sh: every GPU benchmark of issue 15 (and the multi-GPU
+# bench/gpu/run-all.sh: every per-call GPU benchmark (and the multi-GPU
 # sweep where there are several GPUs), on a GPU machine, from binaries built
 # elsewhere (make lib; bindings/python/test.sh; bench/gpu/build.sh; carry
 # build/ and bindings/python/build). JSON into OUT (default /tmp/ncore-bench),

@@ -1,7 +1,7 @@
 // bench/gpu/small_allreduce.cu — allreduce (or, with --op, allgather or
 // reduce-scatter: bytes then name each rank's block) per call from 8 B up, eager and
-// replayed from a CUDA graph, in one process per rank and one run (issue
-// 42): ncore with its small-message path (NCORE_ALGO as the environment
+// replayed from a CUDA graph, in one process per rank and one run: ncore
+// with its small-message path (NCORE_ALGO as the environment
 // says: auto unless set), ncore forced to NCCL's kernels (a communicator
 // made with NCORE_ALGO=nccl), raw NCCL (the libnccl ncore loaded, reached
 // with dlopen RTLD_NOLOAD), and raw NCCL timed a second time in the same

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 26, item 5: is ncore's Python allreduce behind torch.distributed's
+"""Is ncore's Python allreduce behind torch.distributed's
 at a size where both run NCCL's kernel back to back because of the memory,
 the moment its communicator was made, or the communicator itself? One rank
 per GPU, under ncore-run:

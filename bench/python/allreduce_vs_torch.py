@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """ncore's allreduce on torch tensors against torch.distributed's, one rank
-per GPU, the same processes, GPUs and run (issue 26):
+per GPU, the same processes, GPUs and run:
 
     python3 -m ncore.run -n 4 bench/python/allreduce_vs_torch.py [--json FILE]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-call cost of the Python binding on the NCCL backend (issue 15): one
+"""Per-call cost of the Python binding on the NCCL backend: one
 rank on GPU 0, 8-byte allreduce (in place), send and recv on device memory
 and one stream, in one run:
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Small allreduce from Python, eager and replayed from a CUDA graph, one
-rank per GPU, the same processes and run (issue 42, item 4):
+rank per GPU, the same processes and run:
 
     python3 -m ncore.run -n 4 bench/python/small_allreduce_vs_torch.py [--json FILE]
 

@@ -207,7 +207,7 @@ func (v bufferView) refused(function, argument string) error {
 // viewOf is the view of a possibly nil Buffer. The package's two kinds are
 // read through a type switch, not the interface method: a method called
 // through an interface makes the compiler move every value converted to
-// Buffer to the heap (an allocation per call for a DeviceBuffer, issue 15);
+// Buffer to the heap (an allocation per call for a DeviceBuffer);
 // with the switch it stays on the caller's stack. Any other type (one that
 // embeds a kind gets its method) is marked foreign and refused by the
 // checks (refused).

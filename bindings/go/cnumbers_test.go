@@ -6,7 +6,7 @@ import (
 )
 
 // Go ints that C's types cannot hold are refused with ErrInvalid naming the
-// function and the argument, never truncated or wrapped (issue 41, item 7):
+// function and the argument, never truncated or wrapped:
 // 1<<32+1 ranks is not one rank, root 1<<40 is not root 0, -1 bytes is not
 // 2^64-1 bytes.
 

@@ -9,7 +9,7 @@ import (
 	"ncore.dev/ncore/internal/cudagraph"
 )
 
-// Issue 42: an allreduce, a send/recv ring in a group, and PutSignal to the
+// An allreduce, a send/recv ring in a group, and PutSignal to the
 // next rank with a WaitSignal for the previous one (where they are LSA
 // peers), run once eagerly, then captured into a CUDA graph on a stream of
 // ours (cudagraph: the driver's calls through dlopen, Go has no CUDA

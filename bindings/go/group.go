@@ -189,7 +189,7 @@ func bufferPairArgs(comm *Communicator, function, sendArg, recvArg string, send,
 		}
 	}
 	// Device memory passes as it is, without asking for the thread's group
-	// (a cgo call and a lock inside a group: issue 15's per-call cost).
+	// (a cgo call and a lock inside a group: most of a grouped call's cost).
 	if !(send.isGo && send.goPtr != nil || recv.isGo && recv.goPtr != nil) {
 		return directArgs(send), directArgs(recv), nil
 	}

@@ -22,11 +22,48 @@ without it (the GPU machines) the wrapper generated earlier
 import os
 import shutil
 import subprocess
+import sys
+import sysconfig
 
-from setuptools import Extension, setup
-from setuptools.command.build_ext import build_ext
-from setuptools.command.build_py import build_py
-from setuptools.command.sdist import sdist
+
+def check_interpreter() -> None:
+    """Stops, saying what to do, where this interpreter cannot build the
+    wheel: `pip wheel --no-build-isolation` builds with the interpreter's
+    own packages, and one from pyenv or conda often lacks `wheel` (setuptools
+    before 70.1 has no bdist_wheel without it: "invalid command
+    'bdist_wheel'") or its C headers (Python.h)."""
+    interpreter = f"{sys.executable} (Python {sys.version.split()[0]})"
+    debian = ("or build with Debian's interpreter, whose packages `make deps` "
+              "installs: /usr/bin/python3 -m venv --system-site-packages venv")
+    # pip asks for the metadata first (dist_info, which in setuptools before
+    # 70.1 needs bdist_wheel too), then for the wheel.
+    if {"bdist_wheel", "dist_info"} & set(sys.argv):
+        try:
+            from setuptools.command.bdist_wheel import bdist_wheel  # noqa: F401  (setuptools >= 70.1)
+        except ImportError:
+            try:
+                import wheel.bdist_wheel  # noqa: F401
+            except ImportError:
+                raise SystemExit(
+                    f"ncore: {interpreter} cannot build a wheel: it has neither "
+                    "setuptools >= 70.1 nor the package `wheel`, and "
+                    "--no-build-isolation builds with its own packages. Install "
+                    "them into it (python -m pip install 'setuptools>=61' wheel), "
+                    "leave out --no-build-isolation (pip then fetches them), " + debian)
+    headers = sysconfig.get_paths().get("include") or ""
+    if not os.path.isfile(os.path.join(headers, "Python.h")):
+        raise SystemExit(
+            f"ncore: {interpreter} has no C headers (Python.h is not in {headers!r}), "
+            "which the extension is compiled against. Install its development "
+            "files (Debian: apt install python3-dev; conda and pyenv ship them), " + debian)
+
+
+check_interpreter()
+
+from setuptools import Extension, setup  # noqa: E402  (after the interpreter's check)
+from setuptools.command.build_ext import build_ext  # noqa: E402
+from setuptools.command.build_py import build_py  # noqa: E402
+from setuptools.command.sdist import sdist  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))

@@ -20,6 +20,7 @@
 #include "../dtype.h"
 #include "../error.h"
 #include "../op_table.h"
+#include "../redop_lookup.h"
 #include "custom_redop.h"
 #include "failure.h"
 #include "group.h"
@@ -109,6 +110,28 @@ static void compute_chunk(host_op_t *op) {
   }
 }
 
+/* A staged collective as a message shows it: its name, count and dtype,
+ * and its operator and root where its kind takes them, e.g.
+ * "allreduce(count 4, int32, op max)". The descriptor may be a peer's: any
+ * value is named, none trusted. */
+static const char *describe_coll(const host_coll_desc_t *d, char *buf,
+                                 size_t size) {
+  int known = (unsigned)d->kind < CORE_COLL_KINDS;
+  const core_coll_shape_t *shape = known ? &core_coll_shapes[d->kind] : NULL;
+  char op[32] = "", root[24] = "";
+  if (shape == NULL || shape->reduces) {
+    char name[32];
+    snprintf(op, sizeof op, ", op %s",
+             core_redop_name((ncore_redop_t)d->op, name, sizeof name));
+  }
+  if (shape == NULL || shape->rooted)
+    snprintf(root, sizeof root, ", root %d", (int)d->root);
+  snprintf(buf, size, "%s(count %llu, %s%s%s)",
+           kind_name((core_coll_kind_t)d->kind), (unsigned long long)d->count,
+           core_dtype_name((ncore_dtype_t)d->dtype), op, root);
+  return buf;
+}
+
 /* Checks that every rank staged the same collective as this one. */
 static int check_descs(host_op_t *op) {
   host_comm_t *c = op->comm;
@@ -119,15 +142,19 @@ static int check_descs(host_op_t *op) {
     if (d->kind != mine->kind || d->dtype != mine->dtype || d->count != mine->count ||
         (shape->reduces && d->op != mine->op) ||
         (shape->rooted && d->root != mine->root)) {
+      /* Read once: a peer may still be writing its descriptor. */
+      host_coll_desc_t theirs = *d;
+      char mine_text[128], theirs_text[128];
       op->status = core_error(
           NCORE_ERR_INVALID_USAGE,
-          "collective mismatch: rank %d called %s(count %llu, %s, op %d, root %d) "
-          "but rank %d called %s(count %llu, %s, op %d, root %d)",
-          c->rank, kind_name((core_coll_kind_t)mine->kind),
-          (unsigned long long)mine->count,
-          core_dtype_name((ncore_dtype_t)mine->dtype), mine->op, mine->root, r,
-          kind_name((core_coll_kind_t)d->kind), (unsigned long long)d->count,
-          core_dtype_name((ncore_dtype_t)d->dtype), d->op, d->root);
+          "collective mismatch: rank %d called %s but rank %d called %s; every "
+          "rank must call the same collective with the same %s",
+          c->rank, describe_coll(mine, mine_text, sizeof mine_text), r,
+          describe_coll(&theirs, theirs_text, sizeof theirs_text),
+          shape->reduces && shape->rooted ? "count, dtype, operator and root"
+          : shape->reduces               ? "count, dtype and operator"
+          : shape->rooted                ? "count, dtype and root"
+                                         : "count and dtype");
       return -1;
     }
   }

@@ -4,7 +4,7 @@
  * never at an address a descriptor in the shared segment names. A peer
  * process can write anything into the segment, and a descriptor that
  * claimed "same process, address X" made a receiver copy from any address
- * of its own process (issue 27). The list is short (the offers in flight
+ * of its own process. The list is short (the offers in flight
  * between this process's ranks) and only large messages use it, so one
  * mutex is enough. */
 #include "local_offers.h"

@@ -54,7 +54,7 @@ ncore_status_t host_mem_free(void *ptr) {
                       "ptr: not allocated by ncore_mem_alloc (or already freed)");
   /* Freed means freed now, for every process: a peer's mapping (a window,
    * a one-copy receive's cache) would otherwise keep the pages resident
-   * until it goes (issue 27). The file keeps its size, so such a mapping
+   * until it goes. The file keeps its size, so such a mapping
    * reads zeros, never SIGBUS. */
   fallocate(a->memfd.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
             (off_t)a->memfd.mapped);

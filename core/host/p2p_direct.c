@@ -26,7 +26,7 @@
  * copying at that moment, the receiver reports the message lost
  * (NCORE_ERR_REMOTE), never data the sender may have changed since — and a
  * sender of this process waits until the copy is over before it returns,
- * because its caller may free the buffer the receiver reads (issue 27: a
+ * because its caller may free the buffer the receiver reads (a
  * receiver of the same process died reading freed memory). A receiver of
  * another process reads its own mapping of the memfd, which no free in the
  * sender can take away. */

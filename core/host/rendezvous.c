@@ -13,7 +13,7 @@
  * with one id; then two processes claim one rank, or one arrives after
  * every rank joined, and rank 0 refuses it (with the reason) and fails its
  * communicator, so that every rank of it answers the same error instead of
- * computing with a stranger (issue 27: job B's rank 1 joined job A's rank
+ * computing with a stranger (job B's rank 1 joined job A's rank
  * 0, and both reported a mixed sum). Rank 0 keeps listening for as long as
  * the communicator lives, answering claims whenever it waits (wait.c), and
  * a rank 0 that finds the name taken claims rank 0 of the communicator

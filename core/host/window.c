@@ -51,7 +51,7 @@ int host_window_part_is_sane(const host_window_part_t *p) {
 }
 
 /* The pages of a (sane) shared part, which is all a peer maps of the
- * allocation: the rest of it is not the window's (issue 27). */
+ * allocation: the rest of it is not the window's. */
 static void part_pages(const host_window_part_t *p, uint64_t *first,
                        size_t *bytes) {
   *first = p->offset & ~(HOST_PAGE - 1);

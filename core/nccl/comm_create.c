@@ -347,7 +347,7 @@ static ncore_status_t child_prepare(const core_config_t *config,
  * for a new rank of a grow the child, which NCCL wrote at once — has left
  * ncclInProgress. A slot given up at a timeout stays allocated, since NCCL
  * may still write to it. Split, shrink and grow therefore return once the
- * child exists, also on a non-blocking communicator (issue 26: the child
+ * child exists, also on a non-blocking communicator (the child
  * was read as NULL, and NCCL later wrote to a stack slot long gone). */
 static ncore_status_t child_collect(nccl_comm_t *parent, ncclResult_t r,
                                     ncclComm_t *slot,

@@ -121,7 +121,7 @@ void nccl_comm_forget(core_backend_comm_t *comm) {
 /* Whether the communicator's work on a stream can still be trusted: NCCL's
  * kernels leave early once the communicator is aborted or has failed, and
  * the stream then completes as if they had finished (an allreduce with a
- * killed peer answered NCORE_OK on 4 GPUs, issue 26). Asked while waiting
+ * killed peer answered NCORE_OK on 4 GPUs). Asked while waiting
  * for the stream and once more after it completed. */
 static ncore_status_t work_status(nccl_comm_t *c) {
   if (core_comm_state_aborted(c->state))

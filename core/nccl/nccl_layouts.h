@@ -10,9 +10,9 @@
  * row of the loaded version and answers which version that is.
  *
  * Where the numbers come from, and what holds them true:
- * - tools/nccl-layouts/derive.sh prints them from the headers of each NCCL
+ * - tests/nccl-layouts/derive.sh prints them from the headers of each NCCL
  *   release tag (2.28.9, 2.29.2, 2.29.3, 2.29.7, 2.30.3, 2.30.4, 2.30.7);
- * - tools/nccl-layouts/check.cu static_asserts every row against a real
+ * - tests/nccl-layouts/check.cu static_asserts every row against a real
  *   header, and `make test` compiles it against 2.28.9 (the CUDA toolkit's
  *   nccl.h) and against third_party/nccl-headers/{2.29.7,2.30.7}.
  *

@@ -12,7 +12,7 @@
  * current (nccl_comm_enter): NCCL switches to the communicator's device
  * itself when it enqueues and launches, as a caller of raw NCCL relies on,
  * and the stream check has already tied the stream to that device. That
- * keeps every driver call off the path (issue 15); the thread's current
+ * keeps every driver call off the path; the thread's current
  * device stays what the caller had, as with raw NCCL. */
 ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
                          size_t count, ncore_dtype_t dtype, int peer,

@@ -7,19 +7,59 @@ examples pass their `nccl` module in.
 Ranks and rendezvous follow torchrun's environment (RANK, WORLD_SIZE,
 LOCAL_RANK, MASTER_ADDR, MASTER_PORT), which torchrun and ncore's launcher
 (python -m ncore.run) both set; rank 0 hands the unique id's bytes to the
-others over a TCP connection. Without RANK the program is a single rank."""
+others over a TCP connection. Without RANK the program is a single rank,
+unless another launcher started it with more ranks (mpirun, srun): that
+launcher sets none of these names, so it stops saying what to use instead
+of running as several jobs of one rank each."""
 
 from __future__ import annotations
 
 import os
 import socket
+import sys
 import time
 
 ARRAYS = os.environ.get("NCCL_EXAMPLE_ARRAYS", "numpy")
 
 
+# Other launchers' rank and size variables, as ncore's own launch code
+# reads them (core/launch_vars.h), and the variable that marks a real task
+# (a Slurm batch script has SLURM_PROCID too, but no step).
+_OTHER_LAUNCHERS = (
+    ("Open MPI's mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", None),
+    ("MPICH's mpirun", "PMI_RANK", "PMI_SIZE", None),
+    ("Slurm's srun", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_ID"),
+)
+
+
+def _other_launcher() -> tuple[str, str, int] | None:
+    """(launcher, size variable, size) of a launcher of several ranks that
+    is not torchrun's kind, or None."""
+    for name, rank, size, guard in _OTHER_LAUNCHERS:
+        if os.environ.get(rank) and (guard is None or guard in os.environ):
+            try:
+                count = int(os.environ.get(size, "1"))
+            except ValueError:
+                continue
+            if count > 1:
+                return name, size, count
+    return None
+
+
 def world() -> tuple[int, int, int]:
-    """(rank, nranks, local_rank) of this process."""
+    """(rank, nranks, local_rank) of this process. Stops (exit 2) when a
+    launcher that sets none of torchrun's names started several ranks."""
+    other = _other_launcher() if "RANK" not in os.environ else None
+    if other is not None:
+        name, size, count = other
+        print(f"{os.path.basename(sys.argv[0])}: started by {name} ({size}={count}), "
+              "which sets none of the variables this example takes its place in the "
+              "job from (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT: "
+              "torchrun's); each rank would run alone. Start it with "
+              f"`python3 -m ncore.run -n {count} ...` or `torchrun --nproc-per-node "
+              f"{count} ...`.",
+              file=sys.stderr)
+        raise SystemExit(2)
     return (int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)),
             int(os.environ.get("LOCAL_RANK", 0)))
 

@@ -43,5 +43,21 @@ for NCCL_EXAMPLE_ARRAYS in ${ARRAYS:-numpy}; do
     done
   done
 done
+# Under a launcher that sets none of torchrun's names, an example says so
+# and fails instead of running as jobs of one rank each.
+for mpirun in "/usr/bin/mpirun.openmpi --allow-run-as-root --oversubscribe -x PYTHONPATH" \
+              /usr/bin/mpirun.mpich; do
+  [ -x "${mpirun%% *}" ] || continue
+  out=$(timeout -k 5 120 $mpirun -n 2 env -u RANK "$python" "$here/collectives.py" 2>&1)
+  rc=$?
+  if [ "$rc" != 0 ] && [ "$(echo "$out" | grep -c 'started by .*SIZE=2), which sets none')" = 2 ]; then
+    passed=$((passed + 1))
+    echo "ok    collectives under ${mpirun%% *} -n 2: each rank says it needs torchrun's variables"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  collectives under ${mpirun%% *} -n 2 (exit $rc; expected each rank to stop, saying why):"
+    echo "$out" | tail -10 | sed 's/^/      /'
+  fi
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -11,7 +11,7 @@ out=${1:-build/fuzz}
 CLANG=${CLANG:-clang-14}
 command -v "$CLANG" >/dev/null || CLANG=clang
 mkdir -p "$out"
-# The fuzzers' own flags, after the library's (tools/library.bzl: the same
+# The fuzzers' own flags, after the library's (library.bzl: the same
 # sources, warnings and defines as Bazel's build; -O1 wins over its -O2).
 flags=(-std=c11 -O1 -g -fno-omit-frame-pointer
        -fsanitize=address,undefined -fno-sanitize-recover=undefined)

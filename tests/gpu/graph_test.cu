@@ -1,5 +1,5 @@
 // tests/gpu/graph_test.cu — ncore's calls captured into CUDA graphs on real
-// GPUs, one rank per GPU (issue 42, item 2): each case captures K calls on
+// GPUs, one rank per GPU: each case captures K calls on
 // a stream given to ncore as its ncore_stream_t (cudaStreamBeginCapture in
 // CUDA's default global mode), instantiates the graph, launches it
 // REPLAYS times, and checks the data after every launch with fresh inputs

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu/graphs.sh: every CUDA graph test of issue 42 (item 2) on a GPU
+# tests/gpu/graphs.sh: every CUDA graph test on a GPU
 # machine, from what was built elsewhere and carried (build/ with
 # build/bin/graph_test from tests/gpu/build.sh, the bindings' GPU test
 # binaries from their test.sh, bindings/python/build):

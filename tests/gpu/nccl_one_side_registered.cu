@@ -11,7 +11,7 @@
 // other uses the p2p chunk size (src/device/sendrecv.h, useLargeChunk).
 // NCCL documents mixing registered and unregistered buffers as undefined
 // behaviour (user guide, "User Buffer Registration"). This is the minimal
-// reproducer of the hang issue 42 found through ncore's put_signal sequence
+// reproducer of the hang first seen through ncore's put_signal sequence
 // (tests/gpu/putsig_sequence.c); ncore's fix is in core/nccl/window_alias.c.
 //
 // Build (here): tests/gpu/build.sh. Run (GPU machine, 2+ GPUs):

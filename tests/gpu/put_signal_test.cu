@@ -1,5 +1,5 @@
 // tests/gpu/put_signal_test.cu — put_signal → wait_signal on real GPUs, one
-// rank per GPU (issue 26): many puts before one wait, sizes from 1 byte to
+// rank per GPU: many puts before one wait, sizes from 1 byte to
 // 1 GiB at unaligned offsets, both directions at once, every LSA peer at
 // once, a waiter that starts late, separate waits of one signal each. The
 // data is checked by a kernel on the waiting stream, after the wait, so a

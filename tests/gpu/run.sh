@@ -20,7 +20,7 @@ group "$program" 2 60 waits_of_one late_waiter
 group "$program" 2 60 both_directions
 group "$program" 2 90 many_before_one_wait --legacy-stream
 # The copy engine for everything above the fused kernel (the path of the
-# hang seen before issue 26's fix), the other wait modes, and launches
+# hang seen before the fix), the other wait modes, and launches
 # without programmatic dependent launch.
 group "$program" 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait waits_of_one
 group "$program" 2 90 NCORE_NCCL_PUT_SM_MAX=0 many_before_one_wait --source-in-window
@@ -29,7 +29,7 @@ group "$program" 2 90 NCORE_NCCL_PDL=0 many_before_one_wait both_directions
 group "$program" 2 90 NCORE_NCCL_WAIT=hybrid many_before_one_wait late_waiter
 group "$program" "$gpus" 90 all_peers both_directions
 
-# putsig_sequence (issue 42's reproducer): every phase to the end on 2
+# putsig_sequence (the send/recv hang's reproducer): every phase to the end on 2
 # GPUs, each rank saying "PUTSIG ok". Its send/recv phase into window
 # memory hung before core/nccl/window_alias.c.
 sequence() { # label limit [VAR=value ...] max-bytes

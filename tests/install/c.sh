@@ -11,8 +11,9 @@ repo=$(cd "$here/../.." && pwd)
 prefix=$1 work=$2
 . "$here/lib.sh"
 mkdir -p "$work/c" "$work/cmake"
-cp "$here/c/ring_sum.c" "$work/c/"
-cp "$here/c/ring_sum.c" "$work/cmake/"
+# The README's C block is the program (no copy of it here to drift).
+readme_block c-program > "$work/c/ring_sum.c"
+cp "$work/c/ring_sum.c" "$work/cmake/"
 lib=$prefix/lib
 real=$("$repo/tools/ncore-version.sh" file)
 
@@ -39,7 +40,7 @@ check cmake_runpath_off_leaves_it_out outside "$work/cmake" bash -c "
   ! readelf -d installed-off/bin/ring_sum | grep -qE 'RUNPATH|RPATH'"
 mkdir -p "$work/cmake/major"
 sed 's/find_package(ncore 1.1 /find_package(ncore 2.0 /' "$work/cmake/CMakeLists.txt" > "$work/cmake/major/CMakeLists.txt"
-cp "$here/c/ring_sum.c" "$work/cmake/major/"
+cp "$work/c/ring_sum.c" "$work/cmake/major/"
 check cmake_refuses_another_major outside "$work/cmake" bash -c \
   "grep -q 'ncore 2.0' major/CMakeLists.txt && ! cmake -S major -B build-major -DCMAKE_PREFIX_PATH='$prefix' >/dev/null 2>&1"
 
@@ -65,11 +66,14 @@ check debug_log_warns_on_bad_level bash -c "
   cd '$work' && NCORE_BACKEND=host NCORE_DEBUG=LOUD '$prefix/bin/ncore-run' -n 1 '$work/c/ring_sum' 2>&1 |
   grep -q 'NCORE_DEBUG=\"LOUD\" is not WARN or INFO'"
 
+# The README: ncore-run --info, the line for a bug report.
+check readme_info_line_runs readme_run "$work/c" "$work/c/info.log" info
+check readme_info_line_names_the_backend grep -q 'host backend' "$work/c/info.log"
 check launcher_version bash -c "'$prefix/bin/ncore-run' --version | grep -q 'ncore $("$repo/tools/ncore-version.sh")'"
 check launcher_help bash -c "'$prefix/bin/ncore-run' --help | grep -q 'usage: ncore-run'"
 check launcher_usage_error bash -c "'$prefix/bin/ncore-run' --nranks 2>/dev/null; [ \$? = 2 ]"
 # The demo (the README's set-up step) names the launcher as the README runs
-# it; started by no launcher it is a job of one rank (issue 28).
+# it; started by no launcher it is a job of one rank.
 check demo_help_names_the_launcher bash -c "'$repo/build/bin/ncore-demo' --help | grep -q 'build/bin/ncore-run -n N build/bin/ncore-demo' &&
   NCORE_BACKEND=host '$repo/build/bin/ncore-demo' 1 2 > /dev/null"
 echo "$passed passed, $failed failed"

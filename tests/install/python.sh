@@ -37,6 +37,15 @@ check extension_runpath_is_origin bash -c "readelf -d '$site'/ncore/_ncore_c*.so
 check no_checkout_path_in_run_paths bash -c "for f in '$site'/ncore/*.so*; do
   readelf -d \"\$f\" | grep -q '$repo' && exit 1; done; exit 0"
 
+# An interpreter without `wheel` (a venv of its own, as pyenv's or conda's
+# often are) is told what it lacks and what to do, not "invalid command
+# 'bdist_wheel'".
+check wheel_build_names_what_the_interpreter_lacks outside "$work" bash -c "
+  $py -m venv bare-venv && ! bare-venv/bin/python -c 'import wheel' 2>/dev/null &&
+  out=\$(bare-venv/bin/pip wheel --no-build-isolation --no-deps --no-index -w bare-dist '$repo/bindings/python' 2>&1);
+  echo \"\$out\" | grep -q 'cannot build a wheel: it has neither setuptools >= 70.1 nor the package .wheel.' &&
+  echo \"\$out\" | grep -q '/usr/bin/python3 -m venv --system-site-packages venv'"
+
 # The README's release step: the manylinux-tagged copy of the wheel, which
 # pip installs (into a second venv) and which runs.
 check readme_release_wheel_is_manylinux readme_run "$user" "$user/release.log" python-release

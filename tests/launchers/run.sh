@@ -10,7 +10,7 @@
 # MPI_Init / mpi4py / torch's process group before and after ncore joins,
 # and with one rank missing under every launcher (each run must end within
 # the timeout + 5 s naming that rank); two launchers' variables that
-# disagree are refused (issue 41). Then: the two launchers are one (same
+# disagree are refused. Then: the two launchers are one (same
 # help, environment and exit statuses), and a rank in another network
 # namespace fails at once saying the host backend is one machine. A
 # launcher that is not installed is a failure in CI (CI=true), a skip
@@ -132,7 +132,7 @@ for lang in $languages; do
   else skip "$lang under torchrun" "python3-torch is not installed"; fi
 done
 
-# MPI and ncore in one program (issue 41): MPI_Init before ncore's first
+# MPI and ncore in one program: MPI_Init before ncore's first
 # join or after its last, MPI's own allreduce, MPI_Finalize, exit 0. The C
 # program is built by each MPI's mpicc; Debian's mpi4py is built on Open
 # MPI, which cannot join a Hydra job (under mpirun.mpich each of its
@@ -265,7 +265,7 @@ if [ -n "$have_torchrun" ]; then
 fi
 check_missing
 
-# Two launchers at once (issue 41): stale NCORE_* under mpirun are refused
+# Two launchers at once: stale NCORE_* under mpirun are refused
 # at once naming both; ncore-run inside srun says its ranks are a job of
 # their own; torchrun inside srun is the job (its variables win).
 if [ -x /usr/bin/mpirun.openmpi ]; then

@@ -410,7 +410,7 @@ MR_TEST_EX(ranks_disagreeing_on_collective_is_invalid_usage, MR_OWN_PROCESSES, 2
  * maxNum / minNum; ncore/types.h). Element j is NaN on rank j % (n + 1),
  * or on every rank when that is n; the other ranks hold rank + 1. 64
  * elements, so vectorised loops and the F16C path see them too. e340640
- * kept a NaN only from rank 0 (issue 27). On a GPU this is the check that
+ * kept a NaN only from rank 0. On a GPU this is the check that
  * the host backend agrees with NCCL. */
 static int nan_case(ncore_comm_t comm, int rank, int n, ncore_dtype_t dt,
                     ncore_redop_t op, int reduce_to_root) {

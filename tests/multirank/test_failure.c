@@ -262,7 +262,7 @@ MR_TEST_EX(peers_of_aborted_rank_get_remote, MR_OWN_PROCESSES, 2) {
   tb_free(buf);
 }
 
-/* Issue 26 (conformance dead_peer_allreduce, C, 3 GPUs): an allreduce whose
+/* An allreduce whose
  * last rank never takes part, and whose rank 0 aborts while it is on the
  * streams. NCCL's kernels on rank 0 end early and pass on what they hold,
  * which can complete rank 1's allreduce: its stream completes, NCCL reports
@@ -423,7 +423,7 @@ static ncore_comm_t comm_with_timeout(int rank, int nranks, const ncore_unique_i
   return comm;
 }
 
-/* Issue 14 item 9: when the others gave up on a collective, a rank that
+/* When the others gave up on a collective, a rank that
  * comes late fails like them instead of completing it alone, and every
  * later call on every rank fails at once with the same status. Host only:
  * the failure is shared through the host segment (an NCCL peer would wait
@@ -463,7 +463,7 @@ MR_TEST_EX(late_rank_fails_like_the_others, MR_OWN_PROCESSES, 2) {
   tb_free(buf);
 }
 
-/* Issue 14 item 9: after ranks disagreed on a collective, the next one fails
+/* After ranks disagreed on a collective, the next one fails
  * at once on every rank (it used to wait for the whole timeout), and the
  * survivors can go on through ncore_comm_shrink. */
 MR_TEST_EX(calls_after_a_mismatch_fail_fast, MR_OWN_PROCESSES, 2) {
@@ -497,7 +497,26 @@ MR_TEST_EX(calls_after_a_mismatch_fail_fast, MR_OWN_PROCESSES, 2) {
   tb_free(buf);
 }
 
-/* Issue 14 item 6: a rank that forked a worker (a data loader) and then
+/* A mismatch names what each rank called, operators by name (sum, max),
+ * not by number. Host only, as above. */
+MR_TEST_EX(mismatch_message_names_each_ranks_operator, MR_OWN_PROCESSES, 2) {
+  REQUIRE_HOST_BACKEND("NCCL does not detect mismatched collectives "
+                       "(undefined behaviour there)");
+  ncore_comm_t comm = comm_with_timeout(rank, nranks, id, 3000);
+  if (!comm) return;
+  int32_t *buf = tb_alloc(4 * sizeof(int32_t));
+  CHECK(buf);
+  CHECK_STATUS(ncore_allreduce(comm, buf, buf, 4, NCORE_INT32,
+                               rank == 0 ? NCORE_SUM : NCORE_MAX, NULL),
+               NCORE_ERR_INVALID_USAGE);
+  CHECK_MESSAGE_CONTAINS("allreduce(count 4, int32, op sum)");
+  CHECK_MESSAGE_CONTAINS("allreduce(count 4, int32, op max)");
+  CHECK_MESSAGE_CONTAINS("same count, dtype and operator");
+  CHECK_OK(ncore_comm_destroy(comm));
+  tb_free(buf);
+}
+
+/* A rank that forked a worker (a data loader) and then
  * died is seen dead at once, named by its peers; the worker living on must
  * not keep its liveness. The worker keeps every inherited descriptor, as a
  * real one does; rank 0 kills it afterwards. */
@@ -543,7 +562,7 @@ MR_TEST_EX(death_seen_despite_a_forked_worker, MR_OWN_PROCESSES, 2) {
   tb_free(pid_buf);
 }
 
-/* Issue 14 item 6: a fork() child's copy of a communicator is not a rank:
+/* A fork() child's copy of a communicator is not a rank:
  * its calls answer INVALID_USAGE, and its abort and destroy are local (the
  * peers neither see an abort nor a departure). */
 MR_TEST_EX(forked_child_cannot_use_the_communicator, MR_OWN_PROCESSES, 2) {

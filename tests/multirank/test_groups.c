@@ -2,8 +2,8 @@
  * ncore_group_start and ncore_group_end keeps its communicator and custom
  * operator until the group has run it: destroying or closing them in
  * between, or aborting the communicator from another thread while
- * ncore_group_end runs, must never free them under the group (issue 14
- * item 2: SIGSEGV and heap use-after-free before). Usage: test_groups N. */
+ * ncore_group_end runs, must never free them under the group (it was
+ * SIGSEGV and heap use-after-free before). Usage: test_groups N. */
 #include <pthread.h>
 #include <unistd.h>
 

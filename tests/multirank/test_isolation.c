@@ -1,5 +1,5 @@
-/* Multi-rank tests, host backend: nobody else gets in (issue 14 items 1 and
- * 8). A communicator's shared memory has no name that another user could
+/* Multi-rank tests, host backend: nobody else gets in.
+ * A communicator's shared memory has no name that another user could
  * open or create first, it is private to this user, nothing is left behind
  * when a rank is killed during init, and the rendezvous that hands it over
  * gives it to nobody else. Run as root where useradd works, a second user

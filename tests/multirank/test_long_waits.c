@@ -1,5 +1,5 @@
-/* Multi-rank tests: a long wait explains itself without a debug flag
- * (issue 41, item 6). After NCORE_WAIT_WARN_S seconds (default 10) of
+/* Multi-rank tests: a long wait explains itself without a debug flag.
+ * After NCORE_WAIT_WARN_S seconds (default 10) of
  * waiting, each waiting rank writes one WARN line on stderr naming the
  * call, the rank or peer it waits for and the time left before the
  * timeout, whatever NCORE_DEBUG says (core/log.h, core_wait_note).

@@ -1,6 +1,6 @@
 /* Multi-rank tests of the host backend's one-copy send/recv
  * (core/host/p2p_direct.c): what a receiver may read of a sender's memory,
- * and for how long (issue 27; the trust model: docs/reliability.md).
+ * and for how long (the trust model: docs/reliability.md).
  *  - a rank of another process maps only the pages of a buffer its sender
  *    registered, and nothing of an unregistered one;
  *  - freed memory leaves every peer at once;
@@ -112,7 +112,7 @@ static void fill_pages(char *p, size_t bytes) {
  * gives NCCL's zero-copy transfers); of an unregistered one, nothing (the
  * message comes through the ring). e340640 mapped the whole 16 MiB
  * allocation for a 1 MiB message and kept it, showing the receiver a
- * secret 8 MiB in and every later write (issue 27, item 6). */
+ * secret 8 MiB in and every later write. */
 MR_TEST(receiver_maps_only_what_a_send_exposes) {
   REQUIRE_HOST();
   MR_COMM(comm);
@@ -160,7 +160,7 @@ static long rss_shmem_falls_to(long kib) {
 
 /* Freed means freed within a bounded time, in every process: the audit's
  * 4 x (alloc 256 MiB, send, free) left the receiver holding 1 GiB of
- * shared memory until it destroyed its communicator (issue 27, item 5).
+ * shared memory until it destroyed its communicator.
  * Here 4 x 32 MiB, registered (so the receiver maps the pages) and then
  * unregistered (the ring). The receiver's resident shared memory must come
  * back within 2 s of the sender's ncore_mem_free. */
@@ -196,7 +196,7 @@ MR_TEST(freed_memory_leaves_the_receiver) {
 
 /* An allocation's memfd is private to this user (mode 0600, as the
  * segments are; memfds are born 0777): the kernel's /proc checks are all
- * that kept another user's process out (issue 27, item 6). */
+ * that kept another user's process out. */
 MR_TEST(allocations_are_private_to_their_user) {
   REQUIRE_HOST();
   (void)rank;
@@ -236,7 +236,7 @@ static void *receive_late(void *arg) {
   return NULL;
 }
 
-/* The audit's use-after-free (issue 27, item 1): two ranks of one process,
+/* The audit's use-after-free: two ranks of one process,
  * a 512 MiB send with a 400 ms timeout, the receive posted at 370 ms on
  * another thread. The send times out while the receiver copies straight
  * from the send buffer; the caller then unmaps the buffer. e340640's send

@@ -281,8 +281,7 @@ MR_TEST(put_signal_large_and_zero_sized) {
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
-/* Host: a put into this rank's own part may overlap its source (issue 14:
- * memcpy of overlapping buffers under ASan); it moves the bytes as
+/* Host: a put into this rank's own part may overlap its source (* memcpy of overlapping buffers under ASan); it moves the bytes as
  * memmove does, both ways. */
 MR_TEST(put_signal_to_self_with_overlapping_source) {
   REQUIRE_HOST_BACKEND("the window is host memory written with plain "

@@ -440,7 +440,7 @@ static void ring_once(ncore_comm_t comm, int rank, int nranks, int32_t *src,
 /* A window is about one-sided operations: send/recv between window memory
  * and plain memory must behave as between plain buffers. On NCCL a window's
  * memory is also registered as a user buffer, and a receive into it from an
- * unregistered send buffer never completed (issue 42's hang,
+ * unregistered send buffer never completed (a hang NCCL's own calls reproduce:
  * tests/gpu/nccl_one_side_registered.cu). Both directions, several
  * messages of 1 MiB (NCCL's SIMPLE protocol), alltoall (send/recv inside
  * NCCL), then the same window range registered on every rank by the

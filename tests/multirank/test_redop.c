@@ -80,7 +80,7 @@ MR_TEST(pre_mul_sum_device_scalar_read_at_each_collective) {
 }
 
 /* Host: a device-resident scalar is any memory, at any address; it is read
- * without assuming alignment (issue 14: a misaligned float load under
+ * without assuming alignment (a misaligned float load under
  * UBSan). Every dtype wider than a byte, at an odd address. */
 MR_TEST(pre_mul_sum_device_scalar_at_an_odd_address) {
   REQUIRE_HOST_BACKEND("the scalar is host memory at an odd address; on NCCL "

@@ -4,7 +4,7 @@
  * of it — a second job started with the same id, one rank of another job
  * given this id — the claimant and every rank of the communicator get a
  * clear error (NCORE_ERR_INVALID_USAGE saying the rank was claimed twice),
- * never a communicator with a stranger in it (issue 27, item 4: job B's
+ * never a communicator with a stranger in it (job B's
  * rank 1 joined job A's rank 0 and both reported a mixed sum).
  *
  * The stranger is a child the test forks, which calls ncore_comm_init_rank

@@ -9,7 +9,7 @@ out=build/race
 CLANG=${CLANG:-clang-14}
 command -v "$CLANG" >/dev/null || CLANG=clang
 mkdir -p "$out"
-# The library as Bazel compiles it (tools/library.bzl's sources and flags,
+# The library as Bazel compiles it (library.bzl's sources and flags,
 # tools/library-objects.sh), under ThreadSanitizer; then the test.
 flags=(-std=c11 -O1 -g -fsanitize=thread)
 list=$(tools/library-objects.sh "$out" "$CLANG" "${flags[@]}") ||

@@ -3,8 +3,8 @@
  * while another waits in ncore_wait_signal and lands a peer's puts (issue
  * 14 item 5: the teardown freed a window the waiter was landing into, and
  * both landed the same pieces), and ncore_comm_abort while another thread
- * is inside ncore_group_end (item 2), and handle lookups (lock-free since
- * issue 15) while the handle is closed and its slot reused. Ranks are threads of this process
+ * is inside ncore_group_end (item 2), and handle lookups (lock-free, since a
+ * table mutex was most of a call's cost) while the handle is closed and its slot reused. Ranks are threads of this process
  * (ncore_comm_init_all), so TSan sees every access. Built and run by
  * tests/race/run.sh; a report fails the run. */
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* tests/soak/two_jobs_one_id: the audit's case of issue 27, item 4, as a
+/* tests/soak/two_jobs_one_id: the isolation audit's case of two jobs sharing one id, as a
  * stress run (not part of make test: what it measures is a race). Two
  * jobs of two ranks each start at once with ONE unique id, job A's ranks
  * contributing 100 and 101 to an allreduce, job B's 200 and 201; which

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/stdio_lines/run.sh: a rank's output arrives line by line, while the
-# rank still runs, under every launcher of this machine (issue 41, item 6):
+# rank still runs, under every launcher of this machine:
 # libncore line-buffers a C rank's stdout when a launcher started it
 # (core/stdio_lines.c), and the Python package does the same to
 # sys.stdout (ncore/_stdio_lines.py). Each run starts 2 ranks of a program

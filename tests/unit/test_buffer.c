@@ -230,7 +230,7 @@ TEST(check_buffer_device_must_match_comm) {
 }
 
 /* A shape whose bytes exceed any object is rejected; computing its strides
- * must not overflow (issue 14: signed overflow under UBSan). */
+ * must not overflow (signed overflow under UBSan). */
 TEST(dlpack_shape_beyond_the_address_space_rejected) {
   int64_t shape[2] = {INT64_C(1) << 62, 2};
   int64_t strides[2] = {2, 1};

@@ -186,7 +186,7 @@ TEST(stale_handle_never_matches_new_object) {
   }
 }
 
-/* The bounded real run of issue 27's alias (test_handle_table.c has the
+/* The bounded real run of a slot's generation aliasing (test_handle_table.c has the
  * arithmetic): one slot reused many times through public calls. Every new
  * operator's handle differs from the first, and closing the first (stale)
  * handle, which e340640 took for a new operator once its generation

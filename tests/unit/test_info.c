@@ -179,7 +179,7 @@ TEST(comm_init_from_env_names_what_the_launcher_lacks) {
 
 /* Two launchers' variables that disagree on rank or size are refused at
  * once, naming both (stale NCORE_* under mpirun made each rank a job of
- * one; issue 41). */
+ * one). */
 TEST(comm_init_from_env_refuses_launchers_that_disagree) {
   char stale[512];
   snprintf(stale, sizeof stale, "NCORE_RANK=0 NCORE_NRANKS=1 NCORE_UNIQUE_ID=%0256d "

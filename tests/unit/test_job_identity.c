@@ -1,4 +1,4 @@
-/* Unit tests of a launched job's identity and what it keys (issue 41, item
+/* Unit tests of a launched job's identity and what it keys (item
  * 1), built from the library's sources (//:ncore_core, see tests/BUILD):
  * SHA-256 and HMAC-SHA-256 against their standards' own test vectors
  * (core/sha256.c), the job secret read from the environment, a file or a

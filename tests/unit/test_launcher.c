@@ -61,7 +61,7 @@ TEST(timeout_must_be_a_finite_number_of_seconds) {
   char launcher[PATH_MAX];
   if (!launcher_path(launcher, sizeof launcher)) return;
   /* nan, inf and 1e400 (which strtod reads as infinity) passed the old
-   * "t <= 0" test and meant no limit at all (issue 27). */
+   * "t <= 0" test and meant no limit at all. */
   static const char *refused[] = {"nan", "NaN", "inf", "-inf", "infinity", "1e400",
                                   "-5", "0", "abc", ""};
   char err[512];

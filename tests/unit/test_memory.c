@@ -180,7 +180,7 @@ TEST(backend_env_bogus_rejected) {
 }
 
 /* Sizes no allocation can have are rejected, never rounded into a small
- * mapping (issue 14: ncore_mem_alloc(SIZE_MAX) returned a 4 KiB block). */
+ * mapping (ncore_mem_alloc(SIZE_MAX) returned a 4 KiB block). */
 TEST(mem_alloc_rejects_sizes_beyond_any_object) {
   ncore_backend_t b = harness_backend();
   void *p = (void *)1;
@@ -202,7 +202,7 @@ TEST(memcpy_rejects_ranges_past_the_address_space) {
 }
 
 /* The same bound at every entry point that takes a size: symmetric memory,
- * windows and registered buffers, on both backends (issue 14: SIZE_MAX
+ * windows and registered buffers, on both backends (SIZE_MAX
  * symmetric memory was reported as allocated, and a window of SIZE_MAX - 4
  * bytes over 4 KiB registered). */
 TEST(resources_reject_sizes_beyond_any_object) {
@@ -255,7 +255,7 @@ TEST(host_window_beyond_its_memory_rejected) {
 }
 
 /* Host: a rank count whose segment would not fit the address space is an
- * argument error at once, not a wait for rank 0 (issue 14: no overflow
+ * argument error at once, not a wait for rank 0 (no overflow
  * check in the segment size). */
 TEST(host_rank_count_beyond_the_address_space_rejected) {
   /* Names the host backend explicitly: runs whatever AUTO resolves to. */
@@ -276,7 +276,7 @@ TEST(host_rank_count_beyond_the_address_space_rejected) {
 }
 
 /* A symmetric allocation's local part is not the caller's to free: only
- * ncore_symmetric_free releases it, so later puts stay valid (issue 14). */
+ * ncore_symmetric_free releases it, so later puts stay valid. */
 TEST(mem_free_refuses_a_symmetric_part) {
   UNIT_COMM(comm);
   ncore_backend_t b = harness_backend();
@@ -297,7 +297,7 @@ TEST(mem_free_refuses_a_symmetric_part) {
   tb_free(src);
 }
 
-/* Empty transfers never hand a NULL pointer to memcpy (issue 14: UBSan). */
+/* Empty transfers never hand a NULL pointer to memcpy (UBSan). */
 TEST(empty_symmetric_transfers_accept_null) {
   UNIT_COMM(comm);
   ncore_symmetric_t sym;

@@ -251,7 +251,7 @@ TEST(no_window_without_cumem_on_2_28) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
-/* Issue 26: closing a window removes this rank's mappings of its peers'
+/* Closing a window removes this rank's mappings of its peers'
  * parts at once, so a put still queued through them (the first launch of a
  * kernel can take milliseconds) wrote nowhere and its peer waited for ever
  * (conformance put_signal_at_offset on 2 GPUs). Closing now waits for the
@@ -298,7 +298,7 @@ TEST(result_codes_of_newer_versions_map) {
   CHECK_OK(ncore_comm_abort(comm));
 }
 
-/* Issue 26: a stream that completes after NCCL failed the communicator
+/* A stream that completes after NCCL failed the communicator
  * did not necessarily do its work (NCCL's kernels leave early once a
  * communicator is aborted): synchronize reports the failure instead of
  * NCORE_OK (an allreduce with a killed peer answered OK on 4 GPUs), and the
@@ -329,7 +329,7 @@ static const uint64_t *map_newest_liveness_page(void) {
   return p == MAP_FAILED ? NULL : p;
 }
 
-/* Issue 26: each rank keeps its liveness state in a page of host memory
+/* Each rank keeps its liveness state in a page of host memory
  * its LSA peers map (core/nccl/liveness.c), so that a synchronisation can
  * see cheaply whether a peer aborted after its stream completed (a peer's
  * abort may complete this rank's work with what its kernels held). The
@@ -398,7 +398,7 @@ static int make_lsa_world(lsa_rank_t ranks[], int n, const char *algo) {
   return made ? 0 : -1;
 }
 
-/* Issue 26: a peer's abort ends its NCCL kernels early, and they may
+/* A peer's abort ends its NCCL kernels early, and they may
  * complete this rank's collective with what they held (conformance
  * dead_peer_allreduce answered NCORE_OK on 3 GPUs): a synchronisation whose
  * stream completed answers NCORE_ERR_REMOTE when an LSA peer aborted, and
@@ -453,7 +453,7 @@ static int path_of(ncore_comm_t comm, void *mem, size_t count,
   return path < 0 ? -1 : path;
 }
 
-/* Issue 42: ncore's small-message allreduce takes a call when every rank
+/* Ncore's small-message allreduce takes a call when every rank
  * is in one LSA team, by size (auto, 3 ranks: one-shot up to what its
  * area holds, 2 MiB / 3; two-shot only where asked; NCCL above), type and
  * operator; NCCL takes the
@@ -665,7 +665,7 @@ TEST(signal_window_over_the_lsa_team_and_its_failed_split) {
   unsetenv("FAKE_NCCL_WORLD_RANKS");
 }
 
-/* Issue 26: the device rule. A launched rank (ncore_comm_init_from_env)
+/* The device rule. A launched rank (ncore_comm_init_from_env)
  * that names no device runs on NCORE_LOCAL_RANK % visible devices; one that
  * names a device gets it; ncore_comm_init_rank with device -1 runs on the
  * calling thread's current device, as NCCL does. The stand-in driver shows
@@ -721,7 +721,7 @@ TEST(launched_ranks_get_local_rank_modulo_devices) {
   unsetenv("FAKE_CUDA_DEVICES");
 }
 
-/* Issue 26: on a non-blocking communicator NCCL may answer ncclInProgress
+/* On a non-blocking communicator NCCL may answer ncclInProgress
  * from an enqueue (a collective that needs new connections) and then
  * refuses every other call until its state leaves ncclInProgress. ncore
  * answers NCORE_IN_PROGRESS with a message saying what to do, and its next
@@ -763,7 +763,7 @@ TEST(calls_after_an_in_progress_enqueue_wait_for_it) {
   ncore_comm_t child = NCORE_NULL_HANDLE;
   /* The parent is in progress while NCCL makes the child, and NCCL writes
    * the child's handle only when that ends (after the split returned): the
-   * child is still there (it was NULL, issue 26). */
+   * child is still there (it was NULL). */
   setenv("FAKE_NCCL_IN_PROGRESS", "5", 1);
   st = ncore_comm_split(comm, 0, 0, &child, NULL);
   unsetenv("FAKE_NCCL_IN_PROGRESS");
@@ -785,7 +785,7 @@ TEST(calls_after_an_in_progress_enqueue_wait_for_it) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
-/* Issue 26: NCCL before 2.29.7 refuses its copy-engine collectives (CTA
+/* NCCL before 2.29.7 refuses its copy-engine collectives (CTA
  * policy ZERO) on the legacy default stream. On such a communicator a
  * collective on the default stream runs on the per-thread stream, and the
  * legacy stream then waits for it (at once, or at the end of a group);
@@ -827,7 +827,7 @@ TEST(copy_engine_collectives_on_the_default_stream_before_2_29_7) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
-/* Issue 15: once a stream has been checked, a send, recv or collective is
+/* Once a stream has been checked, a send, recv or collective is
  * one NCCL call and no context, stream or pointer query; a pointer that is
  * not a stream is still refused, naming the argument, before NCCL sees it. */
 TEST(hot_path_is_one_nccl_call_and_no_driver_lookup) {

@@ -5,8 +5,8 @@
  * hostile rank 1 would write into the segment — a message header flagged
  * one-copy, a descriptor, the offer word.
  *
- * A peer must never make a rank read memory the rank did not hand to ncore
- * (issue 27, item 3): e340640 took a descriptor saying "same process, at
+ * A peer must never make a rank read memory the rank did not hand to ncore:
+ * e340640 took a descriptor saying "same process, at
  * address X" at its word and copied from X — a secret of the receiver's
  * into its receive buffer with NCORE_OK, or SIGSEGV for an unmapped X. A
  * corrupt offer is NCORE_ERR_REMOTE naming the peer, and fails the

@@ -1,7 +1,7 @@
 /* Tests of ncore's store at MASTER_ADDR:MASTER_PORT (core/launch_tcp*.c),
  * where rank 0 of a torchrun-style job (and of ncore-run's and MPICH's
- * later communicators) hands its unique id to the other ranks, met as the
- * audit of issue 41 met it: a second job on the same port, a stranger
+ * later communicators) hands its unique id to the other ranks, met as an
+ * audit of the launched jobs met it: a second job on the same port, a stranger
  * sending a wrong-size ask, an idle connection, a garbage flood or early
  * claims of ranks, a stranger listening on the port first, two processes
  * of the job claiming one rank, a thousand ranks asking at once; where
@@ -488,7 +488,7 @@ static int two_jobs_trial(int port, unsigned seed) {
   return completed == 0 ? -1 : completed;
 }
 
-/* Issue 41's first finding: two jobs with one MASTER_PORT formed one mixed
+/* The launched-job audit's first finding: two jobs with one MASTER_PORT formed one mixed
  * communicator (5 trials of 10). 100 trials, 10 at a time. */
 TEST(two_jobs_sharing_master_port_never_mix) {
   enum { TRIALS = 100, AT_ONCE = 10 };
@@ -604,7 +604,7 @@ static void stranger(attack_t attack, int port, int nranks, int report) {
                                "test", 1, &mine);
   switch (attack) {
     case WRONG_SIZE_ASK: {
-      /* issue 41: "NCOREID?", rank 1 of 99 ranks, call 0 */
+      /* "NCOREID?", rank 1 of 99 ranks, call 0 */
       char ask[24] = "NCOREID?";
       uint32_t rank = 1, wrong = 99;
       memcpy(ask + 8, &rank, 4);
@@ -709,16 +709,16 @@ static void attack_the_store(attack_t attack) {
          made ? "another user" : why);
 }
 
-/* issue 41: "One 24-byte ask with a wrong rank count fails rank 0's init at
+/* The audit's finding: "One 24-byte ask with a wrong rank count fails rank 0's init at
  * once ('the ranks disagree') while the others time out." */
 TEST(a_wrong_size_ask_stalls_nobody) { attack_the_store(WRONG_SIZE_ASK); }
 
-/* issue 41: "one idle connection stalls every rank until the timeout". */
+/* The audit's finding: "one idle connection stalls every rank until the timeout". */
 TEST(an_idle_connection_stalls_nobody) { attack_the_store(IDLE_CONNECTION); }
 
 TEST(a_garbage_flood_stalls_nobody) { attack_the_store(GARBAGE_FLOOD); }
 
-/* issue 41: "claiming ranks 1..N-1 first leaves the real ranks without the
+/* The audit's finding: "claiming ranks 1..N-1 first leaves the real ranks without the
  * id". A stranger's claim proves no secret: it takes no rank, gets no id. */
 TEST(early_claims_by_a_stranger_take_no_rank) { attack_the_store(EARLY_CLAIMS); }
 
@@ -829,7 +829,7 @@ TEST(a_rank_that_asked_again_reports_no_old_error) {
 
 /* Two processes of the job (both hold its secret) claim rank 1: the second
  * is refused naming the first, rank 0 fails naming both, and nobody gets
- * a communicator (as the host rendezvous does, issue 27 item 4). */
+ * a communicator (as the host rendezvous does). */
 TEST(a_rank_claimed_twice_fails_naming_both_claimants) {
   job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 3, 1, 3000, NULL};
   rank_process_t ranks[4]; /* rank 0, rank 1 twice, rank 2 */

@@ -313,7 +313,7 @@ TEST(check_buffer_struct_size_rules) {
 }
 
 /* A struct_size beyond a page is garbage, not a newer caller: rejected
- * without reading the bytes it claims (issue 14: 4 GiB were scanned). The
+ * without reading the bytes it claims (4 GiB were scanned). The
  * caller's memory here is all zeros, so only the bound can reject it. */
 TEST(struct_size_above_a_page_rejected) {
   static unsigned char zeros[8192];

@@ -1,5 +1,5 @@
-// Command gpu measures the Go binding's per-call cost on the NCCL backend
-// (issue 15): one rank on GPU 0, 8-byte calls on device memory and one
+// Command gpu measures the Go binding's per-call cost on the NCCL backend:
+// one rank on GPU 0, 8-byte calls on device memory and one
 // stream, through the ncore package and through a C loop in this same
 // process (loops.c via cgo: one crossing per round, so it is what a C
 // caller pays), rounds of 20,000 calls, the two interleaved, best of 5 after

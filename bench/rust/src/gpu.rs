@@ -1,4 +1,4 @@
-//! The Rust binding's per-call cost on the NCCL backend (issue 15): one
+//! The Rust binding's per-call cost on the NCCL backend: one
 //! rank on GPU 0, 8-byte calls on device memory and one stream, through
 //! the safe `ncore` crate and through the raw `ncore-sys` FFI (exactly what
 //! a C caller pays), rounds of 20,000 calls, the two interleaved, best of 5

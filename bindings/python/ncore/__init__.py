@@ -35,7 +35,8 @@ from .communicator import Communicator
 from .info import Feature, LibraryInfo, get_library_info
 from .group import GroupSimInfo, group, group_end, group_start
 from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
-from .utils import Version, get_error_string, get_lib_path, get_lib_version, get_version
+from .utils import (Version, get_error_string, get_lib_path, get_lib_version, get_version,
+                    ncore_version)
 from .typing import NcclBufferSpec, NcclDeviceSpec, NcclScalarSpec, NcclStreamSpec
 from . import constants, cuda, symmetric, typing, utils
 from .symmetric import get, my_pe, n_pes, put
@@ -53,12 +54,12 @@ init = symmetric.init
 finalize = symmetric.finalize
 
 
-def free_tensor(tensor: Any) -> None:
+def free_tensor(tensor: NcclBufferSpec) -> None:
     """Frees a symmetric torch tensor (nvshmem.core.free_tensor)."""
     symmetric.free(tensor)
 
 
-def free_array(array: Any) -> None:
+def free_array(array: NcclBufferSpec) -> None:
     """Frees a symmetric NumPy or CuPy array (nvshmem.core.free_array)."""
     symmetric.free(array)
 
@@ -98,5 +99,6 @@ __all__ = [
     "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",
     "free_tensor", "free_array", "raw",
     "Version", "get_version", "get_lib_version", "get_lib_path", "get_error_string",
+    "ncore_version",
     "constants", "cuda", "typing", "utils",
 ]

@@ -3,7 +3,7 @@
 theirs: the version and ABI, the backend AUTO picks here and why, the
 libnccl loaded (version and file) or why none was, and the CUDA devices.
 
-It is ``ncore-run --info`` (tools/launcher/info.c), the launcher that came
+It is ``ncore-run --info`` (core/launcher/info.c), the launcher that came
 with the libncore this interpreter loaded, run with this process's
 environment (which importing ncore pointed at the interpreter's
 ``nvidia.nccl``, if any): one program writes the line, so the two commands

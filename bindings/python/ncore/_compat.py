@@ -1,4 +1,4 @@
-"""Keyword names of ncore 1.1 kept beside nccl.core's (issue 29).
+"""Keyword names of ncore 1.1 kept beside nccl.core's.
 
 Keyword names are part of an API: where ncore 1.1 shipped a parameter under
 another name than nccl.core 0.3.1 (``Communicator(handle=)`` for

@@ -33,7 +33,7 @@ _point_at_nccl_wheel()
 # The raw layer's ncore_* functions are the compiled C functions themselves:
 # ncore.i rebinds each name of SWIG's shadow module to its C function
 # (_bind_functions_directly), so a call through raw has no Python frame of
-# its own (issue 15), and the hot path calls raw directly.
+# its own, and the hot path calls raw directly.
 from . import _ncore as raw  # noqa: E402  (after the NCCL pointer)
 from ._stdio_lines import follow_c_stdout  # noqa: E402
 

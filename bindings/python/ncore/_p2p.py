@@ -5,12 +5,13 @@ put_signal, and WaitSignalDesc."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from ._errors import NcclInvalid
 from ._lib import raw
 from .buffer import ResolvedBuffer, resolve_stream
 from .resources import RegisteredWindowHandle
+from .typing import NcclBufferSpec, NcclStreamSpec
 
 __all__ = ["WaitSignalDesc"]
 
@@ -39,7 +40,8 @@ class P2PMixin:
         def _call_args(self, handle: int, obj: Any, argument_name: str,
                        writes: bool = False) -> tuple: ...
 
-    def send(self, sendbuf: Any, peer: int, *, stream: Any = None) -> None:
+    def send(self, sendbuf: NcclBufferSpec, peer: int, *,
+             stream: Optional[NcclStreamSpec] = None) -> None:
         """Sends a buffer to rank `peer` (ncclSend); count and dtype come from
         the buffer.
 
@@ -51,7 +53,8 @@ class P2PMixin:
         ptr, count, dtype = self._call_args(handle, sendbuf, "sendbuf")
         raw.ncore_send(handle, ptr, count, dtype, peer, resolve_stream(stream))
 
-    def recv(self, recvbuf: Any, peer: int, *, stream: Any = None) -> None:
+    def recv(self, recvbuf: NcclBufferSpec, peer: int, *,
+             stream: Optional[NcclStreamSpec] = None) -> None:
         """Receives into a buffer from rank `peer` (ncclRecv).
 
         Raises:
@@ -62,7 +65,7 @@ class P2PMixin:
         raw.ncore_recv(handle, ptr, count, dtype, peer, resolve_stream(stream))
 
     def signal(self, peer: int, signal_index: int = 0, context: int = 0,
-               flags: int = 0, *, stream: Any = None) -> None:
+               flags: int = 0, *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Sends one signal to `peer`, ordered on `stream` (ncclSignal).
 
         Raises:
@@ -73,7 +76,7 @@ class P2PMixin:
                          resolve_stream(stream))
 
     def wait_signal(self, descs: Union[WaitSignalDesc, Sequence[WaitSignalDesc]],
-                    *, stream: Any = None) -> None:
+                    *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Waits until the signals the descriptor(s) describe have arrived
         (ncclWaitSignal). On the host backend this blocks the caller.
 
@@ -91,10 +94,10 @@ class P2PMixin:
             items.append((desc.peer, desc.op_count, desc.signal_index, desc.context))
         raw.ncore_wait_signal(self._live(), items, resolve_stream(stream))
 
-    def put_signal(self, local_buffer: Any, peer: int,
+    def put_signal(self, local_buffer: NcclBufferSpec, peer: int,
                    peer_window: RegisteredWindowHandle, peer_window_offset: int = 0,
                    signal_index: int = 0, context: int = 0, flags: int = 0, *,
-                   stream: Any = None) -> None:
+                   stream: Optional[NcclStreamSpec] = None) -> None:
         """Copies `local_buffer` into `peer`'s part of `peer_window` at element
         offset `peer_window_offset`, then signals `peer` (ncclPutSignal).
 

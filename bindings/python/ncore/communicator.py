@@ -9,6 +9,7 @@ from typing import Any, Dict, Optional, Sequence, TypeVar, Union
 
 import numpy as _np
 
+from ._buffer_cache import cache_key
 from ._collectives import CollectivesMixin
 from ._compat import MISSING, one_of
 from ._comm_control import CommControlMixin
@@ -17,13 +18,14 @@ from ._lib import raw
 from ._p2p import P2PMixin, WaitSignalDesc
 from ._types import (Backend, CommShrinkFlag, NcclDataType, NcclGinType,
                      ScalarResidence, WindowFlag)
-from .buffer import (_KEY_READERS, ResolvedBuffer, call_args, resolve_buffer, resolve_for_comm,
+from .buffer import (ResolvedBuffer, call_args, resolve_buffer, resolve_for_comm,
                      resolve_stream)
 from .config import NCCLConfig, NCCLDevCommRequirements, config_to_c
 from .cuda import get_cuda_device
 from .resources import (CommResource, CustomRedOp, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
 from .unique_id import UniqueId
+from .typing import HasDeviceId, NcclBufferSpec, NcclScalarSpec, NcclStreamSpec
 
 # nccl.core.communicator also holds the config classes and WaitSignalDesc.
 __all__ = ["Communicator", "NCCLConfig", "NCCLDevCommRequirements", "WaitSignalDesc"]
@@ -174,7 +176,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         if self._handle:
             raw.ncore_comm_finalize(self._handle)
 
-    def synchronize(self, stream: Any = None) -> None:
+    def synchronize(self, stream: Optional[NcclStreamSpec] = None) -> None:
         """Waits until every operation enqueued on `stream` so far completed,
         failing instead of hanging when this communicator cannot complete
         them (ncore_comm_synchronize): NcclRemoteError for a dead or aborted
@@ -252,7 +254,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         return raw.ncore_comm_size(self._live())
 
     @property
-    def device(self) -> Any:
+    def device(self) -> HasDeviceId:
         """This rank's device: a cuda.core.Device where cuda.core is
         importable, else an :class:`ncore.cuda.Device` (``device_id``,
         ``set_current()``); the host backend's is Device(-1)."""
@@ -315,17 +317,12 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
         """(pointer, count, dtype value) of a buffer for a call on `handle`
         (this communicator's live handle): _buffer through call_args, for
         the calls made most often. A buffer already in the table is
-        answered here, without a further call (issue 15): the table holds
+        answered here, without resolving it again: the table holds
         no read-only memory, so an entry serves a call that writes too."""
         if handle == self._call_table_handle:
-            reader = _KEY_READERS.get(type(obj))
-            if reader is not None:
-                try:
-                    args = self._call_table.get(reader(obj))
-                except Exception:  # noqa: BLE001 - unreadable (sparse, meta): call_args decides
-                    args = None
-                if args is not None:
-                    return args
+            args = self._call_table.get(cache_key(obj))
+            if args is not None:
+                return args
         else:
             self._call_table = {}
             self._call_table_handle = handle
@@ -333,13 +330,13 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
 
     # ---- resources ----
 
-    def register_buffer(self, buffer: Any) -> RegisteredBufferHandle:
+    def register_buffer(self, buffer: NcclBufferSpec) -> RegisteredBufferHandle:
         """Registers a buffer for zero-copy transfers (ncclCommRegister). Local."""
         buf = self._buffer(buffer, "buffer")
         handle = raw.ncore_register_buffer(self._live(), buf.ptr, buf.nbytes)
         return self._track(RegisteredBufferHandle._adopt(handle, self, buffer))
 
-    def register_window(self, buffer: Any,
+    def register_window(self, buffer: NcclBufferSpec,
                         flags: Union[WindowFlag, int, None] = None) -> RegisteredWindowHandle:
         """Registers `buffer` as this rank's part of a new window
         (ncclCommWindowRegister). Collective; every rank registers, by default
@@ -351,7 +348,7 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
                                            int(flags or WindowFlag.DEFAULT))
         return self._track(RegisteredWindowHandle._adopt(handle, self, buffer))
 
-    def create_pre_mul_sum(self, scalar: Any, datatype: Optional[NcclDataType] = None,
+    def create_pre_mul_sum(self, scalar: NcclScalarSpec, datatype: Optional[NcclDataType] = None,
                            residence: Optional[ScalarResidence] = None) -> CustomRedOp:
         """Creates a PreMulSum operator, output = scalar * sum(inputs).
 

@@ -11,6 +11,7 @@ from ._errors import NcclUnavailable
 from ._lib import raw
 from ._types import Backend
 from .buffer import resolve_stream
+from .typing import HasDeviceId, NcclDeviceSpec, NcclStreamSpec
 
 __all__ = ["Device", "CudaDeviceContext", "get_cuda_device", "get_device_id",
            "get_cuda_stream", "get_stream_ptr"]
@@ -60,7 +61,7 @@ class Device:
         return f"<Device {self.device_id}>" if self.device_id >= 0 else "<Device host>"
 
 
-def get_cuda_device(device: Any = None) -> Any:
+def get_cuda_device(device: Optional[NcclDeviceSpec] = None) -> HasDeviceId:
     """A device spec (None = current, an ordinal, a Device) as a
     cuda.core.Device where cuda.core is importable, else as :class:`Device`.
     The host backend's -1 is always a :class:`Device`."""
@@ -73,7 +74,7 @@ def get_cuda_device(device: Any = None) -> Any:
     return cuda_core.Device(device_id)
 
 
-def get_device_id(device: Any = None) -> int:
+def get_device_id(device: Optional[NcclDeviceSpec] = None) -> int:
     """The ordinal of a device spec: an int as it is, an object's
     ``device_id``, None the current device's."""
     if device is None:
@@ -107,12 +108,13 @@ class CudaDeviceContext:
             self._old.set_current()
 
 
-def get_stream_ptr(stream: Any = None) -> int:
+def get_stream_ptr(stream: Optional[NcclStreamSpec] = None) -> int:
     """A stream spec as its address (None = the default stream, 0)."""
     return resolve_stream(stream)
 
 
-def get_cuda_stream(stream: Any = None, device: Any = None) -> Any:
+def get_cuda_stream(stream: Optional[NcclStreamSpec] = None,
+                    device: Optional[NcclDeviceSpec] = None) -> Any:
     """A stream spec as a cuda.core.Stream (None: the device's default
     stream).
 

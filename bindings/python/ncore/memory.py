@@ -14,6 +14,7 @@ from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend, MemcpyKind
 from .buffer import resolve_buffer, resolve_stream, writable
+from .typing import NcclBufferSpec, NcclDeviceSpec, NcclStreamSpec
 
 __all__ = ["MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset"]
 
@@ -112,7 +113,7 @@ class MemoryAllocation:
             self.close()
 
 
-def mem_alloc(size: int, device: Any = None, *,
+def mem_alloc(size: int, device: Optional[NcclDeviceSpec] = None, *,
               backend: Backend | int = Backend.AUTO) -> MemoryAllocation:
     """Allocates `size` bytes of communication memory (ncclMemAlloc) on
     `device` (an ordinal, a Device or cuda.core.Device, or None = the current
@@ -151,8 +152,8 @@ def _byte_count(nbytes: Optional[int], default: int, limits: dict) -> int:
     return count
 
 
-def memcpy(dst: Any, src: Any, nbytes: Optional[int] = None,
-           kind: MemcpyKind | int = MemcpyKind.DEFAULT, stream: Any = None,
+def memcpy(dst: NcclBufferSpec, src: NcclBufferSpec, nbytes: Optional[int] = None,
+           kind: MemcpyKind | int = MemcpyKind.DEFAULT, stream: Optional[NcclStreamSpec] = None,
            backend: Backend | int = Backend.AUTO) -> None:
     """Copies `nbytes` bytes (default: all of src) from src to dst, ordered on
     stream (ncore_memcpy). dst and src are any buffers (arrays, tensors,
@@ -168,7 +169,7 @@ def memcpy(dst: Any, src: Any, nbytes: Optional[int] = None,
     raw.ncore_memcpy(d.ptr, s.ptr, count, int(kind), resolve_stream(stream), int(backend))
 
 
-def memset(dst: Any, value: int, nbytes: Optional[int] = None, stream: Any = None,
+def memset(dst: NcclBufferSpec, value: int, nbytes: Optional[int] = None, stream: Optional[NcclStreamSpec] = None,
            backend: Backend | int = Backend.AUTO) -> None:
     """Sets `nbytes` bytes (default: all of dst) to ``value & 0xff``, ordered
     on stream (ncore_memset).

@@ -1,6 +1,6 @@
 """Launcher: ``python -m ncore.run -n N [options] (script.py | -m module) [args]``.
 
-This is ncore-run itself (tools/launcher, the C program ``make install``
+This is ncore-run itself (core/launcher, the C program ``make install``
 and the wheel install as ``ncore-run``), run with this interpreter for the
 script or module: one launcher, so the options, the ranks' environment
 (ncore's NCORE_RANK, NCORE_NRANKS, NCORE_LOCAL_RANK, NCORE_UNIQUE_ID and

@@ -29,6 +29,9 @@ from ._errors import NcclInvalid, NcclInvalidUsage
 from ._lib import raw
 from ._types import Backend
 from .buffer import Buffer, resolve_buffer, resolve_stream, writable
+from .typing import NcclBufferSpec, NcclStreamSpec
+
+from .communicator import Communicator
 
 __all__ = [
     "init", "finalize", "my_pe", "n_pes", "is_initialized", "set_gc_policy", "device_of",
@@ -42,7 +45,7 @@ class SymmetricMemoryWarning(ResourceWarning):
 
 
 class _State:
-    comm: Any = None
+    comm: Optional[Communicator] = None
     gc_policy: str = "raise"
     # Handles of every allocation not yet freed (released at finalize/exit),
     # and the Python objects of those still referenced (weakly, so that an
@@ -58,10 +61,8 @@ def _free_handle(handle: int) -> None:
     raw.ncore_symmetric_free(handle)
 
 
-def init(comm: Any) -> None:
+def init(comm: Communicator) -> None:
     """Makes `comm` the world of the symmetric helpers (nvshmem.core.init)."""
-    from .communicator import Communicator
-
     if not isinstance(comm, Communicator) or not comm.is_valid:
         raise NcclInvalid("comm: expected a live Communicator")
     _State.comm = comm
@@ -84,7 +85,7 @@ def is_initialized() -> bool:
     return _State.comm is not None
 
 
-def _comm(comm: Any = None) -> Any:
+def _comm(comm: Optional[Communicator] = None) -> Communicator:
     comm = comm if comm is not None else _State.comm
     if comm is None:
         raise NcclInvalidUsage(
@@ -93,17 +94,17 @@ def _comm(comm: Any = None) -> Any:
     return comm
 
 
-def my_pe(comm: Any = None) -> int:
+def my_pe(comm: Optional[Communicator] = None) -> int:
     """This PE (rank of the world communicator)."""
     return _comm(comm).rank
 
 
-def n_pes(comm: Any = None) -> int:
+def n_pes(comm: Optional[Communicator] = None) -> int:
     """Number of PEs."""
     return _comm(comm).nranks
 
 
-def device_of(comm: Any = None) -> int:
+def device_of(comm: Optional[Communicator] = None) -> int:
     """The device ordinal of the symmetric heap: the world (or given)
     communicator's (-1 on the host backend). An int, where
     Communicator.device is a cuda.core Device (nccl.core's)."""
@@ -132,7 +133,7 @@ class SymmetricMemory:
     exposed as a flat uint8 array interface (host) or CUDA array interface
     (NCCL) so that frameworks can view it; every view keeps it alive."""
 
-    def __init__(self, nbytes: int, comm: Any = None, *, empty_ok: bool = False) -> None:
+    def __init__(self, nbytes: int, comm: Optional[Communicator] = None, *, empty_ok: bool = False) -> None:
         # Set first: __del__ runs even when the allocation below raises.
         self.freed = True
         self.comm = _comm(comm)
@@ -221,7 +222,7 @@ class _PeerMemory:
         return _interface(self.ptr, self.nbytes)
 
 
-def alloc(nbytes: int, comm: Any = None, *, empty_ok: bool = False) -> SymmetricMemory:
+def alloc(nbytes: int, comm: Optional[Communicator] = None, *, empty_ok: bool = False) -> SymmetricMemory:
     """Allocates `nbytes` on every PE (collective; contents zeroed).
     `nbytes` is what ncore_symmetric_alloc takes (> 0), or 0 with
     ``empty_ok`` (an empty array's: one byte each, so that it has an
@@ -234,7 +235,7 @@ def alloc(nbytes: int, comm: Any = None, *, empty_ok: bool = False) -> Symmetric
     return SymmetricMemory(nbytes, comm, empty_ok=empty_ok)
 
 
-def find(obj: Any) -> tuple[SymmetricMemory, int]:
+def find(obj: NcclBufferSpec) -> tuple[SymmetricMemory, int]:
     """The allocation a symmetric object (or any buffer inside one) lives in,
     and the byte offset of the buffer in it.
 
@@ -249,7 +250,7 @@ def find(obj: Any) -> tuple[SymmetricMemory, int]:
                       "interop.*.array / tensor, and do not use it after free)")
 
 
-def free(obj: Any) -> None:
+def free(obj: NcclBufferSpec) -> None:
     """Frees the symmetric allocation `obj` is a view of (free_array /
     free_tensor).
 
@@ -260,7 +261,7 @@ def free(obj: Any) -> None:
     memory.free()
 
 
-def buffer_of(obj: Any) -> tuple[Buffer, int, str]:
+def buffer_of(obj: NcclBufferSpec) -> tuple[Buffer, int, str]:
     """(Buffer of the whole allocation, its size in bytes, dtype name of
     obj) -- array_get_buffer / tensor_get_buffer."""
     memory, _ = find(obj)
@@ -269,7 +270,7 @@ def buffer_of(obj: Any) -> tuple[Buffer, int, str]:
     return buffer, memory.nbytes, resolved.dtype.type_name
 
 
-def peer_memory(obj: Any, pe: Optional[int]) -> Optional[tuple[_PeerMemory, int]]:
+def peer_memory(obj: NcclBufferSpec, pe: Optional[int]) -> Optional[tuple[_PeerMemory, int]]:
     """(view holder of PE `pe`'s allocation, byte offset of obj in it), or
     None when that PE is not load/store reachable. pe None = this PE."""
     memory, offset = find(obj)
@@ -280,8 +281,8 @@ def peer_memory(obj: Any, pe: Optional[int]) -> Optional[tuple[_PeerMemory, int]
     return _PeerMemory(memory, ptr), offset
 
 
-def put(dst: Any, src: Any, count: Optional[int] = None, pe: Optional[int] = None,
-        stream: Any = None) -> None:
+def put(dst: NcclBufferSpec, src: NcclBufferSpec, count: Optional[int] = None, pe: Optional[int] = None,
+        stream: Optional[NcclStreamSpec] = None) -> None:
     """Copies `count` elements (default: all of src) of local `src` into PE
     `pe`'s copy of symmetric `dst` (nvshmem put). Complete at the target
     after a synchronisation (a barrier collective, a signal).
@@ -301,8 +302,8 @@ def put(dst: Any, src: Any, count: Optional[int] = None, pe: Optional[int] = Non
                             count * source.dtype.itemsize, pe, resolve_stream(stream))
 
 
-def get(dst: Any, src: Any, count: Optional[int] = None, pe: Optional[int] = None,
-        stream: Any = None) -> None:
+def get(dst: NcclBufferSpec, src: NcclBufferSpec, count: Optional[int] = None, pe: Optional[int] = None,
+        stream: Optional[NcclStreamSpec] = None) -> None:
     """Copies `count` elements (default: all of dst) of PE `pe`'s copy of
     symmetric `src` into local `dst` (nvshmem get).
 

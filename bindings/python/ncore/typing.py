@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Union
 
+from ._buffer_resolve import Buffer, ResolvedBuffer
 from ._errors import NcclInvalid
 from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
                      FLOAT16, FLOAT32, FLOAT64, HALF, INT, INT8, INT32, INT64, MAX,
@@ -44,14 +45,43 @@ class SupportsArrayInterface(Protocol):
     def __array_interface__(self) -> dict[str, Any]: ...
 
 
+class SupportsCudaStream(Protocol):
+    """An object of the CUDA stream protocol (cuda.core, ncore.Stream)."""
+
+    def __cuda_stream__(self) -> tuple[int, int]: ...
+
+
+class HasCudaStream(Protocol):
+    """A stream that gives its address as ``cuda_stream`` (torch)."""
+
+    @property
+    def cuda_stream(self) -> int: ...
+
+
+class HasStreamPointer(Protocol):
+    """A stream that gives its address as ``ptr`` (CuPy)."""
+
+    @property
+    def ptr(self) -> int: ...
+
+
+class HasDeviceId(Protocol):
+    """A device that gives its CUDA ordinal as ``device_id`` (cuda.core's
+    Device, ncore.cuda.Device)."""
+
+    @property
+    def device_id(self) -> int: ...
+
+
 #: A buffer argument: DLPack, CUDA Array Interface or NumPy array interface
 #: objects, or an explicit ncore.Buffer (see ncore.buffer).
-NcclBufferSpec = Union[SupportsDLPack, SupportsCAI, SupportsArrayInterface, Any]
+NcclBufferSpec = Union[SupportsDLPack, SupportsCAI, SupportsArrayInterface, Buffer,
+                       ResolvedBuffer]
 #: A PreMulSum scalar: a Python int / float, a one-element NumPy array, or a
 #: one-element buffer of the communicator's device.
 NcclScalarSpec = Union[int, float, NcclBufferSpec]
 #: A device: an ordinal, an ncore.cuda.Device or a cuda.core.Device.
-NcclDeviceSpec = Union[int, Any]
+NcclDeviceSpec = Union[int, HasDeviceId]
 #: A stream: an address, an object with __cuda_stream__, ncore.Stream,
 #: a torch or CuPy stream.
-NcclStreamSpec = Union[int, Any]
+NcclStreamSpec = Union[int, SupportsCudaStream, HasCudaStream, HasStreamPointer]

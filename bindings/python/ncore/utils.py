@@ -1,8 +1,10 @@
 """Versions, unique ids and result texts (nccl.core.utils).
 
-The "library" is the libnccl ncore loaded (ncore_library_info, probing NCCL
-as the AUTO backend would), and where no libnccl is usable (the host
-backend) libncore itself, which then is the communication library."""
+The "library" of get_version / get_lib_version is NCCL, as in nccl.core:
+the libnccl ncore loaded (ncore_library_info, probing NCCL as the AUTO
+backend would); where none is usable (the host backend) there is no NCCL
+version to give, and they say None. ncore's own version is
+ncore_version()."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ __all__ = [
     "get_version",
     "get_lib_version",
     "get_lib_path",
+    "ncore_version",
     "UniqueId",
     "get_unique_id",
     "get_error_string",
@@ -44,38 +47,49 @@ def _parse(version: Union[int, str]) -> Any:
 
 
 class Version:
-    """Versions of the library and of this package (nccl.core Version).
+    """Versions of NCCL and of this package (nccl.core Version).
 
     Attributes:
-        nccl_version: the loaded libnccl's version, or libncore's where no
-            libnccl is usable (see the module's note).
+        nccl_version: the loaded libnccl's version; None where no libnccl
+            is usable (the host backend).
         nccl4py_version: this package's version (``ncore.__version__``).
     """
 
-    def __init__(self, nccl_version: Union[int, str]) -> None:
-        self.nccl_version = _parse(nccl_version)
+    def __init__(self, nccl_version: Optional[Union[int, str]]) -> None:
+        self.nccl_version = None if nccl_version is None else _parse(nccl_version)
         self.nccl4py_version = _parse(raw.ncore_version_string())
 
     def __repr__(self) -> str:
+        nccl = self.nccl_version if self.nccl_version is not None else \
+            "none loaded (ncore runs its host backend)"
         return (f"\nVersions:\n    NCCL4Py version: {self.nccl4py_version}\n"
-                f"    NCCL Library version: {self.nccl_version}\n")
+                f"    NCCL Library version: {nccl}\n")
 
 
-def _library_version() -> Union[int, str]:
+def _nccl_version() -> Optional[int]:
+    """NCCL_VERSION_CODE of the libnccl ncore loaded, or None."""
     code = get_library_info().nccl_version
-    return code if code > 0 else raw.ncore_version_string()
+    return code if code > 0 else None
 
 
 def get_version() -> Version:
-    """The versions of the library (libnccl, else libncore) and of this
-    package."""
-    return Version(_library_version())
+    """The versions of NCCL (the loaded libnccl; None where none is usable)
+    and of this package, as nccl.core's get_version."""
+    return Version(_nccl_version())
 
 
-def get_lib_version() -> Any:
-    """The release version of the loaded libnccl (e.g. 2.28.9), or of
-    libncore where no libnccl is usable (a packaging Version)."""
-    return _parse(_library_version())
+def get_lib_version() -> Optional[Any]:
+    """The release version of the loaded libnccl (e.g. 2.28.9, a packaging
+    Version), as nccl.core's; None where no libnccl is usable."""
+    code = _nccl_version()
+    return None if code is None else _parse(code)
+
+
+def ncore_version() -> Any:
+    """libncore's own release version (e.g. 1.1.0, a packaging Version, or
+    the "X.Y.Z" string without packaging): what ncore_version_string()
+    says, whichever backend runs."""
+    return _parse(raw.ncore_version_string())
 
 
 def get_lib_path() -> Optional[Path]:

@@ -584,7 +584,7 @@ def case_nonblocking(comm: Any, fw: Any, device: int) -> None:
 
 
 def case_nonblocking_without_polls(comm: Any, fw: Any, device: int) -> None:
-    """Issue 26: on a non-blocking communicator the calls of a program that
+    """On a non-blocking communicator the calls of a program that
     never polls between them (reduce_scatter with a PreMulSum operator,
     gather, scatter, broadcast, split, shrink, finalize) all work: a call
     NCCL accepted as in progress raises nothing, and the next call waits for
@@ -614,7 +614,7 @@ def case_nonblocking_without_polls(comm: Any, fw: Any, device: int) -> None:
 
 
 def case_cuda_graph(comm: Any, fw: Any, device: int) -> None:
-    """Issue 42: an allreduce, a send/recv ring in a group, and K put_signals
+    """An allreduce, a send/recv ring in a group, and K put_signals
     to the right LSA neighbour with one wait for K from the left, run once
     eagerly, then captured into a CUDA graph (torch.cuda.graph, CuPy's
     stream capture) on the capturing stream, passed explicitly (None is the

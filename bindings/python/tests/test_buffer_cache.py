@@ -1,4 +1,4 @@
-"""The per-call cache of buffer resolution (ncore/buffer.py, issue 15): a
+"""The per-call cache of buffer resolution (ncore/buffer.py, ncore/_buffer_cache.py): a
 tensor-like object resolved once is answered from the cache while its
 address, count, dtype and device stay the same; any change, a
 non-contiguous view and every failure take the full C path again. torch and
@@ -12,7 +12,7 @@ import pytest
 
 import ncore
 from conftest import Tensorish
-from ncore import buffer
+from ncore import _buffer_cache, _buffer_resolve, _stream, buffer
 
 
 class CountingRaw:
@@ -36,11 +36,13 @@ class CountingRaw:
 
 @pytest.fixture
 def counting(monkeypatch):
-    monkeypatch.setitem(buffer._KEY_READERS, Tensorish, buffer._torch_key)
-    monkeypatch.setattr(buffer, "_RESOLVED", {})
-    monkeypatch.setattr(buffer, "_CHECKED", set())
+    monkeypatch.setitem(_buffer_cache.KEY_READERS, Tensorish, _buffer_cache._torch_key)
+    # Caches: emptying them changes no answer, only what the next calls ask C.
+    _buffer_cache.RESOLVED.clear()
+    _buffer_cache.CHECKED.clear()
     counter = CountingRaw(buffer.raw)
-    monkeypatch.setattr(buffer, "raw", counter)
+    monkeypatch.setattr(buffer, "raw", counter)  # the device check
+    monkeypatch.setattr(_buffer_resolve, "raw", counter)  # the C resolvers
     return counter.calls
 
 
@@ -140,10 +142,10 @@ def test_call_table_keeps_every_check(counting, comm):
             comm.allreduce(a, Tensorish(np.zeros(2, dtype=np.float32)), ncore.SUM)
     a.array = a.array.view(np.int32)  # same address and count, other dtype
     comm.allreduce(a, a, ncore.SUM)  # resolved again, not answered as FLOAT32
-    assert comm._call_table[buffer._torch_key(a)][2] == int(ncore.INT32)
+    assert comm._call_table[_buffer_cache._torch_key(a)][2] == int(ncore.INT32)
     grad = Tensorish(np.zeros(4, dtype=np.float32))
     grad.requires_grad = True
-    assert buffer._torch_key(grad) is None  # never from a table: the full path decides
+    assert _buffer_cache._torch_key(grad) is None  # never from a table: the full path decides
     comm.destroy()
     with pytest.raises(ncore.NcclInvalid, match="not initialized"):
         comm.allreduce(a, a, ncore.SUM)
@@ -183,20 +185,20 @@ def test_stable_stream_identity(monkeypatch):
         def __init__(self, ptr):
             self.ptr = ptr
 
-    monkeypatch.setattr(buffer, "_LAST_STREAM", (None, 0))
-    monkeypatch.setitem(buffer._STREAM_READERS, FrameworkStream, buffer._cupy_stream)
-    monkeypatch.setattr(buffer, "_STABLE_STREAM_TYPES", {FrameworkStream})
+    monkeypatch.setattr(_stream, "_LAST_STREAM", (None, 0))
+    monkeypatch.setitem(_stream._STREAM_READERS, FrameworkStream, _stream._cupy_stream)
+    monkeypatch.setattr(_stream, "_STABLE_STREAM_TYPES", {FrameworkStream})
     a, b = FrameworkStream(11), FrameworkStream(22)
     assert ncore.resolve_stream(a) == 11
-    assert buffer._LAST_STREAM == (a, 11)
+    assert _stream._LAST_STREAM == (a, 11)
     assert ncore.resolve_stream(a) == 11
     assert ncore.resolve_stream(None) == 0
     assert ncore.resolve_stream(5) == 5
-    assert ncore.resolve_stream(b) == 22 and buffer._LAST_STREAM[0] is b
+    assert ncore.resolve_stream(b) == 22 and _stream._LAST_STREAM[0] is b
     assert ncore.resolve_stream(a) == 11
     stream = ncore.Stream(ncore.Backend.HOST)  # closable: never answered by identity
     handle = ncore.resolve_stream(stream)
-    assert handle != 0 and buffer._LAST_STREAM[0] is a
+    assert handle != 0 and _stream._LAST_STREAM[0] is a
     stream.close()
     assert ncore.resolve_stream(stream) == 0
 

@@ -1,5 +1,5 @@
 """Python integers that C's types cannot hold are refused, never truncated
-or wrapped (issue 41, item 7): every integer argument, array element and
+or wrapped: every integer argument, array element and
 struct field crosses into C through one conversion (ncore.i,
 ncore_py_integer), which raises NcclInvalid naming the function and the
 argument -- 2**32 + 1 ranks is not one rank, root 2**40 is not root 0, -1

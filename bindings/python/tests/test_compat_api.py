@@ -1,4 +1,4 @@
-"""nccl.core 0.3.1 names and behaviours that need no peers (issue 18):
+"""nccl.core 0.3.1 names and behaviours that need no peers:
 enums, unique ids, devices, mem_alloc, versions, group simulation, config
 and requirement fields, modules, bool buffers, operators, descriptors."""
 
@@ -114,12 +114,17 @@ def test_cuda_array_interface_device_is_read_or_refused():
 def test_versions_and_library_path():
     version = ncore.get_version()
     info = ncore.get_library_info()
-    # The libnccl ncore loaded, else (no usable NCCL) libncore itself.
+    # NCCL's version, as nccl.core's: the libnccl ncore loaded, else none
+    # (the host backend has no NCCL to report); ncore's own is ncore_version.
     code = info.nccl_version
-    expected = (f"{code // 10000}.{code % 10000 // 100}.{code % 100}" if code
-                else ncore.__version__)
-    assert str(version.nccl_version) == str(ncore.get_lib_version()) == expected
+    expected = f"{code // 10000}.{code % 10000 // 100}.{code % 100}" if code else None
+    if expected is None:
+        assert version.nccl_version is None and ncore.get_lib_version() is None
+        assert "none loaded" in repr(version)
+    else:
+        assert str(version.nccl_version) == str(ncore.get_lib_version()) == expected
     assert str(version.nccl4py_version) == ncore.__version__
+    assert str(ncore.ncore_version()) == ncore.__version__ == info.version
     assert "NCCL Library version" in repr(version)
     assert str(ncore.Version(23007).nccl_version) == "2.30.7"
     assert str(ncore.Version(2708).nccl_version) == "2.7.8"  # NCCL's old encoding

@@ -177,7 +177,7 @@ def test_launcher_reports_a_failing_rank(tmp_path):
                                           ("--grace", "-1")])
 def test_launcher_refuses_a_time_that_is_no_time(tmp_path, option, value):
     # float() reads nan, inf and 1e400 (infinity): they meant "no limit"
-    # (issue 27; tools/ncore-run refuses the same, tests/unit/test_launcher.c).
+    # (tools/ncore-run refuses the same, tests/unit/test_launcher.c).
     script = tmp_path / "ok.py"
     script.write_text("pass\n")
     done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "1", "--backend", "host",

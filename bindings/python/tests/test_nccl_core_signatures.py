@@ -1,5 +1,4 @@
-"""nccl.core 0.3.1's public signatures, through ``import ncore as nccl``
-(issue 29): every function, method and constructor takes nccl.core's
+"""nccl.core 0.3.1's public signatures, through ``import ncore as nccl``: every function, method and constructor takes nccl.core's
 parameters in nccl.core's order under nccl.core's keyword names, with
 nccl.core's optional parameters optional; every documented attribute,
 property, enum member and field exists. ncore 1.1's own keyword names stay

@@ -1,4 +1,4 @@
-"""Read-only memory is never a destination (issue 41, item 7): every call
+"""Read-only memory is never a destination: every call
 that writes into a buffer -- the receive buffer of each collective and of
 recv, an in-place allreduce, a window's memory, memcpy's and memset's dst,
 a symmetric get's dst -- refuses memory its producer marked read-only (a
@@ -16,7 +16,7 @@ import pytest
 
 import ncore
 from conftest import Tensorish
-from ncore import buffer
+from ncore import _buffer_cache
 
 READ_ONLY = "is read-only memory, and the call writes into it"
 
@@ -217,7 +217,7 @@ def test_the_call_cache_never_serves_read_only_memory_as_a_destination(comm1, mo
     class ReadOnlyTensorish(VersionedProducer, Tensorish):
         requires_grad = False
 
-    monkeypatch.setitem(buffer._KEY_READERS, ReadOnlyTensorish, buffer._torch_key)
+    monkeypatch.setitem(_buffer_cache.KEY_READERS, ReadOnlyTensorish, _buffer_cache._torch_key)
     target = np.full(2, 4, dtype=np.float32)
     tensor = ReadOnlyTensorish(target, True)
     out = np.zeros(2, dtype=np.float32)

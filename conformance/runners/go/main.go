@@ -58,7 +58,7 @@ var out = bufio.NewWriter(os.Stdout)
 // default stream that checks synchronise must be one. Unlocked, the
 // goroutine moved between threads, and rank 1 of 2 GPUs allocated and
 // synchronised on GPU 0 while its communicator ran on GPU 1
-// (sendrecv_large_both_ways read zeros, issue 26). As the binding's doc
+// (sendrecv_large_both_ways read zeros). As the binding's doc
 // ("Devices and threads") says every Go program on NCCL must.
 func init() { runtime.LockOSThread() }
 

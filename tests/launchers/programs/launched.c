@@ -7,7 +7,7 @@
  * Built with an MPI's mpicc and -DLAUNCHED_WITH_MPI, it is also an MPI
  * program: `mpi-first` calls MPI_Init before the first join, `mpi-last`
  * after the second; MPI's own allreduce must give the same sum, and
- * MPI_Finalize ends it (issue 41: MPI's PMI session must survive ncore). */
+ * MPI_Finalize ends it (MPI's PMI session must survive ncore). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 //! A program that cannot load libncore gets an error, never an abort
-//! (issue 41, item 7: such a program ended with SIGABRT, exit 134, before
+//! (such a program ended with SIGABRT, exit 134, before
 //! `main`). The test runs itself again with `NCORE_LIBRARY` naming a file
 //! that does not exist (the loader then tries nothing else): the load-time
 //! ABI check lets the program start, and every entry point answers

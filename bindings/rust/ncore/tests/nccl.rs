@@ -9,7 +9,7 @@
 //!
 //! The same body runs on the host backend too (every rank an LSA peer), so
 //! that CI, which has no GPU, exercises it. The CUDA graph test
-//! (`nccl_graph_capture_on_two_ranks`, issue 42) runs on NCCL only: the
+//! (`nccl_graph_capture_on_two_ranks`) runs on NCCL only: the
 //! host backend has nothing to capture; its driver calls come from
 //! libcuda.so.1 loaded at run time (common/cuda_graph.rs).
 //!
@@ -272,7 +272,7 @@ fn graph_calls(
     }
 }
 
-/// Issue 42: [`graph_calls`] run once eagerly, then captured into a CUDA
+/// [`graph_calls`] run once eagerly, then captured into a CUDA
 /// graph on a stream of ours and replayed with new inputs, the data checked
 /// after each replay (the ring's and the put's from the left neighbour, the
 /// allreduce's sum). A synchronize of the capturing stream is refused

@@ -1,4 +1,4 @@
-/* tools/launcher — `ncore-run --info`: ncore_library_info in one line, as
+/* core/launcher — `ncore-run --info`: ncore_library_info in one line, as
  * `python -m mpi4py --version` or torch.utils.collect_env answer for theirs,
  * to paste into a bug report:
  *   ncore 1.1.0 (ABI 10100); host backend: NCORE_BACKEND=host; NCCL not

@@ -1,4 +1,4 @@
-/* tools/launcher — ncore-run: starts N ranks of a program on this machine.
+/* core/launcher — ncore-run: starts N ranks of a program on this machine.
  * It is also `python -m ncore.run` (bindings/python/ncore/run.py runs this
  * program with --python), so the two launchers have one set of options,
  * one environment for the ranks and one way of reporting failures.

@@ -1,11 +1,11 @@
-/* tools/gpu-smoke — a two-rank smoke test of ncore's NCCL backend through the
+/* tests/gpu-smoke — a two-rank smoke test of ncore's NCCL backend through the
  * public API only: init, allreduce, send/recv, windows and their device
  * pointers, put_signal + wait_signal with a data check, signal alone, and
  * teardown. Ranks are fork()ed before any CUDA or NCCL call (CUDA does not
  * survive fork); rank 0 makes the unique id and hands it to rank 1 through a
  * pipe. Each rank prints "rank R: <step>: ok" or "FAIL ..."; the exit status
  * is 0 only if every step of both ranks passed.
- * Build and run: tools/gpu-smoke/run.sh */
+ * Build and run: tests/gpu-smoke/run.sh */
 #include <ncore.h>
 #include <stdint.h>
 #include <stdio.h>

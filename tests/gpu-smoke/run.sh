@@ -1,8 +1,8 @@
 #!/bin/sh
-# tools/gpu-smoke/run.sh — builds and runs the two-rank NCCL-backend smoke
+# tests/gpu-smoke/run.sh — builds and runs the two-rank NCCL-backend smoke
 # test (smoke_nccl.c) against a prebuilt libncore.so, on a machine with two
 # GPUs. Usage, from anywhere:
-#   tools/gpu-smoke/run.sh [path/to/libncore.so]
+#   tests/gpu-smoke/run.sh [path/to/libncore.so]
 # Default library: <repo>/build/lib/libncore.so. NCCL: NCORE_NCCL_LIBRARY if
 # set, else ncore's own search (loader path, /usr/local/cuda/lib64, the pip
 # package nvidia-nccl-cu* in site-packages); this script exports the pip path

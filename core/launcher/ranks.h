@@ -1,4 +1,4 @@
-/* tools/launcher — starting, watching and stopping the ranks of ncore-run. */
+/* core/launcher — starting, watching and stopping the ranks of ncore-run. */
 #ifndef NCORE_LAUNCHER_RANKS_H
 #define NCORE_LAUNCHER_RANKS_H
 

@@ -1,4 +1,4 @@
-/* tools/launcher — runs the ranks: one child process each, its stdout and
+/* core/launcher — runs the ranks: one child process each, its stdout and
  * stderr read through pipes and forwarded line by line with a "[r] " prefix
  * (so interleaved ranks stay readable), children reaped as they end. A rank
  * that dies abnormally (non-zero exit or a signal) makes the launcher stop

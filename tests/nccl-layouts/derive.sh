@@ -2,7 +2,7 @@
 # Prints, for each NCCL release tag given, the layout facts of dump.cu, from
 # the headers of that tag in a git repository of NVIDIA/nccl. The numbers in
 # core/nccl/nccl_layouts.h were taken from this output:
-#   tools/nccl-layouts/derive.sh /path/to/nccl.git v2.28.9-1 v2.29.2-1 ...
+#   tests/nccl-layouts/derive.sh /path/to/nccl.git v2.28.9-1 v2.29.2-1 ...
 # Needs nvcc (/usr/local/cuda/bin).
 set -euo pipefail
 repo=$1; shift

@@ -1,4 +1,4 @@
-/* tools/launcher — `ncore-run --info` (also `python -m ncore`): what this
+/* core/launcher — `ncore-run --info` (also `python -m ncore`): what this
  * ncore is and can do, in one line, from ncore_library_info. */
 #ifndef NCORE_LAUNCHER_INFO_H
 #define NCORE_LAUNCHER_INFO_H
