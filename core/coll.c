@@ -3,10 +3,12 @@
  * row's shape, the operator resolved (built-in, or an open custom operator
  * of this communicator and dtype), then one core_coll_args_t for the
  * backend. */
-#include "comm_object.h"
+#include "comm_call.h"
 #include "error.h"
 #include "group.h"
 #include "op_table.h"
+#include "redop_lookup.h"
+#include "resource_object.h"
 #include "validate.h"
 
 /* Checks one buffer of a collective. */

@@ -7,14 +7,6 @@
 #define NCORE_CORE_COMM_OBJECT_H
 
 #include "comm_object_types.h"
-/* core/coll.c, which the table's generator owns and this change does not
- * edit, reaches core_comm_acquire, core_comm_resolve_op and
- * core_resource_release through this header; these three includes go
- * once it includes comm_call.h, redop_lookup.h and resource_object.h
- * itself. */
-#include "comm_call.h"
-#include "redop_lookup.h"
-#include "resource_object.h"
 
 /* A communicator object before its backend made the communicator: its
  * state (comm->state) is what the backend's creation gets. NULL (SYSTEM

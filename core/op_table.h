@@ -1,4 +1,4 @@
-/* core — the table of operations (issue 30): one row per collective,
+/* core — the table of operations: one row per collective,
  * point-to-point and one-sided call, holding the facts that define it, so
  * that nothing else writes them down again.
  *

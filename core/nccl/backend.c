@@ -8,6 +8,7 @@
 #include "comm_create.h"
 #include "comm_lifecycle.h"
 #include "comm_query.h"
+#include "comm_registry.h"
 #include "custom_redop.h"
 #include "devcomm.h"
 #include "device.h"
@@ -104,7 +105,7 @@ const core_backend_ops_t core_nccl_backend = {
     .device_set = nccl_device_set,
     .device_get = nccl_device_get,
     .stream_create = nccl_stream_create,
-    .stream_destroy = nccl_stream_destroy,
+    .stream_destroy = nccl_comm_registry_stream_destroy,
     .stream_synchronize = nccl_stream_synchronize,
     .stream_check = nccl_stream_check,
     .comm_stream_check = nccl_comm_stream_check,

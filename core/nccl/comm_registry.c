@@ -5,8 +5,10 @@
 #include <stdlib.h>
 
 #include "../log.h"
+#include "device.h"
 #include "peer_work.h"
 #include "small_coll.h"
+#include "stream.h"
 
 /* Taken before any communicator's own locks, never after. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,11 +44,16 @@ void nccl_comm_registry_remove(nccl_comm_t *c) {
   pthread_mutex_unlock(&registry_lock);
 }
 
-void nccl_comm_registry_stream_gone(CUstream stream) {
+ncore_status_t nccl_comm_registry_stream_destroy(ncore_stream_t handle) {
+  /* The events are recorded in the stream's context: make it current. */
+  ncore_status_t status = nccl_context_ensure();
+  if (status != NCORE_OK) return status;
+  CUstream stream = (CUstream)handle;
   pthread_mutex_lock(&registry_lock);
   for (int i = 0; i < registry_count; i++) {
     nccl_peer_work_stream_gone(registry[i], stream);
     nccl_small_stream_gone(registry[i], stream);
   }
   pthread_mutex_unlock(&registry_lock);
+  return nccl_stream_destroy(handle);
 }

@@ -12,9 +12,10 @@
 void nccl_comm_registry_add(nccl_comm_t *c);
 void nccl_comm_registry_remove(nccl_comm_t *c);
 
-/* stream is about to be destroyed through ncore: every live communicator
- * stops naming it (peer_work.c, small_coll.c) and keeps, as an event,
- * what it still has to wait for on it. */
-void nccl_comm_registry_stream_gone(CUstream stream);
+/* ncore_stream_destroy on the NCCL backend: every live communicator stops
+ * naming the stream (peer_work.c, small_coll.c) and keeps, as an event,
+ * what it still has to wait for on it; then the stream is destroyed
+ * (nccl_stream_destroy). Statuses: nccl_stream_destroy's. */
+ncore_status_t nccl_comm_registry_stream_destroy(ncore_stream_t stream);
 
 #endif

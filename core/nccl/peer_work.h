@@ -19,7 +19,7 @@ void nccl_peer_work_note(nccl_comm_t *c, CUstream stream);
  * communicator's timeout where it has one. */
 void nccl_peer_work_drain(nccl_comm_t *c);
 
-/* The program is destroying `stream` through ncore (nccl_stream_destroy,
+/* The program is destroying `stream` through ncore (comm_registry.c,
  * before the handle goes): work noted on it is from now on waited for
  * through an event recorded at its end, and the handle, which a new
  * stream may get, is no longer named. A stream destroyed outside ncore

@@ -4,7 +4,6 @@
 #include <stdint.h>
 
 #include "../error.h"
-#include "comm_registry.h"
 #include "device.h"
 
 ncore_status_t nccl_stream_create(ncore_stream_t *out) {
@@ -46,7 +45,6 @@ ncore_status_t nccl_stream_destroy(ncore_stream_t stream) {
   if (status != NCORE_OK) return status;
   if ((CUstream)stream == checked_stream) checked_stream = NULL;
   if ((CUstream)stream == known_stream) known_stream = NULL;
-  nccl_comm_registry_stream_gone((CUstream)stream);
   return cu_check(cu_fn.StreamDestroy((CUstream)stream), "cuStreamDestroy");
 }
 

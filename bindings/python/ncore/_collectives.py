@@ -7,7 +7,7 @@ table of operations (core/op_table.h, copied into _op_table.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 from . import _op_table
 from ._errors import NcclInvalid
@@ -15,9 +15,13 @@ from ._lib import raw
 from ._types import NcclDataType, NcclRedOp
 from .buffer import ResolvedBuffer, resolve_stream
 from .resources import CustomRedOp
+from .typing import NcclBufferSpec, NcclStreamSpec
+
+# What an op argument may be: a built-in operator, its value, or a custom one.
+NcclRedOpSpec = Union[NcclRedOp, int, CustomRedOp]
 
 
-def _op_value(op: Any) -> int:
+def _op_value(op: NcclRedOpSpec) -> int:
     """NcclRedOp / int / CustomRedOp -> the ncore_redop_t value."""
     if type(op) is NcclRedOp:  # the common case, without isinstance or int()
         return op._value_
@@ -76,13 +80,14 @@ class CollectivesMixin:
 
         def _live(self) -> int: ...
 
-        def _buffer(self, obj: Any, argument_name: str,
+        def _buffer(self, obj: NcclBufferSpec, argument_name: str,
                     writes: bool = False) -> ResolvedBuffer: ...
 
-        def _call_args(self, handle: int, obj: Any, argument_name: str,
+        def _call_args(self, handle: int, obj: NcclBufferSpec, argument_name: str,
                        writes: bool = False) -> tuple: ...
 
-    def _collective(self, op: _op_table.Collective, sendbuf: Any, recvbuf: Any,
+    def _collective(self, op: _op_table.Collective, sendbuf: NcclBufferSpec,
+                    recvbuf: NcclBufferSpec,
                     root: Optional[int]) -> tuple:
         """(sendbuf's pointer, recvbuf's pointer, count, dtype value) of
         collective `op` (its row of the table of operations) on this rank,
@@ -127,7 +132,8 @@ class CollectivesMixin:
             send_ptr = recv.ptr if recv is not None and op.in_place == "same" else 0
         return send_ptr, recv.ptr if recv is not None else 0, count, int(dtype)
 
-    def allreduce(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
+    def allreduce(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, op: NcclRedOpSpec,
+                  *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Reduces over all ranks; every rank's recvbuf gets the result.
         Same as reduce(sendbuf, recvbuf, op, root=None). In place when both
         buffers are the same memory.
@@ -154,8 +160,9 @@ class CollectivesMixin:
             _at_least("recvbuf", recv_count, count)
         raw.ncore_allreduce(handle, send_ptr, recv_ptr, count, dtype, op_value, stream_handle)
 
-    def reduce(self, sendbuf: Any, recvbuf: Any, op: Any, root: Optional[int] = None,
-               *, stream: Any = None) -> None:
+    def reduce(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, op: NcclRedOpSpec,
+               root: Optional[int] = None,
+               *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Reduces sendbuf's elements over all ranks into root's recvbuf
         (root=None: every rank's, i.e. allreduce). recvbuf is used on root
         only (may be None elsewhere).
@@ -171,7 +178,8 @@ class CollectivesMixin:
         raw.ncore_reduce(self._live(), send, recv, count, dtype, _op_value(op), root,
                          resolve_stream(stream))
 
-    def broadcast(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
+    def broadcast(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, root: int,
+                  *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Copies root's sendbuf into every rank's recvbuf; the count comes
         from recvbuf. sendbuf is only used on root (may be None elsewhere).
 
@@ -181,7 +189,8 @@ class CollectivesMixin:
         send, recv, count, dtype = self._collective(_op_table.BROADCAST, sendbuf, recvbuf, root)
         raw.ncore_broadcast(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
 
-    def allgather(self, sendbuf: Any, recvbuf: Any, *, stream: Any = None) -> None:
+    def allgather(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec,
+                  *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Every rank's sendbuf lands in block r of every recvbuf, which
         holds at least nranks times sendbuf's count. Same as
         gather(sendbuf, recvbuf, root=None).
@@ -192,7 +201,8 @@ class CollectivesMixin:
         send, recv, count, dtype = self._collective(_op_table.ALLGATHER, sendbuf, recvbuf, None)
         raw.ncore_allgather(self._live(), send, recv, count, dtype, resolve_stream(stream))
 
-    def reduce_scatter(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
+    def reduce_scatter(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, op: NcclRedOpSpec,
+                       *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Reduces sendbuf over all ranks; block r (sendbuf's count //
         nranks elements) of the result lands in rank r's recvbuf.
 
@@ -205,7 +215,8 @@ class CollectivesMixin:
         raw.ncore_reduce_scatter(self._live(), send, recv, count, dtype, _op_value(op),
                                  resolve_stream(stream))
 
-    def alltoall(self, sendbuf: Any, recvbuf: Any, *, stream: Any = None) -> None:
+    def alltoall(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec,
+                 *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Block j of sendbuf (sendbuf's count // nranks elements) goes to
         rank j, landing in block i (the sender) of its recvbuf.
 
@@ -216,8 +227,8 @@ class CollectivesMixin:
         send, recv, count, dtype = self._collective(_op_table.ALLTOALL, sendbuf, recvbuf, None)
         raw.ncore_alltoall(self._live(), send, recv, count, dtype, resolve_stream(stream))
 
-    def gather(self, sendbuf: Any, recvbuf: Any, root: Optional[int] = None, *,
-               stream: Any = None) -> None:
+    def gather(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, root: Optional[int] = None, *,
+               stream: Optional[NcclStreamSpec] = None) -> None:
         """Every rank's sendbuf lands in block r of root's recvbuf, which
         holds at least nranks blocks (root=None: every rank's, i.e.
         allgather). recvbuf is used on root only (may be None elsewhere).
@@ -232,7 +243,8 @@ class CollectivesMixin:
         send, recv, count, dtype = self._collective(_op_table.GATHER, sendbuf, recvbuf, root)
         raw.ncore_gather(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
 
-    def scatter(self, sendbuf: Any, recvbuf: Any, root: int, *, stream: Any = None) -> None:
+    def scatter(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, root: int,
+                *, stream: Optional[NcclStreamSpec] = None) -> None:
         """Block r of root's sendbuf (sendbuf's count // nranks elements)
         lands in rank r's recvbuf, which holds exactly one block. sendbuf is
         used on root only (may be None elsewhere).

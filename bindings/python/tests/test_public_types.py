@@ -1,8 +1,7 @@
 """Public signatures say what they take: a buffer, stream, device or
 communicator argument is typed with ncore.typing's aliases (or the class),
 never Any, so a type checker of a user's program (py.typed ships) can catch
-a wrong argument. The collective methods (_collectives.py) are generated
-from the table of operations and typed there."""
+a wrong argument; an op argument is an NcclRedOpSpec."""
 
 from __future__ import annotations
 
@@ -16,8 +15,6 @@ from ncore import communicator, cuda, memory, symmetric
 # Parameters whose type is known: what each must accept.
 KNOWN = {"sendbuf", "recvbuf", "buffer", "local_buffer", "dst", "src", "obj",
          "tensor", "array", "stream", "device", "comm", "scalar"}
-GENERATED = {"allreduce", "broadcast", "reduce", "allgather", "reduce_scatter",
-             "alltoall", "gather", "scatter"}
 
 
 def public_functions():
@@ -27,7 +24,7 @@ def public_functions():
             if inspect.isfunction(value) and not name.startswith("_"):
                 yield f"{module.__name__}.{name}", value
     for name, value in vars(communicator.Communicator).items():
-        if inspect.isfunction(value) and not name.startswith("_") and name not in GENERATED:
+        if inspect.isfunction(value) and not name.startswith("_"):
             yield f"Communicator.{name}", value
     from ncore import _p2p
     for name, value in vars(_p2p.P2PMixin).items():
