@@ -38,7 +38,9 @@ unset PYTHONUNBUFFERED NCORE_LINE_BUFFERED
 seen_within() {
   local log=$1 count=$2 deadline=$((SECONDS + $3))
   while [ $SECONDS -lt $deadline ]; do
-    [ "$(grep -c 'first line, ncore' "$log" 2> /dev/null)" -ge "$count" ] && return 0
+    # Occurrences, not lines: torchrun --tee writes both ranks' output
+    # through one tailer, which may put two ranks' lines on one.
+    [ "$(grep -o 'first line, ncore' "$log" 2> /dev/null | wc -l)" -ge "$count" ] && return 0
     sleep 0.1
   done
   return 1
@@ -61,8 +63,8 @@ run() {
   wait $pid
   local rc=$?
   local firsts seconds
-  firsts=$(grep -c 'first line, ncore' "$log")
-  seconds=$(grep -c 'second line' "$log")
+  firsts=$(grep -o 'first line, ncore' "$log" | wc -l)
+  seconds=$(grep -o 'second line' "$log" | wc -l)
   if [ $rc != 0 ] || [ "$firsts" != 2 ] || [ "$seconds" != 2 ]; then
     fail "$label (exit $rc, $firsts first and $seconds second lines)" "$log"
   elif [ "$expect" = lines ] && [ $early = 0 ]; then
