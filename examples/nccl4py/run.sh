@@ -50,9 +50,12 @@ for mpirun in "/usr/bin/mpirun.openmpi --allow-run-as-root --oversubscribe -x PY
   [ -x "${mpirun%% *}" ] || continue
   out=$(timeout -k 5 120 $mpirun -n 2 env -u RANK "$python" "$here/collectives.py" 2>&1)
   rc=$?
-  if [ "$rc" != 0 ] && [ "$(echo "$out" | grep -c 'started by .*SIZE=2), which sets none')" = 2 ]; then
+  # At least one rank's message: Open MPI may end the job at the first
+  # rank's exit before the other prints, and MPICH may join two ranks'
+  # lines into one (occurrences, not lines, are counted).
+  if [ "$rc" != 0 ] && [ "$(echo "$out" | grep -o 'started by .*SIZE=2), which sets none' | wc -l)" -ge 1 ]; then
     passed=$((passed + 1))
-    echo "ok    collectives under ${mpirun%% *} -n 2: each rank says it needs torchrun's variables"
+    echo "ok    collectives under ${mpirun%% *} -n 2: the ranks say they need torchrun's variables"
   else
     failed=$((failed + 1))
     echo "FAIL  collectives under ${mpirun%% *} -n 2 (exit $rc; expected each rank to stop, saying why):"
