@@ -135,11 +135,17 @@ def tree_suffixes(root):
 def ignored_by_git(root, path):
     """1 when git ignores path in root's checkout: an output the build or a
     test makes, which a fresh clone does not have yet."""
-    try:
-        return subprocess.run(["git", "-C", root, "check-ignore", "-q", path],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
-    except OSError:
-        return False
+    # As a folder too: a pattern like `build/` matches only a folder, and a
+    # path that is not there yet is not known to be one.
+    for candidate in (path, path.rstrip("/") + "/"):
+        try:
+            if subprocess.run(["git", "-C", root, "check-ignore", "-q", candidate],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0:
+                return True
+        except OSError:
+            return False
+    return False
 
 
 def check_paths(root):
