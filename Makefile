@@ -34,7 +34,7 @@ DEBIAN_PACKAGES := bazel-bootstrap swig bindgen golang-go python3-dev \
                    python3-wheel python3-setuptools pkgconf cmake \
                    openmpi-bin libopenmpi-dev libpmix-dev \
                    mpich libmpich-dev slurmd slurmctld slurm-client munge python3-torch \
-                   python3-mpi4py
+                   python3-mpi4py universal-ctags
 # The demo's ranks: one per GPU where NCCL will be used, else 4 processes.
 GPU_COUNT := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 DEMO_RANKS ?= $(if $(filter-out 0,$(GPU_COUNT)),$(GPU_COUNT),4)
