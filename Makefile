@@ -7,6 +7,9 @@
 #                      test, soak, bench and conformance build them first
 #   make demo          run examples/demo on 4 ranks
 #   make test          every test suite, then one "N passed, N failed" line
+#                      (not tools/scratch-operation.sh, which .ci/run runs after
+#                      it: a throwaway collective added, built and tested in a
+#                      copy of the tree; run it by hand the same way)
 #   make check-generated  every generated file (tools/generated-files.txt) is
 #                      what its generator makes now (a stage of make test)
 #   make regenerate    run every generator of that list in place
