@@ -39,8 +39,8 @@ def header(found):
     width = max(len(head) for head in heads)
     rows = "".join(f'  {head:<{width}} "{name}") /* {path} */ \\\n'
                    for head, (path, _, name) in zip(heads, found))
-    return ("/* core/nccl/kernel_names_gen.h — every kernel of kernels/ (the extern \"C\"\n"
-            " * __global__ functions of each .cu, in file order):\n"
+    return (f"/* core/nccl/kernel_names_gen.h — the {len(found)} kernels of kernels/ (the\n"
+            " * extern \"C\" __global__ functions of each .cu, in file order):\n"
             " * NCCL_KERNELS(KERNEL) expands KERNEL(ENUM, \"name\") for each, ENUM being\n"
             " * the name without ncore_ in capitals (nccl_kernel_t's NCCL_KERNEL_<ENUM>,\n"
             " * kernels.h) and name the one the driver finds it by (kernels.c).\n"

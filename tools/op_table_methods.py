@@ -383,7 +383,8 @@ def python_methods(t):
             """{names}"""
 
         {methods}''', names=comment_lines(
-        ", ".join(c.name for c in t.collectives) + " for Communicator. Every method also "
+        f"The {len(t.collectives)} collectives of Communicator, one per COLL row: "
+        + ", ".join(c.name for c in t.collectives) + ". Every method also "
         "raises NcclInvalid naming recvbuf (sendbuf where it runs in place) where the call "
         "would write into read-only memory (buffer.writable).", "    ", 80).lstrip(),
                 methods="\n".join(python_method(c, t) for c in t.collectives))

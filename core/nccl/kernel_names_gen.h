@@ -1,5 +1,5 @@
-/* core/nccl/kernel_names_gen.h — every kernel of kernels/ (the extern "C"
- * __global__ functions of each .cu, in file order):
+/* core/nccl/kernel_names_gen.h — the 8 kernels of kernels/ (the
+ * extern "C" __global__ functions of each .cu, in file order):
  * NCCL_KERNELS(KERNEL) expands KERNEL(ENUM, "name") for each, ENUM being
  * the name without ncore_ in capitals (nccl_kernel_t's NCCL_KERNEL_<ENUM>,
  * kernels.h) and name the one the driver finds it by (kernels.c).

@@ -14,10 +14,10 @@ from .buffer import resolve_stream
 
 
 class CollectivesMixin(CollectiveChecks):
-    """allreduce, broadcast, reduce, allgather, reduce_scatter, alltoall, gather,
-    scatter for Communicator. Every method also raises NcclInvalid naming
-    recvbuf (sendbuf where it runs in place) where the call would write into
-    read-only memory (buffer.writable)."""
+    """The 8 collectives of Communicator, one per COLL row: allreduce, broadcast,
+    reduce, allgather, reduce_scatter, alltoall, gather, scatter. Every method
+    also raises NcclInvalid naming recvbuf (sendbuf where it runs in place)
+    where the call would write into read-only memory (buffer.writable)."""
 
     def allreduce(self, sendbuf: Any, recvbuf: Any, op: Any, *, stream: Any = None) -> None:
         """Runs ncore_allreduce: sendbuf is reduced over ranks with op into every
