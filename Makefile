@@ -7,6 +7,9 @@
 #                      test, soak, bench and conformance build them first
 #   make demo          run examples/demo on 4 ranks
 #   make test          every test suite, then one "N passed, N failed" line
+#                      (not tools/scratch-operation.sh, which .ci/run runs after
+#                      it: a throwaway collective added, built and tested in a
+#                      copy of the tree; run it by hand the same way)
 #   make check-generated  every generated file (tools/generated-files.txt) is
 #                      what its generator makes now (a stage of make test)
 #   make regenerate    run every generator of that list in place
@@ -34,7 +37,7 @@ DEBIAN_PACKAGES := bazel-bootstrap swig bindgen golang-go python3-dev \
                    python3-wheel python3-setuptools pkgconf cmake \
                    openmpi-bin libopenmpi-dev libpmix-dev \
                    mpich libmpich-dev slurmd slurmctld slurm-client munge python3-torch \
-                   python3-mpi4py
+                   python3-mpi4py universal-ctags
 # The demo's ranks: one per GPU where NCCL will be used, else 4 processes.
 GPU_COUNT := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 DEMO_RANKS ?= $(if $(filter-out 0,$(GPU_COUNT)),$(GPU_COUNT),4)

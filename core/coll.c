@@ -1,12 +1,13 @@
-/* core — the collectives (ncore/coll.h), one entry point per COLL row of the
- * table of operations (op_table.h): every argument checked against the
- * row's shape, the operator resolved (built-in, or an open custom operator
- * of this communicator and dtype), then one core_coll_args_t for the
- * backend. */
+/* core — the collectives (ncore/coll.h) behind their entry points
+ * (coll_gen.c, one per COLL row of the table of operations, op_table.h):
+ * every argument checked against the row's shape, the operator resolved
+ * (built-in, or an open custom operator of this communicator and dtype),
+ * then one core_coll_args_t for the backend. */
+#include "coll.h"
+
 #include "comm_call.h"
 #include "error.h"
 #include "group.h"
-#include "op_table.h"
 #include "redop_lookup.h"
 #include "resource_object.h"
 #include "validate.h"
@@ -67,52 +68,12 @@ static ncore_status_t run_collective(ncore_comm_t comm, core_coll_args_t *args) 
   return core_comm_finish(c, status);
 }
 
-/* Fills the common fields and runs. */
-static ncore_status_t collective(core_coll_kind_t kind, ncore_comm_t comm,
-                                 const void *sendbuf, void *recvbuf,
-                                 size_t count, ncore_dtype_t dtype,
-                                 ncore_redop_t op, int root,
-                                 ncore_stream_t stream) {
+ncore_status_t core_collective(core_coll_kind_t kind, ncore_comm_t comm,
+                               const void *sendbuf, void *recvbuf, size_t count,
+                               ncore_dtype_t dtype, ncore_redop_t op, int root,
+                               ncore_stream_t stream) {
   CORE_ENTER(core_coll_shapes[kind].function);
   core_coll_args_t args = {kind,  sendbuf, recvbuf, count, dtype,
                            op,    NULL,    root,    stream};
   return run_collective(comm, &args);
 }
-
-/* The entry points, one per COLL row; ncore/coll.h declares each (so the
- * compiler holds the two to the same signature). The row's reduces and
- * rooted pick the parameters: (comm, sendbuf, recvbuf, count, dtype[, op]
- * [, root], stream), in NCCL's order. */
-#define COLL_ENTRY(name, KIND, nccl, go, reduces, rooted, send, recv, count, \
-                   in_place)                                                  \
-  COLL_ENTRY_##reduces##rooted(name, KIND, count)
-#define COLL_ENTRY_PARAMS(count)                                              \
-  ncore_comm_t comm, const void *sendbuf, void *recvbuf, size_t count,        \
-      ncore_dtype_t dtype
-#define COLL_ENTRY_00(name, KIND, count)                                      \
-  NCORE_API ncore_status_t ncore_##name(COLL_ENTRY_PARAMS(count),             \
-                                        ncore_stream_t stream) {              \
-    return collective(CORE_COLL_##KIND, comm, sendbuf, recvbuf, count, dtype, \
-                      NCORE_SUM, 0, stream);                                  \
-  }
-#define COLL_ENTRY_10(name, KIND, count)                                      \
-  NCORE_API ncore_status_t ncore_##name(COLL_ENTRY_PARAMS(count),             \
-                                        ncore_redop_t op,                     \
-                                        ncore_stream_t stream) {              \
-    return collective(CORE_COLL_##KIND, comm, sendbuf, recvbuf, count, dtype, \
-                      op, 0, stream);                                         \
-  }
-#define COLL_ENTRY_01(name, KIND, count)                                      \
-  NCORE_API ncore_status_t ncore_##name(COLL_ENTRY_PARAMS(count), int root,   \
-                                        ncore_stream_t stream) {              \
-    return collective(CORE_COLL_##KIND, comm, sendbuf, recvbuf, count, dtype, \
-                      NCORE_SUM, root, stream);                               \
-  }
-#define COLL_ENTRY_11(name, KIND, count)                                      \
-  NCORE_API ncore_status_t ncore_##name(COLL_ENTRY_PARAMS(count),             \
-                                        ncore_redop_t op, int root,           \
-                                        ncore_stream_t stream) {              \
-    return collective(CORE_COLL_##KIND, comm, sendbuf, recvbuf, count, dtype, \
-                      op, root, stream);                                      \
-  }
-CORE_OPERATIONS(COLL_ENTRY, CORE_OP_NONE, CORE_OP_NONE)

@@ -3,15 +3,16 @@
  * that nothing else writes them down again.
  *
  * The C library reads the rows through CORE_OPERATIONS: the collective
- * kinds (backend.h), the argument checks and entry points of the
- * collectives (coll.c), the host backend's collective algorithm
- * (host/coll.c), NCCL's calls and the symbols they need (nccl/coll.c,
- * nccl/nccl_lib.h). tools/gen-op-table.py reads this file (through
- * tools/op_table.py) and writes the copies other languages need: the
- * bindings' buffer-size checks (Rust, Go, Python), the conformance runners'
- * calls of every collective, and the conformance cases derive from it
- * (conformance/tools/make_cases.py). Run /usr/bin/python3
- * tools/gen-op-table.py after changing a row.
+ * kinds (backend.h), the argument checks of the collectives (coll.c), the
+ * host backend's collective algorithm (host/coll.c), NCCL's calls and the
+ * symbols they need (nccl/coll.c, nccl/nccl_lib.h). tools/gen-op-table.py
+ * reads this file (through tools/op_table.py) and writes what follows from
+ * the rows elsewhere: the collectives' entry points (coll_gen.c), each
+ * binding's collective methods and buffer-size checks (Rust, Go, Python),
+ * the conformance runners' calls of every collective; the conformance
+ * cases derive from it (conformance/tools/make_cases.py). Run make
+ * regenerate after changing a row (docs/architecture.md, "Adding an
+ * operation").
  *
  * CORE_OPERATIONS(COLL, P2P, ONESIDED) expands every row with the macro of
  * its kind; pass CORE_OP_NONE for the kinds a use does not need. The rows
@@ -20,7 +21,8 @@
  *
  * COLL(name, KIND, nccl, go, reduces, rooted, send, recv, count, in_place)
  *   name      the public function is ncore_<name> (ncore/coll.h); the
- *             conformance step, the Python and Rust method have this name
+ *             conformance step, the Python and Rust method (and Rust's
+ *             <name>_in_place where it runs in place) have this name
  *   KIND      its core_coll_kind_t is CORE_COLL_<KIND>
  *   nccl      the NCCL function the NCCL backend calls; its arguments
  *             follow from reduces and rooted, as every NCCL collective's do:

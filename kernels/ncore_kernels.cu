@@ -2,8 +2,8 @@
 // Compiled by nvcc into one fatbin (sm_90 SASS + compute_90 PTX; BUILD's
 // kernels_fatbin), embedded in libncore.so and loaded through the driver
 // API, so libncore.so never links against the CUDA runtime. Kernels are
-// extern "C" so the driver finds them by name (core/nccl/kernels.c lists
-// them). Only CUDA's and NCCL's headers are included: no header of ncore's.
+// extern "C" so the driver finds them by name (tools/gen-kernel-names.py
+// lists them from their definitions in core/nccl/kernel_names_gen.h). Only CUDA's and NCCL's headers are included: no header of ncore's.
 #include <cstddef>
 #include <cstdint>
 #include <nccl.h>

@@ -104,11 +104,4 @@ typedef struct ncore_small_args {
   char *areas[NCORE_SMALL_MAX_RANKS];
 } ncore_small_args_t;
 
-/* The kernels, by name (core/nccl/kernels.c's table). */
-#define NCORE_SMALL_ONESHOT_KERNEL "ncore_allreduce_oneshot"
-#define NCORE_SMALL_TWOSHOT_KERNEL "ncore_allreduce_twoshot"
-#define NCORE_SMALL_ONESHOT_LL_KERNEL "ncore_allreduce_oneshot_ll"
-#define NCORE_SMALL_ALLGATHER_LL_KERNEL "ncore_allgather_ll"
-#define NCORE_SMALL_REDUCE_SCATTER_LL_KERNEL "ncore_reduce_scatter_ll"
-
 #endif

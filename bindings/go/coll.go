@@ -7,9 +7,11 @@ import "C"
 
 import "runtime"
 
-// The collectives, one per row of the table of operations
-// (core/op_table.h). Every rank calls the same collectives in the same order
-// with matching counts, types, operators and roots. Counts come from the
+// What the collectives share: their methods, one per row of the table of
+// operations (core/op_table.h), are coll_gen.go's (written by
+// tools/gen-op-table.py), each prepareColl and then its C call. Every rank
+// calls the same collectives in the same order with matching counts, types,
+// operators and roots. Counts come from the
 // buffers (see each method); the binding checks that the buffers hold what
 // the call will touch, so C never writes past a Go slice. In-place use
 // follows NCCL (e.g. AllReduce(x, x, ...); AllGather(recv[rank*n:(rank+1)*n],
@@ -28,11 +30,12 @@ type collOp struct {
 	send, recv collPart
 }
 
-// collArgs is a collective's prepared buffers, count and element type.
+// collArgs is a collective's prepared buffers, count, element type and root.
 type collArgs struct {
 	send, recv cArgs
 	count      int
 	dtype      DataType
+	root       C.int
 }
 
 // prepareColl takes collective op's count from its buffers and checks them
@@ -41,32 +44,39 @@ type collArgs struct {
 // that holds count elements (sendbuf's, else recvbuf's), or sendbuf's
 // length / nranks where both hold nranks * count; each buffer must hold
 // what the call touches in it, and may be nil where only root uses it.
-func (c *Communicator) prepareColl(op *collOp, send, recv Buffer, stream *Stream) (collArgs, error) {
+// root, where the row is rooted, must fit a C int (it is 0 otherwise).
+func (c *Communicator) prepareColl(op *collOp, send, recv Buffer, root int, stream *Stream) (collArgs, error) {
+	n := cNumbers{function: op.fn}
+	croot := n.int("root", root)
+	if n.err != nil {
+		return collArgs{}, n.err
+	}
 	size := 0
 	if op.send.perRank || op.recv.perRank {
 		size = c.nranks()
 	}
-	n := 0
+	count := 0
 	switch {
 	case !op.send.perRank && !op.send.rootOnly:
-		n = viewOf(send).count
+		count = viewOf(send).count
 	case !op.recv.perRank && !op.recv.rootOnly:
-		n = viewOf(recv).count
+		count = viewOf(recv).count
 	case size > 0:
 		total := viewOf(send).count
 		if total%size != 0 {
 			return collArgs{}, newError(StatusInvalid, op.fn, "sendbuf", "holds %d elements, not a multiple of nranks %d", total, size)
 		}
-		n = total / size
+		count = total / size
 	}
 	need := func(p collPart) int {
 		if p.perRank {
-			return n * size
+			return count * size
 		}
-		return n
+		return count
 	}
 	a, err := c.prepare(op.fn, send, recv, need(op.send), need(op.recv), op.send.rootOnly, op.recv.rootOnly, stream)
-	a.count = n
+	a.count = count
+	a.root = croot
 	return a, err
 }
 
@@ -129,112 +139,4 @@ func (c *Communicator) nranks() int {
 func done(err error, keep ...any) error {
 	runtime.KeepAlive(keep)
 	return err
-}
-
-// AllReduce: recv[i] = op over ranks of send[i], on every rank; the count is
-// len(send), and recv must hold as many.
-func (c *Communicator) AllReduce(send, recv Buffer, op ReduceOp, stream *Stream) error {
-	a, err := c.prepareColl(&collAllReduce, send, recv, stream)
-	if err != nil {
-		return err
-	}
-	return done(fromResult(C.ncgo_allreduce(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), C.int(op), stream.arg())), c, send, recv)
-}
-
-// Broadcast copies root's send into every rank's recv; the count is
-// len(recv). send is read on root only and may be nil elsewhere.
-func (c *Communicator) Broadcast(send, recv Buffer, root int, stream *Stream) error {
-	n := cNumbers{function: collBroadcast.fn}
-	croot := n.int("root", root)
-	if n.err != nil {
-		return n.err
-	}
-	a, err := c.prepareColl(&collBroadcast, send, recv, stream)
-	if err != nil {
-		return err
-	}
-	return done(fromResult(C.ncgo_broadcast(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), croot, stream.arg())), c, send, recv)
-}
-
-// Reduce is AllReduce with the result on root only; the count is len(send);
-// recv may be nil on the other ranks.
-func (c *Communicator) Reduce(send, recv Buffer, op ReduceOp, root int, stream *Stream) error {
-	n := cNumbers{function: collReduce.fn}
-	croot := n.int("root", root)
-	if n.err != nil {
-		return n.err
-	}
-	a, err := c.prepareColl(&collReduce, send, recv, stream)
-	if err != nil {
-		return err
-	}
-	return done(fromResult(C.ncgo_reduce(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), C.int(op), croot, stream.arg())), c, send, recv)
-}
-
-// AllGather: every rank's send (len(send) elements) lands at recv[r*n:] on
-// every rank; recv holds nranks*len(send).
-func (c *Communicator) AllGather(send, recv Buffer, stream *Stream) error {
-	a, err := c.prepareColl(&collAllGather, send, recv, stream)
-	if err != nil {
-		return err
-	}
-	return done(fromResult(C.ncgo_allgather(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), stream.arg())), c, send, recv)
-}
-
-// ReduceScatter reduces nranks*len(recv) elements of send over ranks; rank
-// r receives block r in recv.
-func (c *Communicator) ReduceScatter(send, recv Buffer, op ReduceOp, stream *Stream) error {
-	a, err := c.prepareColl(&collReduceScatter, send, recv, stream)
-	if err != nil {
-		return err
-	}
-	return done(fromResult(C.ncgo_reduce_scatter(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), C.int(op), stream.arg())), c, send, recv)
-}
-
-// AllToAll: block j of send (len(send)/nranks elements) goes to rank j and
-// lands at block i there, i being the sender. Not in place.
-func (c *Communicator) AllToAll(send, recv Buffer, stream *Stream) error {
-	a, err := c.prepareColl(&collAllToAll, send, recv, stream)
-	if err != nil {
-		return err
-	}
-	return done(fromResult(C.ncgo_alltoall(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), stream.arg())), c, send, recv)
-}
-
-// Gather: every rank's send (len(send) elements) lands at recv[r*n:] on
-// root; recv (nranks*len(send) elements) may be nil on other ranks.
-func (c *Communicator) Gather(send, recv Buffer, root int, stream *Stream) error {
-	n := cNumbers{function: collGather.fn}
-	croot := n.int("root", root)
-	if n.err != nil {
-		return n.err
-	}
-	a, err := c.prepareColl(&collGather, send, recv, stream)
-	if err != nil {
-		return err
-	}
-	return done(fromResult(C.ncgo_gather(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), croot, stream.arg())), c, send, recv)
-}
-
-// Scatter: block r (len(recv) elements) of root's send lands in rank r's
-// recv; send (nranks*len(recv) elements) may be nil on other ranks.
-func (c *Communicator) Scatter(send, recv Buffer, root int, stream *Stream) error {
-	n := cNumbers{function: collScatter.fn}
-	croot := n.int("root", root)
-	if n.err != nil {
-		return n.err
-	}
-	a, err := c.prepareColl(&collScatter, send, recv, stream)
-	if err != nil {
-		return err
-	}
-	return done(fromResult(C.ncgo_scatter(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
-		C.size_t(a.count), C.int(a.dtype), croot, stream.arg())), c, send, recv)
 }

@@ -4,7 +4,6 @@
 
 #include <pthread.h>
 
-#include "../../kernels/small_coll.h"
 #include "../error.h"
 #include "env.h"
 #include "status.h"
@@ -15,14 +14,11 @@
 extern const unsigned char core_kernels_fatbin[];
 extern const size_t core_kernels_fatbin_size;
 
+/* The name each kernel is defined by (kernel_names_gen.h). */
+#define KERNEL_NAME(ENUM, name) [NCCL_KERNEL_##ENUM] = name,
 static const char *const kernel_names[NCCL_KERNEL_COUNT] = {
-    "ncore_signal_add",        "ncore_put_signal",
-    "ncore_wait_geq",          "ncore_window_lsa_pointer",
-    "ncore_window_peer_pointer", "ncore_window_multimem_pointer",
-    NCORE_SMALL_ONESHOT_KERNEL, NCORE_SMALL_TWOSHOT_KERNEL,
-    NCORE_SMALL_ONESHOT_LL_KERNEL, NCORE_SMALL_ALLGATHER_LL_KERNEL,
-    NCORE_SMALL_REDUCE_SCATTER_LL_KERNEL,
-};
+    NCCL_KERNELS(KERNEL_NAME)};
+#undef KERNEL_NAME
 
 /* The kernels written for programmatic dependent launch (PDL): each waits
  * for the grid before it (griddepcontrol.wait) before it touches memory

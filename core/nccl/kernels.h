@@ -4,22 +4,17 @@
 #ifndef NCORE_CORE_NCCL_KERNELS_H
 #define NCORE_CORE_NCCL_KERNELS_H
 
+#include "kernel_names_gen.h"
 #include "nccl_lib.h"
 
+/* Every kernel of kernels/, NCCL_KERNEL_<its name without ncore_, in
+ * capitals> (kernel_names_gen.h, written from the kernels' definitions). */
+#define NCCL_KERNEL_ENUM(ENUM, name) NCCL_KERNEL_##ENUM,
 typedef enum nccl_kernel {
-  NCCL_KERNEL_SIGNAL_ADD,
-  NCCL_KERNEL_PUT_SIGNAL,
-  NCCL_KERNEL_WAIT_GEQ,
-  NCCL_KERNEL_LSA_POINTER,
-  NCCL_KERNEL_PEER_POINTER,
-  NCCL_KERNEL_MULTIMEM_POINTER,
-  NCCL_KERNEL_ALLREDUCE_ONESHOT, /* kernels/small_coll.cu */
-  NCCL_KERNEL_ALLREDUCE_TWOSHOT,
-  NCCL_KERNEL_ALLREDUCE_ONESHOT_LL,
-  NCCL_KERNEL_ALLGATHER_LL,
-  NCCL_KERNEL_REDUCE_SCATTER_LL,
-  NCCL_KERNEL_COUNT
+  NCCL_KERNELS(NCCL_KERNEL_ENUM)
+  NCCL_KERNEL_COUNT /* how many */
 } nccl_kernel_t;
+#undef NCCL_KERNEL_ENUM
 
 /* Loads the kernels into the current context now, if not yet: loading
  * waits for the device's running kernels, so communicators do it at setup,

@@ -103,44 +103,22 @@ static int resolve(void *lib, const char *name, void **slot, int required,
   return 1;
 }
 
-#define NCCL_REQ(name) resolve(lib, #name, (void **)&nccl_fn.name, 1, "libnccl.so.2")
-#define NCCL_OPT(name) resolve(lib, #name, (void **)&nccl_fn.name, 0, "libnccl.so.2")
-#define NCCL_COLL_REQ(name, KIND, nccl, ...)                                 \
+#define NCCL_RESOLVE_TYPED(name, required) \
+  resolve(lib, #name, (void **)&nccl_fn.name, required, "libnccl.so.2") &&
+#define NCCL_RESOLVE_DECLARED(name, required, ...) \
+  NCCL_RESOLVE_TYPED(name, required)
+#define NCCL_RESOLVE_COLL(name, KIND, nccl, ...) \
   resolve(lib, #nccl, (void **)&nccl_fn.coll_##name, 1, "libnccl.so.2") &&
-#define NCCL_P2P_REQ(name, nccl, ...)                                        \
+#define NCCL_RESOLVE_P2P(name, nccl, ...) \
   resolve(lib, #nccl, (void **)&nccl_fn.p2p_##name, 1, "libnccl.so.2") &&
-#define CU_REQ(member, sym) resolve(cu, sym, (void **)&cu_fn.member, 1, "libcuda.so.1")
+#define CU_RESOLVE(member, symbol, required, ...) \
+  resolve(cu, symbol, (void **)&cu_fn.member, required, "libcuda.so.1") &&
 
-/* Resolves every NCCL entry point; 0 on a missing required one. */
+/* Resolves every NCCL entry point (NCCL_SYMBOLS, nccl_lib.h); 0 on a
+ * missing required one. */
 static int resolve_nccl(void *lib) {
-  return NCCL_REQ(ncclGetVersion) && NCCL_REQ(ncclGetErrorString) &&
-         NCCL_REQ(ncclGetLastError) && NCCL_REQ(ncclGetUniqueId) &&
-         NCCL_REQ(ncclCommInitRankConfig) && NCCL_REQ(ncclCommInitAll) &&
-         NCCL_REQ(ncclCommSplit) && NCCL_REQ(ncclCommShrink) &&
-         NCCL_REQ(ncclCommFinalize) && NCCL_REQ(ncclCommDestroy) &&
-         NCCL_REQ(ncclCommAbort) && NCCL_REQ(ncclCommGetAsyncError) &&
-         NCCL_REQ(ncclCommCount) && NCCL_REQ(ncclCommCuDevice) &&
-         NCCL_REQ(ncclCommUserRank) && NCCL_REQ(ncclCommRegister) &&
-         NCCL_REQ(ncclCommDeregister) && NCCL_REQ(ncclCommWindowRegister) &&
-         NCCL_REQ(ncclCommWindowDeregister) &&
-         NCCL_REQ(ncclRedOpCreatePreMulSum) && NCCL_REQ(ncclRedOpDestroy) &&
-         NCCL_REQ(ncclMemAlloc) && NCCL_REQ(ncclMemFree) &&
-         NCCL_REQ(ncclGroupStart) && NCCL_REQ(ncclGroupEnd) &&
-         /* the NCCL functions of the table of operations (op_table.h) */
-         CORE_OPERATIONS(CORE_OP_NONE, NCCL_P2P_REQ, CORE_OP_NONE)
-         CORE_OPERATIONS(NCCL_COLL_REQ, CORE_OP_NONE, CORE_OP_NONE)
-         NCCL_REQ(ncclDevCommCreate) &&
-         NCCL_REQ(ncclDevCommDestroy) && NCCL_REQ(ncclTeamLsa) &&
-         NCCL_OPT(ncclCommInitRankScalable) && NCCL_OPT(ncclPutSignal) &&
-         NCCL_OPT(ncclSignal) && NCCL_OPT(ncclWaitSignal) &&
-         NCCL_OPT(ncclCommRevoke) && NCCL_OPT(ncclCommGetUniqueId) &&
-         NCCL_OPT(ncclCommGrow) && NCCL_OPT(ncclWinGetUserPtr) &&
-         NCCL_OPT(ncclCommQueryProperties) &&
-         NCCL_OPT(ncclGetLsaDevicePointer) &&
-         NCCL_OPT(ncclGetPeerDevicePointer) &&
-         NCCL_OPT(ncclGetLsaMultimemDevicePointer) &&
-         NCCL_OPT(ncclCommSuspend) && NCCL_OPT(ncclCommResume) &&
-         NCCL_OPT(ncclCommMemStats);
+  return NCCL_SYMBOLS(NCCL_RESOLVE_TYPED, NCCL_RESOLVE_DECLARED,
+                      NCCL_RESOLVE_COLL, NCCL_RESOLVE_P2P) 1;
 }
 
 /* Reads the library's version and picks its layouts; 0 (message set) for
@@ -163,58 +141,9 @@ static int check_version(void) {
   return 1;
 }
 
-/* Resolves every driver entry point by its exported, versioned name. */
-static int resolve_cuda(void *cu) {
-  return CU_REQ(Init, "cuInit") && CU_REQ(GetErrorString, "cuGetErrorString") &&
-         CU_REQ(GetErrorName, "cuGetErrorName") &&
-         CU_REQ(DeviceGetCount, "cuDeviceGetCount") &&
-         CU_REQ(DeviceGet, "cuDeviceGet") &&
-         CU_REQ(DeviceGetAttribute, "cuDeviceGetAttribute") &&
-         CU_REQ(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
-         CU_REQ(CtxSetCurrent, "cuCtxSetCurrent") &&
-         CU_REQ(CtxGetCurrent, "cuCtxGetCurrent") &&
-         CU_REQ(CtxGetDevice, "cuCtxGetDevice") &&
-         CU_REQ(CtxSynchronize, "cuCtxSynchronize") &&
-         CU_REQ(StreamCreate, "cuStreamCreate") &&
-         CU_REQ(StreamDestroy, "cuStreamDestroy_v2") &&
-         CU_REQ(StreamSynchronize, "cuStreamSynchronize") &&
-         CU_REQ(StreamQuery, "cuStreamQuery") &&
-         CU_REQ(StreamGetCtx, "cuStreamGetCtx") &&
-         CU_REQ(StreamIsCapturing, "cuStreamIsCapturing") &&
-         CU_REQ(MemcpyAsync, "cuMemcpyAsync") &&
-         CU_REQ(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") &&
-         CU_REQ(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2") &&
-         CU_REQ(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") &&
-         CU_REQ(MemsetD8Async, "cuMemsetD8Async") &&
-         CU_REQ(StreamWriteValue64, "cuStreamWriteValue64_v2") &&
-         CU_REQ(StreamWaitValue64, "cuStreamWaitValue64_v2") &&
-         CU_REQ(PointerGetAttribute, "cuPointerGetAttribute") &&
-         CU_REQ(MemGetAddressRange, "cuMemGetAddressRange_v2") &&
-         CU_REQ(ModuleLoadData, "cuModuleLoadData") &&
-         CU_REQ(ModuleGetFunction, "cuModuleGetFunction") &&
-         CU_REQ(EventCreate, "cuEventCreate") &&
-         CU_REQ(EventRecord, "cuEventRecord") &&
-         CU_REQ(EventQuery, "cuEventQuery") &&
-         CU_REQ(EventDestroy, "cuEventDestroy_v2") &&
-         CU_REQ(StreamWaitEvent, "cuStreamWaitEvent") &&
-         CU_REQ(LaunchKernel, "cuLaunchKernel") &&
-         resolve(cu, "cuLaunchKernelEx", (void **)&cu_fn.LaunchKernelEx, 0,
-                 "libcuda.so.1") &&
-         resolve(cu, "cuMemAddressReserve", (void **)&cu_fn.MemAddressReserve,
-                 0, "libcuda.so.1") &&
-         resolve(cu, "cuMemAddressFree", (void **)&cu_fn.MemAddressFree, 0,
-                 "libcuda.so.1") &&
-         resolve(cu, "cuMemRetainAllocationHandle",
-                 (void **)&cu_fn.MemRetainAllocationHandle, 0, "libcuda.so.1") &&
-         resolve(cu, "cuMemMap", (void **)&cu_fn.MemMap, 0, "libcuda.so.1") &&
-         resolve(cu, "cuMemUnmap", (void **)&cu_fn.MemUnmap, 0, "libcuda.so.1") &&
-         resolve(cu, "cuMemRelease", (void **)&cu_fn.MemRelease, 0,
-                 "libcuda.so.1") &&
-         resolve(cu, "cuMemSetAccess", (void **)&cu_fn.MemSetAccess, 0,
-                 "libcuda.so.1") &&
-         resolve(cu, "cuThreadExchangeStreamCaptureMode",
-                 (void **)&cu_fn.ThreadExchangeStreamCaptureMode, 0, "libcuda.so.1");
-}
+/* Resolves every driver entry point (CUDA_SYMBOLS, nccl_lib.h) by its
+ * exported, versioned name; 0 on a missing required one. */
+static int resolve_cuda(void *cu) { return CUDA_SYMBOLS(CU_RESOLVE) 1; }
 
 /* The one-time load: libraries, symbols, driver init, device count. */
 static void load_once_body(void) {

@@ -25,149 +25,193 @@ typedef struct nccl_wait_signal_desc {
   int ctx;
 } nccl_wait_signal_desc_t;
 
-#define NCCL_FN(name) __typeof__(&name) name
-/* The function of a row of the table of operations, named by the row
- * (coll_allreduce, p2p_send, ...): two rows may name one NCCL function. */
-#define NCCL_COLL_FN(name, KIND, nccl, ...) __typeof__(&nccl) coll_##name;
-#define NCCL_P2P_FN(name, nccl, ...) __typeof__(&nccl) p2p_##name;
-typedef struct nccl_functions {
-  NCCL_FN(ncclGetVersion);
-  NCCL_FN(ncclGetErrorString);
-  NCCL_FN(ncclGetLastError);
-  NCCL_FN(ncclGetUniqueId);
-  /* ncclConfig_t grew: ncore passes its 2.30.7 mirror (nccl_layouts.h). */
-  ncclResult_t (*ncclCommInitRankConfig)(ncclComm_t *, int, ncclUniqueId, int,
-                                         nccl_config_t *);
-  NCCL_FN(ncclCommInitAll);
-  ncclResult_t (*ncclCommSplit)(ncclComm_t, int, int, ncclComm_t *,
-                                nccl_config_t *);
-  ncclResult_t (*ncclCommShrink)(ncclComm_t, int *, int, ncclComm_t *,
-                                 nccl_config_t *, int);
-  NCCL_FN(ncclCommFinalize);
-  NCCL_FN(ncclCommDestroy);
-  NCCL_FN(ncclCommAbort);
-  NCCL_FN(ncclCommGetAsyncError);
-  NCCL_FN(ncclCommCount);
-  NCCL_FN(ncclCommCuDevice);
-  NCCL_FN(ncclCommUserRank);
-  NCCL_FN(ncclCommRegister);
-  NCCL_FN(ncclCommDeregister);
-  NCCL_FN(ncclCommWindowRegister);
-  NCCL_FN(ncclCommWindowDeregister);
-  NCCL_FN(ncclRedOpCreatePreMulSum);
-  NCCL_FN(ncclRedOpDestroy);
-  NCCL_FN(ncclMemAlloc);
-  NCCL_FN(ncclMemFree);
-  NCCL_FN(ncclGroupStart);
-  NCCL_FN(ncclGroupEnd);
-  /* The NCCL function of every point-to-point and collective row of the
-   * table of operations (op_table.h): p2p_send (ncclSend), p2p_recv,
-   * coll_allreduce (ncclAllReduce), ... */
-  CORE_OPERATIONS(NCCL_COLL_FN, NCCL_P2P_FN, CORE_OP_NONE)
-  /* nccl_device/core.h (C++ only there): requirements and devcomm are
-   * passed as opaque storage laid out as devcomm_layout.h describes. */
-  ncclResult_t (*ncclDevCommCreate)(ncclComm_t, const void *reqs, void *out);
-  ncclResult_t (*ncclDevCommDestroy)(ncclComm_t, const void *devcomm);
-  /* Host team query (nccl_device/core.h: ncclTeam_t ncclTeamLsa(ncclComm_t)). */
-  struct nccl_team { int nRanks, rank, stride; } (*ncclTeamLsa)(ncclComm_t);
-  /* Optional: NULL when the loaded library lacks them; each is used only
-   * where nccl_layout() says its version has it (nccl_has). The structs
-   * whose layout changed between versions are ncore's mirrors
-   * (nccl_layouts.h), so these are declared here, not taken from nccl.h. */
-  ncclResult_t (*ncclCommInitRankScalable)(ncclComm_t *, int, int, int,
-                                           ncclUniqueId *, nccl_config_t *);
-  ncclResult_t (*ncclPutSignal)(const void *, size_t, ncclDataType_t, int,
-                                ncclWindow_t, size_t, int, int, unsigned int,
-                                ncclComm_t, cudaStream_t);
-  ncclResult_t (*ncclSignal)(int, int, int, unsigned int, ncclComm_t,
-                             cudaStream_t);
-  ncclResult_t (*ncclWaitSignal)(int, nccl_wait_signal_desc_t *, ncclComm_t,
-                                 cudaStream_t);
-  /* 2.28.7+: stops in-flight work without freeing (revoke, abort). */
-  ncclResult_t (*ncclCommRevoke)(ncclComm_t, int);
-  /* 2.29.2+ */
-  ncclResult_t (*ncclCommGetUniqueId)(ncclComm_t, ncclUniqueId *);
-  ncclResult_t (*ncclCommGrow)(ncclComm_t, int, const ncclUniqueId *, int,
-                               ncclComm_t *, nccl_config_t *);
-  ncclResult_t (*ncclWinGetUserPtr)(ncclComm_t, ncclWindow_t, void **);
-  ncclResult_t (*ncclCommQueryProperties)(ncclComm_t, void *props);
-  ncclResult_t (*ncclGetLsaDevicePointer)(ncclWindow_t, size_t, int, void **);
-  ncclResult_t (*ncclGetPeerDevicePointer)(ncclWindow_t, size_t, int, void **);
-  ncclResult_t (*ncclGetLsaMultimemDevicePointer)(ncclWindow_t, size_t,
-                                                  void **);
-  /* 2.29.7+ */
-  ncclResult_t (*ncclCommSuspend)(ncclComm_t, int);
-  ncclResult_t (*ncclCommResume)(ncclComm_t);
-  ncclResult_t (*ncclCommMemStats)(ncclComm_t, int, uint64_t *);
-} nccl_functions_t;
-#undef NCCL_FN
-#undef NCCL_COLL_FN
-#undef NCCL_P2P_FN
+/* The host LSA team (nccl_device/core.h: ncclTeam_t ncclTeamLsa(ncclComm_t);
+ * C++ only there). */
+struct nccl_team {
+  int nRanks, rank, stride;
+};
 
-/* Driver API entry points, dlsym'd by their exported (versioned) names. The
- * members drop the "cu" prefix so that cuda.h's renaming macros
- * (cuStreamDestroy -> cuStreamDestroy_v2, ...) never touch them. */
+/* Every NCCL function ncore calls, named once: nccl_functions_t below and
+ * the loader (nccl_lib.c) both expand this list.
+ *   TYPED(name, required)            its type is nccl.h's (__typeof__, so a
+ *                                    signature mismatch fails to compile)
+ *   DECLARED(name, required, ret, parameters...)
+ *                                    declared here: calls nccl.h does not
+ *                                    declare (the device API of
+ *                                    nccl_device/core.h, 2.29's one-sided
+ *                                    calls), or whose structs changed across
+ *                                    versions (ncore's mirrors,
+ *                                    nccl_layouts.h)
+ *   COLL, P2P                        the NCCL function of every collective
+ *                                    and point-to-point row of the table of
+ *                                    operations (op_table.h), as the member
+ *                                    coll_<row> / p2p_<row>: two rows may
+ *                                    name one NCCL function
+ * required 1: the load fails without it. 0: NULL where the loaded library
+ * lacks it; used only where nccl_layout() says its version has it
+ * (nccl_require, at each call, names the version). */
+/* clang-format off */
+#define NCCL_SYMBOLS(TYPED, DECLARED, COLL, P2P)                                      \
+  TYPED(ncclGetVersion, 1)                                                           \
+  TYPED(ncclGetErrorString, 1)                                                       \
+  TYPED(ncclGetLastError, 1)                                                         \
+  TYPED(ncclGetUniqueId, 1)                                                          \
+  /* ncclConfig_t grew: ncore passes its 2.30.7 mirror (nccl_layouts.h). */          \
+  DECLARED(ncclCommInitRankConfig, 1, ncclResult_t, ncclComm_t *, int, ncclUniqueId, \
+           int, nccl_config_t *)                                                     \
+  TYPED(ncclCommInitAll, 1)                                                          \
+  DECLARED(ncclCommSplit, 1, ncclResult_t, ncclComm_t, int, int, ncclComm_t *,       \
+           nccl_config_t *)                                                          \
+  DECLARED(ncclCommShrink, 1, ncclResult_t, ncclComm_t, int *, int, ncclComm_t *,    \
+           nccl_config_t *, int)                                                     \
+  TYPED(ncclCommFinalize, 1)                                                         \
+  TYPED(ncclCommDestroy, 1)                                                          \
+  TYPED(ncclCommAbort, 1)                                                            \
+  TYPED(ncclCommGetAsyncError, 1)                                                    \
+  TYPED(ncclCommCount, 1)                                                            \
+  TYPED(ncclCommCuDevice, 1)                                                         \
+  TYPED(ncclCommUserRank, 1)                                                         \
+  TYPED(ncclCommRegister, 1)                                                         \
+  TYPED(ncclCommDeregister, 1)                                                       \
+  TYPED(ncclCommWindowRegister, 1)                                                   \
+  TYPED(ncclCommWindowDeregister, 1)                                                 \
+  TYPED(ncclRedOpCreatePreMulSum, 1)                                                 \
+  TYPED(ncclRedOpDestroy, 1)                                                         \
+  TYPED(ncclMemAlloc, 1)                                                             \
+  TYPED(ncclMemFree, 1)                                                              \
+  TYPED(ncclGroupStart, 1)                                                           \
+  TYPED(ncclGroupEnd, 1)                                                             \
+  CORE_OPERATIONS(COLL, P2P, CORE_OP_NONE)                                           \
+  /* nccl_device/core.h: requirements and devcomm are passed as opaque              \
+   * storage laid out as devcomm_layout.h describes. */                              \
+  DECLARED(ncclDevCommCreate, 1, ncclResult_t, ncclComm_t, const void *, void *)     \
+  DECLARED(ncclDevCommDestroy, 1, ncclResult_t, ncclComm_t, const void *)            \
+  DECLARED(ncclTeamLsa, 1, struct nccl_team, ncclComm_t)                             \
+  DECLARED(ncclCommInitRankScalable, 0, ncclResult_t, ncclComm_t *, int, int, int,   \
+           ncclUniqueId *, nccl_config_t *)                                          \
+  DECLARED(ncclPutSignal, 0, ncclResult_t, const void *, size_t, ncclDataType_t,     \
+           int, ncclWindow_t, size_t, int, int, unsigned int, ncclComm_t,            \
+           cudaStream_t)                                                             \
+  DECLARED(ncclSignal, 0, ncclResult_t, int, int, int, unsigned int, ncclComm_t,     \
+           cudaStream_t)                                                             \
+  DECLARED(ncclWaitSignal, 0, ncclResult_t, int, nccl_wait_signal_desc_t *,          \
+           ncclComm_t, cudaStream_t)                                                 \
+  /* 2.28.7+: stops in-flight work without freeing (revoke, abort). */              \
+  DECLARED(ncclCommRevoke, 0, ncclResult_t, ncclComm_t, int)                         \
+  /* 2.29.2+ */                                                                      \
+  DECLARED(ncclCommGetUniqueId, 0, ncclResult_t, ncclComm_t, ncclUniqueId *)         \
+  DECLARED(ncclCommGrow, 0, ncclResult_t, ncclComm_t, int, const ncclUniqueId *,     \
+           int, ncclComm_t *, nccl_config_t *)                                       \
+  DECLARED(ncclWinGetUserPtr, 0, ncclResult_t, ncclComm_t, ncclWindow_t, void **)    \
+  DECLARED(ncclCommQueryProperties, 0, ncclResult_t, ncclComm_t, void *)             \
+  DECLARED(ncclGetLsaDevicePointer, 0, ncclResult_t, ncclWindow_t, size_t, int,      \
+           void **)                                                                  \
+  DECLARED(ncclGetPeerDevicePointer, 0, ncclResult_t, ncclWindow_t, size_t, int,     \
+           void **)                                                                  \
+  DECLARED(ncclGetLsaMultimemDevicePointer, 0, ncclResult_t, ncclWindow_t, size_t,   \
+           void **)                                                                  \
+  /* 2.29.7+ */                                                                      \
+  DECLARED(ncclCommSuspend, 0, ncclResult_t, ncclComm_t, int)                        \
+  DECLARED(ncclCommResume, 0, ncclResult_t, ncclComm_t)                              \
+  DECLARED(ncclCommMemStats, 0, ncclResult_t, ncclComm_t, int, uint64_t *)
+/* clang-format on */
+
+#define NCCL_FN_TYPED(name, required) __typeof__(&name) name;
+#define NCCL_FN_DECLARED(name, required, ret, ...) ret (*name)(__VA_ARGS__);
+#define NCCL_FN_COLL(name, KIND, nccl, ...) __typeof__(&nccl) coll_##name;
+#define NCCL_FN_P2P(name, nccl, ...) __typeof__(&nccl) p2p_##name;
+typedef struct nccl_functions {
+  NCCL_SYMBOLS(NCCL_FN_TYPED, NCCL_FN_DECLARED, NCCL_FN_COLL, NCCL_FN_P2P)
+} nccl_functions_t;
+#undef NCCL_FN_TYPED
+#undef NCCL_FN_DECLARED
+#undef NCCL_FN_COLL
+#undef NCCL_FN_P2P
+
+/* Every driver entry point ncore calls, named once (cuda_functions_t below
+ * and the loader expand it): CU(member, "symbol", required, ret,
+ * parameters...). The member drops the "cu" prefix so that cuda.h's
+ * renaming macros (cuStreamDestroy -> cuStreamDestroy_v2, ...) never touch
+ * it; the symbol is the exported, versioned name dlsym looks up. required
+ * 0: NULL where the driver lacks it. */
+/* clang-format off */
+#define CUDA_SYMBOLS(CU)                                                                    \
+  CU(Init, "cuInit", 1, CUresult, unsigned int)                                             \
+  CU(GetErrorString, "cuGetErrorString", 1, CUresult, CUresult, const char **)              \
+  CU(GetErrorName, "cuGetErrorName", 1, CUresult, CUresult, const char **)                  \
+  CU(DeviceGetCount, "cuDeviceGetCount", 1, CUresult, int *)                                \
+  CU(DeviceGet, "cuDeviceGet", 1, CUresult, CUdevice *, int)                                \
+  CU(DeviceGetAttribute, "cuDeviceGetAttribute", 1, CUresult, int *, CUdevice_attribute,    \
+     CUdevice)                                                                              \
+  CU(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 1, CUresult, CUcontext *,          \
+     CUdevice)                                                                              \
+  CU(CtxSetCurrent, "cuCtxSetCurrent", 1, CUresult, CUcontext)                              \
+  CU(CtxGetCurrent, "cuCtxGetCurrent", 1, CUresult, CUcontext *)                            \
+  CU(CtxGetDevice, "cuCtxGetDevice", 1, CUresult, CUdevice *)                               \
+  CU(CtxSynchronize, "cuCtxSynchronize", 1, CUresult, void)                                 \
+  CU(StreamCreate, "cuStreamCreate", 1, CUresult, CUstream *, unsigned int)                 \
+  CU(StreamDestroy, "cuStreamDestroy_v2", 1, CUresult, CUstream)                            \
+  CU(StreamSynchronize, "cuStreamSynchronize", 1, CUresult, CUstream)                       \
+  CU(StreamQuery, "cuStreamQuery", 1, CUresult, CUstream)                                   \
+  CU(StreamGetCtx, "cuStreamGetCtx", 1, CUresult, CUstream, CUcontext *)                    \
+  CU(StreamIsCapturing, "cuStreamIsCapturing", 1, CUresult, CUstream,                       \
+     CUstreamCaptureStatus *)                                                               \
+  CU(MemcpyAsync, "cuMemcpyAsync", 1, CUresult, CUdeviceptr, CUdeviceptr, size_t, CUstream) \
+  CU(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 1, CUresult, CUdeviceptr, const void *,      \
+     size_t, CUstream)                                                                      \
+  CU(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", 1, CUresult, void *, CUdeviceptr, size_t,     \
+     CUstream)                                                                              \
+  CU(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", 1, CUresult, CUdeviceptr, CUdeviceptr,        \
+     size_t, CUstream)                                                                      \
+  CU(MemsetD8Async, "cuMemsetD8Async", 1, CUresult, CUdeviceptr, unsigned char, size_t,     \
+     CUstream)                                                                              \
+  CU(StreamWriteValue64, "cuStreamWriteValue64_v2", 1, CUresult, CUstream, CUdeviceptr,     \
+     cuuint64_t, unsigned int)                                                              \
+  CU(StreamWaitValue64, "cuStreamWaitValue64_v2", 1, CUresult, CUstream, CUdeviceptr,       \
+     cuuint64_t, unsigned int)                                                              \
+  CU(PointerGetAttribute, "cuPointerGetAttribute", 1, CUresult, void *,                     \
+     CUpointer_attribute, CUdeviceptr)                                                      \
+  CU(MemGetAddressRange, "cuMemGetAddressRange_v2", 1, CUresult, CUdeviceptr *, size_t *,   \
+     CUdeviceptr)                                                                           \
+  CU(ModuleLoadData, "cuModuleLoadData", 1, CUresult, CUmodule *, const void *)             \
+  CU(ModuleGetFunction, "cuModuleGetFunction", 1, CUresult, CUfunction *, CUmodule,         \
+     const char *)                                                                          \
+  CU(EventCreate, "cuEventCreate", 1, CUresult, CUevent *, unsigned int)                    \
+  CU(EventRecord, "cuEventRecord", 1, CUresult, CUevent, CUstream)                          \
+  CU(EventQuery, "cuEventQuery", 1, CUresult, CUevent)                                      \
+  CU(EventDestroy, "cuEventDestroy_v2", 1, CUresult, CUevent)                               \
+  CU(StreamWaitEvent, "cuStreamWaitEvent", 1, CUresult, CUstream, CUevent, unsigned int)    \
+  CU(LaunchKernel, "cuLaunchKernel", 1, CUresult, CUfunction, unsigned int, unsigned int,   \
+     unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, CUstream,        \
+     void **, void **)                                                                      \
+  /* CUDA 12.0+: launches with attributes (programmatic dependent launch,                  \
+   * kernels.c). */                                                                         \
+  CU(LaunchKernelEx, "cuLaunchKernelEx", 0, CUresult, const CUlaunchConfig *, CUfunction,   \
+     void **, void **)                                                                      \
+  /* Virtual memory management: the second mapping of a window's memory                    \
+   * that send/recv use (window_alias.c); without them there is none. */                   \
+  CU(MemAddressReserve, "cuMemAddressReserve", 0, CUresult, CUdeviceptr *, size_t, size_t, \
+     CUdeviceptr, unsigned long long)                                                       \
+  CU(MemAddressFree, "cuMemAddressFree", 0, CUresult, CUdeviceptr, size_t)                  \
+  CU(MemRetainAllocationHandle, "cuMemRetainAllocationHandle", 0, CUresult,                 \
+     CUmemGenericAllocationHandle *, void *)                                                \
+  CU(MemMap, "cuMemMap", 0, CUresult, CUdeviceptr, size_t, size_t,                          \
+     CUmemGenericAllocationHandle, unsigned long long)                                      \
+  CU(MemUnmap, "cuMemUnmap", 0, CUresult, CUdeviceptr, size_t)                              \
+  CU(MemRelease, "cuMemRelease", 0, CUresult, CUmemGenericAllocationHandle)                 \
+  CU(MemSetAccess, "cuMemSetAccess", 0, CUresult, CUdeviceptr, size_t,                      \
+     const CUmemAccessDesc *, size_t)                                                       \
+  /* The calling thread's stream capture mode (liveness.c's copies run in                  \
+   * relaxed mode). */                                                                      \
+  CU(ThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode", 0, CUresult,     \
+     CUstreamCaptureMode *)
+/* clang-format on */
+
+#define CU_FN(member, symbol, required, ret, ...) ret (*member)(__VA_ARGS__);
 typedef struct cuda_functions {
-  CUresult (*Init)(unsigned int);
-  CUresult (*GetErrorString)(CUresult, const char **);
-  CUresult (*GetErrorName)(CUresult, const char **);
-  CUresult (*DeviceGetCount)(int *);
-  CUresult (*DeviceGet)(CUdevice *, int);
-  CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
-  CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-  CUresult (*CtxSetCurrent)(CUcontext);
-  CUresult (*CtxGetCurrent)(CUcontext *);
-  CUresult (*CtxGetDevice)(CUdevice *);
-  CUresult (*CtxSynchronize)(void);
-  CUresult (*StreamCreate)(CUstream *, unsigned int);
-  CUresult (*StreamDestroy)(CUstream);
-  CUresult (*StreamSynchronize)(CUstream);
-  CUresult (*StreamQuery)(CUstream);
-  CUresult (*StreamGetCtx)(CUstream, CUcontext *);
-  CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
-  CUresult (*MemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
-  CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
-  CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
-  CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
-  CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
-  CUresult (*StreamWriteValue64)(CUstream, CUdeviceptr, cuuint64_t,
-                                 unsigned int);
-  CUresult (*StreamWaitValue64)(CUstream, CUdeviceptr, cuuint64_t,
-                                unsigned int);
-  CUresult (*PointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
-  CUresult (*MemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
-  CUresult (*ModuleLoadData)(CUmodule *, const void *);
-  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
-  CUresult (*EventCreate)(CUevent *, unsigned int);
-  CUresult (*EventRecord)(CUevent, CUstream);
-  CUresult (*EventQuery)(CUevent);
-  CUresult (*EventDestroy)(CUevent);
-  CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned int);
-  CUresult (*LaunchKernel)(CUfunction, unsigned int, unsigned int,
-                           unsigned int, unsigned int, unsigned int,
-                           unsigned int, unsigned int, CUstream, void **,
-                           void **);
-  /* Optional (CUDA 12.0+): launches with attributes (programmatic
-   * dependent launch, kernels.c); NULL where the driver lacks it. */
-  CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
-                             void **);
-  /* Optional (virtual memory management): the second mapping of a
-   * window's memory that send/recv use (window_alias.c); NULL where the
-   * driver lacks them, and then there is none. */
-  CUresult (*MemAddressReserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr,
-                                unsigned long long);
-  CUresult (*MemAddressFree)(CUdeviceptr, size_t);
-  CUresult (*MemRetainAllocationHandle)(CUmemGenericAllocationHandle *, void *);
-  CUresult (*MemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-                     unsigned long long);
-  CUresult (*MemUnmap)(CUdeviceptr, size_t);
-  CUresult (*MemRelease)(CUmemGenericAllocationHandle);
-  CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *,
-                           size_t);
-  /* Optional: the calling thread's stream capture mode (liveness.c's
-   * copies run in relaxed mode); NULL where the driver lacks it. */
-  CUresult (*ThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *);
+  CUDA_SYMBOLS(CU_FN)
 } cuda_functions_t;
+#undef CU_FN
 
 /* Filled by nccl_load(); valid after it returned NCORE_OK. */
 extern nccl_functions_t nccl_fn;

@@ -59,8 +59,10 @@ static ncore_status_t base_of(nccl_window_t *w, int lsa, int rank,
   size_t zero = 0;
   void *slot = c->scratch;
   void *params[] = {&w->win, &zero, &rank, &slot};
-  return query_pointer(
-      c, lsa ? NCCL_KERNEL_LSA_POINTER : NCCL_KERNEL_PEER_POINTER, params, out);
+  return query_pointer(c,
+                       lsa ? NCCL_KERNEL_WINDOW_LSA_POINTER
+                           : NCCL_KERNEL_WINDOW_PEER_POINTER,
+                       params, out);
 }
 
 ncore_status_t nccl_window_peer_base(nccl_window_t *w, int peer, void **out) {
@@ -163,8 +165,8 @@ ncore_status_t nccl_window_multimem_pointer(core_backend_comm_t *comm,
   void *slot = c->scratch;
   void *params[] = {&w->win, &offset, d->storage, &slot};
   pthread_mutex_lock(&w->lock);
-  ncore_status_t status = query_pointer(c, NCCL_KERNEL_MULTIMEM_POINTER, params,
-                                        out);
+  ncore_status_t status =
+      query_pointer(c, NCCL_KERNEL_WINDOW_MULTIMEM_POINTER, params, out);
   pthread_mutex_unlock(&w->lock);
   return status;
 }

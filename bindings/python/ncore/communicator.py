@@ -1,6 +1,7 @@
 """Communicator: creation, lifecycle, properties and the resources it owns
 (nccl.core Communicator). Collectives and p2p/one-sided methods come from
-mixins in _collectives.py and _p2p.py."""
+mixins in _collectives_gen.py (generated from the table of operations)
+and _p2p.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, Dict, Optional, Sequence, TypeVar, Union
 import numpy as _np
 
 from ._buffer_cache import cache_key
-from ._collectives import CollectivesMixin
+from ._collectives_gen import CollectivesMixin
 from ._compat import MISSING, one_of
 from ._comm_control import CommControlMixin
 from ._errors import NcclInvalid, Result

@@ -1,5 +1,8 @@
-//! Collectives (allreduce, broadcast, reduce, allgather, reduce_scatter,
-//! alltoall, gather, scatter), with in-place forms for the common cases.
+//! What the collectives share: their methods, one per row of the table of
+//! operations with its `_in_place` twin where the row runs in place, are
+//! `coll_gen.rs`'s (written by `tools/gen-op-table.py`), each a call of
+//! [`coll_args`](Communicator::coll_args) or
+//! [`coll_in_place_args`](Communicator::coll_in_place_args) and then of C.
 //!
 //! Every rank calls the same collectives in the same order with matching
 //! counts, types, operator and root. The element type comes from the
@@ -16,11 +19,10 @@ use ncore_sys as sys;
 
 use crate::buffer::{check_len, check_same_dtype, Buffer, BufferMut};
 use crate::comm::Communicator;
-use crate::error::{check, invalid_argument, Result};
+use crate::error::{invalid_argument, Result};
 use crate::group::check_not_in_scoped_group;
-use crate::op_table;
 use crate::stream::{raw_stream, Stream};
-use crate::types::{DataType, RedOp};
+use crate::types::DataType;
 
 /// What one buffer of a collective holds and where it is used (a buffer
 /// column of the table of operations).
@@ -92,18 +94,20 @@ impl Communicator {
         Ok(self.rank().is_ok_and(|r| r == root))
     }
 
-    /// Checks `send` and `recv` for collective `op` of `count` (`root`'s, if
-    /// it is rooted): the same element type, and each buffer as long as its
-    /// row says where this rank uses it. Returns the element type (the
-    /// receive buffer's where the send buffer is root's only).
-    fn coll_buffers<S: Buffer + ?Sized, R: Buffer + ?Sized>(
+    /// The C arguments of collective `op` of `count` (`root`'s, if it is
+    /// rooted) on `send` and `recv`, checked: the same element type, each
+    /// buffer as long as its row says where this rank uses it, and no open
+    /// scoped group. The element type is the receive buffer's where the
+    /// send buffer is root's only.
+    pub(crate) fn coll_args<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
         &self,
         op: &Collective,
         send: &S,
-        recv: &R,
+        recv: &mut R,
         count: usize,
         root: i32,
-    ) -> Result<DataType> {
+        stream: Option<&Stream>,
+    ) -> Result<CollArgs> {
         let f = op.function;
         let nranks = if op.send.per_rank || op.recv.per_rank {
             self.nranks_for(f)?
@@ -119,39 +123,60 @@ impl Communicator {
         if !op.recv.root_only || on_root {
             check_len(f, "recvbuf", recv, elements(f, op.recv, nranks, count)?)?;
         }
-        Ok(if op.send.root_only {
+        let dtype = if op.send.root_only {
             recv.buffer_dtype()
         } else {
             send.buffer_dtype()
-        })
+        };
+        Ok(self.c_args(dtype, send.buffer_ptr(), recv.buffer_ptr_mut(), stream))
     }
 
-    /// The element type and the (sendbuf, recvbuf) pointers of collective
-    /// `op` run in place on `buf`, checked as long as the call needs: `buf`
-    /// itself for both (SAME), or `buf` the nranks * count buffer and the
-    /// other block `rank` of it (BLOCK).
-    fn coll_in_place<B: BufferMut + ?Sized>(
+    /// The C arguments of collective `op` run in place on `buf` (`root`'s
+    /// where it is rooted), checked as long as the call needs: `buf` itself
+    /// for both (SAME), or `buf` the nranks * count buffer and the other
+    /// block `rank` of it (BLOCK); off the root of a BLOCK row whose nranks
+    /// * count buffer is root's only, `buf` is the count buffer and the
+    /// other is NULL (not used there).
+    pub(crate) fn coll_in_place_args<B: BufferMut + ?Sized>(
         &self,
         op: &Collective,
         buf: &mut B,
         count: usize,
-    ) -> Result<(DataType, *mut c_void, *mut c_void)> {
+        root: i32,
+        stream: Option<&Stream>,
+    ) -> Result<CollArgs> {
         let f = op.function;
-        if op.in_place != InPlace::Block {
-            // SAME; the library refuses the others.
+        let dtype = buf.buffer_dtype();
+        let (whole, own) = if op.send.per_rank {
+            (op.send, "recvbuf")
+        } else {
+            (op.recv, "sendbuf")
+        };
+        if op.in_place != InPlace::Block || (whole.root_only && !self.is_root(root)?) {
+            // SAME (the library refuses the others), or the count buffer
+            // alone off the root.
             check_not_in_scoped_group(f)?;
-            check_len(f, "recvbuf", buf, count)?;
+            let name = if op.in_place == InPlace::Block {
+                own
+            } else {
+                "recvbuf"
+            };
+            check_len(f, name, buf, count)?;
             let ptr = buf.buffer_ptr_mut();
-            return Ok((buf.buffer_dtype(), ptr, ptr));
+            let unused = std::ptr::null_mut();
+            return Ok(match op.in_place {
+                InPlace::Block if op.send.per_rank => self.c_args(dtype, unused, ptr, stream),
+                InPlace::Block => self.c_args(dtype, ptr, unused, stream),
+                _ => self.c_args(dtype, ptr, ptr, stream),
+            });
         }
         let nranks = self.nranks_for(f)?;
-        let whole = if op.send.per_rank {
+        let whole_name = if op.send.per_rank {
             "sendbuf"
         } else {
             "recvbuf"
         };
-        check_len(f, whole, buf, total(f, nranks, count)?)?;
-        let dtype = buf.buffer_dtype();
+        check_len(f, whole_name, buf, total(f, nranks, count)?)?;
         let ptr = buf.buffer_ptr_mut();
         let own = block(
             ptr,
@@ -159,301 +184,40 @@ impl Communicator {
             dtype.known_size(),
         );
         Ok(if op.send.per_rank {
-            (dtype, ptr, own)
+            self.c_args(dtype, ptr, own, stream)
         } else {
-            (dtype, own, ptr)
+            self.c_args(dtype, own, ptr, stream)
         })
     }
 
-    /// `recv[i]` = `op` over ranks of `send[i]`, on every rank, for `count`
-    /// elements (`ncore_allreduce`).
-    pub fn allreduce<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
+    /// The arguments every collective's C call takes besides its count, op
+    /// and root.
+    fn c_args(
         &self,
-        send: &S,
-        recv: &mut R,
-        count: usize,
-        op: RedOp,
+        dtype: DataType,
+        send: *const c_void,
+        recv: *mut c_void,
         stream: Option<&Stream>,
-    ) -> Result<()> {
-        let dtype = self.coll_buffers(&op_table::ALLREDUCE, send, recv, count, 0)?;
-        // SAFETY: both buffers hold count elements (checked); borrowed for the call.
-        check(unsafe {
-            sys::ncore_allreduce(
-                self.as_raw(),
-                send.buffer_ptr(),
-                recv.buffer_ptr_mut(),
-                count,
-                dtype.raw(),
-                op.raw(),
-                raw_stream(stream),
-            )
-        })
+    ) -> CollArgs {
+        CollArgs {
+            comm: self.as_raw(),
+            send,
+            recv,
+            dtype: dtype.raw(),
+            stream: raw_stream(stream),
+        }
     }
+}
 
-    /// In-place [`allreduce`](Self::allreduce): `buf` is both input and output.
-    pub fn allreduce_in_place<B: BufferMut + ?Sized>(
-        &self,
-        buf: &mut B,
-        count: usize,
-        op: RedOp,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let (dtype, send, recv) = self.coll_in_place(&op_table::ALLREDUCE, buf, count)?;
-        // SAFETY: in place: sendbuf == recvbuf, count elements (checked).
-        check(unsafe {
-            sys::ncore_allreduce(
-                self.as_raw(),
-                send,
-                recv,
-                count,
-                dtype.raw(),
-                op.raw(),
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// Copies root's `send` (`count` elements) into every rank's `recv`
-    /// (`ncore_broadcast`); `send` is read on root only.
-    pub fn broadcast<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
-        &self,
-        send: &S,
-        recv: &mut R,
-        count: usize,
-        root: i32,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let dtype = self.coll_buffers(&op_table::BROADCAST, send, recv, count, root)?;
-        // SAFETY: lengths checked; borrowed for the call.
-        check(unsafe {
-            sys::ncore_broadcast(
-                self.as_raw(),
-                send.buffer_ptr(),
-                recv.buffer_ptr_mut(),
-                count,
-                dtype.raw(),
-                root,
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// In-place [`broadcast`](Self::broadcast).
-    pub fn broadcast_in_place<B: BufferMut + ?Sized>(
-        &self,
-        buf: &mut B,
-        count: usize,
-        root: i32,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let (dtype, send, recv) = self.coll_in_place(&op_table::BROADCAST, buf, count)?;
-        // SAFETY: in place, count elements checked.
-        check(unsafe {
-            sys::ncore_broadcast(
-                self.as_raw(),
-                send,
-                recv,
-                count,
-                dtype.raw(),
-                root,
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// Like allreduce, but only root's `recv` receives the result
-    /// (`ncore_reduce`); `recv` is written on root only.
-    pub fn reduce<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
-        &self,
-        send: &S,
-        recv: &mut R,
-        count: usize,
-        op: RedOp,
-        root: i32,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let dtype = self.coll_buffers(&op_table::REDUCE, send, recv, count, root)?;
-        // SAFETY: lengths checked where the library uses the buffers.
-        check(unsafe {
-            sys::ncore_reduce(
-                self.as_raw(),
-                send.buffer_ptr(),
-                recv.buffer_ptr_mut(),
-                count,
-                dtype.raw(),
-                op.raw(),
-                root,
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// Every rank's `send` (`sendcount` elements) lands at `recv` +
-    /// r * `sendcount` on every rank (`ncore_allgather`).
-    pub fn allgather<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
-        &self,
-        send: &S,
-        recv: &mut R,
-        sendcount: usize,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let dtype = self.coll_buffers(&op_table::ALLGATHER, send, recv, sendcount, 0)?;
-        // SAFETY: lengths checked.
-        check(unsafe {
-            sys::ncore_allgather(
-                self.as_raw(),
-                send.buffer_ptr(),
-                recv.buffer_ptr_mut(),
-                sendcount,
-                dtype.raw(),
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// In-place [`allgather`](Self::allgather): this rank's block already sits
-    /// at `buf` + rank * `sendcount`.
-    pub fn allgather_in_place<B: BufferMut + ?Sized>(
-        &self,
-        buf: &mut B,
-        sendcount: usize,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let (dtype, send, recv) = self.coll_in_place(&op_table::ALLGATHER, buf, sendcount)?;
-        // SAFETY: the send block lies inside buf (length checked).
-        check(unsafe {
-            sys::ncore_allgather(
-                self.as_raw(),
-                send,
-                recv,
-                sendcount,
-                dtype.raw(),
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// Reduces nranks * `recvcount` elements of `send`; rank r receives block
-    /// r in `recv` (`ncore_reduce_scatter`).
-    pub fn reduce_scatter<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
-        &self,
-        send: &S,
-        recv: &mut R,
-        recvcount: usize,
-        op: RedOp,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let dtype = self.coll_buffers(&op_table::REDUCE_SCATTER, send, recv, recvcount, 0)?;
-        // SAFETY: lengths checked.
-        check(unsafe {
-            sys::ncore_reduce_scatter(
-                self.as_raw(),
-                send.buffer_ptr(),
-                recv.buffer_ptr_mut(),
-                recvcount,
-                dtype.raw(),
-                op.raw(),
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// In-place [`reduce_scatter`](Self::reduce_scatter): the result lands at
-    /// `buf` + rank * `recvcount`.
-    pub fn reduce_scatter_in_place<B: BufferMut + ?Sized>(
-        &self,
-        buf: &mut B,
-        recvcount: usize,
-        op: RedOp,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let (dtype, send, recv) = self.coll_in_place(&op_table::REDUCE_SCATTER, buf, recvcount)?;
-        // SAFETY: the receive block lies inside buf (length checked).
-        check(unsafe {
-            sys::ncore_reduce_scatter(
-                self.as_raw(),
-                send,
-                recv,
-                recvcount,
-                dtype.raw(),
-                op.raw(),
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// Block j (`count` elements) of `send` goes to rank j, landing at `recv`
-    /// + i * `count` there, where i is the sender (`ncore_alltoall`).
-    pub fn alltoall<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
-        &self,
-        send: &S,
-        recv: &mut R,
-        count: usize,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let dtype = self.coll_buffers(&op_table::ALLTOALL, send, recv, count, 0)?;
-        // SAFETY: lengths checked.
-        check(unsafe {
-            sys::ncore_alltoall(
-                self.as_raw(),
-                send.buffer_ptr(),
-                recv.buffer_ptr_mut(),
-                count,
-                dtype.raw(),
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// Every rank's `send` (`count` elements) lands at `recv` + r * `count` on
-    /// root (`ncore_gather`); `recv` is written on root only.
-    pub fn gather<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
-        &self,
-        send: &S,
-        recv: &mut R,
-        count: usize,
-        root: i32,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let dtype = self.coll_buffers(&op_table::GATHER, send, recv, count, root)?;
-        // SAFETY: lengths checked where the library uses the buffers.
-        check(unsafe {
-            sys::ncore_gather(
-                self.as_raw(),
-                send.buffer_ptr(),
-                recv.buffer_ptr_mut(),
-                count,
-                dtype.raw(),
-                root,
-                raw_stream(stream),
-            )
-        })
-    }
-
-    /// Block r (`count` elements) of root's `send` lands in rank r's `recv`
-    /// (`ncore_scatter`); `send` is read on root only.
-    pub fn scatter<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
-        &self,
-        send: &S,
-        recv: &mut R,
-        count: usize,
-        root: i32,
-        stream: Option<&Stream>,
-    ) -> Result<()> {
-        let dtype = self.coll_buffers(&op_table::SCATTER, send, recv, count, root)?;
-        // SAFETY: lengths checked where the library uses the buffers.
-        check(unsafe {
-            sys::ncore_scatter(
-                self.as_raw(),
-                send.buffer_ptr(),
-                recv.buffer_ptr_mut(),
-                count,
-                dtype.raw(),
-                root,
-                raw_stream(stream),
-            )
-        })
-    }
+/// A collective's C arguments besides its count, op and root, checked
+/// against its row ([`Communicator::coll_args`]); the pointers borrow the
+/// buffers the method borrows, for the call.
+pub(crate) struct CollArgs {
+    pub(crate) comm: sys::ncore_comm_t,
+    pub(crate) send: *const c_void,
+    pub(crate) recv: *mut c_void,
+    pub(crate) dtype: sys::ncore_dtype_t,
+    pub(crate) stream: sys::ncore_stream_t,
 }
 
 /// The elements `part` holds for `count`: count, or nranks * count (an

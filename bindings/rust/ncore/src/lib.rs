@@ -32,6 +32,7 @@
 mod buffer;
 mod buffer_desc;
 mod coll;
+mod coll_gen;
 mod comm;
 mod comm_control;
 mod config;

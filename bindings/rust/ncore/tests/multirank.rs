@@ -27,6 +27,60 @@ fn queries_on_two_ranks() {
     });
 }
 
+/// The rooted collectives' in-place twins: root's buffer holds the whole
+/// (gather, scatter) or both sides (reduce); elsewhere the rank's own part.
+#[test]
+fn rooted_collectives_in_place_on_four_ranks() {
+    on_ranks("rooted_collectives_in_place_on_four_ranks", 4, |env| {
+        let comm = world();
+        let r = env.rank;
+
+        let mut red = [r as i64 + 1, 1];
+        comm.reduce_in_place(&mut red, 2, RedOp::PROD, 1, None)
+            .unwrap();
+        if r == 1 {
+            assert_eq!(red, [24, 1]);
+        }
+
+        // On root 2, block 2 already holds its own part; elsewhere the part.
+        let mut g = if r == 2 {
+            vec![-1, -1, -1, -1, 20, 21, -1, -1]
+        } else {
+            vec![10 * r, 10 * r + 1]
+        };
+        comm.gather_in_place(&mut g, 2, 2, None).unwrap();
+        if r == 2 {
+            assert_eq!(g, vec![0, 1, 10, 11, 20, 21, 30, 31]);
+        } else {
+            assert_eq!(g, vec![10 * r, 10 * r + 1]);
+        }
+
+        // Root 0 keeps its block in place; the others receive theirs.
+        let mut sc = if r == 0 {
+            vec![5u32, 6, 7, 8]
+        } else {
+            vec![0u32]
+        };
+        comm.scatter_in_place(&mut sc, 1, 0, None).unwrap();
+        if r == 0 {
+            assert_eq!(sc, vec![5, 6, 7, 8]);
+        } else {
+            assert_eq!(sc, vec![5 + r as u32]);
+        }
+
+        // Root's whole buffer is checked against nranks * count.
+        if r == 3 {
+            let mut short = vec![0i32; 3];
+            assert_error(
+                comm.gather_in_place(&mut short, 1, 3, None),
+                ErrorKind::InvalidArgument,
+                "recvbuf",
+            );
+        }
+        comm.finalize().unwrap();
+    });
+}
+
 #[test]
 fn collectives_on_four_ranks() {
     on_ranks("collectives_on_four_ranks", 4, |env| {
