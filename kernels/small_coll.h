@@ -40,7 +40,7 @@
 #endif
 
 #define NCORE_SMALL_MAX_RANKS 8
-#define NCORE_SMALL_MAX_BLOCKS 32
+#define NCORE_SMALL_MAX_BLOCKS 128
 #define NCORE_SMALL_THREADS 512
 /* Bytes of all the one-shot inputs of one parity (each rank's input at
  * most this / nranks), and the largest two-shot call. */
@@ -54,7 +54,7 @@
 #define NCORE_SMALL_FLAGS_OFFSET(round) ((round) * NCORE_SMALL_FLAGS_BYTES)
 #define NCORE_SMALL_EPOCH_OFFSET (2 * NCORE_SMALL_FLAGS_BYTES)
 #define NCORE_SMALL_DONE_OFFSET (NCORE_SMALL_EPOCH_OFFSET + 8)
-#define NCORE_SMALL_DATA_OFFSET 8192ull
+#define NCORE_SMALL_DATA_OFFSET (NCORE_SMALL_EPOCH_OFFSET + 4096ull)
 
 /* The largest one-shot input of a rank of nranks (a multiple of 16). */
 NCORE_SMALL_FN unsigned long long ncore_small_oneshot_max(int nranks) {
