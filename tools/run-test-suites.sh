@@ -16,6 +16,7 @@
 # nothing from outside core/ in the library, clients on installed headers
 # only; with its self-test), every entry point of the table of operations
 # defined where grep and ctags find it (tests/entry_points_findable.py), the
+# top level as the design card fixes it (tests/layout_matches_card.py), the
 # NCCL struct layouts against every
 # NCCL header set (tests/nccl-layouts/check.sh), the NCCL backend against
 # test doubles of NCCL 2.28.9, 2.29.7 and 2.30.7 (tests/fake_nccl/run.sh),
@@ -136,6 +137,7 @@ fi
 run_suite documented-statuses /usr/bin/python3 tools/documented-statuses.py --check-tests
 run_suite include-cycles /usr/bin/python3 tools/include-cycles.py
 run_suite entry-points-findable /usr/bin/python3 tests/entry_points_findable.py
+run_suite layout-matches-card /usr/bin/python3 tests/layout_matches_card.py
 run_suite nccl-layouts tests/nccl-layouts/check.sh
 run_suite nccl-versions tests/fake_nccl/run.sh
 run_suite abi-check tools/abi-check
