@@ -128,7 +128,28 @@ def _interface(ptr: int, nbytes: int) -> dict:
             "strides": None, "version": 3}
 
 
-class SymmetricMemory:
+class _ArrayInterfaces:
+    """The array interface of memory at self.ptr, self.nbytes long: NumPy's
+    for the host backend's, CUDA's for the NCCL backend's."""
+
+    ptr: int
+    nbytes: int
+    backend: Backend
+
+    @property
+    def __array_interface__(self) -> dict:
+        if self.backend == Backend.NCCL:
+            raise AttributeError("device memory has no __array_interface__")
+        return _interface(self.ptr, self.nbytes)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        if self.backend != Backend.NCCL:
+            raise AttributeError("host memory has no __cuda_array_interface__")
+        return _interface(self.ptr, self.nbytes)
+
+
+class SymmetricMemory(_ArrayInterfaces):
     """One symmetric allocation (ncore_symmetric_alloc): this PE's part,
     exposed as a flat uint8 array interface (host) or CUDA array interface
     (NCCL) so that frameworks can view it; every view keeps it alive."""
@@ -146,18 +167,6 @@ class SymmetricMemory:
         self.ptr = raw.ncore_symmetric_local_pointer(self.handle)
         _State.unfreed.add(self.handle)
         _State.objects[self.handle] = self
-
-    @property
-    def __array_interface__(self) -> dict:
-        if self.backend == Backend.NCCL:
-            raise AttributeError("device memory has no __array_interface__")
-        return _interface(self.ptr, self.nbytes)
-
-    @property
-    def __cuda_array_interface__(self) -> dict:
-        if self.backend != Backend.NCCL:
-            raise AttributeError("host memory has no __cuda_array_interface__")
-        return _interface(self.ptr, self.nbytes)
 
     def contains(self, ptr: int) -> bool:
         """Whether `ptr` lies inside this PE's part."""
@@ -199,7 +208,7 @@ class SymmetricMemory:
             raise NcclInvalidUsage(message)
 
 
-class _PeerMemory:
+class _PeerMemory(_ArrayInterfaces):
     """A view of PE `pe`'s part, keeping the local allocation alive."""
 
     def __init__(self, memory: SymmetricMemory, ptr: int) -> None:
@@ -208,18 +217,6 @@ class _PeerMemory:
         self.nbytes = memory.nbytes
         self.backend = memory.backend
         self.device = memory.device
-
-    @property
-    def __array_interface__(self) -> dict:
-        if self.backend == Backend.NCCL:
-            raise AttributeError("device memory has no __array_interface__")
-        return _interface(self.ptr, self.nbytes)
-
-    @property
-    def __cuda_array_interface__(self) -> dict:
-        if self.backend != Backend.NCCL:
-            raise AttributeError("host memory has no __cuda_array_interface__")
-        return _interface(self.ptr, self.nbytes)
 
 
 def alloc(nbytes: int, comm: Optional[Communicator] = None, *, empty_ok: bool = False) -> SymmetricMemory:
