@@ -44,7 +44,7 @@
 #define NCORE_SMALL_THREADS 512
 /* Bytes of all the one-shot inputs of one parity (each rank's input at
  * most this / nranks), and the largest two-shot call. */
-#define NCORE_SMALL_ONESHOT_TOTAL (2ull << 20)
+#define NCORE_SMALL_ONESHOT_TOTAL (4ull << 20)
 #define NCORE_SMALL_TWOSHOT_MAX (1ull << 20)
 /* Bytes of all the LL one-shot inputs of one parity (data; the slots hold
  * twice this in LL form). */

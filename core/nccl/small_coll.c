@@ -31,12 +31,15 @@ static void read_choice(nccl_small_choice_t *choice, int nranks) {
     core_log(CORE_LOG_WARN, "NCORE_ALGO=%s is not auto, nccl, oneshot or "
              "twoshot: auto", algo);
   /* The crossovers of auto, each within what the area holds
-   * (small_coll.h). Measured on 2 and 4 x H100 (bench/results/
-   * small-allreduce-session18/): one-shot beats NCCL's kernel at every
-   * size it holds (up to 2 MiB / nranks), two-shot at none yet, so auto
-   * takes one-shot as far as it goes and no two-shot (NCORE_TWOSHOT_MAX=0)
-   * unless asked. */
-  choice->oneshot_max = (size_t)nccl_env_long("NCORE_ONESHOT_MAX", 2 << 20);
+   * (small_coll.h: one-shot to 4 MiB / nranks, two-shot to 1 MiB).
+   * Measured: one-shot beats NCCL's kernel at every size it holds on 2 x
+   * H200 (to 2 MiB, session 20) and to 512 KiB on 4 x H100 / H200
+   * (sessions 18 and 19; 1 MiB on 4 ranks not measured, so NCCL's),
+   * two-shot at none yet, so auto takes one-shot to 2 MiB on 2 ranks and
+   * 2 MiB / nranks above, and no two-shot (NCORE_TWOSHOT_MAX=0) unless
+   * asked. */
+  choice->oneshot_max = (size_t)nccl_env_long(
+      "NCORE_ONESHOT_MAX", nranks == 2 ? 2l << 20 : (2l << 20) / nranks);
   choice->twoshot_max = (size_t)nccl_env_long("NCORE_TWOSHOT_MAX", 0);
   /* One-shot's LL form (kernels/small_coll.h) up to 1 MiB / ranks^2 (its
    * traffic, twice the data to every peer, grows with the ranks): the
@@ -107,7 +110,7 @@ static nccl_small_algo_t algo_for(const nccl_small_choice_t *choice,
     case NCCL_SMALL_NCCL: return NCCL_SMALL_NCCL;
     default: break;
   }
-  if (oneshot && (bytes <= choice->oneshot_max || !twoshot)) return NCCL_SMALL_ONESHOT;
+  if (oneshot && bytes <= choice->oneshot_max) return NCCL_SMALL_ONESHOT;
   if (twoshot && bytes <= choice->twoshot_max) return NCCL_SMALL_TWOSHOT;
   return NCCL_SMALL_NCCL;
 }
