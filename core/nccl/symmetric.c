@@ -79,35 +79,35 @@ static ncore_status_t reachable(nccl_comm_t *c, nccl_symmetric_t *s, int pe) {
                     pe, c->rank, c->lsa_size);
 }
 
-ncore_status_t nccl_symmetric_put(core_backend_comm_t *comm,
-                                  core_backend_symmetric_t *sym,
-                                  size_t dst_offset, const void *src,
-                                  size_t bytes, int pe, ncore_stream_t stream) {
-  nccl_comm_t *c = comm;
-  nccl_symmetric_t *s = sym;
+/* One copy between local memory (here) and byte offset of pe's part, ordered on
+ * stream: into pe's part where to_peer (put), out of it otherwise (get). */
+static ncore_status_t copy_with_peer(nccl_comm_t *c, nccl_symmetric_t *s,
+                                     int pe, size_t offset, CUdeviceptr here,
+                                     size_t bytes, int to_peer,
+                                     ncore_stream_t stream) {
   ncore_status_t status = nccl_comm_enter(c);
   if (status == NCORE_OK) status = reachable(c, s, pe);
   if (status != NCORE_OK || bytes == 0) return status;
   nccl_peer_work_note(c, (CUstream)stream);
-  return cu_check(cu_fn.MemcpyAsync(
-                      (CUdeviceptr)(uintptr_t)((char *)s->peer[pe] + dst_offset),
-                      (CUdeviceptr)(uintptr_t)src, bytes, (CUstream)stream),
+  CUdeviceptr remote = (CUdeviceptr)(uintptr_t)((char *)s->peer[pe] + offset);
+  return cu_check(cu_fn.MemcpyAsync(to_peer ? remote : here,
+                                    to_peer ? here : remote, bytes,
+                                    (CUstream)stream),
                   "cuMemcpyAsync");
+}
+
+ncore_status_t nccl_symmetric_put(core_backend_comm_t *comm,
+                                  core_backend_symmetric_t *sym,
+                                  size_t dst_offset, const void *src,
+                                  size_t bytes, int pe, ncore_stream_t stream) {
+  return copy_with_peer(comm, sym, pe, dst_offset,
+                        (CUdeviceptr)(uintptr_t)src, bytes, 1, stream);
 }
 
 ncore_status_t nccl_symmetric_get(core_backend_comm_t *comm, void *dst,
                                   core_backend_symmetric_t *sym,
                                   size_t src_offset, size_t bytes, int pe,
                                   ncore_stream_t stream) {
-  nccl_comm_t *c = comm;
-  nccl_symmetric_t *s = sym;
-  ncore_status_t status = nccl_comm_enter(c);
-  if (status == NCORE_OK) status = reachable(c, s, pe);
-  if (status != NCORE_OK || bytes == 0) return status;
-  nccl_peer_work_note(c, (CUstream)stream);
-  return cu_check(cu_fn.MemcpyAsync(
-                      (CUdeviceptr)(uintptr_t)dst,
-                      (CUdeviceptr)(uintptr_t)((char *)s->peer[pe] + src_offset),
-                      bytes, (CUstream)stream),
-                  "cuMemcpyAsync");
+  return copy_with_peer(comm, sym, pe, src_offset,
+                        (CUdeviceptr)(uintptr_t)dst, bytes, 0, stream);
 }
