@@ -48,6 +48,7 @@ def main():
     table = read_table(ROOT)
     names = ["ncore_" + row.name
              for rows in (table.collectives, table.p2p, table.onesided) for row in rows]
+    names += ["ncore_" + row.name + "_config" for row in table.collectives]  # the twins
     files = sorted(os.path.relpath(p, ROOT)
                    for p in glob.glob(os.path.join(ROOT, SOURCES), recursive=True))
     try:
