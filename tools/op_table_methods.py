@@ -350,7 +350,9 @@ def python_method(c, t):
     if c.rooted:
         params.append("root: Optional[int] = None" if twin else "root: int")
     head = f"    def {c.name}("
-    signature = wrap_args(head, params + ["*", "stream: Optional[NcclStreamSpec] = None"], ") -> None:", width=99)
+    signature = wrap_args(head, params + ["*", "stream: Optional[NcclStreamSpec] = None",
+                                          "config: Optional[NCCLCollConfig] = None"],
+                          ") -> None:", width=99)
     body = [f'        """{python_describe(c, twin)}"""']
     if c.send == c.recv == "ALL_1":
         body.append(python_hot_path(c))
@@ -358,7 +360,7 @@ def python_method(c, t):
     if twin:
         twin_args = ", ".join(["sendbuf", "recvbuf"] + ["op"] * twin.reduces)
         body += ["        if root is None:",
-                 f"            self.{twin.name}({twin_args}, stream=stream)",
+                 f"            self.{twin.name}({twin_args}, stream=stream, config=config)",
                  "            return"]
     root = "root" if c.rooted else "None"
     body.append(wrap_args("        send, recv, count, dtype = self._collective(",
@@ -366,8 +368,17 @@ def python_method(c, t):
                           width=99))
     args = (["self._live()", "send", "recv", "count", "dtype"]
             + call_args(c, "_op_value(op)", "root") + ["resolve_stream(stream)"])
-    body.append(wrap_args(f"        raw.ncore_{c.name}(", args, ")", width=99))
+    body.append(python_call(c, args, "        "))
     return signature + "\n" + "\n".join(body) + "\n"
+
+
+def python_call(c, args, indent):
+    """The C call: the plain function without a config, its _config twin
+    with one (coll_config_to_c checks and converts it)."""
+    plain = wrap_args(f"{indent}    raw.ncore_{c.name}(", args, ")", width=99)
+    twin = wrap_args(f"{indent}    raw.ncore_{c.name}_config(",
+                     args + ["coll_config_to_c(config)"], ")", width=99)
+    return f"{indent}if config is None:\n{plain}\n{indent}else:\n{twin}"
 
 
 def python_hot_path(c):
@@ -391,8 +402,9 @@ def python_hot_path(c):
             if recv_dtype != dtype:
                 _dtype_mismatch(dtype, recv_dtype)
             _at_least("recvbuf", recv_count, count)
-        raw.ncore_{c.name}(handle, send_ptr, recv_ptr, count, dtype, op_value, stream_handle)
-        """).rstrip("\n").replace("\n", "\n        ").join(["        ", ""])
+        """).rstrip("\n").replace("\n", "\n        ").join(["        ", ""]) + "\n" + python_call(
+        c, ["handle", "send_ptr", "recv_ptr", "count", "dtype", "op_value", "stream_handle"],
+        "        ")
 
 
 def python_methods(t):
@@ -411,6 +423,7 @@ def python_methods(t):
                                    _op_value)
         from ._lib import raw
         from .buffer import resolve_stream
+        from .config import NCCLCollConfig, coll_config_to_c
         from .typing import NcclBufferSpec, NcclStreamSpec
 
 
@@ -421,7 +434,9 @@ def python_methods(t):
         f"The {len(t.collectives)} collectives of Communicator, one per COLL row: "
         + ", ".join(c.name for c in t.collectives) + ". Every method also "
         "raises NcclInvalid naming recvbuf (sendbuf where it runs in place) where the call "
-        "would write into read-only memory (buffer.writable).", "    ", 80).lstrip(),
+        "would write into read-only memory (buffer.writable), and takes config= (an "
+        "NCCLCollConfig: that call's configuration, through the C _config twin).", "    ",
+        80).lstrip(),
                 methods="\n".join(python_method(c, t) for c in t.collectives))
 
 
