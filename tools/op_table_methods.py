@@ -197,60 +197,75 @@ def rust_in_place_describe(c, count):
     return f"In-place [`{c.name}`](Self::{c.name}): {layout}."
 
 
-def rust_call(c, send, recv, indent):
-    """check(unsafe { the C call }), laid out as rustfmt lays it out."""
+def rust_call(c, send, recv, indent, config=False):
+    """check(unsafe { the C call }), laid out as rustfmt lays it out; the
+    _config twin with config."""
     args = ["a.comm", send, recv, c.count, "a.dtype"] + call_args(c, "op.raw()", "root") + [
-        "a.stream"]
-    call = f"sys::ncore_{c.name}({', '.join(args)})"
+        "a.stream"] + (["&config.raw"] if config else [])
+    name = f"ncore_{c.name}_config" if config else f"ncore_{c.name}"
+    call = f"sys::{name}({', '.join(args)})"
     short = len(", ".join(args)) <= 60  # rustfmt's fn_call_width
     if short and len(f"{indent}check(unsafe {{ {call} }})") <= 100:
         return f"{indent}check(unsafe {{ {call} }})"
     if short and len(f"{indent}    {call}") <= 100:
         return f"{indent}check(unsafe {{\n{indent}    {call}\n{indent}}})"
     inner = indent + "        "
-    return (f"{indent}check(unsafe {{\n{indent}    sys::ncore_{c.name}(\n"
+    return (f"{indent}check(unsafe {{\n{indent}    sys::{name}(\n"
             + "".join(f"{inner}{a},\n" for a in args) + f"{indent}    )\n{indent}}})")
 
 
-def rust_params(c, buffers):
+def rust_params(c, buffers, config=False):
     params = ["&self"] + buffers + [f"{c.count}: usize"] + call_args(
-        c, "op: RedOp", "root: i32") + ["stream: Option<&Stream>"]
+        c, "op: RedOp", "root: i32") + ["stream: Option<&Stream>"] + (
+        ["config: &CollConfig"] if config else [])
     return "".join(f"        {p},\n" for p in params)
 
 
 def rust_methods(t):
-    def methods(c):
+    def method(c, in_place, config):
         root = "root" if c.rooted else "0"
-        text = (f"{rust_doc(rust_describe(c, c.count))}\n"
-                f"    pub fn {c.name}<S: Buffer + ?Sized, R: BufferMut + ?Sized>(\n"
-                f"{rust_params(c, ['send: &S', 'recv: &mut R'])}"
-                "    ) -> Result<()> {\n"
-                f"        let a = self.coll_args(&op_table::{c.kind}, send, recv, {c.count}, "
-                f"{root}, stream)?;\n"
-                "        // SAFETY: coll_args checked what the call touches; borrowed for it.\n"
-                f"{rust_call(c, 'a.send', 'a.recv', '        ')}\n"
-                "    }\n")
-        if c.in_place == "NONE":
-            return text
-        return text + (
-            f"\n{rust_doc(rust_in_place_describe(c, c.count))}\n"
-            f"    pub fn {c.name}_in_place<B: BufferMut + ?Sized>(\n"
-            f"{rust_params(c, ['buf: &mut B'])}"
-            "    ) -> Result<()> {\n"
-            f"        let a = self.coll_in_place_args(&op_table::{c.kind}, buf, {c.count}, "
-            f"{root}, stream)?;\n"
-            "        // SAFETY: coll_in_place_args checked what the call touches in buf.\n"
-            f"{rust_call(c, 'a.send', 'a.recv', '        ')}\n"
-            "    }\n")
+        base = c.name + ("_in_place" if in_place else "")
+        name = base + ("_config" if config else "")
+        if config:
+            doc = (f"[`{base}`](Self::{base}) with a per-call configuration "
+                   f"(`ncore_{c.name}_config`).")
+        else:
+            doc = rust_in_place_describe(c, c.count) if in_place else rust_describe(c, c.count)
+        if in_place:
+            head = (f"    pub fn {name}<B: BufferMut + ?Sized>(\n"
+                    f"{rust_params(c, ['buf: &mut B'], config)}")
+            args = (f"        let a = self.coll_in_place_args(&op_table::{c.kind}, buf, "
+                    f"{c.count}, {root}, stream)?;\n")
+            safety = "        // SAFETY: coll_in_place_args checked what the call touches in buf.\n"
+        else:
+            head = (f"    pub fn {name}<S: Buffer + ?Sized, R: BufferMut + ?Sized>(\n"
+                    f"{rust_params(c, ['send: &S', 'recv: &mut R'], config)}")
+            args = (f"        let a = self.coll_args(&op_table::{c.kind}, send, recv, "
+                    f"{c.count}, {root}, stream)?;\n")
+            safety = ("        // SAFETY: coll_args checked what the call touches; borrowed "
+                      "for it.\n")
+        if config:
+            args += f'        let config = config.to_raw("ncore_{c.name}_config")?;\n'
+            safety = (safety.rstrip(".\n") + "; config's\n"
+                      "        // pointers are borrowed for the call too.\n")
+        return (f"{rust_doc(doc)}\n{head}    ) -> Result<()> {{\n{args}{safety}"
+                f"{rust_call(c, 'a.send', 'a.recv', '        ', config)}\n    }}\n")
+
+    def methods(c):
+        forms = [False] if c.in_place == "NONE" else [False, True]
+        return "\n".join(method(c, in_place, config) for in_place in forms
+                         for config in (False, True))
     return fill("""
         //! The collectives: one method per row of the table of operations
         //! (core/op_table.h), with its `_in_place` twin where the row runs in
-        //! place; the checks they share are coll.rs's.
+        //! place, and a `_config` twin of each taking a [`CollConfig`]; the
+        //! checks they share are coll.rs's.
         //! @generated by tools/gen-op-table.py from core/op_table.h; do not edit.
 
         use ncore_sys as sys;
 
         use crate::buffer::{Buffer, BufferMut};
+        use crate::coll_config::CollConfig;
         use crate::comm::Communicator;
         use crate::error::{check, Result};
         use crate::op_table;
