@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/entry_points_findable.py: every entry point of the table of
 operations (core/op_table.h: ncore_<name> of each COLL, P2P and ONESIDED
-row) has one definition in the library's sources that a reader's tools
+row, and ncore_<name>_config of each COLL row) has one definition in the library's sources that a reader's tools
 find: a line of core/ that starts `NCORE_API ncore_status_t ncore_<name>(`
 (what grep -n finds) and a function tag of Universal Ctags. A definition
 made by a macro (as the collectives' once were) fails both.
