@@ -437,20 +437,27 @@ static void allreduce_paths(long long counts[3]) {
   counts[2] = nccl < 0 ? 0 : nccl;
 }
 
-/* One allreduce of count elements on comm, and the path it took: 0
+/* The path the one allreduce since allreduce_paths gave `before` took: 0
  * one-shot, 1 two-shot, 2 NCCL (-1: none or several). */
-static int path_of(ncore_comm_t comm, void *mem, size_t count,
-                   ncore_dtype_t dtype, ncore_redop_t op, int grouped) {
-  long long before[3], after[3];
-  allreduce_paths(before);
-  if (grouped) CHECK_OK(ncore_group_start());
-  CHECK_OK(ncore_allreduce(comm, mem, mem, count, dtype, op, NULL));
-  if (grouped) CHECK_OK(ncore_group_end());
+static int path_since(const long long before[3]) {
+  long long after[3];
   allreduce_paths(after);
   int path = -1;
   for (int p = 0; p < 3; p++)
     if (after[p] != before[p]) path = path < 0 && after[p] == before[p] + 1 ? p : -2;
   return path < 0 ? -1 : path;
+}
+
+/* One allreduce of count elements on comm, and the path it took: 0
+ * one-shot, 1 two-shot, 2 NCCL (-1: none or several). */
+static int path_of(ncore_comm_t comm, void *mem, size_t count,
+                   ncore_dtype_t dtype, ncore_redop_t op, int grouped) {
+  long long before[3];
+  allreduce_paths(before);
+  if (grouped) CHECK_OK(ncore_group_start());
+  CHECK_OK(ncore_allreduce(comm, mem, mem, count, dtype, op, NULL));
+  if (grouped) CHECK_OK(ncore_group_end());
+  return path_since(before);
 }
 
 /* Ncore's small-message allreduce takes a call when every rank
@@ -719,14 +726,10 @@ static int path_with(ncore_comm_t comm, void *mem, size_t count, ncore_redop_t o
   ncore_coll_config_t config = NCORE_COLL_CONFIG_INIT;
   config.alg_selection = selection;
   config.force_alg_selection = force;
-  long long before[3], after[3];
+  long long before[3];
   allreduce_paths(before);
   *status = ncore_allreduce_config(comm, mem, mem, count, NCORE_FLOAT32, op, NULL, &config);
-  allreduce_paths(after);
-  int path = -1;
-  for (int p = 0; p < 3; p++)
-    if (after[p] != before[p]) path = path < 0 && after[p] == before[p] + 1 ? p : -2;
-  return path < 0 ? -1 : path;
+  return path_since(before);
 }
 
 TEST(alg_selection_chooses_ncores_kernels_per_call) {

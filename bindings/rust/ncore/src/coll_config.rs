@@ -6,6 +6,7 @@ use std::ffi::{c_void, CString};
 
 use ncore_sys as sys;
 
+use crate::config::setter;
 use crate::error::{invalid_argument, Result};
 use crate::versioned;
 
@@ -47,16 +48,6 @@ pub struct CollConfig {
     user_profiler_tag: Option<u64>,
     vendor_options: Vec<(i32, i32, VendorValue)>,
     launch_completion_event: usize,
-}
-
-macro_rules! setter {
-    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
-        $(#[$doc])*
-        pub fn $name(mut self, value: $ty) -> Self {
-            self.$name = Some(value.into());
-            self
-        }
-    };
 }
 
 impl CollConfig {
