@@ -58,6 +58,26 @@ typedef struct core_comm_info {
   int lsa_size;
 } core_comm_info_t;
 
+/* How a call's config chose its algorithm (alg_selection, read by
+ * core_coll_config_read). */
+typedef enum core_coll_algo {
+  CORE_COLL_ALGO_COMM,      /* no choice made: the communicator's (NCORE_ALGO) */
+  CORE_COLL_ALGO_AUTO,      /* "auto": the size decides */
+  CORE_COLL_ALGO_NCCL,      /* "nccl": NCCL's kernels, NCCL picks among them */
+  CORE_COLL_ALGO_ONESHOT,   /* "oneshot": ncore's one-shot kernel */
+  CORE_COLL_ALGO_TWOSHOT,   /* "twoshot": ncore's two-shot kernel */
+  CORE_COLL_ALGO_SELECTION  /* NCCL's expression: NCCL's kernels, filtered */
+} core_coll_algo_t;
+
+/* A call's config after validation: every field present (a smaller
+ * caller's missing ones at their defaults) and alg_selection read. The
+ * pointers in it (alg_selection, vendor_options) are the caller's,
+ * borrowed for the call. */
+typedef struct core_coll_config {
+  ncore_coll_config_t user;
+  core_coll_algo_t algo;
+} core_coll_config_t;
+
 /* One collective, validated. `count` is the count argument of the public call
  * (allreduce: count; allgather: sendcount; reduce_scatter: recvcount;
  * alltoall/gather/scatter: per-rank count): its row's count_name
@@ -72,6 +92,10 @@ typedef struct core_coll_args {
   core_backend_redop_t *custom_op; /* a custom operator; NULL: built-in op */
   int root;                /* meaningful for rooted kinds */
   ncore_stream_t stream;
+  /* The call's config (a _config twin); NULL: none. Valid for the
+   * backend's collective() call only: a backend that keeps the args past
+   * it (a queued group) must not keep this. */
+  const core_coll_config_t *config;
 } core_coll_args_t;
 
 /* One wait request, validated (peer in range, count >= 1). */

@@ -5,6 +5,7 @@
  * then one core_coll_args_t for the backend. */
 #include "coll.h"
 
+#include "coll_config.h"
 #include "comm_call.h"
 #include "error.h"
 #include "group.h"
@@ -71,9 +72,17 @@ static ncore_status_t run_collective(ncore_comm_t comm, core_coll_args_t *args) 
 ncore_status_t core_collective(core_coll_kind_t kind, ncore_comm_t comm,
                                const void *sendbuf, void *recvbuf, size_t count,
                                ncore_dtype_t dtype, ncore_redop_t op, int root,
-                               ncore_stream_t stream) {
-  CORE_ENTER(core_coll_shapes[kind].function);
-  core_coll_args_t args = {kind,  sendbuf, recvbuf, count, dtype,
-                           op,    NULL,    root,    stream};
+                               ncore_stream_t stream,
+                               const ncore_coll_config_t *config) {
+  CORE_ENTER(config != NULL ? core_coll_shapes[kind].config_function
+                             : core_coll_shapes[kind].function);
+  core_coll_args_t args = {kind, sendbuf, recvbuf, count, dtype,
+                           op,   NULL,    root,    stream, NULL};
+  core_coll_config_t resolved;
+  if (config != NULL) {
+    ncore_status_t status = core_coll_config_read(config, &resolved);
+    if (status != NCORE_OK) return status;
+    args.config = &resolved;
+  }
   return run_collective(comm, &args);
 }

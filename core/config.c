@@ -87,6 +87,14 @@ NCORE_API ncore_status_t ncore_wait_signal_desc_init(
                              CORE_MIN_SIZE_WAIT_SIGNAL_DESC, "desc");
 }
 
+NCORE_API ncore_status_t ncore_coll_config_init(ncore_coll_config_t *config,
+                                                size_t struct_size) {
+  CORE_ENTER("ncore_coll_config_init");
+  static const ncore_coll_config_t defaults = NCORE_COLL_CONFIG_INIT;
+  return core_versioned_init(config, struct_size, &defaults, sizeof defaults,
+                             CORE_MIN_SIZE_COLL_CONFIG, "config");
+}
+
 NCORE_API ncore_status_t ncore_dev_comm_requirements_init(
     ncore_dev_comm_requirements_t *requirements, size_t struct_size) {
   CORE_ENTER("ncore_dev_comm_requirements_init");

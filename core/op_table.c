@@ -4,8 +4,8 @@
 
 #define COLL_SHAPE(name, KIND, nccl, go, reduces, rooted, send, recv, count, \
                    in_place)                                                  \
-  [CORE_COLL_##KIND] = {"ncore_" #name,      #name,                          \
-                        reduces,             rooted,                         \
+  [CORE_COLL_##KIND] = {"ncore_" #name,      "ncore_" #name "_config",       \
+                        #name,               reduces,             rooted,    \
                         CORE_PART_##send,    CORE_PART_##recv,               \
                         #count,              CORE_IN_PLACE_##in_place},
 const core_coll_shape_t core_coll_shapes[CORE_COLL_KINDS] = {

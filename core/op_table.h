@@ -117,11 +117,13 @@ typedef enum core_in_place {
   CORE_IN_PLACE_NONE
 } core_in_place_t;
 
-/* A COLL row as data (op_table.c): its public function, whether it reduces
- * (takes op) or is rooted (takes root), what its two buffers hold and where
- * they are used, its count parameter's name, its in-place rule. */
+/* A COLL row as data (op_table.c): its public function and _config twin,
+ * whether it reduces (takes op) or is rooted (takes root), what its two
+ * buffers hold and where they are used, its count parameter's name, its
+ * in-place rule. */
 typedef struct core_coll_shape {
   const char *function;
+  const char *config_function; /* its _config twin: "ncore_allreduce_config" */
   const char *name; /* the row's name: "allreduce" */
   unsigned char reduces, rooted;
   core_coll_part_t send, recv;

@@ -35,6 +35,8 @@
   CORE_VERSIONED_MIN_SIZE(ncore_buffer_desc_t, ptr)
 #define CORE_MIN_SIZE_COMM_PROPERTIES \
   CORE_VERSIONED_MIN_SIZE(ncore_comm_properties_t, rank)
+#define CORE_MIN_SIZE_COLL_CONFIG \
+  CORE_VERSIONED_MIN_SIZE(ncore_coll_config_t, min_ctas)
 #define CORE_MIN_SIZE_LIBRARY_INFO \
   CORE_VERSIONED_MIN_SIZE(ncore_library_info_t, abi_version)
 

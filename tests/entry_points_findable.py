@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/entry_points_findable.py: every entry point of the table of
 operations (core/op_table.h: ncore_<name> of each COLL, P2P and ONESIDED
-row) has one definition in the library's sources that a reader's tools
+row, and ncore_<name>_config of each COLL row) has one definition in the library's sources that a reader's tools
 find: a line of core/ that starts `NCORE_API ncore_status_t ncore_<name>(`
 (what grep -n finds) and a function tag of Universal Ctags. A definition
 made by a macro (as the collectives' once were) fails both.
@@ -48,6 +48,7 @@ def main():
     table = read_table(ROOT)
     names = ["ncore_" + row.name
              for rows in (table.collectives, table.p2p, table.onesided) for row in rows]
+    names += ["ncore_" + row.name + "_config" for row in table.collectives]  # the twins
     files = sorted(os.path.relpath(p, ROOT)
                    for p in glob.glob(os.path.join(ROOT, SOURCES), recursive=True))
     try:

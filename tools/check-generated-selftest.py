@@ -88,18 +88,31 @@ def expect(name, rc, out, want_rc, must_say=()):
 
 def edit_by_hand(path):
     """Changes the last digit of the file (a number edited by hand, which
-    keeps JSON, TOML or code well-formed); returns the edited line."""
+    keeps JSON, TOML or code well-formed); returns the edited line. In a
+    file generated only between a "BEGIN GENERATED" and an "END GENERATED"
+    line (abi/include/ncore/coll.h), the edit is made there: the last digit
+    of that block, else a character added to its last line."""
     with open(path) as f:
         lines = f.read().split("\n")
-    for i in range(len(lines) - 1, -1, -1):
+    first, last = 0, len(lines)
+    begin = [i for i, l in enumerate(lines) if "BEGIN GENERATED" in l]
+    end = [i for i, l in enumerate(lines) if "END GENERATED" in l]
+    if begin and end:
+        first, last = begin[0] + 1, end[-1]
+    for i in range(last - 1, first - 1, -1):
         digits = [j for j, c in enumerate(lines[i]) if c.isdigit()]
         if digits:
             j = digits[-1]
             lines[i] = lines[i][:j] + str((int(lines[i][j]) + 1) % 10) + lines[i][j + 1:]
-            with open(path, "w") as f:
-                f.write("\n".join(lines))
-            return lines[i]
-    raise SystemExit(f"self-test: {path} has no digit to edit")
+            break
+    else:
+        if not (begin and end) or last <= first:
+            raise SystemExit(f"self-test: {path} has no digit to edit")
+        i = last - 1
+        lines[i] += "x"
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return lines[i]
 
 
 def files_made(copy, output, command):

@@ -180,9 +180,10 @@ def conformance_table(t):
 def c_runner(t):
     def collective_call(c):
         extra = "".join(", " + a for a in call_args(c, "op_redop(a->step)", "a->root"))
+        args = f"a->comm, a->send, a->recv, a->count, a->dtype{extra}, a->stream"
         return (f'  if (strcmp(op, "{c.name}") == 0)\n'
-                f"    return ncore_{c.name}(a->comm, a->send, a->recv, a->count, a->dtype"
-                f"{extra}, a->stream);")
+                f"    return a->config ? ncore_{c.name}_config({args}, a->config)\n"
+                f"                     : ncore_{c.name}({args});")
 
     def p2p_call(p):
         return (f'  if (strcmp(op, "{p.name}") == 0)\n'
@@ -226,6 +227,9 @@ def go_runner(t):
         return (f'\t"{c.name}": func(c *ncore.Communicator, a callStep) error {{\n'
                 f"\t\tsend, recv := a.buffers({lower(per_rank(c.send))}, "
                 f"{lower(per_rank(c.recv))})\n"
+                "\t\tif a.config != nil {\n"
+                f"\t\t\treturn c.{c.go}Config({args}, a.config)\n"
+                "\t\t}\n"
                 f"\t\treturn c.{c.go}({args})\n"
                 "\t},")
 
@@ -242,8 +246,9 @@ def go_runner(t):
         import "ncore.dev/ncore"
 
         // collectiveCalls runs each collective row of the table of operations
-        // through the binding, each buffer described with the elements the call
-        // touches in it (nranks * count for an _N buffer).
+        // through the binding (its Config twin where the step has a config), each
+        // buffer described with the elements the call touches in it (nranks *
+        // count for an _N buffer).
         var collectiveCalls = map[string]func(c *ncore.Communicator, a callStep) error{
         {collectives}
         }
@@ -277,7 +282,20 @@ def rust_runner(t):
     def collective_call(c):
         args = ", ".join(["&a.send", "&mut a.recv", "a.count"]
                          + call_args(c, "(a.redop)()", "a.root") + ["a.stream"])
-        return f'        "{c.name}" => comm.{c.name}({args}),'
+        twin = f"comm.{c.name}_config({args}, config)"
+        some = f"            Some(config) => {twin},"
+        if len(some) > 100:  # rustfmt's block, then one argument a line
+            inner = f"                {twin}"
+            if len(inner) <= 100:
+                some = f"            Some(config) => {{\n{inner}\n            }}"
+            else:
+                some = (f"            Some(config) => comm.{c.name}_config(\n"
+                        + "".join(f"                {x},\n"
+                                  for x in args.split(", ") + ["config"])
+                        + "            ),")
+        return (f'        "{c.name}" => match &a.config {{\n{some}\n'
+                f"            None => comm.{c.name}({args}),\n"
+                "        },")
 
     def p2p_call(p):
         buf = "&mut a.buf" if p.buffer == "WRITTEN" else "&a.buf"

@@ -124,10 +124,10 @@ NCORE_API ncore_status_t ncore_allgather_again(ncore_comm_t comm,
                                                ncore_stream_t stream);
 
 NCORE_END_DECLS""", 1))
-# 3. Its name in the open version node (the last one).
-edit("abi/ncore.map", "    ncore_library_info;\n} NCORE_1.0;", lambda t: t.replace(
-    "    ncore_library_info;\n} NCORE_1.0;",
-    "    ncore_library_info;\n    ncore_allgather_again;\n} NCORE_1.0;"))
+# 3. Its name and its _config twin's in the open version node (the last one).
+edit("abi/ncore.map", "} NCORE_1.1;", lambda t: t.replace(
+    "} NCORE_1.1;",
+    "    ncore_allgather_again;\n    ncore_allgather_again_config;\n} NCORE_1.1;"))
 # 4. Its C test: allgather's, under the new name.
 def c_test(text):
     start = text.index("MR_TEST(allgather_all_dtypes) {")
@@ -167,6 +167,9 @@ regenerated() {
     grep -q -- "$pattern" "$file" || { echo "$file: no $pattern"; missing=1; }
   done <<'EOF'
 core/coll_gen.c NCORE_API ncore_status_t ncore_allgather_again(
+core/coll_gen.c NCORE_API ncore_status_t ncore_allgather_again_config(
+abi/include/ncore/coll.h NCORE_API ncore_status_t ncore_allgather_again_config(
+bindings/go/coll_gen.go func (c \*Communicator) AllGatherAgainConfig(
 bindings/rust/ncore/src/coll_gen.rs pub fn allgather_again_in_place<
 bindings/go/coll_gen.go func (c \*Communicator) AllGatherAgain(
 bindings/python/ncore/_collectives_gen.py def allgather_again(

@@ -8,7 +8,8 @@ package ncore
 import "C"
 
 // The collectives: one method per row of the table of operations
-// (core/op_table.h); the checks they share are coll.go's.
+// (core/op_table.h) and its Config twin (a CollConfig); the checks they
+// share are coll.go's.
 
 // AllReduce runs ncore_allreduce: send is reduced over ranks with op into every
 // rank's recv. The count n is len(send); send holds n elements, recv n
@@ -20,6 +21,22 @@ func (c *Communicator) AllReduce(send, recv Buffer, op ReduceOp, stream *Stream)
 	}
 	return done(fromResult(C.ncgo_allreduce(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(a.count), C.int(a.dtype), C.int(op), stream.arg())), c, send, recv)
+}
+
+// AllReduceConfig is AllReduce with a per-call configuration (nil: none),
+// through ncore_allreduce_config.
+func (c *Communicator) AllReduceConfig(send, recv Buffer, op ReduceOp, stream *Stream, config *CollConfig) error {
+	a, err := c.prepareColl(&collAllReduce, send, recv, 0, stream)
+	if err != nil {
+		return err
+	}
+	cc, err := config.toC()
+	if err != nil {
+		return err
+	}
+	defer cc.free()
+	return done(fromResult(C.ncgo_allreduce_config(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+		C.size_t(a.count), C.int(a.dtype), C.int(op), stream.arg(), cc.ptr())), c, send, recv)
 }
 
 // Broadcast runs ncore_broadcast: root's send is copied into every rank's recv.
@@ -35,6 +52,22 @@ func (c *Communicator) Broadcast(send, recv Buffer, root int, stream *Stream) er
 		C.size_t(a.count), C.int(a.dtype), a.root, stream.arg())), c, send, recv)
 }
 
+// BroadcastConfig is Broadcast with a per-call configuration (nil: none),
+// through ncore_broadcast_config.
+func (c *Communicator) BroadcastConfig(send, recv Buffer, root int, stream *Stream, config *CollConfig) error {
+	a, err := c.prepareColl(&collBroadcast, send, recv, root, stream)
+	if err != nil {
+		return err
+	}
+	cc, err := config.toC()
+	if err != nil {
+		return err
+	}
+	defer cc.free()
+	return done(fromResult(C.ncgo_broadcast_config(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+		C.size_t(a.count), C.int(a.dtype), a.root, stream.arg(), cc.ptr())), c, send, recv)
+}
+
 // Reduce runs ncore_reduce: send is reduced over ranks with op into root's
 // recv. The count n is len(send); send holds n elements, recv n elements (used
 // on root only: may be nil elsewhere). In place when send and recv are the same
@@ -48,6 +81,22 @@ func (c *Communicator) Reduce(send, recv Buffer, op ReduceOp, root int, stream *
 		C.size_t(a.count), C.int(a.dtype), C.int(op), a.root, stream.arg())), c, send, recv)
 }
 
+// ReduceConfig is Reduce with a per-call configuration (nil: none), through
+// ncore_reduce_config.
+func (c *Communicator) ReduceConfig(send, recv Buffer, op ReduceOp, root int, stream *Stream, config *CollConfig) error {
+	a, err := c.prepareColl(&collReduce, send, recv, root, stream)
+	if err != nil {
+		return err
+	}
+	cc, err := config.toC()
+	if err != nil {
+		return err
+	}
+	defer cc.free()
+	return done(fromResult(C.ncgo_reduce_config(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+		C.size_t(a.count), C.int(a.dtype), C.int(op), a.root, stream.arg(), cc.ptr())), c, send, recv)
+}
+
 // AllGather runs ncore_allgather: every rank r's send lands in block r of every
 // rank's recv. The count n is len(send); send holds n elements, recv nranks * n
 // elements. In place when send is block rank of recv.
@@ -58,6 +107,22 @@ func (c *Communicator) AllGather(send, recv Buffer, stream *Stream) error {
 	}
 	return done(fromResult(C.ncgo_allgather(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(a.count), C.int(a.dtype), stream.arg())), c, send, recv)
+}
+
+// AllGatherConfig is AllGather with a per-call configuration (nil: none),
+// through ncore_allgather_config.
+func (c *Communicator) AllGatherConfig(send, recv Buffer, stream *Stream, config *CollConfig) error {
+	a, err := c.prepareColl(&collAllGather, send, recv, 0, stream)
+	if err != nil {
+		return err
+	}
+	cc, err := config.toC()
+	if err != nil {
+		return err
+	}
+	defer cc.free()
+	return done(fromResult(C.ncgo_allgather_config(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+		C.size_t(a.count), C.int(a.dtype), stream.arg(), cc.ptr())), c, send, recv)
 }
 
 // ReduceScatter runs ncore_reduce_scatter: send is reduced over ranks with op;
@@ -73,6 +138,22 @@ func (c *Communicator) ReduceScatter(send, recv Buffer, op ReduceOp, stream *Str
 		C.size_t(a.count), C.int(a.dtype), C.int(op), stream.arg())), c, send, recv)
 }
 
+// ReduceScatterConfig is ReduceScatter with a per-call configuration (nil:
+// none), through ncore_reduce_scatter_config.
+func (c *Communicator) ReduceScatterConfig(send, recv Buffer, op ReduceOp, stream *Stream, config *CollConfig) error {
+	a, err := c.prepareColl(&collReduceScatter, send, recv, 0, stream)
+	if err != nil {
+		return err
+	}
+	cc, err := config.toC()
+	if err != nil {
+		return err
+	}
+	defer cc.free()
+	return done(fromResult(C.ncgo_reduce_scatter_config(c.ch(), a.send.hp, a.send.dp, a.recv.hp,
+		a.recv.dp, C.size_t(a.count), C.int(a.dtype), C.int(op), stream.arg(), cc.ptr())), c, send, recv)
+}
+
 // AllToAll runs ncore_alltoall: block j of every rank r's send lands in block r
 // of rank j's recv. The count n is len(send) / nranks (a multiple of nranks);
 // send holds nranks * n elements, recv nranks * n elements. Not in place: send
@@ -84,6 +165,22 @@ func (c *Communicator) AllToAll(send, recv Buffer, stream *Stream) error {
 	}
 	return done(fromResult(C.ncgo_alltoall(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(a.count), C.int(a.dtype), stream.arg())), c, send, recv)
+}
+
+// AllToAllConfig is AllToAll with a per-call configuration (nil: none), through
+// ncore_alltoall_config.
+func (c *Communicator) AllToAllConfig(send, recv Buffer, stream *Stream, config *CollConfig) error {
+	a, err := c.prepareColl(&collAllToAll, send, recv, 0, stream)
+	if err != nil {
+		return err
+	}
+	cc, err := config.toC()
+	if err != nil {
+		return err
+	}
+	defer cc.free()
+	return done(fromResult(C.ncgo_alltoall_config(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+		C.size_t(a.count), C.int(a.dtype), stream.arg(), cc.ptr())), c, send, recv)
 }
 
 // Gather runs ncore_gather: every rank r's send lands in block r of root's
@@ -99,6 +196,22 @@ func (c *Communicator) Gather(send, recv Buffer, root int, stream *Stream) error
 		C.size_t(a.count), C.int(a.dtype), a.root, stream.arg())), c, send, recv)
 }
 
+// GatherConfig is Gather with a per-call configuration (nil: none), through
+// ncore_gather_config.
+func (c *Communicator) GatherConfig(send, recv Buffer, root int, stream *Stream, config *CollConfig) error {
+	a, err := c.prepareColl(&collGather, send, recv, root, stream)
+	if err != nil {
+		return err
+	}
+	cc, err := config.toC()
+	if err != nil {
+		return err
+	}
+	defer cc.free()
+	return done(fromResult(C.ncgo_gather_config(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+		C.size_t(a.count), C.int(a.dtype), a.root, stream.arg(), cc.ptr())), c, send, recv)
+}
+
 // Scatter runs ncore_scatter: block r of root's send lands in rank r's recv.
 // The count n is len(recv); send holds nranks * n elements (used on root only:
 // may be nil elsewhere), recv n elements. In place when recv is block rank of
@@ -110,4 +223,20 @@ func (c *Communicator) Scatter(send, recv Buffer, root int, stream *Stream) erro
 	}
 	return done(fromResult(C.ncgo_scatter(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
 		C.size_t(a.count), C.int(a.dtype), a.root, stream.arg())), c, send, recv)
+}
+
+// ScatterConfig is Scatter with a per-call configuration (nil: none), through
+// ncore_scatter_config.
+func (c *Communicator) ScatterConfig(send, recv Buffer, root int, stream *Stream, config *CollConfig) error {
+	a, err := c.prepareColl(&collScatter, send, recv, root, stream)
+	if err != nil {
+		return err
+	}
+	cc, err := config.toC()
+	if err != nil {
+		return err
+	}
+	defer cc.free()
+	return done(fromResult(C.ncgo_scatter_config(c.ch(), a.send.hp, a.send.dp, a.recv.hp, a.recv.dp,
+		C.size_t(a.count), C.int(a.dtype), a.root, stream.arg(), cc.ptr())), c, send, recv)
 }

@@ -127,6 +127,33 @@ static inline ncgo_result ncgo_gather(ncore_comm_t comm, void *sendbuf_hp, uintp
 static inline ncgo_result ncgo_scatter(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t count, int dtype, int root, uintptr_t stream) {
   return ncgo_result_of(ncore_scatter(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), count, (ncore_dtype_t)dtype, root, NCGO_STREAM(stream)));
 }
+static inline ncgo_result ncgo_coll_config_init(ncore_coll_config_t *config, size_t struct_size) {
+  return ncgo_result_of(ncore_coll_config_init(config, struct_size));
+}
+static inline ncgo_result ncgo_allreduce_config(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t count, int dtype, int op, uintptr_t stream, const ncore_coll_config_t *config) {
+  return ncgo_result_of(ncore_allreduce_config(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), count, (ncore_dtype_t)dtype, (ncore_redop_t)op, NCGO_STREAM(stream), config));
+}
+static inline ncgo_result ncgo_broadcast_config(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t count, int dtype, int root, uintptr_t stream, const ncore_coll_config_t *config) {
+  return ncgo_result_of(ncore_broadcast_config(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), count, (ncore_dtype_t)dtype, root, NCGO_STREAM(stream), config));
+}
+static inline ncgo_result ncgo_reduce_config(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t count, int dtype, int op, int root, uintptr_t stream, const ncore_coll_config_t *config) {
+  return ncgo_result_of(ncore_reduce_config(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), count, (ncore_dtype_t)dtype, (ncore_redop_t)op, root, NCGO_STREAM(stream), config));
+}
+static inline ncgo_result ncgo_allgather_config(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t sendcount, int dtype, uintptr_t stream, const ncore_coll_config_t *config) {
+  return ncgo_result_of(ncore_allgather_config(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), sendcount, (ncore_dtype_t)dtype, NCGO_STREAM(stream), config));
+}
+static inline ncgo_result ncgo_reduce_scatter_config(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t recvcount, int dtype, int op, uintptr_t stream, const ncore_coll_config_t *config) {
+  return ncgo_result_of(ncore_reduce_scatter_config(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), recvcount, (ncore_dtype_t)dtype, (ncore_redop_t)op, NCGO_STREAM(stream), config));
+}
+static inline ncgo_result ncgo_alltoall_config(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t count, int dtype, uintptr_t stream, const ncore_coll_config_t *config) {
+  return ncgo_result_of(ncore_alltoall_config(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), count, (ncore_dtype_t)dtype, NCGO_STREAM(stream), config));
+}
+static inline ncgo_result ncgo_gather_config(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t count, int dtype, int root, uintptr_t stream, const ncore_coll_config_t *config) {
+  return ncgo_result_of(ncore_gather_config(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), count, (ncore_dtype_t)dtype, root, NCGO_STREAM(stream), config));
+}
+static inline ncgo_result ncgo_scatter_config(ncore_comm_t comm, void *sendbuf_hp, uintptr_t sendbuf_dp, void *recvbuf_hp, uintptr_t recvbuf_dp, size_t count, int dtype, int root, uintptr_t stream, const ncore_coll_config_t *config) {
+  return ncgo_result_of(ncore_scatter_config(comm, NCGO_PTR(sendbuf_hp, sendbuf_dp), NCGO_PTR(recvbuf_hp, recvbuf_dp), count, (ncore_dtype_t)dtype, root, NCGO_STREAM(stream), config));
+}
 
 /* ---- resources.h ---- */
 static inline ncgo_result ncgo_register_buffer(ncore_registered_buffer_t *out, ncore_comm_t comm, uintptr_t ptr, size_t size) {

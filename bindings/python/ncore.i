@@ -580,6 +580,104 @@ NCORE_IN_ADDRESS(uintptr_t)
   free(array$argnum);
 }
 
+/* A collective's config (the _config twins): None passes NULL; else the
+ * tuple of config.py's NCCLCollConfig._c_tuple: (min_ctas, max_ctas,
+ * nvls_ctas, cga_cluster_size, alg_selection (str or None),
+ * force_alg_selection, cta_policy, user_profiler_tag, vendor options (a
+ * sequence of (vendor_id, option_id, kind, int_value, str_value or None,
+ * raw_value)), launch_completion_event (an address, 0 for none)). The
+ * strings stay the tuple's, which the call holds. */
+%typemap(in) const ncore_coll_config_t *config
+    (ncore_coll_config_t c, ncore_vendor_option_t *options = NULL) {
+  if ($input == Py_None) {
+    $1 = NULL;
+  } else {
+    PyObject *t = PySequence_Fast($input, "config: expected an NCCLCollConfig's tuple");
+    if (t == NULL) SWIG_fail;
+    if (PySequence_Fast_GET_SIZE(t) != 10) {
+      Py_DECREF(t);
+      PyErr_SetString(PyExc_ValueError, "config: expected the 10 fields of ncore_coll_config_t");
+      SWIG_fail;
+    }
+    ncore_status_t init_status = ncore_coll_config_init(&c, sizeof c);
+    if (init_status != NCORE_OK) { Py_DECREF(t); ncore_py_raise(init_status); SWIG_fail; }
+    static const char *const names[] = {"min_ctas", "max_ctas", "nvls_ctas",
+                                        "cga_cluster_size", "force_alg_selection",
+                                        "cta_policy"};
+    static const int at[] = {0, 1, 2, 3, 5, 6};
+    int32_t *targets[] = {&c.min_ctas, &c.max_ctas, &c.nvls_ctas, &c.cga_cluster_size,
+                          &c.force_alg_selection, &c.cta_policy};
+    unsigned long long bits = 0;
+    for (int j = 0; j < 6; j++) {
+      char field[48];
+      snprintf(field, sizeof field, "config.%s", names[j]);
+      if (ncore_py_integer(PySequence_Fast_GET_ITEM(t, at[j]), "$symname", field, "int32_t",
+                           INT32_MIN, INT32_MAX, &bits) != 0) { Py_DECREF(t); SWIG_fail; }
+      *targets[j] = (int32_t)bits;
+    }
+    if (ncore_py_integer(PySequence_Fast_GET_ITEM(t, 7), "$symname", "config.user_profiler_tag",
+                         "uint64_t", 0, UINT64_MAX, &bits) != 0) { Py_DECREF(t); SWIG_fail; }
+    c.user_profiler_tag = (uint64_t)bits;
+    PyObject *selection = PySequence_Fast_GET_ITEM(t, 4);
+    if (selection != Py_None) {
+      c.alg_selection = PyUnicode_AsUTF8(selection);
+      if (c.alg_selection == NULL) { Py_DECREF(t); SWIG_fail; }
+    }
+    uintptr_t event = 0;
+    if (ncore_py_address(PySequence_Fast_GET_ITEM(t, 9), "$symname",
+                         "config.launch_completion_event", &event) != 0) {
+      Py_DECREF(t); SWIG_fail;
+    }
+    c.launch_completion_event = (void *)event;
+    PyObject *list = PySequence_Fast(PySequence_Fast_GET_ITEM(t, 8),
+                                     "config.vendor_options: expected a sequence");
+    if (list == NULL) { Py_DECREF(t); SWIG_fail; }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(list);
+    options = (ncore_vendor_option_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(*options));
+    if (options == NULL) { Py_DECREF(list); Py_DECREF(t); PyErr_NoMemory(); SWIG_fail; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *o = PySequence_Fast(PySequence_Fast_GET_ITEM(list, i),
+                                    "config.vendor_options: each item must be a tuple");
+      if (o == NULL || PySequence_Fast_GET_SIZE(o) != 6) {
+        Py_XDECREF(o); Py_DECREF(list); Py_DECREF(t);
+        if (!PyErr_Occurred())
+          PyErr_SetString(PyExc_ValueError, "config.vendor_options: each item is (vendor_id, "
+                          "option_id, kind, int_value, str_value, raw_value)");
+        SWIG_fail;
+      }
+      static const char *const option_names[] = {"vendor_id", "option_id", "kind", "int_value"};
+      int32_t *option_targets[] = {&options[i].vendor_id, &options[i].option_id,
+                                   &options[i].kind, &options[i].int_value};
+      for (int j = 0; j < 4; j++) {
+        char field[64];
+        snprintf(field, sizeof field, "config.vendor_options[%zd].%s", i, option_names[j]);
+        if (ncore_py_integer(PySequence_Fast_GET_ITEM(o, j), "$symname", field, "int32_t",
+                             INT32_MIN, INT32_MAX, &bits) != 0) {
+          Py_DECREF(o); Py_DECREF(list); Py_DECREF(t); SWIG_fail;
+        }
+        *option_targets[j] = (int32_t)bits;
+      }
+      PyObject *text = PySequence_Fast_GET_ITEM(o, 4);
+      if (text != Py_None && (options[i].str_value = PyUnicode_AsUTF8(text)) == NULL) {
+        Py_DECREF(o); Py_DECREF(list); Py_DECREF(t); SWIG_fail;
+      }
+      uintptr_t value = 0;
+      if (ncore_py_address(PySequence_Fast_GET_ITEM(o, 5), "$symname",
+                           "config.vendor_options[].raw_value", &value) != 0) {
+        Py_DECREF(o); Py_DECREF(list); Py_DECREF(t); SWIG_fail;
+      }
+      options[i].raw_value = (void *)value;
+      Py_DECREF(o);
+    }
+    Py_DECREF(list);
+    Py_DECREF(t);
+    c.vendor_options = n > 0 ? options : NULL;
+    c.vendor_option_count = (uint32_t)n;
+    $1 = &c;
+  }
+}
+%typemap(freearg) const ncore_coll_config_t *config { free(options$argnum); }
+
 /* ---- versioned structs ---- */
 
 /* The *_init functions take the caller's struct size: from Python it is
@@ -598,6 +696,7 @@ NCORE_IN_ADDRESS(uintptr_t)
 NCORE_SIZED_INIT(ncore_comm_config_t, config)
 NCORE_SIZED_INIT(ncore_wait_signal_desc_t, desc)
 NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
+NCORE_SIZED_INIT(ncore_coll_config_t, config)
 
 /* ---- buffers ---- */
 

@@ -283,6 +283,7 @@ void host_coll_init(host_op_t *op, host_comm_t *comm,
   op->abandon = coll_abandon;
   op->comm = comm;
   op->coll = *args;
+  op->coll.config = NULL; /* the call's only: a queued op outlives it */
   op->esize = core_dtype_size(args->dtype);
   size_t per = HOST_STAGE_BYTES / op->esize;
   /* a staging holds one block per destination for an nranks * count sendbuf */
@@ -296,6 +297,12 @@ ncore_status_t host_collective(core_backend_comm_t *comm,
   /* Fails fast on an aborted communicator before queueing anything. */
   ncore_status_t s = host_comm_health(comm, 0);
   if (s != NCORE_OK) return s;
+  /* The config's tuning fields are hints for NCCL's kernels, and this
+   * backend has one algorithm: accepted and ignored (ncore/coll.h). */
+  if (args->config != NULL && args->config->user.launch_completion_event != NULL)
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "config.launch_completion_event: a CUDA event, and "
+                      "the host backend runs no CUDA: pass NULL there");
   host_op_t op;
   host_coll_init(&op, comm, args);
   return host_submit(&op);

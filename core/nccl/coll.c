@@ -8,6 +8,7 @@
 #include "../error.h"
 #include "../op_table.h"
 #include "../wait_watch.h"
+#include "coll_config.h"
 #include "custom_redop.h"
 #include "group.h"
 #include "small_coll.h"
@@ -30,17 +31,35 @@
                                  t NCCL_COLL_ARGS_##reduces##rooted, nc, s),  \
                     #nccl, nc);
 
+/* The same through the row's nccl*Config twin, with config. */
+#define NCCL_COLL_CONFIG_CASE(name, KIND, nccl, go, reduces, rooted, send,    \
+                              recv, count_name, in_place)                     \
+  case CORE_COLL_##KIND:                                                      \
+    return enqueued(nccl_fn.coll_config_##name(                               \
+                        a->sendbuf, a->recvbuf, a->count,                     \
+                        t NCCL_COLL_ARGS_##reduces##rooted, nc, s, config),   \
+                    #nccl "Config", nc);
+
 /* One collective, as NCCL's call for a->kind (its row of op_table.h), on
- * stream s. */
+ * stream s; through its nccl*Config twin where config is not NULL. */
 static ncore_status_t collective_call(nccl_comm_t *c, const core_coll_args_t *a,
-                                      cudaStream_t s) {
+                                      cudaStream_t s,
+                                      const nccl_coll_config_t *config) {
   ncclDataType_t t = (ncclDataType_t)a->dtype;
   ncclRedOp_t op = a->custom_op ? a->custom_op->op : (ncclRedOp_t)a->op;
   ncclComm_t nc = c->nccl;
-  switch (a->kind) {
-    CORE_OPERATIONS(NCCL_COLL_CASE, CORE_OP_NONE, CORE_OP_NONE)
-    case CORE_COLL_KINDS:
-      break;
+  if (config != NULL) {
+    switch (a->kind) {
+      CORE_OPERATIONS(NCCL_COLL_CONFIG_CASE, CORE_OP_NONE, CORE_OP_NONE)
+      case CORE_COLL_KINDS:
+        break;
+    }
+  } else {
+    switch (a->kind) {
+      CORE_OPERATIONS(NCCL_COLL_CASE, CORE_OP_NONE, CORE_OP_NONE)
+      case CORE_COLL_KINDS:
+        break;
+    }
   }
   return core_error(NCORE_ERR_INTERNAL, "kind: unknown collective %d",
                     (int)a->kind);
@@ -49,9 +68,10 @@ static ncore_status_t collective_call(nccl_comm_t *c, const core_coll_args_t *a,
 /* collective_call, watched: NCCL may wait inside it for its peers
  * (wait_watch.h). */
 static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
-                                    cudaStream_t s) {
+                                    cudaStream_t s,
+                                    const nccl_coll_config_t *config) {
   core_wait_watch_enter("NCCL's collective call", -1, c->rank, c->nranks);
-  ncore_status_t status = collective_call(c, a, s);
+  ncore_status_t status = collective_call(c, a, s, config);
   core_wait_watch_leave();
   return status;
 }
@@ -92,19 +112,29 @@ static const core_coll_args_t *p2p_addresses(nccl_comm_t *c,
   return moved;
 }
 
-ncore_status_t nccl_collective(core_backend_comm_t *comm,
-                               const core_coll_args_t *args) {
-  nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_comm_check_live(c);
-  if (status != NCORE_OK) return status;
-  int taken = 0;
-  status = nccl_small_collective(c, args, &taken);
-  if (taken) return status;
+/* A forced ncore kernel (config alg_selection "oneshot" / "twoshot",
+ * force_alg_selection 1) that did not take the call. */
+static ncore_status_t forced_kernel_refused(const core_coll_args_t *a) {
+  return core_error(NCORE_ERR_INVALID_USAGE,
+                    "config.alg_selection: \"%s\" forces ncore's kernel, "
+                    "which does not serve this %s (it serves allreduce, "
+                    "allgather and reduce-scatter outside groups, within one "
+                    "LSA team of 2..8 ranks, up to its staging size, for "
+                    "built-in sum/prod/max/min on 16- to 64-bit types): set "
+                    "config.force_alg_selection = 0 to let NCCL run it",
+                    a->config->user.alg_selection,
+                    core_coll_shapes[a->kind].name);
+}
+
+/* The call on NCCL's kernels, with config's NCCL part where it has one. */
+static ncore_status_t nccl_kernels(nccl_comm_t *c, const core_coll_args_t *args,
+                                   const nccl_call_config_t *config) {
+  const nccl_coll_config_t *nc = config->use_nccl_config ? &config->nccl : NULL;
   core_coll_args_t moved;
   const core_coll_args_t *a = p2p_addresses(c, args, &moved);
   cudaStream_t s = (cudaStream_t)a->stream;
   if (!c->legacy_stream_detour || !nccl_stream_is_legacy(s))
-    return collective_on(c, a, s);
+    return collective_on(c, a, s, nc);
   /* NCCL before 2.29.7 runs copy-engine collectives (CTA policy ZERO over
    * symmetric windows) with cudaMemcpyBatchAsync, which refuses the legacy
    * default stream: "Cuda failure 'invalid argument'" (2.29.7 falls back to
@@ -113,10 +143,25 @@ ncore_status_t nccl_collective(core_backend_comm_t *comm,
    * synchronises with both ways (a blocking stream), and the legacy stream
    * then waits for it: the order and a later synchronisation of the legacy
    * stream are as if it had run there. */
-  status = collective_on(c, a, (cudaStream_t)CU_STREAM_PER_THREAD);
+  ncore_status_t status = collective_on(c, a, (cudaStream_t)CU_STREAM_PER_THREAD, nc);
   if (status == NCORE_OK || status == NCORE_IN_PROGRESS) {
     ncore_status_t joined = nccl_join_legacy_stream(c->ctx);
     if (joined != NCORE_OK) return joined;
   }
   return status;
+}
+
+ncore_status_t nccl_collective(core_backend_comm_t *comm,
+                               const core_coll_args_t *args) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_check_live(c);
+  if (status != NCORE_OK) return status;
+  nccl_call_config_t config;
+  status = nccl_call_config_prepare(c, args, &config);
+  if (status != NCORE_OK) return status;
+  int taken = 0;
+  if (!config.nccl_kernels_only) status = nccl_small_collective(c, args, &taken);
+  if (!taken && config.ncore_kernel_forced) return forced_kernel_refused(args);
+  if (!taken) status = nccl_kernels(c, args, &config);
+  return nccl_call_config_finish(&config, (CUstream)args->stream, taken, status);
 }

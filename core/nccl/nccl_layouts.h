@@ -175,4 +175,46 @@ int nccl_struct_version(void);
 /* "2.30.7" for 23007 (a buffer per thread, valid until its next call). */
 const char *nccl_version_text(int code);
 
+/* ---- the per-call configuration (issue 44: collconfig) ----
+ * ncclConfigExt_t and ncclCollConfig_t as of NCCL 2.32.3 (src/nccl.h.in;
+ * the field list and "since" of each: NCCL's user guide, "ncclCollConfig_t"):
+ * append-only, so NCCL 2.31's struct is this one without
+ * launchCompletionEvent (64 bytes), which NCORE_NCCL_COLL_CONFIG_SIZE_2_31
+ * names. Both are read by nccl*Config calls of those versions only. */
+typedef struct nccl_config_ext {
+  struct nccl_config_ext *next;
+  struct {
+    int vendorId;
+    int optionId;
+  } key;
+  union {
+    int i;
+    const char *s;
+    void *raw;
+  } val;
+} nccl_config_ext_t;
+
+typedef struct nccl_coll_config {
+  size_t size;
+  unsigned int magic;
+  unsigned int version;
+  nccl_config_ext_t *ext;
+  int minCTAs;
+  int maxCTAs;
+  int nvlsCTAs;
+  int cgaClusterSize;
+  const char *algSelection;
+  int forceAlgSelection;
+  int CTAPolicy;
+  unsigned long long userProfilerTag;
+  void *launchCompletionEvent; /* 2.32.0: cudaEvent_t */
+} nccl_coll_config_t;
+
+/* The NCCL versions that take a per-call configuration, and the first
+ * with launchCompletionEvent. */
+#define NCORE_NCCL_COLL_CONFIG_SINCE NCORE_NCCL_VERSION(2, 31, 0)
+#define NCORE_NCCL_COLL_CONFIG_EVENT_SINCE NCORE_NCCL_VERSION(2, 32, 0)
+#define NCORE_NCCL_COLL_CONFIG_SIZE_2_31 \
+  offsetof(nccl_coll_config_t, launchCompletionEvent)
+
 #endif

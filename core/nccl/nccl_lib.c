@@ -107,8 +107,10 @@ static int resolve(void *lib, const char *name, void **slot, int required,
   resolve(lib, #name, (void **)&nccl_fn.name, required, "libnccl.so.2") &&
 #define NCCL_RESOLVE_DECLARED(name, required, ...) \
   NCCL_RESOLVE_TYPED(name, required)
-#define NCCL_RESOLVE_COLL(name, KIND, nccl, ...) \
-  resolve(lib, #nccl, (void **)&nccl_fn.coll_##name, 1, "libnccl.so.2") &&
+#define NCCL_RESOLVE_COLL(name, KIND, nccl, ...)                            \
+  resolve(lib, #nccl, (void **)&nccl_fn.coll_##name, 1, "libnccl.so.2") &&    \
+      resolve(lib, #nccl "Config", (void **)&nccl_fn.coll_config_##name, 0, \
+              "libnccl.so.2") &&
 #define NCCL_RESOLVE_P2P(name, nccl, ...) \
   resolve(lib, #nccl, (void **)&nccl_fn.p2p_##name, 1, "libnccl.so.2") &&
 #define CU_RESOLVE(member, symbol, required, ...) \

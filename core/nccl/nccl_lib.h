@@ -46,7 +46,9 @@ struct nccl_team {
  *                                    and point-to-point row of the table of
  *                                    operations (op_table.h), as the member
  *                                    coll_<row> / p2p_<row>: two rows may
- *                                    name one NCCL function
+ *                                    name one NCCL function; a collective's
+ *                                    per-call twin <nccl>Config (2.31+,
+ *                                    required 0) as coll_config_<row>
  * required 1: the load fails without it. 0: NULL where the loaded library
  * lacks it; used only where nccl_layout() says its version has it
  * (nccl_require, at each call, names the version). */
@@ -118,7 +120,18 @@ struct nccl_team {
 
 #define NCCL_FN_TYPED(name, required) __typeof__(&name) name;
 #define NCCL_FN_DECLARED(name, required, ret, ...) ret (*name)(__VA_ARGS__);
-#define NCCL_FN_COLL(name, KIND, nccl, ...) __typeof__(&nccl) coll_##name;
+/* nccl*Config's parameters after the datatype, by the row's (reduces,
+ * rooted), before (comm, stream, config). */
+#define NCCL_CONFIG_PARAMS_00
+#define NCCL_CONFIG_PARAMS_10 , ncclRedOp_t
+#define NCCL_CONFIG_PARAMS_01 , int
+#define NCCL_CONFIG_PARAMS_11 , ncclRedOp_t, int
+#define NCCL_FN_COLL(name, KIND, nccl, go, reduces, rooted, ...)              \
+  __typeof__(&nccl) coll_##name;                                              \
+  ncclResult_t (*coll_config_##name)(                                         \
+      const void *, void *, size_t,                                           \
+      ncclDataType_t NCCL_CONFIG_PARAMS_##reduces##rooted, ncclComm_t,        \
+      cudaStream_t, const nccl_coll_config_t *);
 #define NCCL_FN_P2P(name, nccl, ...) __typeof__(&nccl) p2p_##name;
 typedef struct nccl_functions {
   NCCL_SYMBOLS(NCCL_FN_TYPED, NCCL_FN_DECLARED, NCCL_FN_COLL, NCCL_FN_P2P)

@@ -6,7 +6,7 @@
  * a call needs no registration, no host synchronisation and no allocation,
  * and is captured in a CUDA graph like any kernel (the call counts live on
  * the device). Allreduce chosen by size (NCORE_ALGO forces one: auto,
- * nccl, oneshot, twoshot), allgather and reduce-scatter in LL form up to
+ * nccl, oneshot, twoshot; a call's config alg_selection, for that call), allgather and reduce-scatter in LL form up to
  * the LL limit (NCORE_ALGO=nccl: never); everything else goes to NCCL:
  * broadcast and reduce, custom
  * operators and NCORE_AVG, 8-bit types, ranks outside one LSA team, calls

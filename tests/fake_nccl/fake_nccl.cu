@@ -617,3 +617,99 @@ FAKE_API ncclResult_t ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat,
   return ncclSuccess;
 }
 #endif
+
+// ---- the per-call configuration (issue 44: collconfig) ----
+// nccl*Config of 2.31+: ncclCollConfig_t checked as NCCL checks it (magic,
+// a size of at least 2.31's 64 bytes and at most this header's, a version
+// no newer than this one, forceAlgSelection 0 or 1), every field recorded
+// under "collconfig.<field>" (the ext list's length as "collconfig.ext",
+// algSelection's first character as "collconfig.algSelection", 0 for none),
+// then the plain collective runs.
+#if NCCL_VERSION_CODE >= 23100
+static ncclResult_t check_coll_config(const ncclCollConfig_t *c) {
+  count("ncclCollConfig");
+  if (c == nullptr) {
+    record("collconfig.null", 1);
+    return ncclSuccess;
+  }
+  record("collconfig.size", (long long)c->size);
+  record("collconfig.magic", c->magic);
+  record("collconfig.version", c->version);
+  if (c->magic != 0xcafebeef)
+    return fail(ncclInvalidArgument, "collConfig magic 0x%x", c->magic);
+  if (c->size < 64 || c->size > sizeof(ncclCollConfig_t))
+    return fail(ncclInvalidArgument, "collConfig size %zu", c->size);
+  if (c->version > NCCL_VERSION_CODE)
+    return fail(ncclInvalidArgument, "collConfig version %u newer than %d", c->version,
+                NCCL_VERSION_CODE);
+  if (c->forceAlgSelection != 0 && c->forceAlgSelection != 1)
+    return fail(ncclInvalidArgument, "forceAlgSelection %d", c->forceAlgSelection);
+  record("collconfig.minCTAs", c->minCTAs);
+  record("collconfig.maxCTAs", c->maxCTAs);
+  record("collconfig.nvlsCTAs", c->nvlsCTAs);
+  record("collconfig.cgaClusterSize", c->cgaClusterSize);
+  record("collconfig.forceAlgSelection", c->forceAlgSelection);
+  record("collconfig.CTAPolicy", c->CTAPolicy);
+  record("collconfig.userProfilerTag", (long long)c->userProfilerTag);
+  record("collconfig.algSelection", c->algSelection ? c->algSelection[0] : 0);
+  long long ext = 0;
+  for (const ncclConfigExt_t *e = c->ext; e != nullptr; e = e->next) ext++;
+  record("collconfig.ext", ext);
+#if NCCL_VERSION_CODE >= 23200
+  if (c->size >= sizeof(ncclCollConfig_t))
+    record("collconfig.launchCompletionEvent", (long long)(uintptr_t)c->launchCompletionEvent);
+#endif
+  return ncclSuccess;
+}
+
+#define FAKE_CONFIG_CALL(call, plain)                       \
+  do {                                                      \
+    ncclResult_t checked = check_coll_config(config);       \
+    if (checked != ncclSuccess) return checked;             \
+    count(call);                                            \
+    return plain;                                           \
+  } while (0)
+
+FAKE_API ncclResult_t ncclAllReduceConfig(const void *s, void *r, size_t n, ncclDataType_t t,
+                                          ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream,
+                                          const ncclCollConfig_t *config) {
+  FAKE_CONFIG_CALL("ncclAllReduceConfig", ncclAllReduce(s, r, n, t, op, comm, stream));
+}
+FAKE_API ncclResult_t ncclBroadcastConfig(const void *s, void *r, size_t n, ncclDataType_t t,
+                                          int root, ncclComm_t comm, cudaStream_t stream,
+                                          const ncclCollConfig_t *config) {
+  FAKE_CONFIG_CALL("ncclBroadcastConfig", ncclBroadcast(s, r, n, t, root, comm, stream));
+}
+FAKE_API ncclResult_t ncclReduceConfig(const void *s, void *r, size_t n, ncclDataType_t t,
+                                       ncclRedOp_t op, int root, ncclComm_t comm,
+                                       cudaStream_t stream, const ncclCollConfig_t *config) {
+  FAKE_CONFIG_CALL("ncclReduceConfig", ncclReduce(s, r, n, t, op, root, comm, stream));
+}
+FAKE_API ncclResult_t ncclAllGatherConfig(const void *s, void *r, size_t n, ncclDataType_t t,
+                                          ncclComm_t comm, cudaStream_t stream,
+                                          const ncclCollConfig_t *config) {
+  FAKE_CONFIG_CALL("ncclAllGatherConfig", ncclAllGather(s, r, n, t, comm, stream));
+}
+FAKE_API ncclResult_t ncclReduceScatterConfig(const void *s, void *r, size_t n,
+                                              ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm,
+                                              cudaStream_t stream,
+                                              const ncclCollConfig_t *config) {
+  FAKE_CONFIG_CALL("ncclReduceScatterConfig", ncclReduceScatter(s, r, n, t, op, comm, stream));
+}
+FAKE_API ncclResult_t ncclAlltoAllConfig(const void *s, void *r, size_t n, ncclDataType_t t,
+                                         ncclComm_t comm, cudaStream_t stream,
+                                         const ncclCollConfig_t *config) {
+  FAKE_CONFIG_CALL("ncclAlltoAllConfig", ncclAlltoAll(s, r, n, t, comm, stream));
+}
+FAKE_API ncclResult_t ncclGatherConfig(const void *s, void *r, size_t n, ncclDataType_t t,
+                                       int root, ncclComm_t comm, cudaStream_t stream,
+                                       const ncclCollConfig_t *config) {
+  FAKE_CONFIG_CALL("ncclGatherConfig", ncclGather(s, r, n, t, root, comm, stream));
+}
+FAKE_API ncclResult_t ncclScatterConfig(const void *s, void *r, size_t n, ncclDataType_t t,
+                                        int root, ncclComm_t comm, cudaStream_t stream,
+                                        const ncclCollConfig_t *config) {
+  FAKE_CONFIG_CALL("ncclScatterConfig", ncclScatter(s, r, n, t, root, comm, stream));
+}
+#undef FAKE_CONFIG_CALL
+#endif

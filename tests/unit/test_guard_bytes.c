@@ -48,6 +48,9 @@ static ncore_status_t call_comm_config_init(void *p, size_t size) {
 static ncore_status_t call_wait_signal_desc_init(void *p, size_t size) {
   return ncore_wait_signal_desc_init((ncore_wait_signal_desc_t *)p, size);
 }
+static ncore_status_t call_coll_config_init(void *p, size_t size) {
+  return ncore_coll_config_init((ncore_coll_config_t *)p, size);
+}
 static ncore_status_t call_dev_comm_requirements_init(void *p, size_t size) {
   return ncore_dev_comm_requirements_init((ncore_dev_comm_requirements_t *)p,
                                           size);
@@ -96,6 +99,8 @@ static const writer_t comm_config_init =
     WRITER(comm_config_init, ncore_comm_config_t, backend, 1);
 static const writer_t wait_signal_desc_init =
     WRITER(wait_signal_desc_init, ncore_wait_signal_desc_t, peer, 1);
+static const writer_t coll_config_init =
+    WRITER(coll_config_init, ncore_coll_config_t, min_ctas, 1);
 static const writer_t dev_comm_requirements_init =
     WRITER(dev_comm_requirements_init, ncore_dev_comm_requirements_t,
            resource_requirements_list, 1);
@@ -244,6 +249,10 @@ TEST(wait_signal_desc_init_writes_only_the_callers_size) {
   check_writer(&wait_signal_desc_init);
 }
 
+TEST(coll_config_init_writes_only_the_callers_size) {
+  check_writer(&coll_config_init);
+}
+
 TEST(dev_comm_requirements_init_writes_only_the_callers_size) {
   check_writer(&dev_comm_requirements_init);
 }
@@ -255,6 +264,9 @@ TEST(init_functions_name_a_null_struct) {
   CHECK_STATUS(ncore_wait_signal_desc_init(NULL, sizeof(ncore_wait_signal_desc_t)),
                NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("ncore_wait_signal_desc_init: desc: must not be NULL");
+  CHECK_STATUS(ncore_coll_config_init(NULL, sizeof(ncore_coll_config_t)),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("ncore_coll_config_init: config: must not be NULL");
   CHECK_STATUS(ncore_dev_comm_requirements_init(
                    NULL, sizeof(ncore_dev_comm_requirements_t)),
                NCORE_ERR_INVALID_ARGUMENT);

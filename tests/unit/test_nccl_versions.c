@@ -437,20 +437,27 @@ static void allreduce_paths(long long counts[3]) {
   counts[2] = nccl < 0 ? 0 : nccl;
 }
 
-/* One allreduce of count elements on comm, and the path it took: 0
+/* The path the one allreduce since allreduce_paths gave `before` took: 0
  * one-shot, 1 two-shot, 2 NCCL (-1: none or several). */
-static int path_of(ncore_comm_t comm, void *mem, size_t count,
-                   ncore_dtype_t dtype, ncore_redop_t op, int grouped) {
-  long long before[3], after[3];
-  allreduce_paths(before);
-  if (grouped) CHECK_OK(ncore_group_start());
-  CHECK_OK(ncore_allreduce(comm, mem, mem, count, dtype, op, NULL));
-  if (grouped) CHECK_OK(ncore_group_end());
+static int path_since(const long long before[3]) {
+  long long after[3];
   allreduce_paths(after);
   int path = -1;
   for (int p = 0; p < 3; p++)
     if (after[p] != before[p]) path = path < 0 && after[p] == before[p] + 1 ? p : -2;
   return path < 0 ? -1 : path;
+}
+
+/* One allreduce of count elements on comm, and the path it took: 0
+ * one-shot, 1 two-shot, 2 NCCL (-1: none or several). */
+static int path_of(ncore_comm_t comm, void *mem, size_t count,
+                   ncore_dtype_t dtype, ncore_redop_t op, int grouped) {
+  long long before[3];
+  allreduce_paths(before);
+  if (grouped) CHECK_OK(ncore_group_start());
+  CHECK_OK(ncore_allreduce(comm, mem, mem, count, dtype, op, NULL));
+  if (grouped) CHECK_OK(ncore_group_end());
+  return path_since(before);
 }
 
 /* Ncore's small-message allreduce takes a call when every rank
@@ -613,6 +620,144 @@ static void recv_inside_nccl(const char *warn_s, char *seen, size_t cap) {
   unsetenv("FAKE_NCCL_P2P_BLOCK_MS");
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
   CHECK_OK(ncore_comm_destroy(comm));
+}
+
+/* A call's config (ncore_coll_config_t) reaches NCCL 2.31+ through its
+ * nccl*Config twin, in that version's ncclCollConfig_t (64 bytes on 2.31,
+ * with the launch-completion event on 2.32); an older NCCL refuses the
+ * fields only it could serve, naming 2.31, and drops an NCCL selection
+ * expression that force_alg_selection 0 lets go. */
+TEST(a_calls_config_reaches_nccl_or_names_2_31) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 64, NCORE_BACKEND_NCCL));
+  ncore_vendor_option_t option = {7, 1, NCORE_VENDOR_OPTION_INT, 3, NULL, NULL};
+  ncore_coll_config_t config = NCORE_COLL_CONFIG_INIT;
+  config.min_ctas = 2;
+  config.cta_policy = 1;
+  config.user_profiler_tag = 9;
+  config.alg_selection = "ring";
+  config.vendor_options = &option;
+  config.vendor_option_count = 1;
+  long long twins = record("calls.ncclAllReduceConfig");
+  if (supported(ncore_allreduce_config(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM,
+                                       NULL, &config),
+                23100, "NCCL 2.31")) {
+    CHECK_EQ(record("calls.ncclAllReduceConfig"), (twins < 0 ? 0 : twins) + 1);
+    CHECK_EQ(record("collconfig.magic"), 0xcafebeefLL);
+    CHECK_EQ(record("collconfig.version"), (long long)version);
+    CHECK_EQ(record("collconfig.size"), version >= 23200 ? 72LL : 64LL);
+    CHECK_EQ(record("collconfig.minCTAs"), 2LL);
+    CHECK_EQ(record("collconfig.maxCTAs"), (long long)NCORE_CONFIG_UNDEF_INT);
+    CHECK_EQ(record("collconfig.CTAPolicy"), 1LL);
+    CHECK_EQ(record("collconfig.userProfilerTag"), 9LL);
+    CHECK_EQ(record("collconfig.algSelection"), (long long)'r');
+    CHECK_EQ(record("collconfig.forceAlgSelection"), 1LL);
+    CHECK_EQ(record("collconfig.ext"), 1LL);
+    /* ncore's own names are ncore's: NCCL picks among its kernels. */
+    config.alg_selection = "nccl";
+    CHECK_OK(ncore_broadcast_config(comm, mem, mem, 4, NCORE_FLOAT32, 0, NULL, &config));
+    CHECK_EQ(record("collconfig.algSelection"), 0LL);
+  } else {
+    CHECK_MESSAGE_CONTAINS("config.min_ctas of ncore_allreduce_config");
+    /* An NCCL selection expression with force 0: automatic, as NCCL does. */
+    ncore_coll_config_t loose = NCORE_COLL_CONFIG_INIT;
+    loose.alg_selection = "ring";
+    loose.force_alg_selection = 0;
+    long long plain = record("calls.ncclAllReduce");
+    CHECK_OK(ncore_allreduce_config(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, NULL,
+                                    &loose));
+    CHECK_EQ(record("calls.ncclAllReduce"), (plain < 0 ? 0 : plain) + 1);
+    loose.force_alg_selection = 1;
+    supported(ncore_allreduce_config(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, NULL,
+                                     &loose),
+              23100, "NCCL 2.31");
+    CHECK_MESSAGE_CONTAINS("config.alg_selection");
+  }
+  CHECK_OK(ncore_comm_synchronize(comm, NULL));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+/* The launch-completion event: NCCL 2.32 records it (passed in the config);
+ * before, ncore records it on the call's stream right after the call, and
+ * refuses it inside a group, where the launch comes at the group's end. */
+TEST(a_launch_completion_event_is_recorded_on_every_version) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 64, NCORE_BACKEND_NCCL));
+  void *event_storage = NULL; /* the stand-in driver's event: one pointer */
+  ncore_coll_config_t config = NCORE_COLL_CONFIG_INIT;
+  config.launch_completion_event = &event_storage;
+  ncore_stream_t stream = NULL;
+  CHECK_OK(ncore_stream_create(&stream, NCORE_BACKEND_NCCL));
+  long long records = driver_count("cuEventRecord");
+  CHECK_OK(ncore_allreduce_config(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, stream,
+                                  &config));
+  if (version >= 23200) {
+    CHECK_EQ(record("collconfig.launchCompletionEvent"), (long long)(uintptr_t)&event_storage);
+    CHECK_EQ(driver_count("cuEventRecord"), records);
+  } else {
+    CHECK_EQ(driver_count("cuEventRecord"), records + 1);
+    CHECK_EQ(driver_count("cuEventRecord.stream"), (long long)(uintptr_t)stream);
+  }
+  CHECK_OK(ncore_group_start());
+  if (!supported(ncore_allreduce_config(comm, mem, mem, 4, NCORE_FLOAT32, NCORE_SUM, stream,
+                                        &config),
+                 23200, "NCCL 2.32"))
+    CHECK_MESSAGE_CONTAINS("config.launch_completion_event of ncore_allreduce_config "
+                           "inside a group");
+  CHECK_OK(ncore_group_end());
+  CHECK_OK(ncore_stream_synchronize(stream, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_stream_destroy(stream, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+/* alg_selection's ncore names choose per call what NCORE_ALGO chooses per
+ * communicator (here made with NCORE_ALGO=nccl by run.sh): "oneshot" and
+ * "twoshot" take ncore's kernels, "auto" the size's choice, "nccl" and an
+ * NCCL expression NCCL's; a forced ncore kernel that cannot serve the call
+ * (NCORE_AVG) is refused, and with force_alg_selection 0 NCCL takes it. */
+static int path_with(ncore_comm_t comm, void *mem, size_t count, ncore_redop_t op,
+                     const char *selection, int force, ncore_status_t *status) {
+  ncore_coll_config_t config = NCORE_COLL_CONFIG_INIT;
+  config.alg_selection = selection;
+  config.force_alg_selection = force;
+  long long before[3];
+  allreduce_paths(before);
+  *status = ncore_allreduce_config(comm, mem, mem, count, NCORE_FLOAT32, op, NULL, &config);
+  return path_since(before);
+}
+
+TEST(alg_selection_chooses_ncores_kernels_per_call) {
+  REQUIRE_FAKE();
+  if (version < 22902) return; /* 2.28's window getters are kernels */
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, 1 << 20, NCORE_BACKEND_NCCL));
+  lsa_rank_t ranks[3];
+  if (make_lsa_world(ranks, 3, "nccl") == 0) {
+    ncore_comm_t comm = ranks[1].comm;
+    ncore_status_t st = NCORE_OK;
+    CHECK_EQ(path_of(comm, mem, 4, NCORE_FLOAT32, NCORE_SUM, 0), 2);
+    CHECK_EQ(path_with(comm, mem, 4, NCORE_SUM, "oneshot", 1, &st), 0);
+    CHECK_OK(st);
+    CHECK_EQ(path_with(comm, mem, 4, NCORE_SUM, "TwoShot", 1, &st), 1);
+    CHECK_OK(st);
+    CHECK_EQ(path_with(comm, mem, 4, NCORE_SUM, "auto", 1, &st), 0);
+    CHECK_EQ(path_with(comm, mem, 4, NCORE_SUM, "nccl", 1, &st), 2);
+    CHECK_EQ(path_with(comm, mem, 4, NCORE_SUM, "ring", 0, &st), 2);
+    CHECK_OK(st);
+    CHECK_EQ(path_with(comm, mem, 4, NCORE_AVG, "oneshot", 1, &st), -1);
+    CHECK_EQ(st, NCORE_ERR_INVALID_USAGE);
+    CHECK_MESSAGE_CONTAINS("config.alg_selection: \"oneshot\" forces ncore's kernel");
+    CHECK_EQ(path_with(comm, mem, 4, NCORE_AVG, "oneshot", 0, &st), 2);
+    CHECK_OK(st);
+    for (int r = 0; r < 3; r++) CHECK_OK(ncore_comm_destroy(ranks[r].comm));
+  }
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
 TEST(a_recv_waiting_inside_nccl_says_so) {

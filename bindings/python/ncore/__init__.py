@@ -26,7 +26,8 @@ from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
                      NcclCommMemStat, NcclDataType, NcclGinConnectionType, NcclGinType,
                      NcclRedOp, ScalarResidence, WindowFlag)
 from .buffer import Buffer, ResolvedBuffer, Stream, resolve_buffer, resolve_stream
-from .config import Config, NCCLConfig, NcclConfig, NCCLDevCommRequirements
+from .config import (Config, NCCLCollConfig, NCCLConfig, NcclConfig, NCCLDevCommRequirements,
+                     VendorOption)
 from .unique_id import UniqueId, get_unique_id
 from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
@@ -37,7 +38,8 @@ from .group import GroupSimInfo, group, group_end, group_start
 from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
 from .utils import (Version, get_error_string, get_lib_path, get_lib_version, get_version,
                     ncore_version)
-from .typing import NcclBufferSpec, NcclDeviceSpec, NcclScalarSpec, NcclStreamSpec
+from .typing import (NcclBufferSpec, NcclDeviceSpec, NcclEventSpec, NcclScalarSpec,
+                     NcclStreamSpec)
 from . import constants, cuda, symmetric, typing, utils
 from .symmetric import get, my_pe, n_pes, put
 
@@ -85,12 +87,13 @@ __all__ = [
     "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType", "Backend",
     "DeviceType", "ScalarResidence", "MemcpyKind", "WindowFlag", "CommShrinkFlag",
     "CommSuspendFlag", "CTAPolicy", "NcclCommMemStat",
-    "NcclBufferSpec", "NcclScalarSpec", "NcclDeviceSpec", "NcclStreamSpec",
+    "NcclBufferSpec", "NcclScalarSpec", "NcclDeviceSpec", "NcclStreamSpec", "NcclEventSpec",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64", "FLOAT16",
     "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16", "FLOAT8E4M3",
     "FLOAT8E5M2", "SUM", "PROD", "MAX", "MIN", "AVG",
     "Buffer", "ResolvedBuffer", "Stream", "resolve_buffer", "resolve_stream",
-    "NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements",
+    "NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements", "NCCLCollConfig",
+    "VendorOption",
     "UniqueId", "get_unique_id",
     "CommResource", "RegisteredBufferHandle", "RegisteredWindowHandle", "CustomRedOp",
     "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator",

@@ -12,6 +12,7 @@ from ._collectives import (CollectiveChecks, NcclRedOpSpec, _at_least, _dtype_mi
                            _op_value)
 from ._lib import raw
 from .buffer import resolve_stream
+from .config import NCCLCollConfig, coll_config_to_c
 from .typing import NcclBufferSpec, NcclStreamSpec
 
 
@@ -19,10 +20,13 @@ class CollectivesMixin(CollectiveChecks):
     """The 8 collectives of Communicator, one per COLL row: allreduce, broadcast,
     reduce, allgather, reduce_scatter, alltoall, gather, scatter. Every method
     also raises NcclInvalid naming recvbuf (sendbuf where it runs in place)
-    where the call would write into read-only memory (buffer.writable)."""
+    where the call would write into read-only memory (buffer.writable), and
+    takes config= (an NCCLCollConfig: that call's configuration, through the C
+    _config twin)."""
 
     def allreduce(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, op: NcclRedOpSpec, *,
-                  stream: Optional[NcclStreamSpec] = None) -> None:
+                  stream: Optional[NcclStreamSpec] = None,
+                  config: Optional[NCCLCollConfig] = None) -> None:
         """Runs ncore_allreduce: sendbuf is reduced over ranks with op into every
         rank's recvbuf. The count is sendbuf's count; recvbuf holds at least as
         many elements as sendbuf. In place when sendbuf and recvbuf are the same
@@ -48,10 +52,15 @@ class CollectivesMixin(CollectiveChecks):
             if recv_dtype != dtype:
                 _dtype_mismatch(dtype, recv_dtype)
             _at_least("recvbuf", recv_count, count)
-        raw.ncore_allreduce(handle, send_ptr, recv_ptr, count, dtype, op_value, stream_handle)
+        if config is None:
+            raw.ncore_allreduce(handle, send_ptr, recv_ptr, count, dtype, op_value, stream_handle)
+        else:
+            raw.ncore_allreduce_config(handle, send_ptr, recv_ptr, count, dtype, op_value,
+                                       stream_handle, coll_config_to_c(config))
 
     def broadcast(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, root: int, *,
-                  stream: Optional[NcclStreamSpec] = None) -> None:
+                  stream: Optional[NcclStreamSpec] = None,
+                  config: Optional[NCCLCollConfig] = None) -> None:
         """Runs ncore_broadcast: root's sendbuf is copied into every rank's
         recvbuf. The count comes from recvbuf; sendbuf is used on root only (may
         be None elsewhere), where recvbuf holds exactly as many elements. In
@@ -62,10 +71,16 @@ class CollectivesMixin(CollectiveChecks):
                 needs, wrong device, bad buffers, root out of range.
         """
         send, recv, count, dtype = self._collective(_op_table.BROADCAST, sendbuf, recvbuf, root)
-        raw.ncore_broadcast(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
+        if config is None:
+            raw.ncore_broadcast(self._live(), send, recv, count, dtype, root,
+                                resolve_stream(stream))
+        else:
+            raw.ncore_broadcast_config(self._live(), send, recv, count, dtype, root,
+                                       resolve_stream(stream), coll_config_to_c(config))
 
     def reduce(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, op: NcclRedOpSpec,
-               root: Optional[int] = None, *, stream: Optional[NcclStreamSpec] = None) -> None:
+               root: Optional[int] = None, *, stream: Optional[NcclStreamSpec] = None,
+               config: Optional[NCCLCollConfig] = None) -> None:
         """Runs ncore_reduce: sendbuf is reduced over ranks with op into root's
         recvbuf. root=None: on every rank, i.e. allreduce. The count is
         sendbuf's count; recvbuf holds at least as many elements as sendbuf
@@ -77,14 +92,19 @@ class CollectivesMixin(CollectiveChecks):
                 needs, wrong device, bad buffers, root out of range.
         """
         if root is None:
-            self.allreduce(sendbuf, recvbuf, op, stream=stream)
+            self.allreduce(sendbuf, recvbuf, op, stream=stream, config=config)
             return
         send, recv, count, dtype = self._collective(_op_table.REDUCE, sendbuf, recvbuf, root)
-        raw.ncore_reduce(self._live(), send, recv, count, dtype, _op_value(op), root,
-                         resolve_stream(stream))
+        if config is None:
+            raw.ncore_reduce(self._live(), send, recv, count, dtype, _op_value(op), root,
+                             resolve_stream(stream))
+        else:
+            raw.ncore_reduce_config(self._live(), send, recv, count, dtype, _op_value(op), root,
+                                    resolve_stream(stream), coll_config_to_c(config))
 
     def allgather(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, *,
-                  stream: Optional[NcclStreamSpec] = None) -> None:
+                  stream: Optional[NcclStreamSpec] = None,
+                  config: Optional[NCCLCollConfig] = None) -> None:
         """Runs ncore_allgather: every rank r's sendbuf lands in block r of every
         rank's recvbuf. The count is sendbuf's count; recvbuf holds at least
         nranks times the count. In place when sendbuf is block rank of recvbuf.
@@ -94,10 +114,15 @@ class CollectivesMixin(CollectiveChecks):
                 needs, wrong device, bad buffers.
         """
         send, recv, count, dtype = self._collective(_op_table.ALLGATHER, sendbuf, recvbuf, None)
-        raw.ncore_allgather(self._live(), send, recv, count, dtype, resolve_stream(stream))
+        if config is None:
+            raw.ncore_allgather(self._live(), send, recv, count, dtype, resolve_stream(stream))
+        else:
+            raw.ncore_allgather_config(self._live(), send, recv, count, dtype,
+                                       resolve_stream(stream), coll_config_to_c(config))
 
     def reduce_scatter(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, op: NcclRedOpSpec,
-                       *, stream: Optional[NcclStreamSpec] = None) -> None:
+                       *, stream: Optional[NcclStreamSpec] = None,
+                       config: Optional[NCCLCollConfig] = None) -> None:
         """Runs ncore_reduce_scatter: sendbuf is reduced over ranks with op; block
         r of the result lands in rank r's recvbuf. The count is sendbuf's count
         // nranks (a tail short of a block is not sent); recvbuf holds at least
@@ -109,11 +134,16 @@ class CollectivesMixin(CollectiveChecks):
         """
         send, recv, count, dtype = self._collective(_op_table.REDUCE_SCATTER, sendbuf, recvbuf,
                                                     None)
-        raw.ncore_reduce_scatter(self._live(), send, recv, count, dtype, _op_value(op),
-                                 resolve_stream(stream))
+        if config is None:
+            raw.ncore_reduce_scatter(self._live(), send, recv, count, dtype, _op_value(op),
+                                     resolve_stream(stream))
+        else:
+            raw.ncore_reduce_scatter_config(self._live(), send, recv, count, dtype, _op_value(op),
+                                            resolve_stream(stream), coll_config_to_c(config))
 
     def alltoall(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, *,
-                 stream: Optional[NcclStreamSpec] = None) -> None:
+                 stream: Optional[NcclStreamSpec] = None,
+                 config: Optional[NCCLCollConfig] = None) -> None:
         """Runs ncore_alltoall: block j of every rank r's sendbuf lands in block r
         of rank j's recvbuf. The count is sendbuf's count // nranks (a tail
         short of a block is not sent); recvbuf holds at least as many elements
@@ -125,10 +155,15 @@ class CollectivesMixin(CollectiveChecks):
                 needs, wrong device, bad buffers.
         """
         send, recv, count, dtype = self._collective(_op_table.ALLTOALL, sendbuf, recvbuf, None)
-        raw.ncore_alltoall(self._live(), send, recv, count, dtype, resolve_stream(stream))
+        if config is None:
+            raw.ncore_alltoall(self._live(), send, recv, count, dtype, resolve_stream(stream))
+        else:
+            raw.ncore_alltoall_config(self._live(), send, recv, count, dtype,
+                                      resolve_stream(stream), coll_config_to_c(config))
 
     def gather(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, root: Optional[int] = None,
-               *, stream: Optional[NcclStreamSpec] = None) -> None:
+               *, stream: Optional[NcclStreamSpec] = None,
+               config: Optional[NCCLCollConfig] = None) -> None:
         """Runs ncore_gather: every rank r's sendbuf lands in block r of root's
         recvbuf. root=None: on every rank, i.e. allgather. The count is
         sendbuf's count; recvbuf holds at least nranks times the count where it
@@ -140,13 +175,18 @@ class CollectivesMixin(CollectiveChecks):
                 needs, wrong device, bad buffers, root out of range.
         """
         if root is None:
-            self.allgather(sendbuf, recvbuf, stream=stream)
+            self.allgather(sendbuf, recvbuf, stream=stream, config=config)
             return
         send, recv, count, dtype = self._collective(_op_table.GATHER, sendbuf, recvbuf, root)
-        raw.ncore_gather(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
+        if config is None:
+            raw.ncore_gather(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
+        else:
+            raw.ncore_gather_config(self._live(), send, recv, count, dtype, root,
+                                    resolve_stream(stream), coll_config_to_c(config))
 
     def scatter(self, sendbuf: NcclBufferSpec, recvbuf: NcclBufferSpec, root: int, *,
-                stream: Optional[NcclStreamSpec] = None) -> None:
+                stream: Optional[NcclStreamSpec] = None,
+                config: Optional[NCCLCollConfig] = None) -> None:
         """Runs ncore_scatter: block r of root's sendbuf lands in rank r's recvbuf.
         The count comes from recvbuf; sendbuf is used on root only (may be None
         elsewhere), where recvbuf holds exactly one block of it (its count //
@@ -157,4 +197,8 @@ class CollectivesMixin(CollectiveChecks):
                 needs, wrong device, bad buffers, root out of range.
         """
         send, recv, count, dtype = self._collective(_op_table.SCATTER, sendbuf, recvbuf, root)
-        raw.ncore_scatter(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
+        if config is None:
+            raw.ncore_scatter(self._live(), send, recv, count, dtype, root, resolve_stream(stream))
+        else:
+            raw.ncore_scatter_config(self._live(), send, recv, count, dtype, root,
+                                     resolve_stream(stream), coll_config_to_c(config))

@@ -15,6 +15,7 @@ NCORE_BACKEND_AUTO: int
 NCORE_BACKEND_HOST: int
 NCORE_BACKEND_NCCL: int
 NCORE_BFLOAT16: int
+NCORE_COLL_CONFIG_MAX_VENDOR_OPTIONS: int
 NCORE_COMM_MEM_STAT_GPU_MEM_PERSIST: int
 NCORE_COMM_MEM_STAT_GPU_MEM_SUSPEND: int
 NCORE_COMM_MEM_STAT_GPU_MEM_SUSPENDED: int
@@ -85,6 +86,9 @@ NCORE_UINT32: int
 NCORE_UINT64: int
 NCORE_UINT8: int
 NCORE_UNIQUE_ID_BYTES: int
+NCORE_VENDOR_OPTION_INT: int
+NCORE_VENDOR_OPTION_RAW: int
+NCORE_VENDOR_OPTION_STRING: int
 NCORE_VERSION_MAJOR: int
 NCORE_VERSION_MINOR: int
 NCORE_VERSION_PATCH: int
@@ -137,6 +141,32 @@ class ncore_comm_properties_t:
     railed_gin_type: Any
     rank: Any
     struct_size: Any
+
+
+class ncore_vendor_option_t:
+    def __init__(self) -> None: ...
+    int_value: Any
+    kind: Any
+    option_id: Any
+    raw_value: Any
+    str_value: Any
+    vendor_id: Any
+
+
+class ncore_coll_config_t:
+    def __init__(self) -> None: ...
+    alg_selection: Any
+    cga_cluster_size: Any
+    cta_policy: Any
+    force_alg_selection: Any
+    launch_completion_event: Any
+    max_ctas: Any
+    min_ctas: Any
+    nvls_ctas: Any
+    struct_size: Any
+    user_profiler_tag: Any
+    vendor_option_count: Any
+    vendor_options: Any
 
 
 class ncore_wait_signal_desc_t:
@@ -254,6 +284,15 @@ def ncore_reduce_scatter(comm: Any, sendbuf: Any, recvbuf: Any, recvcount: Any, 
 def ncore_alltoall(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, stream: Any) -> Any: ...
 def ncore_gather(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, root: Any, stream: Any) -> Any: ...
 def ncore_scatter(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, root: Any, stream: Any) -> Any: ...
+def ncore_coll_config_init(config: Any) -> Any: ...
+def ncore_allreduce_config(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, op: Any, stream: Any, config: Any) -> Any: ...
+def ncore_broadcast_config(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, root: Any, stream: Any, config: Any) -> Any: ...
+def ncore_reduce_config(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, op: Any, root: Any, stream: Any, config: Any) -> Any: ...
+def ncore_allgather_config(comm: Any, sendbuf: Any, recvbuf: Any, sendcount: Any, dtype: Any, stream: Any, config: Any) -> Any: ...
+def ncore_reduce_scatter_config(comm: Any, sendbuf: Any, recvbuf: Any, recvcount: Any, dtype: Any, op: Any, stream: Any, config: Any) -> Any: ...
+def ncore_alltoall_config(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, stream: Any, config: Any) -> Any: ...
+def ncore_gather_config(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, root: Any, stream: Any, config: Any) -> Any: ...
+def ncore_scatter_config(comm: Any, sendbuf: Any, recvbuf: Any, count: Any, dtype: Any, root: Any, stream: Any, config: Any) -> Any: ...
 def ncore_register_buffer(comm: Any, ptr: Any, size: Any) -> Any: ...
 def ncore_registered_buffer_size(buffer: Any) -> Any: ...
 def ncore_registered_buffer_pointer(buffer: Any) -> Any: ...

@@ -1,17 +1,22 @@
 """Option objects: communicator configuration (NCCLConfig, with ncore's
-backend / timeout / device) and device-communicator requirements. Fields left
+backend / timeout / device), device-communicator requirements and the
+per-collective configuration (NCCLCollConfig, nccl4py 0.5/0.6). Fields left
 None keep the library's defaults (NCORE_COMM_CONFIG_INIT,
-NCORE_DEV_COMM_REQUIREMENTS_INIT); the C library validates every value."""
+NCORE_DEV_COMM_REQUIREMENTS_INIT, NCORE_COLL_CONFIG_INIT); the C library
+validates every value."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Optional
+from typing import Any, Optional, Sequence, Tuple
 
+from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import Backend, CTAPolicy, NcclGinConnectionType
+from .typing import NcclEventSpec
 
-__all__ = ["NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements"]
+__all__ = ["NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements",
+           "NCCLCollConfig", "VendorOption"]
 
 
 def _int_or_bool(value: Any) -> int:
@@ -131,3 +136,135 @@ class NCCLDevCommRequirements:
             if value is not None:
                 setattr(requirements, field.name, int(value))
         return requirements
+
+
+@dataclass(frozen=True)
+class VendorOption:
+    """One vendor-specific option of an NCCLCollConfig (NCCL's
+    ncclConfigExt_t node, ncore_vendor_option_t): official NCCL ignores
+    every one; a vendor library reads those whose vendor_id it owns.
+    Exactly one of int_value, str_value and raw_value is set."""
+
+    vendor_id: int
+    option_id: int
+    int_value: Optional[int] = None
+    str_value: Optional[str] = None
+    raw_value: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        given = [name for name in ("int_value", "str_value", "raw_value")
+                 if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise NcclInvalid("VendorOption requires exactly one of int_value, str_value, "
+                              f"raw_value to be set, got {given or 'none'}")
+
+    def _c_tuple(self) -> Tuple[Any, ...]:
+        """(vendor_id, option_id, kind, int_value, str_value, raw_value) for
+        the C struct (ncore.i's config typemap)."""
+        if self.int_value is not None:
+            return (self.vendor_id, self.option_id, raw.NCORE_VENDOR_OPTION_INT,
+                    int(self.int_value), None, 0)
+        if self.str_value is not None:
+            return (self.vendor_id, self.option_id, raw.NCORE_VENDOR_OPTION_STRING, 0,
+                    str(self.str_value), 0)
+        return (self.vendor_id, self.option_id, raw.NCORE_VENDOR_OPTION_RAW, 0, None,
+                int(self.raw_value or 0))
+
+
+def _check_vendor_options(options: Sequence[Any]) -> None:
+    """nccl4py's rules: a sequence (not one option, not a string) of
+    VendorOption with unique (vendor_id, option_id) keys."""
+    if isinstance(options, (VendorOption, str, bytes)) or not isinstance(options, Sequence):
+        raise NcclInvalid("vendor_options must be a sequence of VendorOption, got "
+                          f"{type(options).__name__}")
+    seen = set()
+    for option in options:
+        if not isinstance(option, VendorOption):
+            raise NcclInvalid("vendor_options must contain VendorOption instances, got "
+                              f"{type(option).__name__}")
+        key = (option.vendor_id, option.option_id)
+        if key in seen:
+            raise NcclInvalid(f"Duplicate vendor option key (vendor_id={option.vendor_id}, "
+                              f"option_id={option.option_id}); keys must be unique")
+        seen.add(key)
+
+
+def _event_handle(event: Optional[NcclEventSpec]) -> int:
+    """A launch-completion event as its cudaEvent_t address (0: none), as
+    nccl4py's get_event_ptr takes it: a cuda.core Event (its handle) or a
+    nonzero int."""
+    if event is None:
+        return 0
+    if isinstance(event, bool):
+        raise TypeError("event must be a cuda.core.Event or a nonzero integer "
+                        "cudaEvent_t handle")
+    if isinstance(event, int):
+        if event == 0:
+            raise ValueError("CUDA event has a null handle; initialize it before passing "
+                             "it to NCCL")
+        return event
+    handle = getattr(event, "handle", None)
+    if handle is None:
+        raise TypeError("event must be a cuda.core.Event or a nonzero integer "
+                        "cudaEvent_t handle")
+    if int(handle) == 0:
+        raise RuntimeError("Event has been closed")
+    return int(handle)
+
+
+def _unset(value: Optional[int]) -> int:
+    return raw.NCORE_CONFIG_UNDEF_INT if value is None else int(value)
+
+
+@dataclass(kw_only=True)
+class NCCLCollConfig:
+    """The configuration of one collective call (nccl4py 0.6.0's
+    NCCLCollConfig; ncore_coll_config_t), the ``config`` keyword of every
+    collective method. Every rank passes the same. A field left None keeps
+    the communicator's value or NCCL's default.
+
+    alg_selection: NCCL's selection expression ("ring", "tree,ring",
+    "^symk"; NCCL 2.31+), or one of ncore's own names, served on every NCCL:
+    "auto", "nccl" (NCCL's kernels only), "oneshot" / "twoshot" (ncore's
+    small-message kernels, NCORE_ALGO's choices for this call).
+    force_alg_selection: True (NCCL's default) makes a selection that cannot
+    be honoured an error; False falls back to automatic selection.
+    launch_completion_event: a CUDA event recorded when the call's launch
+    completes (NCCL 2.32 records it; on an older NCCL, ncore records it
+    right after the call). On an NCCL before 2.31 the fields only NCCL can
+    serve raise NcclNotSupported naming the version; the host backend takes
+    them as hints and refuses an event (bindings/python/README.md,
+    "Compatibility")."""
+
+    min_ctas: Optional[int] = None
+    max_ctas: Optional[int] = None
+    nvls_ctas: Optional[int] = None
+    cga_cluster_size: Optional[int] = None
+    alg_selection: Optional[str] = None
+    force_alg_selection: Optional[bool] = None
+    cta_policy: Optional[CTAPolicy] = None
+    user_profiler_tag: Optional[int] = None
+    launch_completion_event: Optional[NcclEventSpec] = None
+    vendor_options: Tuple[VendorOption, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_vendor_options(self.vendor_options)
+
+    def _c_tuple(self) -> Tuple[Any, ...]:
+        """The fields in ncore_coll_config_t's order, as ncore.i's typemap
+        of `const ncore_coll_config_t *config` reads them."""
+        return (_unset(self.min_ctas), _unset(self.max_ctas), _unset(self.nvls_ctas),
+                _unset(self.cga_cluster_size), self.alg_selection,
+                1 if self.force_alg_selection is None else int(bool(self.force_alg_selection)),
+                _unset(self.cta_policy),
+                0 if self.user_profiler_tag is None else int(self.user_profiler_tag),
+                tuple(o._c_tuple() for o in self.vendor_options),
+                _event_handle(self.launch_completion_event))
+
+
+def coll_config_to_c(config: Any) -> Tuple[Any, ...]:
+    """The C argument of a collective's config (the methods' `config=`)."""
+    if not isinstance(config, NCCLCollConfig):
+        raise NcclInvalid(f"config: expected an NCCLCollConfig or None, got "
+                          f"{type(config).__name__}")
+    return config._c_tuple()

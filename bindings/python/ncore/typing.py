@@ -16,7 +16,7 @@ from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
 __all__ = [
     "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType",
     "NcclCommMemStat", "NcclBufferSpec", "NcclScalarSpec", "NcclDeviceSpec",
-    "NcclStreamSpec", "NcclInvalid",
+    "NcclStreamSpec", "NcclEventSpec", "NcclInvalid",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64",
     "FLOAT16", "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16",
     "FLOAT8E4M3", "FLOAT8E5M2", "SUM", "PROD", "MAX", "MIN", "AVG",
@@ -85,3 +85,15 @@ NcclDeviceSpec = Union[int, HasDeviceId]
 #: A stream: an address, an object with __cuda_stream__, ncore.Stream,
 #: a torch or CuPy stream.
 NcclStreamSpec = Union[int, SupportsCudaStream, HasCudaStream, HasStreamPointer]
+
+
+class HasEventHandle(Protocol):
+    """A CUDA event object with a ``handle`` (cuda.core's Event)."""
+
+    @property
+    def handle(self) -> Any: ...
+
+
+#: A CUDA event (nccl4py 0.6.0's NcclEventSpec): a cuda.core Event (an
+#: object with ``handle``) or a nonzero integer cudaEvent_t handle.
+NcclEventSpec = Union[int, HasEventHandle]

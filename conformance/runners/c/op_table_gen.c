@@ -28,21 +28,29 @@ op_table_kind_t op_table_kind(const char *op) {
 
 ncore_status_t op_table_call(const char *op, const op_call_t *a) {
   if (strcmp(op, "allreduce") == 0)
-    return ncore_allreduce(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->stream);
+    return a->config ? ncore_allreduce_config(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->stream, a->config)
+                     : ncore_allreduce(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->stream);
   if (strcmp(op, "broadcast") == 0)
-    return ncore_broadcast(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream);
+    return a->config ? ncore_broadcast_config(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream, a->config)
+                     : ncore_broadcast(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream);
   if (strcmp(op, "reduce") == 0)
-    return ncore_reduce(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->root, a->stream);
+    return a->config ? ncore_reduce_config(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->root, a->stream, a->config)
+                     : ncore_reduce(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->root, a->stream);
   if (strcmp(op, "allgather") == 0)
-    return ncore_allgather(a->comm, a->send, a->recv, a->count, a->dtype, a->stream);
+    return a->config ? ncore_allgather_config(a->comm, a->send, a->recv, a->count, a->dtype, a->stream, a->config)
+                     : ncore_allgather(a->comm, a->send, a->recv, a->count, a->dtype, a->stream);
   if (strcmp(op, "reduce_scatter") == 0)
-    return ncore_reduce_scatter(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->stream);
+    return a->config ? ncore_reduce_scatter_config(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->stream, a->config)
+                     : ncore_reduce_scatter(a->comm, a->send, a->recv, a->count, a->dtype, op_redop(a->step), a->stream);
   if (strcmp(op, "alltoall") == 0)
-    return ncore_alltoall(a->comm, a->send, a->recv, a->count, a->dtype, a->stream);
+    return a->config ? ncore_alltoall_config(a->comm, a->send, a->recv, a->count, a->dtype, a->stream, a->config)
+                     : ncore_alltoall(a->comm, a->send, a->recv, a->count, a->dtype, a->stream);
   if (strcmp(op, "gather") == 0)
-    return ncore_gather(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream);
+    return a->config ? ncore_gather_config(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream, a->config)
+                     : ncore_gather(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream);
   if (strcmp(op, "scatter") == 0)
-    return ncore_scatter(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream);
+    return a->config ? ncore_scatter_config(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream, a->config)
+                     : ncore_scatter(a->comm, a->send, a->recv, a->count, a->dtype, a->root, a->stream);
   if (strcmp(op, "send") == 0)
     return ncore_send(a->comm, a->buf, a->count, a->dtype, a->peer, a->stream);
   if (strcmp(op, "recv") == 0)

@@ -70,6 +70,8 @@ typedef struct op_call {
   int root;
   int peer;
   ncore_stream_t stream; /* the runner's (NULL outside a capture) */
+  /* The step's `config` (a collective's _config twin), NULL without one. */
+  const ncore_coll_config_t *config;
 } op_call_t;
 
 /* What op is: a collective, a point-to-point call or neither. */

@@ -2,6 +2,7 @@
  * collectives, one-sided and symmetric operations. */
 #include "ops.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,10 +187,48 @@ ncore_status_t op_p2p(runner_t *r, const plan_step_t *step, result_t *res) {
   return op_table_call(step->op, &a);
 }
 
+/* A collective step's `config` object (conformance/README.md) into *c:
+ * NULL without one. Its fields by name; the rest keep
+ * NCORE_COLL_CONFIG_INIT's values. */
+static const ncore_coll_config_t *coll_config_arg(const plan_step_t *step,
+                                                  ncore_coll_config_t *c,
+                                                  char *selection, size_t size) {
+  const char *text = plan_arg(step, "config");
+  if (text == NULL || strcmp(text, "null") == 0) return NULL;
+  ncore_coll_config_init(c, sizeof *c);
+  static const struct {
+    const char *name;
+    size_t offset;
+  } ints[] = {
+      {"min_ctas", offsetof(ncore_coll_config_t, min_ctas)},
+      {"max_ctas", offsetof(ncore_coll_config_t, max_ctas)},
+      {"nvls_ctas", offsetof(ncore_coll_config_t, nvls_ctas)},
+      {"cga_cluster_size", offsetof(ncore_coll_config_t, cga_cluster_size)},
+      {"force_alg_selection", offsetof(ncore_coll_config_t, force_alg_selection)},
+      {"cta_policy", offsetof(ncore_coll_config_t, cta_policy)},
+  };
+  char buf[64];
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    if (plan_object_field(text, ints[i].name, buf, sizeof buf))
+      *(int32_t *)((char *)c + ints[i].offset) = (int32_t)strtol(buf, NULL, 0);
+  if (plan_object_field(text, "struct_size", buf, sizeof buf))
+    c->struct_size = (uint32_t)strtoul(buf, NULL, 0);
+  if (plan_object_field(text, "user_profiler_tag", buf, sizeof buf))
+    c->user_profiler_tag = strtoull(buf, NULL, 0);
+  if (plan_object_field(text, "launch_completion_event", buf, sizeof buf))
+    c->launch_completion_event = (void *)(uintptr_t)strtoull(buf, NULL, 0);
+  if (plan_object_field(text, "alg_selection", selection, size))
+    c->alg_selection = selection;
+  return c;
+}
+
 /* Every collective row of core/op_table.h. */
 ncore_status_t op_collective(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)res;
   op_call_t a = {0};
+  ncore_coll_config_t config;
+  char selection[64];
+  a.config = coll_config_arg(step, &config, selection, sizeof selection);
   a.step = step;
   a.comm = comm_arg(r, step);
   a.send = buffer_arg(step, "send", "send_offset_per_rank", r->rank);

@@ -5,39 +5,64 @@ package main
 import "ncore.dev/ncore"
 
 // collectiveCalls runs each collective row of the table of operations
-// through the binding, each buffer described with the elements the call
-// touches in it (nranks * count for an _N buffer).
+// through the binding (its Config twin where the step has a config), each
+// buffer described with the elements the call touches in it (nranks *
+// count for an _N buffer).
 var collectiveCalls = map[string]func(c *ncore.Communicator, a callStep) error{
 	"allreduce": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, false)
+		if a.config != nil {
+			return c.AllReduceConfig(send, recv, a.redop(), a.stream, a.config)
+		}
 		return c.AllReduce(send, recv, a.redop(), a.stream)
 	},
 	"broadcast": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, false)
+		if a.config != nil {
+			return c.BroadcastConfig(send, recv, a.root, a.stream, a.config)
+		}
 		return c.Broadcast(send, recv, a.root, a.stream)
 	},
 	"reduce": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, false)
+		if a.config != nil {
+			return c.ReduceConfig(send, recv, a.redop(), a.root, a.stream, a.config)
+		}
 		return c.Reduce(send, recv, a.redop(), a.root, a.stream)
 	},
 	"allgather": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, true)
+		if a.config != nil {
+			return c.AllGatherConfig(send, recv, a.stream, a.config)
+		}
 		return c.AllGather(send, recv, a.stream)
 	},
 	"reduce_scatter": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(true, false)
+		if a.config != nil {
+			return c.ReduceScatterConfig(send, recv, a.redop(), a.stream, a.config)
+		}
 		return c.ReduceScatter(send, recv, a.redop(), a.stream)
 	},
 	"alltoall": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(true, true)
+		if a.config != nil {
+			return c.AllToAllConfig(send, recv, a.stream, a.config)
+		}
 		return c.AllToAll(send, recv, a.stream)
 	},
 	"gather": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(false, true)
+		if a.config != nil {
+			return c.GatherConfig(send, recv, a.root, a.stream, a.config)
+		}
 		return c.Gather(send, recv, a.root, a.stream)
 	},
 	"scatter": func(c *ncore.Communicator, a callStep) error {
 		send, recv := a.buffers(true, false)
+		if a.config != nil {
+			return c.ScatterConfig(send, recv, a.root, a.stream, a.config)
+		}
 		return c.Scatter(send, recv, a.root, a.stream)
 	},
 }

@@ -252,7 +252,36 @@ type callStep struct {
 	dtype              ncore.DataType
 	root, peer         int
 	sendAddr, recvAddr uintptr
-	stream             *ncore.Stream // the runner's (nil outside a capture)
+	stream             *ncore.Stream     // the runner's (nil outside a capture)
+	config             *ncore.CollConfig // the step's `config` (nil: none)
+}
+
+// collConfigArg is a collective step's `config` object (nil without one):
+// its fields by name, DefaultCollConfig's values for the rest.
+func collConfigArg(s step) *ncore.CollConfig {
+	text := s.str("config")
+	if !s.has("config") || text == "null" {
+		return nil
+	}
+	cfg := ncore.DefaultCollConfig()
+	ints := map[string]*int32{"min_ctas": &cfg.MinCTAs, "max_ctas": &cfg.MaxCTAs,
+		"nvls_ctas": &cfg.NVLSCTAs, "cga_cluster_size": &cfg.CGAClusterSize,
+		"force_alg_selection": &cfg.ForceAlgSelection, "cta_policy": &cfg.CTAPolicy}
+	for name, field := range ints {
+		if v, ok := objectField(text, name); ok {
+			*field = int32(parseInt(v))
+		}
+	}
+	if v, ok := objectField(text, "user_profiler_tag"); ok {
+		cfg.UserProfilerTag = uint64(parseInt(v))
+	}
+	if v, ok := objectField(text, "launch_completion_event"); ok {
+		cfg.LaunchCompletionEvent = uintptr(parseInt(v))
+	}
+	if v, ok := objectField(text, "alg_selection"); ok {
+		cfg.AlgSelection = v
+	}
+	return &cfg
 }
 
 // buffers describes the send and receive buffers (a point-to-point call's
@@ -284,7 +313,7 @@ func opP2P(r *runner, s step) (result, error) {
 func opCollective(r *runner, s step) (result, error) {
 	c := commArg(r, s)
 	a := callStep{s: s, count: int(s.int("count", 0)), dtype: dtypeArg(s, "dtype"),
-		root: int(s.int("root", 0)), stream: r.stream}
+		root: int(s.int("root", 0)), stream: r.stream, config: collConfigArg(s)}
 	size, err := c.Size()
 	if err != nil {
 		size = 0

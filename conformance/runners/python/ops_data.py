@@ -158,7 +158,30 @@ def op_collective(r: Runner, step: Step) -> None:
     count, dtype, root = u64(step.int("count")), op_dtype(step), i32(step.int("root"))
     reduces, rooted = op_table.COLLECTIVES[step.op]
     extra = ([redop_arg(r, step)] if reduces else []) + ([root] if rooted else [])
-    getattr(raw, "ncore_" + step.op)(comm, send, recv, count, dtype, *extra, r.stream)
+    config = coll_config_arg(step)
+    if config is None:
+        getattr(raw, "ncore_" + step.op)(comm, send, recv, count, dtype, *extra, r.stream)
+    else:
+        getattr(raw, "ncore_" + step.op + "_config")(comm, send, recv, count, dtype, *extra,
+                                                     r.stream, config)
+
+
+def coll_config_arg(step: Step):
+    """A collective step's `config` object as ncore.i's config tuple (the
+    fields of ncore_coll_config_t, NCORE_COLL_CONFIG_INIT's values where the
+    object has none), or None without one."""
+    text = step.arg("config")
+    if text is None or text == "null":
+        return None
+    undef = raw.NCORE_CONFIG_UNDEF_INT
+
+    def field(name, default):
+        value = object_field(text, name)
+        return default if value is None else parse_int(value)
+    return (field("min_ctas", undef), field("max_ctas", undef), field("nvls_ctas", undef),
+            field("cga_cluster_size", undef), object_field(text, "alg_selection"),
+            field("force_alg_selection", 1), field("cta_policy", undef),
+            field("user_profiler_tag", 0), (), field("launch_completion_event", 0))
 
 
 def op_signal(r: Runner, step: Step) -> None:

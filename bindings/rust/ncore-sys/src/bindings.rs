@@ -4,9 +4,9 @@
 // Do not edit: change the header and run regenerate.sh.
 
 pub const NCORE_VERSION_MAJOR: u32 = 1;
-pub const NCORE_VERSION_MINOR: u32 = 1;
+pub const NCORE_VERSION_MINOR: u32 = 2;
 pub const NCORE_VERSION_PATCH: u32 = 0;
-pub const NCORE_ABI_VERSION: u32 = 10100;
+pub const NCORE_ABI_VERSION: u32 = 10200;
 pub const NCORE_UNIQUE_ID_BYTES: u32 = 128;
 pub const NCORE_CONFIG_UNDEF_INT: i32 = -2147483648;
 pub const NCORE_SPLIT_NOCOLOR: i32 = -1;
@@ -14,6 +14,10 @@ pub const NCORE_SHRINK_DEFAULT: u32 = 0;
 pub const NCORE_SHRINK_ABORT: u32 = 1;
 pub const NCORE_REVOKE_DEFAULT: u32 = 0;
 pub const NCORE_SUSPEND_MEM: u32 = 1;
+pub const NCORE_VENDOR_OPTION_INT: u32 = 0;
+pub const NCORE_VENDOR_OPTION_STRING: u32 = 1;
+pub const NCORE_VENDOR_OPTION_RAW: u32 = 2;
+pub const NCORE_COLL_CONFIG_MAX_VENDOR_OPTIONS: u32 = 64;
 pub const NCORE_WINDOW_DEFAULT: u32 = 0;
 pub const NCORE_WINDOW_COLL_SYMMETRIC: u32 = 1;
 pub const NCORE_WINDOW_STRICT_ORDERING: u32 = 2;
@@ -1020,6 +1024,467 @@ extern "C" {
         dtype: ncore_dtype_t,
         root: ::std::os::raw::c_int,
         stream: ncore_stream_t,
+    ) -> ncore_status_t;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_vendor_option {
+    pub vendor_id: i32,
+    pub option_id: i32,
+    pub kind: i32,
+    pub int_value: i32,
+    pub str_value: *const ::std::os::raw::c_char,
+    pub raw_value: *mut ::std::os::raw::c_void,
+}
+#[test]
+fn bindgen_test_layout_ncore_vendor_option() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_vendor_option>(),
+        32usize,
+        concat!("Size of: ", stringify!(ncore_vendor_option))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_vendor_option>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ncore_vendor_option))
+    );
+    fn test_field_vendor_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_vendor_option>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).vendor_id) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_vendor_option),
+                "::",
+                stringify!(vendor_id)
+            )
+        );
+    }
+    test_field_vendor_id();
+    fn test_field_option_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_vendor_option>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).option_id) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_vendor_option),
+                "::",
+                stringify!(option_id)
+            )
+        );
+    }
+    test_field_option_id();
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_vendor_option>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_vendor_option),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_int_value() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_vendor_option>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_value) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_vendor_option),
+                "::",
+                stringify!(int_value)
+            )
+        );
+    }
+    test_field_int_value();
+    fn test_field_str_value() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_vendor_option>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).str_value) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_vendor_option),
+                "::",
+                stringify!(str_value)
+            )
+        );
+    }
+    test_field_str_value();
+    fn test_field_raw_value() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_vendor_option>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).raw_value) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_vendor_option),
+                "::",
+                stringify!(raw_value)
+            )
+        );
+    }
+    test_field_raw_value();
+}
+pub type ncore_vendor_option_t = ncore_vendor_option;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_coll_config {
+    pub struct_size: u32,
+    pub min_ctas: i32,
+    pub max_ctas: i32,
+    pub nvls_ctas: i32,
+    pub cga_cluster_size: i32,
+    pub alg_selection: *const ::std::os::raw::c_char,
+    pub force_alg_selection: i32,
+    pub cta_policy: i32,
+    pub user_profiler_tag: u64,
+    pub vendor_options: *const ncore_vendor_option_t,
+    pub vendor_option_count: u32,
+    pub launch_completion_event: *mut ::std::os::raw::c_void,
+}
+#[test]
+fn bindgen_test_layout_ncore_coll_config() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_coll_config>(),
+        72usize,
+        concat!("Size of: ", stringify!(ncore_coll_config))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_coll_config>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ncore_coll_config))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_min_ctas() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).min_ctas) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(min_ctas)
+            )
+        );
+    }
+    test_field_min_ctas();
+    fn test_field_max_ctas() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_ctas) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(max_ctas)
+            )
+        );
+    }
+    test_field_max_ctas();
+    fn test_field_nvls_ctas() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nvls_ctas) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(nvls_ctas)
+            )
+        );
+    }
+    test_field_nvls_ctas();
+    fn test_field_cga_cluster_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cga_cluster_size) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(cga_cluster_size)
+            )
+        );
+    }
+    test_field_cga_cluster_size();
+    fn test_field_alg_selection() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).alg_selection) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(alg_selection)
+            )
+        );
+    }
+    test_field_alg_selection();
+    fn test_field_force_alg_selection() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).force_alg_selection) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(force_alg_selection)
+            )
+        );
+    }
+    test_field_force_alg_selection();
+    fn test_field_cta_policy() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cta_policy) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(cta_policy)
+            )
+        );
+    }
+    test_field_cta_policy();
+    fn test_field_user_profiler_tag() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).user_profiler_tag) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(user_profiler_tag)
+            )
+        );
+    }
+    test_field_user_profiler_tag();
+    fn test_field_vendor_options() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).vendor_options) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(vendor_options)
+            )
+        );
+    }
+    test_field_vendor_options();
+    fn test_field_vendor_option_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).vendor_option_count) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(vendor_option_count)
+            )
+        );
+    }
+    test_field_vendor_option_count();
+    fn test_field_launch_completion_event() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_coll_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).launch_completion_event) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_coll_config),
+                "::",
+                stringify!(launch_completion_event)
+            )
+        );
+    }
+    test_field_launch_completion_event();
+}
+pub type ncore_coll_config_t = ncore_coll_config;
+extern "C" {
+    pub fn ncore_coll_config_init(
+        config: *mut ncore_coll_config_t,
+        struct_size: usize,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_allreduce_config(
+        comm: ncore_comm_t,
+        sendbuf: *const ::std::os::raw::c_void,
+        recvbuf: *mut ::std::os::raw::c_void,
+        count: usize,
+        dtype: ncore_dtype_t,
+        op: ncore_redop_t,
+        stream: ncore_stream_t,
+        config: *const ncore_coll_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_broadcast_config(
+        comm: ncore_comm_t,
+        sendbuf: *const ::std::os::raw::c_void,
+        recvbuf: *mut ::std::os::raw::c_void,
+        count: usize,
+        dtype: ncore_dtype_t,
+        root: ::std::os::raw::c_int,
+        stream: ncore_stream_t,
+        config: *const ncore_coll_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_reduce_config(
+        comm: ncore_comm_t,
+        sendbuf: *const ::std::os::raw::c_void,
+        recvbuf: *mut ::std::os::raw::c_void,
+        count: usize,
+        dtype: ncore_dtype_t,
+        op: ncore_redop_t,
+        root: ::std::os::raw::c_int,
+        stream: ncore_stream_t,
+        config: *const ncore_coll_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_allgather_config(
+        comm: ncore_comm_t,
+        sendbuf: *const ::std::os::raw::c_void,
+        recvbuf: *mut ::std::os::raw::c_void,
+        sendcount: usize,
+        dtype: ncore_dtype_t,
+        stream: ncore_stream_t,
+        config: *const ncore_coll_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_reduce_scatter_config(
+        comm: ncore_comm_t,
+        sendbuf: *const ::std::os::raw::c_void,
+        recvbuf: *mut ::std::os::raw::c_void,
+        recvcount: usize,
+        dtype: ncore_dtype_t,
+        op: ncore_redop_t,
+        stream: ncore_stream_t,
+        config: *const ncore_coll_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_alltoall_config(
+        comm: ncore_comm_t,
+        sendbuf: *const ::std::os::raw::c_void,
+        recvbuf: *mut ::std::os::raw::c_void,
+        count: usize,
+        dtype: ncore_dtype_t,
+        stream: ncore_stream_t,
+        config: *const ncore_coll_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_gather_config(
+        comm: ncore_comm_t,
+        sendbuf: *const ::std::os::raw::c_void,
+        recvbuf: *mut ::std::os::raw::c_void,
+        count: usize,
+        dtype: ncore_dtype_t,
+        root: ::std::os::raw::c_int,
+        stream: ncore_stream_t,
+        config: *const ncore_coll_config_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_scatter_config(
+        comm: ncore_comm_t,
+        sendbuf: *const ::std::os::raw::c_void,
+        recvbuf: *mut ::std::os::raw::c_void,
+        count: usize,
+        dtype: ncore_dtype_t,
+        root: ::std::os::raw::c_int,
+        stream: ncore_stream_t,
+        config: *const ncore_coll_config_t,
     ) -> ncore_status_t;
 }
 extern "C" {

@@ -50,6 +50,8 @@ macro_rules! setter {
         }
     };
 }
+// The per-call configuration (coll_config.rs) sets its fields the same way.
+pub(crate) use setter;
 
 impl Config {
     /// A configuration with every field at its default.

@@ -32,6 +32,7 @@
 mod buffer;
 mod buffer_desc;
 mod coll;
+mod coll_config;
 mod coll_gen;
 mod comm;
 mod comm_control;
@@ -56,6 +57,7 @@ mod window;
 
 pub use buffer::{Buffer, BufferMut, DeviceSlice};
 pub use buffer_desc::{BufferDesc, DeviceType};
+pub use coll_config::{CollConfig, VendorValue};
 pub use comm::{AbortHandle, Communicator, ShrinkFlags, SPLIT_NOCOLOR};
 pub use comm_control::{CommProperties, MemStat, SuspendFlags};
 pub use config::Config;

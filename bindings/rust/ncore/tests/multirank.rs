@@ -540,3 +540,71 @@ fn communicator_control_on_two_ranks() {
         assert_eq!(copy.size().unwrap(), 2);
     });
 }
+
+/// The `_config` twins: a configuration changes no result; a bad one and a
+/// CUDA event on the host backend are refused naming the field.
+#[test]
+fn collective_configs_on_two_ranks() {
+    on_ranks("collective_configs_on_two_ranks", 2, |env| {
+        use ncore::{CollConfig, VendorValue};
+        let comm = world();
+        let r = env.rank as i32;
+        let configs = [
+            CollConfig::new(),
+            CollConfig::new()
+                .min_ctas(1)
+                .max_ctas(4)
+                .nvls_ctas(2)
+                .cga_cluster_size(0)
+                .cta_policy(1)
+                .user_profiler_tag(7)
+                .alg_selection("tree,ring")
+                .force_alg_selection(false)
+                .vendor_option(5, 1, VendorValue::Str("x".into()))
+                .vendor_option(5, 2, VendorValue::Raw(9)),
+            CollConfig::new().alg_selection("oneshot"),
+        ];
+        for config in &configs {
+            let mut out = [0i32; 2];
+            comm.allreduce_config(&[r + 1, 1], &mut out, 2, RedOp::SUM, None, config)
+                .unwrap();
+            assert_eq!(out, [3, 2]);
+            let mut g = [0i32; 2];
+            comm.allgather_config(&[r], &mut g, 1, None, config)
+                .unwrap();
+            assert_eq!(g, [0, 1]);
+            let mut b = [r; 3];
+            comm.broadcast_in_place_config(&mut b, 3, 1, None, config)
+                .unwrap();
+            assert_eq!(b, [1; 3]);
+            let mut s = [0i32; 1];
+            comm.scatter_config(&[10, 11], &mut s, 1, 0, None, config)
+                .unwrap();
+            assert_eq!(s, [10 + r]);
+        }
+        let mut buf = [0i32; 1];
+        assert_error(
+            comm.allreduce_in_place_config(
+                &mut buf,
+                1,
+                RedOp::SUM,
+                None,
+                &CollConfig::new().force_alg_selection(true).vendor_option(
+                    0,
+                    1,
+                    VendorValue::Int(1),
+                ),
+            ),
+            ErrorKind::InvalidArgument,
+            "config.vendor_options[0].vendor_id",
+        );
+        // SAFETY: never recorded: the host backend refuses every event.
+        let event = unsafe { CollConfig::new().launch_completion_event(8 as *mut _) };
+        assert_error(
+            comm.allreduce_in_place_config(&mut buf, 1, RedOp::SUM, None, &event),
+            ErrorKind::NotSupported,
+            "config.launch_completion_event: a CUDA event",
+        );
+        comm.finalize().unwrap();
+    });
+}

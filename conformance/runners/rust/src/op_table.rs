@@ -29,14 +29,61 @@ pub fn is_p2p(op: &str) -> bool {
 /// Runs collective `op` with `a`'s arguments.
 pub fn collective(comm: &Communicator, op: &str, a: &mut CollectiveArgs) -> Result<()> {
     match op {
-        "allreduce" => comm.allreduce(&a.send, &mut a.recv, a.count, (a.redop)(), a.stream),
-        "broadcast" => comm.broadcast(&a.send, &mut a.recv, a.count, a.root, a.stream),
-        "reduce" => comm.reduce(&a.send, &mut a.recv, a.count, (a.redop)(), a.root, a.stream),
-        "allgather" => comm.allgather(&a.send, &mut a.recv, a.count, a.stream),
-        "reduce_scatter" => comm.reduce_scatter(&a.send, &mut a.recv, a.count, (a.redop)(), a.stream),
-        "alltoall" => comm.alltoall(&a.send, &mut a.recv, a.count, a.stream),
-        "gather" => comm.gather(&a.send, &mut a.recv, a.count, a.root, a.stream),
-        "scatter" => comm.scatter(&a.send, &mut a.recv, a.count, a.root, a.stream),
+        "allreduce" => match &a.config {
+            Some(config) => {
+                comm.allreduce_config(&a.send, &mut a.recv, a.count, (a.redop)(), a.stream, config)
+            }
+            None => comm.allreduce(&a.send, &mut a.recv, a.count, (a.redop)(), a.stream),
+        },
+        "broadcast" => match &a.config {
+            Some(config) => {
+                comm.broadcast_config(&a.send, &mut a.recv, a.count, a.root, a.stream, config)
+            }
+            None => comm.broadcast(&a.send, &mut a.recv, a.count, a.root, a.stream),
+        },
+        "reduce" => match &a.config {
+            Some(config) => comm.reduce_config(
+                &a.send,
+                &mut a.recv,
+                a.count,
+                (a.redop)(),
+                a.root,
+                a.stream,
+                config,
+            ),
+            None => comm.reduce(&a.send, &mut a.recv, a.count, (a.redop)(), a.root, a.stream),
+        },
+        "allgather" => match &a.config {
+            Some(config) => comm.allgather_config(&a.send, &mut a.recv, a.count, a.stream, config),
+            None => comm.allgather(&a.send, &mut a.recv, a.count, a.stream),
+        },
+        "reduce_scatter" => match &a.config {
+            Some(config) => comm.reduce_scatter_config(
+                &a.send,
+                &mut a.recv,
+                a.count,
+                (a.redop)(),
+                a.stream,
+                config,
+            ),
+            None => comm.reduce_scatter(&a.send, &mut a.recv, a.count, (a.redop)(), a.stream),
+        },
+        "alltoall" => match &a.config {
+            Some(config) => comm.alltoall_config(&a.send, &mut a.recv, a.count, a.stream, config),
+            None => comm.alltoall(&a.send, &mut a.recv, a.count, a.stream),
+        },
+        "gather" => match &a.config {
+            Some(config) => {
+                comm.gather_config(&a.send, &mut a.recv, a.count, a.root, a.stream, config)
+            }
+            None => comm.gather(&a.send, &mut a.recv, a.count, a.root, a.stream),
+        },
+        "scatter" => match &a.config {
+            Some(config) => {
+                comm.scatter_config(&a.send, &mut a.recv, a.count, a.root, a.stream, config)
+            }
+            None => comm.scatter(&a.send, &mut a.recv, a.count, a.root, a.stream),
+        },
         _ => unreachable!("{op} is no collective of core/op_table.h"),
     }
 }

@@ -5,8 +5,8 @@ use std::ffi::c_void;
 use std::mem::ManuallyDrop;
 
 use ncore::{
-    Communicator, DataType, DeviceMemory, DeviceSlice, MemcpyKind, RedOp, SignalOptions, Stream,
-    SymmetricMemory, WaitSignalDesc, Window,
+    CollConfig, Communicator, DataType, DeviceMemory, DeviceSlice, MemcpyKind, RedOp,
+    SignalOptions, Stream, SymmetricMemory, WaitSignalDesc, Window,
 };
 
 use crate::json::Value;
@@ -269,6 +269,46 @@ pub struct CollectiveArgs<'a> {
     pub root: i32,
     pub redop: &'a dyn Fn() -> RedOp,
     pub stream: Option<&'a Stream>,
+    /// The step's `config` (the `_config` twin), None without one.
+    pub config: Option<CollConfig>,
+}
+
+/// A collective step's `config` object: its fields by name, the rest
+/// unset; None without one.
+fn coll_config_arg(step: &Step) -> Option<CollConfig> {
+    let text = step.arg("config").filter(|t| *t != "null")?;
+    let int = |name: &str| object_field(text, name).map(parse_int);
+    let mut c = CollConfig::new();
+    if let Some(v) = int("min_ctas") {
+        c = c.min_ctas(v as i32);
+    }
+    if let Some(v) = int("max_ctas") {
+        c = c.max_ctas(v as i32);
+    }
+    if let Some(v) = int("nvls_ctas") {
+        c = c.nvls_ctas(v as i32);
+    }
+    if let Some(v) = int("cga_cluster_size") {
+        c = c.cga_cluster_size(v as i32);
+    }
+    if let Some(v) = int("cta_policy") {
+        c = c.cta_policy(v as i32);
+    }
+    if let Some(v) = int("user_profiler_tag") {
+        c = c.user_profiler_tag(v as u64);
+    }
+    if let Some(v) = int("force_alg_selection") {
+        c = c.force_alg_selection(v != 0);
+    }
+    if let Some(v) = object_field(text, "alg_selection") {
+        c = c.alg_selection(v);
+    }
+    if let Some(v) = int("launch_completion_event") {
+        // SAFETY: the case's own handle, passed as the other runners pass
+        // it; the cases give one only where the library refuses it.
+        c = unsafe { c.launch_completion_event(v as usize as *mut c_void) };
+    }
+    Some(c)
 }
 
 /// Every collective row of core/op_table.h.
@@ -282,6 +322,7 @@ pub fn collective(r: &mut Runner, step: &Step) -> StepResult {
         root: step.int("root", 0) as i32,
         redop: &redop,
         stream: r.stream(),
+        config: coll_config_arg(step),
     };
     op_table::collective(&comm, &step.op, &mut a)?;
     Ok(Value::None)
