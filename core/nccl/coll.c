@@ -156,10 +156,15 @@ ncore_status_t nccl_collective(core_backend_comm_t *comm,
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
+  int taken = 0;
+  if (args->config == NULL) { /* the common call: no config to read */
+    static const nccl_call_config_t none;
+    status = nccl_small_collective(c, args, &taken);
+    return taken || status != NCORE_OK ? status : nccl_kernels(c, args, &none);
+  }
   nccl_call_config_t config;
   status = nccl_call_config_prepare(c, args, &config);
   if (status != NCORE_OK) return status;
-  int taken = 0;
   if (!config.nccl_kernels_only) status = nccl_small_collective(c, args, &taken);
   if (!taken && config.ncore_kernel_forced) return forced_kernel_refused(args);
   if (!taken) status = nccl_kernels(c, args, &config);

@@ -165,11 +165,11 @@ static ncore_status_t order_after_last_call(nccl_comm_t *c, CUstream s) {
   return status;
 }
 
-/* The call's own choice (its config's alg_selection, ncore/coll.h) where
- * it made one, else the communicator's (NCORE_ALGO). */
+/* The choice of a call with a config (its alg_selection, ncore/coll.h)
+ * where it made one, else the communicator's (NCORE_ALGO). */
 static nccl_small_algo_t algo_of_call(const core_coll_args_t *a,
                                       nccl_small_algo_t communicators) {
-  switch (a->config == NULL ? CORE_COLL_ALGO_COMM : a->config->algo) {
+  switch (a->config->algo) {
     case CORE_COLL_ALGO_AUTO: return NCCL_SMALL_AUTO;
     case CORE_COLL_ALGO_ONESHOT: return NCCL_SMALL_ONESHOT;
     case CORE_COLL_ALGO_TWOSHOT: return NCCL_SMALL_TWOSHOT;
@@ -187,9 +187,13 @@ static nccl_small_algo_t algo_of_call(const core_coll_args_t *a,
  * broadcast or reduce would let the root run ahead, so NCCL keeps those). */
 static int kernel_for(const nccl_comm_t *c, const core_coll_args_t *a,
                       unsigned long long *count, unsigned *grid) {
-  nccl_small_choice_t call_choice = c->small_choice;
-  call_choice.algo = algo_of_call(a, call_choice.algo);
-  const nccl_small_choice_t *choice = &call_choice;
+  const nccl_small_choice_t *choice = &c->small_choice;
+  nccl_small_choice_t call_choice;
+  if (a->config != NULL) { /* a call's own choice (no copy without one) */
+    call_choice = c->small_choice;
+    call_choice.algo = algo_of_call(a, call_choice.algo);
+    choice = &call_choice;
+  }
   size_t bytes = a->count * core_dtype_size(a->dtype);
   int ll_fits = bytes > 0 && bytes <= choice->ll_max &&
                 bytes <= ncore_small_ll_max(c->nranks);
