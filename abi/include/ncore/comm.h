@@ -97,7 +97,39 @@ typedef struct ncore_comm_config {
   /* NCCL 2.30.5+: order graph launches with the stream's other work
    * (graphStreamOrdering). */
   int32_t graph_stream_ordering;
+  /* Appended in ABI 1.2 (nccl4py 0.5.0 / 0.6.0): ncclConfig_t's fields of
+   * NCCL 2.31 and 2.32, under the same rule as the 1.1 fields above. */
+  /* NCCL 2.31+: NCCL orders this communicator's kernel launches by their
+   * host-side launch order across streams (ncclConfig_t.launchOrderImplicit;
+   * NCCL_LAUNCH_ORDER_IMPLICIT as a per-communicator setting). */
+  int32_t launch_order_implicit;
+  /* NCCL 2.31+: number of RMA signals per context (numRmaSig). */
+  int32_t num_rma_sig;
+  /* NCCL 2.31+: set up one-sided (RMA) resources at init instead of on
+   * first use (rmaEagerInit). */
+  int32_t rma_eager_init;
+  /* NCCL 2.31+: the Compute Fabric Transport for host-initiated operations
+   * (hostCftMode, ncclHostCftMode_t): NCORE_HOST_CFT_*. */
+  int32_t host_cft_mode;
+  /* NCCL 2.32+: which host NVLS components the communicator may use
+   * (nvlsHostMode, ncclNvlsHostMode_t): NCORE_NVLS_HOST_MODE_* bits. */
+  int32_t nvls_host_mode;
 } ncore_comm_config_t;
+
+/* ncore_comm_config_t.host_cft_mode (ncclHostCftMode_t, NCCL 2.31):
+ * NCORE_CONFIG_UNDEF_INT is NCCL's default (ncclHostCftDefault). */
+#define NCORE_HOST_CFT_ENABLE 1
+#define NCORE_HOST_CFT_DISABLE 2
+#define NCORE_HOST_CFT_FALLBACK 3
+
+/* ncore_comm_config_t.nvls_host_mode (ncclNvlsHostMode_t, NCCL 2.32): 0
+ * enables every host NVLS component, the bits disable one each, INT32_MAX
+ * disables all present and future ones; NCORE_CONFIG_UNDEF_INT is NCCL's
+ * default. */
+#define NCORE_NVLS_HOST_MODE_ENABLE 0
+#define NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT (1 << 0)
+#define NCORE_NVLS_HOST_MODE_DISABLE_SYMMETRIC_MULTIMEM (1 << 1)
+#define NCORE_NVLS_HOST_MODE_DISABLE 2147483647
 
 /* The defaults, field by field (one line per field, in declaration order;
  * a new field adds its line at the end). */
@@ -124,7 +156,12 @@ typedef struct ncore_comm_config {
     NCORE_CONFIG_UNDEF_INT,                /* graph_usage_mode */           \
     NCORE_CONFIG_UNDEF_INT,                /* num_rma_ctx */                \
     NCORE_CONFIG_UNDEF_INT,                /* max_p2p_peers */              \
-    NCORE_CONFIG_UNDEF_INT                 /* graph_stream_ordering */      \
+    NCORE_CONFIG_UNDEF_INT,                /* graph_stream_ordering */      \
+    NCORE_CONFIG_UNDEF_INT,                /* launch_order_implicit */      \
+    NCORE_CONFIG_UNDEF_INT,                /* num_rma_sig */                \
+    NCORE_CONFIG_UNDEF_INT,                /* rma_eager_init */             \
+    NCORE_CONFIG_UNDEF_INT,                /* host_cft_mode */              \
+    NCORE_CONFIG_UNDEF_INT                 /* nvls_host_mode */             \
   }
 
 /* Fills *config with the defaults of NCORE_COMM_CONFIG_INIT, as a caller
