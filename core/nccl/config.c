@@ -26,7 +26,7 @@ static const struct {
     {offsetof(ncore_comm_config_t, rma_eager_init), "config: rma_eager_init",
      NCORE_NCCL_VERSION(2, 31, 0)},
     {offsetof(ncore_comm_config_t, host_cft_mode), "config: host_cft_mode",
-     NCORE_NCCL_VERSION(2, 31, 0)},
+     NCORE_NCCL_VERSION(2, 31, 1)},
     {offsetof(ncore_comm_config_t, nvls_host_mode), "config: nvls_host_mode",
      NCORE_NCCL_VERSION(2, 32, 0)},
 };

@@ -74,7 +74,7 @@ typedef struct nccl_config {
   int launchOrderImplicit; /* 2.31.0 */
   int numRmaSig;           /* 2.31.0 */
   int rmaEagerInit;        /* 2.31.0 */
-  int hostCftMode;         /* 2.31.0: ncclHostCftMode_t */
+  int hostCftMode;         /* 2.31.1: ncclHostCftMode_t */
   int nvlsHostMode;        /* 2.32.0: ncclNvlsHostMode_t */
 } nccl_config_t;
 

@@ -129,6 +129,8 @@ static ncclResult_t check_config(const ncclConfig_t *config) {
   record("config.launchOrderImplicit", config->launchOrderImplicit);
   record("config.numRmaSig", config->numRmaSig);
   record("config.rmaEagerInit", config->rmaEagerInit);
+#endif
+#if NCCL_VERSION_CODE >= 23101
   record("config.hostCftMode", config->hostCftMode);
 #endif
 #if NCCL_VERSION_CODE >= 23200

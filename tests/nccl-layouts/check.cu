@@ -50,6 +50,8 @@ SAME_OFFSET(ncclConfig_t, nccl_config_t, graphStreamOrdering);
 SAME_OFFSET(ncclConfig_t, nccl_config_t, launchOrderImplicit);
 SAME_OFFSET(ncclConfig_t, nccl_config_t, numRmaSig);
 SAME_OFFSET(ncclConfig_t, nccl_config_t, rmaEagerInit);
+#endif
+#if NCCL_VERSION_CODE >= 23101
 SAME_OFFSET(ncclConfig_t, nccl_config_t, hostCftMode);
 #endif
 #if NCCL_VERSION_CODE >= 23200

@@ -75,7 +75,7 @@ TEST(newer_config_fields_only_where_known) {
       {offsetof(ncore_comm_config_t, rma_eager_init), "config.rmaEagerInit",
        "2.31.0", 23100, 1},
       {offsetof(ncore_comm_config_t, host_cft_mode), "config.hostCftMode",
-       "2.31.0", 23100, NCORE_HOST_CFT_DISABLE},
+       "2.31.1", 23101, NCORE_HOST_CFT_DISABLE},
       {offsetof(ncore_comm_config_t, nvls_host_mode), "config.nvlsHostMode",
        "2.32.0", 23200, NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT},
   };
