@@ -9,7 +9,8 @@ from dataclasses import dataclass, fields
 from typing import Any, Optional
 
 from ._lib import raw
-from ._types import Backend, CTAPolicy, NcclGinConnectionType
+from ._types import (Backend, CTAPolicy, NcclGinConnectionType, NcclHostCftMode,
+                     NcclNvlsHostMode)
 
 __all__ = ["NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements"]
 
@@ -54,6 +55,16 @@ class NCCLConfig:
     max_p2p_peers: Optional[int] = None
     #: NCCL 2.30.5+: 1 keeps stream order for collectives captured in graphs.
     graph_stream_ordering: Optional[int] = None
+    #: NCCL 2.31.0+: take part in implicit launch ordering (NCCL: False).
+    launch_order_implicit: Optional[bool] = None
+    #: NCCL 2.31.0+: one-sided signal indexes per RMA context (NCCL: 1).
+    num_rma_sig: Optional[int] = None
+    #: NCCL 2.31.0+: set up one-sided signalling at creation (NCCL: False).
+    rma_eager_init: Optional[bool] = None
+    #: NCCL 2.31.1+: host-side Compute Fabric Transport mode.
+    host_cft_mode: Optional[NcclHostCftMode] = None
+    #: NCCL 2.32.0+: which host NVLS components the communicator uses.
+    nvls_host_mode: Optional[NcclNvlsHostMode] = None
 
     def to_c(self) -> Any:
         """A filled ncore_comm_config_t (the raw struct) for the C calls."""
