@@ -32,6 +32,14 @@ func TestCommunicatorControlOnTwoRanks(t *testing.T) {
 			t.Fatalf("a split has its parent's hash %x", tp.CommHash)
 		}
 		must(t, "Destroy", twin.Destroy())
+		// NCCL 2.32's window flags: GinOnly registers (the host backend's
+		// one-sided calls are its GIN), CFTCounted has no CFT here.
+		mem := value[*DeviceMemory](t, "MemAlloc")(MemAlloc(BackendHost, 64))
+		defer mem.Close()
+		w := value[*Window](t, "RegisterWindow")(c.RegisterWindow(mem.Ptr(), WindowGinOnly))
+		must(t, "Close", w.Close())
+		_, err := c.RegisterWindow(mem.Ptr(), WindowCFTCounted)
+		wantErr(t, "RegisterWindow(CFTCounted)", err, ErrNotSupported, "CFT_COUNTED")
 
 		must(t, "Suspend", c.Suspend(SuspendMem))
 		x := []int32{1}

@@ -427,9 +427,28 @@ MR_TEST(newer_requirements_and_window_flag) {
   void *mem = NULL;
   CHECK_OK(ncore_mem_alloc(&mem, bytes, harness_backend()));
   ncore_window_t w = NCORE_NULL_HANDLE;
-  CHECK_STATUS(ncore_register_window(&w, comm, mem, bytes, 4u),
+  CHECK_STATUS(ncore_register_window(&w, comm, mem, bytes, 16u),
                NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("flags");
+  /* ABI 1.2's flags: NCCL 2.32+; the host backend takes GIN_ONLY (its
+   * one-sided calls are its GIN) and has no CFT. */
+  s = ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_GIN_ONLY);
+  if (!not_supported_here(s, "2.32.0")) {
+    CHECK_OK(harness_settle(s));
+    uint32_t flags = 0;
+    CHECK_OK(ncore_window_flags(w, &flags));
+    CHECK_EQ(flags, NCORE_WINDOW_GIN_ONLY);
+    CHECK_OK(ncore_window_close(w));
+  }
+  s = ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_CFT_COUNTED);
+  if (harness_is_host()) {
+    CHECK_STATUS(s, NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("NCORE_WINDOW_CFT_COUNTED");
+    CHECK_EQ(w, NCORE_NULL_HANDLE);
+  } else if (!not_supported_here(s, "2.32.0")) {
+    /* CFT needs CUDA 13.3 logical endpoints: NCCL decides. */
+    if (harness_settle(s) == NCORE_OK) CHECK_OK(ncore_window_close(w));
+  }
   s = ncore_register_window(&w, comm, mem, bytes,
                             NCORE_WINDOW_STRICT_ORDERING);
   if (!not_supported_here(s, "2.29.7")) {

@@ -234,6 +234,17 @@ TEST(windows_flags_and_host_pointer_getters) {
     CHECK_EQ(record("window.flags"), 2LL);
     CHECK_OK(ncore_window_close(w));
   }
+  const uint32_t flags_of_2_32[] = {NCORE_WINDOW_GIN_ONLY,
+                                    NCORE_WINDOW_CFT_COUNTED};
+  for (size_t i = 0; i < 2; i++)
+    if (supported(ncore_register_window(&w, comm, mem, bytes, flags_of_2_32[i]),
+                  23200, "2.32.0")) {
+      CHECK_EQ(record("window.flags"), (long long)flags_of_2_32[i]);
+      CHECK_OK(ncore_window_close(w));
+    } else {
+      CHECK_MESSAGE_CONTAINS(i == 0 ? "NCORE_WINDOW_GIN_ONLY"
+                                    : "NCORE_WINDOW_CFT_COUNTED");
+    }
   if (version >= 22902) { /* 2.28: kernels, no host getters */
     CHECK_OK(ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_DEFAULT));
     void *p = NULL;

@@ -198,6 +198,11 @@ class WindowFlag(enum.IntFlag):
     #: One-sided operations on the window complete in the order issued
     #: (NCCL 2.29.7+; the host backend always orders them).
     STRICT_ORDERING = raw.NCORE_WINDOW_STRICT_ORDERING
+    #: Register the window for GIN access only (NCCL 2.32+).
+    GIN_ONLY = raw.NCORE_WINDOW_GIN_ONLY
+    #: Register against counted CFT logical endpoints (NCCL 2.32+; the host
+    #: backend has no CFT and refuses it).
+    CFT_COUNTED = raw.NCORE_WINDOW_CFT_COUNTED
     Default = raw.NCORE_WINDOW_DEFAULT
     CollSymmetric = raw.NCORE_WINDOW_COLL_SYMMETRIC
     StrictOrdering = raw.NCORE_WINDOW_STRICT_ORDERING

@@ -150,3 +150,17 @@ def test_properties_on_the_host_backend():
         == (0, frozenset(), 0)
     assert (p0.cft_support, p0.cft_multicast_support, p0.cft_counted_support) \
         == (False, False, False)
+
+
+def test_window_flags_of_nccl_2_32_on_the_host_backend(comm1):
+    assert (int(ncore.WindowFlag.GIN_ONLY), int(ncore.WindowFlag.CFT_COUNTED)) == (4, 8)
+    buffer = np.zeros(64, dtype=np.float32)
+    # The host backend's one-sided calls are its GIN: GIN_ONLY registers.
+    window = comm1.register_window(buffer, flags=ncore.WindowFlag.GIN_ONLY)
+    assert window.flags is ncore.WindowFlag.GIN_ONLY
+    window.close()
+    # No Compute Fabric Transport on one host.
+    with pytest.raises(ncore.NcclNotSupported, match="CFT_COUNTED"):
+        comm1.register_window(buffer, flags=ncore.WindowFlag.CFT_COUNTED)
+    with pytest.raises(ncore.NcclInvalid, match="flags"):
+        comm1.register_window(buffer, flags=16)

@@ -512,6 +512,18 @@ fn communicator_control_on_two_ranks() {
         let twin = comm.split(0, 0, Some(&config)).unwrap().unwrap();
         assert!(twin.properties().unwrap().comm_hash != props.comm_hash);
         drop(twin);
+        // NCCL 2.32's window flags: GIN_ONLY registers (the host backend's
+        // one-sided calls are its GIN), CFT_COUNTED has no CFT here.
+        let memory = ncore::DeviceMemory::alloc(64, Backend::Host).unwrap();
+        let window = comm
+            .register_window(&memory, ncore::WindowFlags::GIN_ONLY)
+            .unwrap();
+        drop(window);
+        assert_error(
+            comm.register_window(&memory, ncore::WindowFlags::CFT_COUNTED),
+            ErrorKind::NotSupported,
+            "CFT_COUNTED",
+        );
 
         // Suspend refuses communication until resume; memory statistics.
         comm.suspend(SuspendFlags::MEM).unwrap();
