@@ -338,24 +338,33 @@ MR_TEST(init_rank_scalable_with_several_ids) {
 
 /* Fields ABI 1.1 appended: accepted on the host backend and by an NCCL that
  * knows them; refused, naming field and version, by an older NCCL. */
+/* Inits a communicator with config and, where that works, checks it
+ * communicates and destroys it; returns init's status. */
+static ncore_status_t init_and_use(const ncore_comm_config_t *config,
+                                   int rank, int nranks,
+                                   const ncore_unique_id_t *id) {
+  ncore_comm_t c = NCORE_NULL_HANDLE;
+  ncore_status_t s = harness_settle(
+      ncore_comm_init_rank(&c, nranks, id, rank, config));
+  if (s == NCORE_OK && c != NCORE_NULL_HANDLE) {
+    mr_track(c);
+    CHECK_EQ(sum_over(c, rank + 1), (int64_t)nranks * (nranks + 1) / 2);
+    CHECK_OK(ncore_comm_destroy(c));
+  }
+  return s;
+}
+
 MR_TEST(newer_config_fields) {
   ncore_comm_config_t config = mr_config();
   CHECK_EQ(config.graph_usage_mode, NCORE_CONFIG_UNDEF_INT);
   CHECK_EQ(config.max_p2p_peers, NCORE_CONFIG_UNDEF_INT);
   config.num_rma_ctx = 1;
-  ncore_comm_t c = NCORE_NULL_HANDLE;
-  ncore_status_t s = harness_settle(
-      ncore_comm_init_rank(&c, nranks, id, rank, &config));
+  ncore_status_t s = init_and_use(&config, rank, nranks, id);
   if (not_supported_here(s, "2.29.0")) {
     CHECK_MESSAGE_CONTAINS("num_rma_ctx");
     return;
   }
   CHECK_EQ(s, NCORE_OK);
-  if (c != NCORE_NULL_HANDLE) {
-    mr_track(c);
-    CHECK_EQ(sum_over(c, rank + 1), (int64_t)nranks * (nranks + 1) / 2);
-    CHECK_OK(ncore_comm_destroy(c));
-  }
 }
 
 /* ABI 1.2's config fields (NCCL 2.31 / 2.32): on NCCL passed where the
@@ -370,9 +379,7 @@ MR_TEST(config_fields_of_nccl_2_31_and_2_32) {
   config.rma_eager_init = 0;
   config.host_cft_mode = NCORE_HOST_CFT_DISABLE;
   config.nvls_host_mode = NCORE_NVLS_HOST_MODE_DISABLE;
-  ncore_comm_t c = NCORE_NULL_HANDLE;
-  ncore_status_t s = harness_settle(
-      ncore_comm_init_rank(&c, nranks, id, rank, &config));
+  ncore_status_t s = init_and_use(&config, rank, nranks, id);
   if (not_supported_here(s, "2.31.0")) {
     CHECK_MESSAGE_CONTAINS("launch_order_implicit");
     return;
@@ -382,11 +389,6 @@ MR_TEST(config_fields_of_nccl_2_31_and_2_32) {
     return;
   }
   CHECK_EQ(s, NCORE_OK);
-  if (c != NCORE_NULL_HANDLE) {
-    mr_track(c);
-    CHECK_EQ(sum_over(c, rank + 1), (int64_t)nranks * (nranks + 1) / 2);
-    CHECK_OK(ncore_comm_destroy(c));
-  }
 }
 
 MR_TEST(newer_requirements_and_window_flag) {
