@@ -12,9 +12,14 @@
  * Where the numbers come from, and what holds them true:
  * - tests/nccl-layouts/derive.sh prints them from the headers of each NCCL
  *   release tag (2.28.9, 2.29.2, 2.29.3, 2.29.7, 2.30.3, 2.30.4, 2.30.7);
+ *   2.31.2's ncclConfig_t and ncclCommProperties fields are those of
+ *   nccl4py 0.5.0's declarations generated from 2.31.2's headers, and
+ *   nvlsHostMode (2.32) NCCL's src/nccl.h.in's, until a 2.31.2 / 2.32.3
+ *   header set is here for derive.sh and check.cu;
  * - tests/nccl-layouts/check.cu static_asserts every row against a real
- *   header, and `make test` compiles it against 2.28.9 (the CUDA toolkit's
- *   nccl.h) and against third_party/nccl-headers/{2.29.7,2.30.7}.
+ *   header, and `make test` compiles it against every header set
+ *   tests/nccl-layouts/header-sets.sh lists (2.28.9, the CUDA toolkit's;
+ *   third_party/nccl-headers/{2.29.7,2.30.7}).
  *
  * Plain C, also included by C++ (check.cu, the test double of libnccl). */
 #ifndef NCORE_CORE_NCCL_LAYOUTS_H
