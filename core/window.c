@@ -13,12 +13,13 @@ NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
   if (status != NCORE_OK) return status;
   status = core_check_registration(ptr, size);
   if (status == NCORE_OK &&
-      (flags & ~(NCORE_WINDOW_COLL_SYMMETRIC | NCORE_WINDOW_STRICT_ORDERING)) !=
-          0)
+      (flags & ~(NCORE_WINDOW_COLL_SYMMETRIC | NCORE_WINDOW_STRICT_ORDERING |
+                 NCORE_WINDOW_GIN_ONLY | NCORE_WINDOW_CFT_COUNTED)) != 0)
     status = core_error(NCORE_ERR_INVALID_ARGUMENT,
                         "flags: 0x%x has unknown bits (expected "
-                        "NCORE_WINDOW_DEFAULT, NCORE_WINDOW_COLL_SYMMETRIC, "
-                        "NCORE_WINDOW_STRICT_ORDERING)",
+                        "NCORE_WINDOW_DEFAULT or NCORE_WINDOW_COLL_SYMMETRIC, "
+                        "NCORE_WINDOW_STRICT_ORDERING, NCORE_WINDOW_GIN_ONLY, "
+                        "NCORE_WINDOW_CFT_COUNTED or'ed)",
                         flags);
   core_resource_t fields = {.ptr = ptr, .size = size, .flags = flags};
   if (status == NCORE_OK)

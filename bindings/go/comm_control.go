@@ -37,7 +37,31 @@ type CommProperties struct {
 	GinType, RailedGinType GinType
 	NLSATeams              int
 	HostRMASupport         bool // one-sided calls reach peers outside the LSA team
+	// NCCL 2.31+ (zero before; the host backend: no GIN, its own hash):
+	// the widest GIN connection a device communicator may ask for, the
+	// granularity of a custom GIN stride, a hash equal on all ranks of the
+	// communicator, the available GIN types, the bytes of the running
+	// NCCL's device communicator (the loaded version's own before 2.31).
+	GinConnectionType         GinConnectionType
+	GinMinStride              int
+	CommHash                  uint64
+	AvailableGinTypes         []GinType
+	DevCommRuntimeVersionSize uint64
+	// NCCL 2.32+ CFT support over every rank (unicast endpoints, multicast
+	// ones, counted operations): CFTNo before 2.32 and on the host backend,
+	// CFTUnknown on 2.32 (a layout this ncore does not read yet).
+	CFTSupport, CFTMulticastSupport, CFTCountedSupport CFTAnswer
 }
+
+// CFTAnswer is one of CommProperties' CFT fields: CFTNo, CFTYes or
+// CFTUnknown.
+type CFTAnswer int32
+
+const (
+	CFTNo      CFTAnswer = 0
+	CFTYes     CFTAnswer = 1
+	CFTUnknown CFTAnswer = -1
+)
 
 // Properties reads the communicator's properties (ncore_comm_properties).
 func (c *Communicator) Properties() (CommProperties, error) {
@@ -53,7 +77,25 @@ func (c *Communicator) Properties() (CommProperties, error) {
 		DeviceAPISupport: p.device_api_support != 0, MultimemSupport: p.multimem_support != 0,
 		GinType: GinType(p.gin_type), RailedGinType: GinType(p.railed_gin_type),
 		NLSATeams: int(p.n_lsa_teams), HostRMASupport: p.host_rma_support != 0,
+		GinConnectionType: GinConnectionType(p.gin_connection_type),
+		GinMinStride:      int(p.gin_min_stride), CommHash: uint64(p.comm_hash),
+		AvailableGinTypes:         ginTypesOf(uint64(p.available_gin_types)),
+		DevCommRuntimeVersionSize: uint64(p.dev_comm_runtime_version_size),
+		CFTSupport:                CFTAnswer(p.cft_support),
+		CFTMulticastSupport:       CFTAnswer(p.cft_multicast_support),
+		CFTCountedSupport:         CFTAnswer(p.cft_counted_support),
 	}, nil
+}
+
+// ginTypesOf lists the GIN types whose bits are set in mask.
+func ginTypesOf(mask uint64) []GinType {
+	var types []GinType
+	for t := 0; t < 64; t++ {
+		if mask>>t&1 != 0 {
+			types = append(types, GinType(t))
+		}
+	}
+	return types
 }
 
 // Revoke revokes the communicator (ncore_comm_revoke, NCCL 2.28.7+): later

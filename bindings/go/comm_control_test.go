@@ -8,6 +8,38 @@ func TestCommunicatorControlOnTwoRanks(t *testing.T) {
 		if p.Rank != rank || p.NRanks != 2 || p.CUDADevice != -1 || !p.HostRMASupport || p.NLSATeams != 1 {
 			t.Fatalf("Properties = %+v", p)
 		}
+		// ABI 1.2's fields on one host: no GIN, no CFT, no NCCL device
+		// communicator; one hash for the communicator on both ranks.
+		if p.GinConnectionType != GinConnectionNone || p.GinMinStride != 0 || len(p.AvailableGinTypes) != 0 ||
+			p.DevCommRuntimeVersionSize != 0 || p.CFTSupport != CFTNo || p.CFTMulticastSupport != CFTNo ||
+			p.CFTCountedSupport != CFTNo || p.CommHash == 0 {
+			t.Fatalf("Properties (ABI 1.2 fields) = %+v", p)
+		}
+		hash := []uint64{p.CommHash}
+		must(t, "Broadcast", c.Broadcast(Host(hash), Host(hash), 0, nil))
+		must(t, "Synchronize", c.Synchronize(nil))
+		if hash[0] != p.CommHash {
+			t.Fatalf("rank 0's hash %x, this rank's %x", hash[0], p.CommHash)
+		}
+		// NCCL 2.31 / 2.32's config fields: the host backend takes and ignores them.
+		cfg := DefaultConfig()
+		cfg.Backend = value[Backend](t, "Backend")(c.Backend())
+		cfg.LaunchOrderImplicit, cfg.NumRMASig, cfg.RMAEagerInit = 1, 2, 1
+		cfg.HostCFTMode = HostCFTFallback
+		cfg.NVLSHostMode = NVLSHostModeDisableTransport | NVLSHostModeDisableSymmetricMultimem
+		twin := value[*Communicator](t, "Split")(c.Split(0, rank, &cfg))
+		if tp := value[CommProperties](t, "Properties")(twin.Properties()); tp.CommHash == p.CommHash {
+			t.Fatalf("a split has its parent's hash %x", tp.CommHash)
+		}
+		must(t, "Destroy", twin.Destroy())
+		// NCCL 2.32's window flags: GinOnly registers (the host backend's
+		// one-sided calls are its GIN), CFTCounted has no CFT here.
+		mem := value[*DeviceMemory](t, "MemAlloc")(MemAlloc(BackendHost, 64))
+		defer mem.Close()
+		w := value[*Window](t, "RegisterWindow")(c.RegisterWindow(mem.Ptr(), WindowGinOnly))
+		must(t, "Close", w.Close())
+		_, err := c.RegisterWindow(mem.Ptr(), WindowCFTCounted)
+		wantErr(t, "RegisterWindow(CFTCounted)", err, ErrNotSupported, "CFT_COUNTED")
 
 		must(t, "Suspend", c.Suspend(SuspendMem))
 		x := []int32{1}

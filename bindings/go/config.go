@@ -50,7 +50,35 @@ type Config struct {
 	NumRMACtx           int32
 	MaxP2PPeers         int32
 	GraphStreamOrdering int32
+	// NCCL 2.31.0+ (LaunchOrderImplicit: 1 = take part in implicit launch
+	// ordering; NumRMASig: one-sided signal indexes per RMA context;
+	// RMAEagerInit: 1 = set up one-sided signalling at creation), 2.31.1+
+	// (HostCFTMode: HostCFT*), 2.32.0+ (NVLSHostMode: NVLSHostMode* bits):
+	// the same rule.
+	LaunchOrderImplicit int32
+	NumRMASig           int32
+	RMAEagerInit        int32
+	HostCFTMode         int32
+	NVLSHostMode        int32
 }
+
+// Config.HostCFTMode values (ncclHostCftMode_t); ConfigUndef is NCCL's
+// default. Fallback tries and disables host CFT on error instead of failing.
+const (
+	HostCFTEnable   int32 = C.NCORE_HOST_CFT_ENABLE
+	HostCFTDisable  int32 = C.NCORE_HOST_CFT_DISABLE
+	HostCFTFallback int32 = C.NCORE_HOST_CFT_FALLBACK
+)
+
+// Config.NVLSHostMode values (ncclNvlsHostMode_t): Enable, or the
+// Disable* bits or'ed together, or Disable for every component present
+// and future; ConfigUndef is NCCL's default.
+const (
+	NVLSHostModeEnable                   int32 = C.NCORE_NVLS_HOST_MODE_ENABLE
+	NVLSHostModeDisableTransport         int32 = C.NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT
+	NVLSHostModeDisableSymmetricMultimem int32 = C.NCORE_NVLS_HOST_MODE_DISABLE_SYMMETRIC_MULTIMEM
+	NVLSHostModeDisable                  int32 = C.NCORE_NVLS_HOST_MODE_DISABLE
+)
 
 // DefaultConfig is NCORE_COMM_CONFIG_INIT: backend Auto, default timeout,
 // device -1, every NCCL field undefined.
@@ -62,7 +90,8 @@ func DefaultConfig() Config {
 		CollNetEnable: ConfigUndef, CTAPolicy: ConfigUndef, ShrinkShare: ConfigUndef,
 		NVLSCTAs: ConfigUndef, NChannelsPerNetPeer: ConfigUndef, NVLinkCentricSched: ConfigUndef,
 		GraphUsageMode: ConfigUndef, NumRMACtx: ConfigUndef, MaxP2PPeers: ConfigUndef,
-		GraphStreamOrdering: ConfigUndef,
+		GraphStreamOrdering: ConfigUndef, LaunchOrderImplicit: ConfigUndef, NumRMASig: ConfigUndef,
+		RMAEagerInit: ConfigUndef, HostCFTMode: ConfigUndef, NVLSHostMode: ConfigUndef,
 	}
 }
 
@@ -105,6 +134,11 @@ func (cfg *Config) toC() (*cConfig, error) {
 	out.c.num_rma_ctx = C.int32_t(cfg.NumRMACtx)
 	out.c.max_p2p_peers = C.int32_t(cfg.MaxP2PPeers)
 	out.c.graph_stream_ordering = C.int32_t(cfg.GraphStreamOrdering)
+	out.c.launch_order_implicit = C.int32_t(cfg.LaunchOrderImplicit)
+	out.c.num_rma_sig = C.int32_t(cfg.NumRMASig)
+	out.c.rma_eager_init = C.int32_t(cfg.RMAEagerInit)
+	out.c.host_cft_mode = C.int32_t(cfg.HostCFTMode)
+	out.c.nvls_host_mode = C.int32_t(cfg.NVLSHostMode)
 	if cfg.NetName != "" {
 		out.c.net_name = out.cstring(cfg.NetName)
 	}

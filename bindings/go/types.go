@@ -186,6 +186,11 @@ const (
 	// WindowStrictOrdering (NCCL 2.29.7+): one-sided operations into the
 	// window land in the order they were issued.
 	WindowStrictOrdering WindowFlags = C.NCORE_WINDOW_STRICT_ORDERING
+	// WindowGinOnly (NCCL 2.32+): register for GIN access only.
+	WindowGinOnly WindowFlags = C.NCORE_WINDOW_GIN_ONLY
+	// WindowCFTCounted (NCCL 2.32+; not on the host backend): register
+	// against counted CFT logical endpoints.
+	WindowCFTCounted WindowFlags = C.NCORE_WINDOW_CFT_COUNTED
 )
 
 // ShrinkFlags are Shrink flags (NCORE_SHRINK_*).

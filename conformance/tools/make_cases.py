@@ -615,11 +615,15 @@ def comm_control_cases():
                      check("a", "int32", [[1], [1]])]})
     write({"name": "comm_properties_host", "ranks": 2, "backends": ["host"],
            "description": "host: no NVML device, device API yes, no multimem, one LSA team, "
-                          "one-sided calls reach every peer",
+                          "one-sided calls reach every peer; no GIN, no CFT, no NCCL device "
+                          "communicator (NCCL answers these per version and GPU)",
            "steps": [{"op": "comm_query", "what": w, "expect": {"value": v}}
                      for w, v in [("nvml_device", -1), ("device_api_support", 1),
                                   ("multimem_support", 0), ("n_lsa_teams", 1),
-                                  ("host_rma_support", 1)]]})
+                                  ("host_rma_support", 1), ("gin_connection_type", 0),
+                                  ("gin_min_stride", 0), ("available_gin_types", 0),
+                                  ("dev_comm_runtime_version_size", 0), ("cft_support", 0),
+                                  ("cft_multicast_support", 0), ("cft_counted_support", 0)]]})
 
 
 def resource_cases():
@@ -690,6 +694,18 @@ def window_cases():
                       "peer": {"per_rank": [1, 0]}, "expect": {"value": 1}},
                      {"op": "window_query", "window": "w", "what": "peer_pointer_null",
                       "peer": {"per_rank": [0, 1]}, "expect": {"value": 0}}]})
+    write({"name": "window_flags_of_nccl_2_32_host", "ranks": 2, "backends": ["host"],
+           "description": "host: GIN_ONLY (4) registers, its one-sided calls being its GIN; "
+                          "CFT_COUNTED (8) is refused, no Compute Fabric Transport on one host "
+                          "(host only: NCCL takes both from 2.32.0, and CFT_COUNTED only where "
+                          "the GPUs have CFT logical endpoints)",
+           "steps": [buffer("m", "uint8", 4096),
+                     {"op": "register_window", "buffer": "m", "flags": 4, "as": "w"},
+                     {"op": "window_query", "window": "w", "what": "flags", "expect": {"value": 4}},
+                     {"op": "close", "handle": "w"},
+                     {"op": "register_window", "buffer": "m", "flags": 8, "as": "c",
+                      "expect": {"status": "NCORE_ERR_NOT_SUPPORTED",
+                                 "message_contains": "NCORE_WINDOW_CFT_COUNTED"}}]})
     write({"name": "window_unequal_sizes", "ranks": 2,
            "description": "windows may differ in size by default; peer_size tells",
            "steps": [buffer("m", "uint8", 8192),
@@ -705,7 +721,7 @@ def window_cases():
                       "flags": 1, "as": "w",
                       "expect": {"status": "NCORE_ERR_INVALID_ARGUMENT", "message_contains": "size"}}]})
     for name, step, argument in [
-        ("window_bad_flags", {"op": "register_window", "buffer": "m", "flags": 8, "as": "w"}, "flags"),
+        ("window_bad_flags", {"op": "register_window", "buffer": "m", "flags": 16, "as": "w"}, "flags"),
         ("window_null_pointer", {"op": "register_window", "buffer": "null", "size": 4096, "as": "w"}, "ptr"),
         ("window_zero_size", {"op": "register_window", "buffer": "m", "size": 0, "as": "w"}, "size"),
     ]:

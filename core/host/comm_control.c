@@ -16,13 +16,15 @@
 #include "../error.h"
 #include "comm_create.h"
 #include "exchange.h"
+#include "keyed_hash.h"
 #include "segment.h"
 
 ncore_status_t host_comm_properties(core_backend_comm_t *comm,
                                     ncore_comm_properties_t *out) {
-  (void)comm;
+  host_comm_t *c = comm;
   /* Every rank maps every other's memory: one LSA team, device
-   * communicators describe it, and one-sided calls reach every peer. */
+   * communicators describe it, and one-sided calls reach every peer. No
+   * GIN and no CFT: their fields keep NCORE_COMM_PROPERTIES_INIT's 0. */
   out->nvml_device = -1;
   out->device_api_support = 1;
   out->multimem_support = 0;
@@ -30,6 +32,10 @@ ncore_status_t host_comm_properties(core_backend_comm_t *comm,
   out->railed_gin_type = NCORE_GIN_TYPE_NONE;
   out->n_lsa_teams = 1;
   out->host_rma_support = 1;
+  /* Every rank reads the same segment header: the same hash, and another
+   * for every other communicator; keyed, so the secret key stays secret. */
+  out->comm_hash =
+      host_keyed_hash(host_header(c)->child_key, UINT64_MAX - 1, UINT64_MAX);
   return NCORE_OK;
 }
 

@@ -138,6 +138,11 @@ ncore_status_t host_window_register(core_backend_comm_t *comm, void *ptr,
                                     core_backend_window_t **out,
                                     uintptr_t *native) {
   host_comm_t *c = comm;
+  if (flags & NCORE_WINDOW_CFT_COUNTED)
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "flags: NCORE_WINDOW_CFT_COUNTED needs NCCL's Compute "
+                      "Fabric Transport; the host backend has none (leave "
+                      "the flag out, or use the NCCL backend, 2.32+)");
   host_window_part_t mine;
   ncore_status_t s = describe_part(ptr, size, &mine);
   if (s != NCORE_OK) return s;

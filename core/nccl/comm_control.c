@@ -14,6 +14,8 @@ ncore_status_t nccl_comm_properties(core_backend_comm_t *comm,
                                     ncore_comm_properties_t *out) {
   nccl_comm_t *c = comm;
   out->n_lsa_teams = c->lsa_size > 0 ? c->nranks / c->lsa_size : 1;
+  /* What 2.31's query answers, known before it from the loaded layout. */
+  out->dev_comm_runtime_version_size = nccl_layout()->devcomm_size;
   if (nccl_fn.ncclCommQueryProperties != NULL &&
       nccl_layout()->properties_size != 0 && c->stage == NCCL_STAGE_READY) {
     ncore_status_t status = cu_check(cu_fn.CtxSetCurrent(c->ctx),

@@ -19,6 +19,16 @@ static const struct {
      NCORE_NCCL_VERSION(2, 30, 0)},
     {offsetof(ncore_comm_config_t, graph_stream_ordering),
      "config: graph_stream_ordering", NCORE_NCCL_VERSION(2, 30, 5)},
+    {offsetof(ncore_comm_config_t, launch_order_implicit),
+     "config: launch_order_implicit", NCORE_NCCL_VERSION(2, 31, 0)},
+    {offsetof(ncore_comm_config_t, num_rma_sig), "config: num_rma_sig",
+     NCORE_NCCL_VERSION(2, 31, 0)},
+    {offsetof(ncore_comm_config_t, rma_eager_init), "config: rma_eager_init",
+     NCORE_NCCL_VERSION(2, 31, 0)},
+    {offsetof(ncore_comm_config_t, host_cft_mode), "config: host_cft_mode",
+     NCORE_NCCL_VERSION(2, 31, 1)},
+    {offsetof(ncore_comm_config_t, nvls_host_mode), "config: nvls_host_mode",
+     NCORE_NCCL_VERSION(2, 32, 0)},
 };
 
 ncore_status_t nccl_config_map(const core_config_t *config,
@@ -27,13 +37,16 @@ ncore_status_t nccl_config_map(const core_config_t *config,
   memset(&cfg, 0, sizeof cfg);
   cfg.size = sizeof cfg;
   cfg.magic = NCORE_NCCL_API_MAGIC;
-  cfg.version = (unsigned)nccl_struct_version();
+  cfg.version =
+      (unsigned)nccl_struct_version_upto(NCORE_NCCL_CONFIG_NEWEST_KNOWN);
   int *ints[] = {&cfg.blocking, &cfg.cgaClusterSize, &cfg.minCTAs,
                  &cfg.maxCTAs, &cfg.splitShare, &cfg.trafficClass,
                  &cfg.collnetEnable, &cfg.CTAPolicy, &cfg.shrinkShare,
                  &cfg.nvlsCTAs, &cfg.nChannelsPerNetPeer,
                  &cfg.nvlinkCentricSched, &cfg.graphUsageMode,
-                 &cfg.numRmaCtx, &cfg.maxP2pPeers, &cfg.graphStreamOrdering};
+                 &cfg.numRmaCtx, &cfg.maxP2pPeers, &cfg.graphStreamOrdering,
+                 &cfg.launchOrderImplicit, &cfg.numRmaSig, &cfg.rmaEagerInit,
+                 &cfg.hostCftMode, &cfg.nvlsHostMode};
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     *ints[i] = NCORE_NCCL_UNDEF_INT;
   if (config != NULL) {
@@ -66,6 +79,11 @@ ncore_status_t nccl_config_map(const core_config_t *config,
     COPY_INT(numRmaCtx, num_rma_ctx);
     COPY_INT(maxP2pPeers, max_p2p_peers);
     COPY_INT(graphStreamOrdering, graph_stream_ordering);
+    COPY_INT(launchOrderImplicit, launch_order_implicit);
+    COPY_INT(numRmaSig, num_rma_sig);
+    COPY_INT(rmaEagerInit, rma_eager_init);
+    COPY_INT(hostCftMode, host_cft_mode);
+    COPY_INT(nvlsHostMode, nvls_host_mode);
 #undef COPY_INT
     cfg.netName = u->net_name;
     cfg.commName = u->comm_name;

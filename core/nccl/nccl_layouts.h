@@ -12,9 +12,14 @@
  * Where the numbers come from, and what holds them true:
  * - tests/nccl-layouts/derive.sh prints them from the headers of each NCCL
  *   release tag (2.28.9, 2.29.2, 2.29.3, 2.29.7, 2.30.3, 2.30.4, 2.30.7);
+ *   2.31.2's ncclConfig_t and ncclCommProperties fields are those of
+ *   nccl4py 0.5.0's declarations generated from 2.31.2's headers, and
+ *   nvlsHostMode (2.32) NCCL's src/nccl.h.in's, until a 2.31.2 / 2.32.3
+ *   header set is here for derive.sh and check.cu;
  * - tests/nccl-layouts/check.cu static_asserts every row against a real
- *   header, and `make test` compiles it against 2.28.9 (the CUDA toolkit's
- *   nccl.h) and against third_party/nccl-headers/{2.29.7,2.30.7}.
+ *   header, and `make test` compiles it against every header set
+ *   tests/nccl-layouts/header-sets.sh lists (2.28.9, the CUDA toolkit's;
+ *   third_party/nccl-headers/{2.29.7,2.30.7}).
  *
  * Plain C, also included by C++ (check.cu, the test double of libnccl). */
 #ifndef NCORE_CORE_NCCL_LAYOUTS_H
@@ -27,19 +32,28 @@
   ((major) * 10000 + (minor) * 100 + (patch))
 /* The oldest NCCL ncore runs on: the device API and ncclCommShrink. */
 #define NCORE_NCCL_OLDEST NCORE_NCCL_VERSION(2, 28, 0)
-/* The newest layouts ncore knows. A newer NCCL is asked for these (its
+/* The newest device-communicator layouts ncore knows (ncclDevComm,
+ * ncclDevCommRequirements). A newer NCCL is asked for these (its
  * compatibility layer, src/devcomm/ in NCCL, answers in them). */
 #define NCORE_NCCL_NEWEST_KNOWN NCORE_NCCL_VERSION(2, 30, 7)
+/* The newest ncclCommProperties layout ncore knows (2.31.2's; a newer NCCL
+ * answers an older caller's properties in that caller's layout). */
+#define NCORE_NCCL_PROPERTIES_NEWEST_KNOWN NCORE_NCCL_VERSION(2, 31, 2)
+/* The newest ncclConfig_t ncore knows (2.32.3's, through nvlsHostMode).
+ * NCCL resets every config field newer than `version` to its default, so
+ * the config carries the loaded version up to this one, not the
+ * device-communicator cap above. */
+#define NCORE_NCCL_CONFIG_NEWEST_KNOWN NCORE_NCCL_VERSION(2, 32, 3)
 /* ncclConfig_t.magic, ncclDevCommRequirements.magic,
  * ncclCommProperties.magic (NCCL_API_MAGIC). */
 #define NCORE_NCCL_API_MAGIC 0xcafebeefu
 /* NCCL_CONFIG_UNDEF_INT. */
 #define NCORE_NCCL_UNDEF_INT (-2147483647 - 1)
 
-/* ncclConfig_t as of 2.30.7. Every release only appended fields, and NCCL
+/* ncclConfig_t as of 2.32.3. Every release only appended fields, and NCCL
  * reads min(size, its own sizeof) bytes and resets the fields newer than
  * `version`, so this one struct serves every version (with `version` the
- * loaded one). */
+ * loaded one, nccl_config_version()). */
 typedef struct nccl_config {
   size_t size;
   unsigned int magic;
@@ -62,6 +76,11 @@ typedef struct nccl_config {
   int numRmaCtx;           /* 2.29.0 */
   int maxP2pPeers;         /* 2.30.0 */
   int graphStreamOrdering; /* 2.30.5 */
+  int launchOrderImplicit; /* 2.31.0 */
+  int numRmaSig;           /* 2.31.0 */
+  int rmaEagerInit;        /* 2.31.0 */
+  int hostCftMode;         /* 2.31.1: ncclHostCftMode_t */
+  int nvlsHostMode;        /* 2.32.0: ncclNvlsHostMode_t */
 } nccl_config_t;
 
 /* struct ncclDevCommRequirements before 2.29.2: no size/magic/version. */
@@ -107,8 +126,9 @@ typedef struct nccl_devcomm_requirements {
 } nccl_devcomm_requirements_t;
 
 /* struct ncclCommProperties (ncclCommQueryProperties, 2.29.2+) as of
- * 2.29.5. 2.29.2 to 2.29.4 end after multimemSupport with a one-byte
- * ginType (nccl_layout_t.properties_gin_type_byte). */
+ * 2.31.2. 2.29.2 to 2.29.4 end after multimemSupport with a one-byte
+ * ginType (nccl_layout_t.properties_gin_type_byte); 2.29.5 to 2.30.x end
+ * after railedGinType. */
 typedef struct nccl_comm_properties {
   size_t size;
   unsigned int magic;
@@ -123,6 +143,11 @@ typedef struct nccl_comm_properties {
   int nLsaTeams;      /* 2.29.5 */
   bool hostRmaSupport;/* 2.29.5 */
   int railedGinType;  /* 2.29.5 */
+  unsigned long long commHash;    /* 2.31.0: uint64_t */
+  int ginMinStride;               /* 2.31.0 */
+  int ginConnectionType;          /* 2.31.0: ncclGinConnectionType_t */
+  bool ginSupport[64];            /* 2.31.0: [ncclGinType_t] supported */
+  size_t devCommRuntimeVersionSize; /* 2.31.0 */
 } nccl_comm_properties_t;
 
 /* What changes with the version, for one range of versions. */
@@ -146,7 +171,13 @@ typedef struct nccl_layout {
   size_t devcomm_gin_context_count; /* uint32_t, 0 = devcomm_gin_count is it */
 } nccl_layout_t;
 
-/* One row per range, newest first (nccl_layouts.c searches in order). */
+/* One row per range, newest first (nccl_layouts.c searches in order).
+ * From 2.31 on the device-communicator columns stay 2.30.7's: ncore asks
+ * for that layout (NCORE_NCCL_NEWEST_KNOWN); what changed is
+ * ncclCommProperties (144 bytes). */
+#define NCORE_NCCL_LAYOUT_2_31                                              \
+  {NCORE_NCCL_VERSION(2, 31, 0), "2.31.2", 96, 144, 0,                      \
+   240, 8, 12, 20, 24, 120, 144, 145, 184, 188, 200}
 #define NCORE_NCCL_LAYOUT_2_30                                              \
   {NCORE_NCCL_VERSION(2, 30, 0), "2.30.7", 96, 56, 0,                       \
    240, 8, 12, 20, 24, 120, 144, 145, 184, 188, 200}
@@ -168,10 +199,13 @@ void nccl_layouts_select(int version_code);
 int nccl_runtime_version(void);
 /* The layouts of the loaded version; valid after nccl_load. */
 const nccl_layout_t *nccl_layout(void);
-/* The `version` ncore writes into NCCL's versioned structs: the loaded
- * version, capped at the newest layout ncore knows (NCCL reads an older
- * caller's struct through its compatibility layer). */
+/* The `version` ncore writes into NCCL's device-communicator structs: the
+ * loaded version, capped at the newest layout ncore knows (NCCL reads an
+ * older caller's struct through its compatibility layer). */
 int nccl_struct_version(void);
+/* The same for the structs whose own newest known layout is `newest`
+ * (NCORE_NCCL_CONFIG_NEWEST_KNOWN, NCORE_NCCL_PROPERTIES_NEWEST_KNOWN). */
+int nccl_struct_version_upto(int newest);
 /* "2.30.7" for 23007 (a buffer per thread, valid until its next call). */
 const char *nccl_version_text(int code);
 

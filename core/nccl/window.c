@@ -274,6 +274,12 @@ ncore_status_t nccl_window_register(core_backend_comm_t *comm, void *ptr,
   if (status == NCORE_OK && (flags & NCORE_WINDOW_STRICT_ORDERING))
     status = nccl_require_version(NCORE_NCCL_VERSION(2, 29, 7),
                                   "flags: NCORE_WINDOW_STRICT_ORDERING");
+  if (status == NCORE_OK && (flags & NCORE_WINDOW_GIN_ONLY))
+    status = nccl_require_version(NCORE_NCCL_VERSION(2, 32, 0),
+                                  "flags: NCORE_WINDOW_GIN_ONLY");
+  if (status == NCORE_OK && (flags & NCORE_WINDOW_CFT_COUNTED))
+    status = nccl_require_version(NCORE_NCCL_VERSION(2, 32, 0),
+                                  "flags: NCORE_WINDOW_CFT_COUNTED");
   if (status != NCORE_OK) return status;
   /* ncclCommWindowRegister needs cuMem (VMM) memory; plain cudaMalloc
    * memory fails inside NCCL with a vaguer message, so say it first. */

@@ -125,6 +125,17 @@ static ncclResult_t check_config(const ncclConfig_t *config) {
 #if NCCL_VERSION_CODE >= 23005
   record("config.graphStreamOrdering", config->graphStreamOrdering);
 #endif
+#if NCCL_VERSION_CODE >= 23100
+  record("config.launchOrderImplicit", config->launchOrderImplicit);
+  record("config.numRmaSig", config->numRmaSig);
+  record("config.rmaEagerInit", config->rmaEagerInit);
+#endif
+#if NCCL_VERSION_CODE >= 23101
+  record("config.hostCftMode", config->hostCftMode);
+#endif
+#if NCCL_VERSION_CODE >= 23200
+  record("config.nvlsHostMode", config->nvlsHostMode);
+#endif
   return ncclSuccess;
 }
 
@@ -558,6 +569,16 @@ FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t c,
   props->nLsaTeams = lsa_world() ? 1 : fake(c)->nranks; /* else each its own */
   props->hostRmaSupport = true;
   props->railedGinType = NCCL_GIN_TYPE_NONE;
+#endif
+#if NCCL_VERSION_CODE >= 23100
+  // As NCCL: the fields of the caller's version only.
+  if (props->version >= 23100) {
+    props->commHash = 1000 + (uint64_t)fake(c)->rank;
+    props->ginMinStride = 2;
+    props->ginConnectionType = NCCL_GIN_CONNECTION_FULL;
+    for (int t = 0; t < 64; t++) props->ginSupport[t] = t == 0 || t == 2;
+    props->devCommRuntimeVersionSize = 4096;
+  }
 #endif
   return ncclSuccess;
 }

@@ -1,7 +1,8 @@
 /* Multi-rank tests of communicator control (ncore/comm_control.h):
  * properties, revoke, suspend / resume, memory statistics, grow and its
- * unique id, scalable init; and the fields ABI 1.1 appended to the config,
- * the device-communicator requirements and the window flags. On NCCL each
+ * unique id, scalable init; and the fields ABI 1.1 and 1.2 appended to the
+ * config, the properties, the device-communicator requirements and the
+ * window flags. On NCCL each
  * call either works or answers NOT_SUPPORTED naming the NCCL version it
  * needs (the same on every rank: it depends on the loaded library only).
  * Usage: test_comm_control NRANKS. */
@@ -99,6 +100,49 @@ MR_TEST(properties_describe_the_communicator) {
   CHECK_OK(ncore_comm_destroy(comm));
   props.struct_size = (uint32_t)sizeof props;
   CHECK_STATUS(ncore_comm_properties(comm, &props), NCORE_ERR_CLOSED);
+}
+
+/* Rank 0's value of v, broadcast over comm. */
+static uint64_t root_value(ncore_comm_t comm, uint64_t v) {
+  uint64_t *buf = tb_alloc(sizeof v);
+  CHECK(buf);
+  tb_put(buf, &v, sizeof v);
+  CHECK_OK(ncore_broadcast(comm, buf, buf, 1, NCORE_UINT64, 0, NULL));
+  CHECK_OK(ncore_comm_synchronize(comm, NULL));
+  tb_get(&v, buf, sizeof v);
+  tb_free(buf);
+  return v;
+}
+
+MR_TEST(properties_of_nccl_2_31_and_2_32) {
+  MR_COMM(comm);
+  ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;
+  CHECK_OK(ncore_comm_properties(comm, &props));
+  /* The hash names the communicator: one value on all its ranks, another
+   * for a split of it. 0 only from an NCCL older than 2.31. */
+  CHECK_EQ(root_value(comm, props.comm_hash), props.comm_hash);
+  ncore_comm_t child = NCORE_NULL_HANDLE;
+  CHECK_OK(harness_settle(ncore_comm_split(comm, 0, rank, &child, NULL)));
+  ncore_comm_properties_t child_props = NCORE_COMM_PROPERTIES_INIT;
+  CHECK_OK(ncore_comm_properties(child, &child_props));
+  CHECK_EQ(root_value(child, child_props.comm_hash), child_props.comm_hash);
+  if (props.comm_hash != 0) CHECK(child_props.comm_hash != props.comm_hash);
+  CHECK_OK(ncore_comm_destroy(child));
+  CHECK(props.cft_support >= -1 && props.cft_support <= 1);
+  if (harness_is_host()) {
+    CHECK(props.comm_hash != 0);
+    /* No GIN, no CFT, no NCCL device communicator on one host. */
+    CHECK_EQ(props.gin_connection_type, NCORE_GIN_CONNECTION_NONE);
+    CHECK_EQ(props.gin_min_stride, 0);
+    CHECK_EQ(props.available_gin_types, 0u);
+    CHECK_EQ(props.dev_comm_runtime_version_size, 0u);
+    CHECK_EQ(props.cft_support, 0);
+    CHECK_EQ(props.cft_multicast_support, 0);
+    CHECK_EQ(props.cft_counted_support, 0);
+  } else {
+    CHECK(props.dev_comm_runtime_version_size > 0);
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
 }
 
 MR_TEST(revoke_leaves_split_shrink_and_destroy) {
@@ -294,24 +338,57 @@ MR_TEST(init_rank_scalable_with_several_ids) {
 
 /* Fields ABI 1.1 appended: accepted on the host backend and by an NCCL that
  * knows them; refused, naming field and version, by an older NCCL. */
+/* Inits a communicator with config and, where that works, checks it
+ * communicates and destroys it; returns init's status. */
+static ncore_status_t init_and_use(const ncore_comm_config_t *config,
+                                   int rank, int nranks,
+                                   const ncore_unique_id_t *id) {
+  ncore_comm_t c = NCORE_NULL_HANDLE;
+  ncore_status_t s = harness_settle(
+      ncore_comm_init_rank(&c, nranks, id, rank, config));
+  if (s == NCORE_OK && c != NCORE_NULL_HANDLE) {
+    mr_track(c);
+    CHECK_EQ(sum_over(c, rank + 1), (int64_t)nranks * (nranks + 1) / 2);
+    CHECK_OK(ncore_comm_destroy(c));
+  }
+  return s;
+}
+
 MR_TEST(newer_config_fields) {
   ncore_comm_config_t config = mr_config();
   CHECK_EQ(config.graph_usage_mode, NCORE_CONFIG_UNDEF_INT);
   CHECK_EQ(config.max_p2p_peers, NCORE_CONFIG_UNDEF_INT);
   config.num_rma_ctx = 1;
-  ncore_comm_t c = NCORE_NULL_HANDLE;
-  ncore_status_t s = harness_settle(
-      ncore_comm_init_rank(&c, nranks, id, rank, &config));
+  ncore_status_t s = init_and_use(&config, rank, nranks, id);
   if (not_supported_here(s, "2.29.0")) {
     CHECK_MESSAGE_CONTAINS("num_rma_ctx");
     return;
   }
   CHECK_EQ(s, NCORE_OK);
-  if (c != NCORE_NULL_HANDLE) {
-    mr_track(c);
-    CHECK_EQ(sum_over(c, rank + 1), (int64_t)nranks * (nranks + 1) / 2);
-    CHECK_OK(ncore_comm_destroy(c));
+}
+
+/* ABI 1.2's config fields (NCCL 2.31 / 2.32): on NCCL passed where the
+ * loaded version has them, else refused naming the first one and 2.31.0;
+ * the host backend accepts and ignores them. */
+MR_TEST(config_fields_of_nccl_2_31_and_2_32) {
+  ncore_comm_config_t config = mr_config();
+  CHECK_EQ(config.launch_order_implicit, NCORE_CONFIG_UNDEF_INT);
+  CHECK_EQ(config.nvls_host_mode, NCORE_CONFIG_UNDEF_INT);
+  config.launch_order_implicit = 1;
+  config.num_rma_sig = 4;
+  config.rma_eager_init = 0;
+  config.host_cft_mode = NCORE_HOST_CFT_DISABLE;
+  config.nvls_host_mode = NCORE_NVLS_HOST_MODE_DISABLE;
+  ncore_status_t s = init_and_use(&config, rank, nranks, id);
+  if (not_supported_here(s, "2.31.0")) {
+    CHECK_MESSAGE_CONTAINS("launch_order_implicit");
+    return;
   }
+  if (not_supported_here(s, "2.32.0")) {
+    CHECK_MESSAGE_CONTAINS("nvls_host_mode");
+    return;
+  }
+  CHECK_EQ(s, NCORE_OK);
 }
 
 MR_TEST(newer_requirements_and_window_flag) {
@@ -352,9 +429,28 @@ MR_TEST(newer_requirements_and_window_flag) {
   void *mem = NULL;
   CHECK_OK(ncore_mem_alloc(&mem, bytes, harness_backend()));
   ncore_window_t w = NCORE_NULL_HANDLE;
-  CHECK_STATUS(ncore_register_window(&w, comm, mem, bytes, 4u),
+  CHECK_STATUS(ncore_register_window(&w, comm, mem, bytes, 16u),
                NCORE_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE_CONTAINS("flags");
+  /* ABI 1.2's flags: NCCL 2.32+; the host backend takes GIN_ONLY (its
+   * one-sided calls are its GIN) and has no CFT. */
+  s = ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_GIN_ONLY);
+  if (!not_supported_here(s, "2.32.0")) {
+    CHECK_OK(harness_settle(s));
+    uint32_t flags = 0;
+    CHECK_OK(ncore_window_flags(w, &flags));
+    CHECK_EQ(flags, NCORE_WINDOW_GIN_ONLY);
+    CHECK_OK(ncore_window_close(w));
+  }
+  s = ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_CFT_COUNTED);
+  if (harness_is_host()) {
+    CHECK_STATUS(s, NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("NCORE_WINDOW_CFT_COUNTED");
+    CHECK_EQ(w, NCORE_NULL_HANDLE);
+  } else if (!not_supported_here(s, "2.32.0")) {
+    /* CFT needs CUDA 13.3 logical endpoints: NCCL decides. */
+    if (harness_settle(s) == NCORE_OK) CHECK_OK(ncore_window_close(w));
+  }
   s = ncore_register_window(&w, comm, mem, bytes,
                             NCORE_WINDOW_STRICT_ORDERING);
   if (!not_supported_here(s, "2.29.7")) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Compiles check.cu against every NCCL header set ncore knows: the CUDA
-# toolkit's (2.28.9) and third_party/nccl-headers/{2.29.7,2.30.7}. Each
-# compile is one check; ends with "N passed, N failed".
+# Compiles check.cu against every NCCL header set ncore knows
+# (header-sets.sh: the CUDA toolkit's 2.28.9, third_party/nccl-headers/ and
+# ../shared/reference/nccl/). Each compile is one check; ends with
+# "N passed, N failed".
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -9,7 +10,8 @@ nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 passed=0 failed=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for inc in /usr/local/cuda/include "$root"/third_party/nccl-headers/*/include; do
+sets=$("$here/header-sets.sh") || { echo "0 passed, 1 failed"; exit 1; }
+while IFS= read -r inc; do
   version=$(sed -n 's/^#define NCCL_VERSION_CODE \([0-9]*\).*/\1/p' "$inc/nccl.h")
   # GIN backends off: the layouts must not depend on them (NCCL's own
   # public build defaults).
@@ -23,6 +25,6 @@ for inc in /usr/local/cuda/include "$root"/third_party/nccl-headers/*/include; d
     grep -m5 "error" "$out/err"
     failed=$((failed + 1))
   fi
-done
+done <<< "$sets"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

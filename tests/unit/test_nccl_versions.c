@@ -1,6 +1,7 @@
 /* The NCCL backend's version dispatch, against the test double of libnccl
- * (tests/fake_nccl) pretending to be NCCL FAKE_NCCL_VERSION (2.28.9, 2.29.7
- * or 2.30.7), compiled against that version's real headers: what ncore
+ * (tests/fake_nccl) pretending to be NCCL FAKE_NCCL_VERSION (each header
+ * set tests/nccl-layouts/header-sets.sh lists), compiled against that
+ * version's real headers: what ncore
  * passes (struct size, magic, version, field values), what it reads back
  * (ncclDevComm fields, properties), which calls it makes, and what it
  * refuses with the version needed, and what the hot path costs in calls
@@ -47,7 +48,7 @@ TEST(config_goes_in_the_loaded_versions_layout) {
   CHECK_OK(unit_comm1(&comm, &config));
   CHECK_EQ(record("config.magic"), 0xcafebeefLL);
   CHECK_EQ(record("config.version"), (long long)version);
-  CHECK_EQ(record("config.size"), 96LL); /* ncclConfig_t of 2.30.7 */
+  CHECK_EQ(record("config.size"), 120LL); /* ncclConfig_t of 2.32.3 */
   CHECK_EQ(record("config.CTAPolicy"), 1LL);
   CHECK_OK(ncore_comm_destroy(comm));
 }
@@ -67,6 +68,16 @@ TEST(newer_config_fields_only_where_known) {
        "2.30.0", 23000, 5},
       {offsetof(ncore_comm_config_t, graph_stream_ordering),
        "config.graphStreamOrdering", "2.30.5", 23005, 1},
+      {offsetof(ncore_comm_config_t, launch_order_implicit),
+       "config.launchOrderImplicit", "2.31.0", 23100, 1},
+      {offsetof(ncore_comm_config_t, num_rma_sig), "config.numRmaSig",
+       "2.31.0", 23100, 6},
+      {offsetof(ncore_comm_config_t, rma_eager_init), "config.rmaEagerInit",
+       "2.31.0", 23100, 1},
+      {offsetof(ncore_comm_config_t, host_cft_mode), "config.hostCftMode",
+       "2.31.1", 23101, NCORE_HOST_CFT_DISABLE},
+      {offsetof(ncore_comm_config_t, nvls_host_mode), "config.nvlsHostMode",
+       "2.32.0", 23200, NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT},
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     ncore_comm_config_t config = NCORE_COMM_CONFIG_INIT;
@@ -145,11 +156,36 @@ TEST(properties_from_ncclCommQueryProperties) {
   CHECK_EQ(props.host_rma_support, version >= 22902 ? 1 : 0);
   if (version >= 22902) {
     CHECK_EQ(record("props.magic"), 0xcafebeefLL);
-    CHECK_EQ(record("props.size"), version >= 22905 ? 56LL : 40LL);
-    CHECK_EQ(record("props.version"), (long long)version);
+    CHECK_EQ(record("props.size"), version >= 23100   ? 144LL
+                                   : version >= 22905 ? 56LL
+                                                      : 40LL);
+    CHECK_EQ(record("props.version"),
+             (long long)(version < 23102 ? version : 23102));
   } else {
     CHECK_EQ(record("calls.ncclCommQueryProperties"), -1LL);
   }
+  /* The fields of 2.31 (the double answers rank + 1000 for the hash, stride
+   * 2, FULL, GIN types 0 and 2, a 4096-byte device communicator), older:
+   * zero but the device communicator's size, the loaded layout's; CFT is
+   * unknown from 2.32 on (a layout ncore does not read yet). */
+  if (version >= 23100) {
+    CHECK_EQ(props.comm_hash, 1000u);
+    CHECK_EQ(props.gin_min_stride, 2);
+    CHECK_EQ(props.gin_connection_type, NCORE_GIN_CONNECTION_FULL);
+    CHECK_EQ(props.available_gin_types, 0x5u);
+    CHECK_EQ(props.dev_comm_runtime_version_size, 4096u);
+  } else {
+    CHECK_EQ(props.comm_hash, 0u);
+    CHECK_EQ(props.gin_min_stride, 0);
+    CHECK_EQ(props.gin_connection_type, NCORE_GIN_CONNECTION_NONE);
+    CHECK_EQ(props.available_gin_types, 0u);
+    CHECK_EQ(props.dev_comm_runtime_version_size,
+             version >= 23000 ? 240u : version >= 22905 ? 224u : 200u);
+  }
+  int cft = version >= 23200 ? -1 : 0;
+  CHECK_EQ(props.cft_support, cft);
+  CHECK_EQ(props.cft_multicast_support, cft);
+  CHECK_EQ(props.cft_counted_support, cft);
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
@@ -198,6 +234,17 @@ TEST(windows_flags_and_host_pointer_getters) {
     CHECK_EQ(record("window.flags"), 2LL);
     CHECK_OK(ncore_window_close(w));
   }
+  const uint32_t flags_of_2_32[] = {NCORE_WINDOW_GIN_ONLY,
+                                    NCORE_WINDOW_CFT_COUNTED};
+  for (size_t i = 0; i < 2; i++)
+    if (supported(ncore_register_window(&w, comm, mem, bytes, flags_of_2_32[i]),
+                  23200, "2.32.0")) {
+      CHECK_EQ(record("window.flags"), (long long)flags_of_2_32[i]);
+      CHECK_OK(ncore_window_close(w));
+    } else {
+      CHECK_MESSAGE_CONTAINS(i == 0 ? "NCORE_WINDOW_GIN_ONLY"
+                                    : "NCORE_WINDOW_CFT_COUNTED");
+    }
   if (version >= 22902) { /* 2.28: kernels, no host getters */
     CHECK_OK(ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_DEFAULT));
     void *p = NULL;

@@ -97,7 +97,51 @@ typedef struct ncore_comm_config {
   /* NCCL 2.30.5+: order graph launches with the stream's other work
    * (graphStreamOrdering). */
   int32_t graph_stream_ordering;
+  /* Appended in ABI 1.2 (nccl4py 0.5.0 / 0.6.0): ncclConfig_t's fields of
+   * NCCL 2.31 and 2.32, under the same rule as the 1.1 fields above. */
+  /* NCCL 2.31.0+: 1 = the communicator takes part in implicit launch
+   * ordering (within one CUDA context its operations must not overlap
+   * those of communicators without it); NCCL_LAUNCH_ORDER_IMPLICIT in the
+   * environment takes precedence. NCCL's default: 0
+   * (ncclConfig_t.launchOrderImplicit). */
+  int32_t launch_order_implicit;
+  /* NCCL 2.31.0+: one-sided signal indexes per RMA context (>= 0; bounds
+   * the signal index of ncore/onesided.h's signal and wait calls). NCCL's
+   * default: 1 (numRmaSig). */
+  int32_t num_rma_sig;
+  /* NCCL 2.31.0+: 1 = set up one-sided signalling at communicator creation
+   * instead of at the first window registration (needed to signal without
+   * registering a symmetric window first); NCCL_RMA_EAGER_INIT takes
+   * precedence. NCCL's default: 0 (rmaEagerInit). */
+  int32_t rma_eager_init;
+  /* NCCL 2.31.1+: whether the communicator creates the CUDA fabric logical
+   * endpoints behind host-side Compute Fabric Transport queries:
+   * NCORE_HOST_CFT_* (hostCftMode, ncclHostCftMode_t). */
+  int32_t host_cft_mode;
+  /* NCCL 2.32.0+: which host NVLS components the communicator uses:
+   * NCORE_NVLS_HOST_MODE_* (nvlsHostMode, ncclNvlsHostMode_t). */
+  int32_t nvls_host_mode;
 } ncore_comm_config_t;
+
+/* ncore_comm_config_t.host_cft_mode (ncclHostCftMode_t, NCCL 2.31.1):
+ * NCORE_CONFIG_UNDEF_INT is NCCL's default (ncclHostCftDefault). ENABLE
+ * creates the unicast and multicast logical endpoints at the first window
+ * registration; FALLBACK tries and disables host CFT on error instead of
+ * failing. */
+#define NCORE_HOST_CFT_ENABLE 1
+#define NCORE_HOST_CFT_DISABLE 2
+#define NCORE_HOST_CFT_FALLBACK 3
+
+/* ncore_comm_config_t.nvls_host_mode (ncclNvlsHostMode_t, NCCL 2.32.0): 0
+ * enables every host NVLS component; DISABLE_TRANSPORT (the NVLS transport
+ * and registered-buffer optimization) and DISABLE_SYMMETRIC_MULTIMEM
+ * (multimem in the symmetric kernels and copy-engine paths) combine;
+ * DISABLE turns off all present and future ones; NCORE_CONFIG_UNDEF_INT is
+ * NCCL's default (today the same as ENABLE). */
+#define NCORE_NVLS_HOST_MODE_ENABLE 0
+#define NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT (1 << 0)
+#define NCORE_NVLS_HOST_MODE_DISABLE_SYMMETRIC_MULTIMEM (1 << 1)
+#define NCORE_NVLS_HOST_MODE_DISABLE 2147483647
 
 /* The defaults, field by field (one line per field, in declaration order;
  * a new field adds its line at the end). */
@@ -124,7 +168,12 @@ typedef struct ncore_comm_config {
     NCORE_CONFIG_UNDEF_INT,                /* graph_usage_mode */           \
     NCORE_CONFIG_UNDEF_INT,                /* num_rma_ctx */                \
     NCORE_CONFIG_UNDEF_INT,                /* max_p2p_peers */              \
-    NCORE_CONFIG_UNDEF_INT                 /* graph_stream_ordering */      \
+    NCORE_CONFIG_UNDEF_INT,                /* graph_stream_ordering */      \
+    NCORE_CONFIG_UNDEF_INT,                /* launch_order_implicit */      \
+    NCORE_CONFIG_UNDEF_INT,                /* num_rma_sig */                \
+    NCORE_CONFIG_UNDEF_INT,                /* rma_eager_init */             \
+    NCORE_CONFIG_UNDEF_INT,                /* host_cft_mode */              \
+    NCORE_CONFIG_UNDEF_INT                 /* nvls_host_mode */             \
   }
 
 /* Fills *config with the defaults of NCORE_COMM_CONFIG_INIT, as a caller

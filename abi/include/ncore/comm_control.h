@@ -64,18 +64,52 @@ typedef struct ncore_comm_properties {
    * outside the LSA team natively, else 0 (they still work: ncore emulates
    * them for LSA peers, and they answer NOT_SUPPORTED for others). */
   int32_t host_rma_support;
+  /* Appended in ABI 1.2 (nccl4py 0.5.0 / 0.6.0's NCCLCommProperties). */
+  /* The widest ncore_gin_connection_type_t a device communicator may ask
+   * for (NCCL 2.31+; NONE before, and on the host backend). */
+  int32_t gin_connection_type;
+  /* The granularity of a custom GIN rank stride (NCCL 2.31+; 0 before, and
+   * wherever there is no GIN). */
+  int32_t gin_min_stride;
+  /* NCCL 2.32+: 1 when every rank supports CFT (Compute Fabric Transport)
+   * unicast logical endpoints, when every rank supports multicast ones, and
+   * when every rank supports counted CFT operations; else 0. 0 on an older
+   * NCCL and on the host backend. -1: NCCL 2.32 or newer, whose
+   * ncclCommProperties layout this ncore does not read yet (unknown). */
+  int32_t cft_support;
+  int32_t cft_multicast_support;
+  int32_t cft_counted_support;
+  /* A hash identifying the communicator, equal on all its ranks (NCCL
+   * 2.31+, 0 before; the host backend makes one per communicator). */
+  uint64_t comm_hash;
+  /* Bit t set when GIN type t (ncore_gin_type_t numbering, NCCL's
+   * ncclGinType_t) is available (NCCL 2.31+; 0: none, or an older NCCL). */
+  uint64_t available_gin_types;
+  /* Bytes of the running NCCL's device communicator struct (ncclDevComm):
+   * NCCL's answer from 2.31, the loaded version's own size before; 0 on the
+   * host backend, which has no NCCL device communicator. */
+  uint64_t dev_comm_runtime_version_size;
 } ncore_comm_properties_t;
 
 #define NCORE_COMM_PROPERTIES_INIT                                   \
   {                                                                  \
     (uint32_t)sizeof(ncore_comm_properties_t), /* struct_size */     \
-    0, 0, -1, -1, 0, 0, 0, 0, 0, 0                                   \
+    0, 0, -1, -1, 0, 0, 0, 0, 0, 0,                                  \
+    0, /* gin_connection_type */                                     \
+    0, /* gin_min_stride */                                          \
+    0, /* cft_support */                                             \
+    0, /* cft_multicast_support */                                   \
+    0, /* cft_counted_support */                                     \
+    0, /* comm_hash */                                               \
+    0, /* available_gin_types */                                     \
+    0  /* dev_comm_runtime_version_size */                           \
   }
 
 /* Reads the communicator's properties into *out, up to out->struct_size.
  * A query: valid after finalize, after a failure, while revoked or
  * suspended. NCCL: ncclCommQueryProperties (2.29.2+) for the GIN and host
- * RMA fields; on 2.28 they are computed by ncore (no GIN, host_rma 0).
+ * RMA fields; on 2.28 they are computed by ncore (no GIN, host_rma 0);
+ * the fields appended in 1.2 each say from which NCCL they are read.
  * Returns NCORE_OK; NCORE_ERR_INVALID_ARGUMENT (out NULL, struct_size
  * below 4 or above a page, not a communicator handle); NCORE_ERR_CLOSED;
  * NCORE_ERR_INVALID_USAGE (still initialising);

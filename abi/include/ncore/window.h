@@ -23,6 +23,18 @@ NCORE_BEGIN_DECLS
  * registration answers NCORE_ERR_NOT_SUPPORTED; the host backend lands
  * every put in order and accepts it. */
 #define NCORE_WINDOW_STRICT_ORDERING 2u
+/* ABI 1.2, NCCL 2.32+: register the window for GIN (network one-sided)
+ * access only, not for every capability NCCL has (NCCL_WIN_GIN_ONLY). On
+ * an older NCCL, registration answers NCORE_ERR_NOT_SUPPORTED. The host
+ * backend, whose one-sided calls are its GIN, accepts it; its peers' parts
+ * stay load/store reachable as well. */
+#define NCORE_WINDOW_GIN_ONLY 4u
+/* ABI 1.2, NCCL 2.32+: register the window against counted CFT (Compute
+ * Fabric Transport) logical endpoints instead of the non-counted ones
+ * (NCCL_WIN_CFT_COUNTED; NCCL wants the memory 256-byte aligned and at most
+ * 256 GB of counted windows). On an older NCCL, and on the host backend
+ * (no CFT), registration answers NCORE_ERR_NOT_SUPPORTED. */
+#define NCORE_WINDOW_CFT_COUNTED 8u
 
 /* Registers [ptr, ptr + size) of this rank as its part of a new window.
  * Collective over comm. The memory stays the caller's and must outlive the
@@ -39,7 +51,8 @@ NCORE_BEGIN_DECLS
  * allocation, unknown flags, COLL_SYMMETRIC with sizes that differ between
  * ranks); NCORE_ERR_CLOSED; NCORE_ERR_INVALID_USAGE (comm not fit for a
  * communicating call: ncore/comm.h); NCORE_ERR_NOT_SUPPORTED (NCCL: no
- * window on this topology, or STRICT_ORDERING on NCCL older than 2.29.7);
+ * window on this topology, STRICT_ORDERING on NCCL older than 2.29.7,
+ * GIN_ONLY or CFT_COUNTED on NCCL older than 2.32; host: CFT_COUNTED);
  * NCORE_ERR_REMOTE; NCORE_ERR_TIMEOUT; NCORE_ERR_SYSTEM;
  * NCORE_ERR_UNHANDLED_CUDA. */
 NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,

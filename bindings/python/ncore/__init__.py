@@ -24,7 +24,8 @@ from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
                      MIN, PROD, SUM, UINT8, UINT32, UINT64, Backend, CommShrinkFlag,
                      CommSuspendFlag, CTAPolicy, DeviceType, MemcpyKind,
                      NcclCommMemStat, NcclDataType, NcclGinConnectionType, NcclGinType,
-                     NcclRedOp, ScalarResidence, WindowFlag)
+                     NcclHostCftMode, NcclNvlsHostMode, NcclRedOp, ScalarResidence,
+                     WindowFlag)
 from .buffer import Buffer, ResolvedBuffer, Stream, resolve_buffer, resolve_stream
 from .config import (Config, NCCLCollConfig, NCCLConfig, NcclConfig, NCCLDevCommRequirements,
                      VendorOption)
@@ -32,6 +33,7 @@ from .unique_id import UniqueId, get_unique_id
 from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
 from ._p2p import WaitSignalDesc
+from ._comm_control import NCCLCommProperties
 from .communicator import Communicator
 from .info import Feature, LibraryInfo, get_library_info
 from .group import GroupSimInfo, group, group_end, group_start
@@ -86,7 +88,8 @@ __all__ = [
     "NcclClosed", "error_for_status", "Result",
     "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType", "Backend",
     "DeviceType", "ScalarResidence", "MemcpyKind", "WindowFlag", "CommShrinkFlag",
-    "CommSuspendFlag", "CTAPolicy", "NcclCommMemStat",
+    "CommSuspendFlag", "CTAPolicy", "NcclCommMemStat", "NcclHostCftMode", "NcclNvlsHostMode",
+    "NCCLCommProperties",
     "NcclBufferSpec", "NcclScalarSpec", "NcclDeviceSpec", "NcclStreamSpec", "NcclEventSpec",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64", "FLOAT16",
     "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16", "FLOAT8E4M3",

@@ -6,15 +6,84 @@ NcclNotSupported naming the version."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from dataclasses import dataclass
+from typing import Any, FrozenSet, Optional, Union
 
 from ._errors import NcclInvalid
 from ._lib import raw
-from ._types import CommSuspendFlag, NcclCommMemStat, NcclGinType
+from ._types import CommSuspendFlag, NcclCommMemStat, NcclGinConnectionType, NcclGinType
 from .config import NCCLConfig, config_to_c
 from .unique_id import UniqueId
 
-__all__ = ["CommControlMixin"]
+__all__ = ["CommControlMixin", "NCCLCommProperties"]
+
+
+def _enum_or_int(kind: Any, value: int) -> Any:
+    """The enum member for value, or the plain int for a value this ncore
+    has no name for (an NCCL newer than its enums)."""
+    try:
+        return kind(value)
+    except ValueError:
+        return value
+
+
+def _known_or_none(value: int) -> Optional[bool]:
+    """A 0 / 1 answer as bool; -1 (the loaded NCCL reports it in a layout
+    this ncore does not read) as None, nccl.core's "not available"."""
+    return None if value < 0 else bool(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NCCLCommProperties:
+    """What Communicator.properties reports (ncclCommQueryProperties, as
+    nccl.core 0.6.0 names it); fixed for the communicator's lifetime. The
+    fields from comm_hash on are NCCL 2.31's (0 / NONE / empty on an older
+    NCCL; dev_comm_runtime_version_size is the loaded NCCL's own struct
+    size there) and cft_* NCCL 2.32's (False before it; None on 2.32, whose
+    layout of them this ncore does not read yet). The host backend reports
+    its own: one LSA team, no GIN, no CFT, a hash per communicator."""
+
+    rank: int
+    n_ranks: int
+    cuda_dev: int
+    nvml_dev: int
+    device_api_support: bool
+    multimem_support: bool
+    gin_type: NcclGinType
+    n_lsa_teams: int
+    host_rma_support: bool
+    railed_gin_type: NcclGinType
+    comm_hash: Optional[int] = None
+    gin_min_stride: Optional[int] = None
+    gin_connection_type: Optional[NcclGinConnectionType] = None
+    available_gin_types: Optional[FrozenSet[NcclGinType]] = None
+    dev_comm_runtime_version_size: Optional[int] = None
+    cft_support: Optional[bool] = None
+    cft_multicast_support: Optional[bool] = None
+    cft_counted_support: Optional[bool] = None
+
+    @classmethod
+    def _from_c(cls, props: Any) -> "NCCLCommProperties":
+        gin_types = frozenset(_enum_or_int(NcclGinType, t) for t in range(64)
+                              if int(props.available_gin_types) >> t & 1)
+        return cls(
+            rank=int(props.rank), n_ranks=int(props.nranks),
+            cuda_dev=int(props.cuda_device), nvml_dev=int(props.nvml_device),
+            device_api_support=bool(props.device_api_support),
+            multimem_support=bool(props.multimem_support),
+            gin_type=_enum_or_int(NcclGinType, int(props.gin_type)),
+            n_lsa_teams=int(props.n_lsa_teams),
+            host_rma_support=bool(props.host_rma_support),
+            railed_gin_type=_enum_or_int(NcclGinType, int(props.railed_gin_type)),
+            comm_hash=int(props.comm_hash),
+            gin_min_stride=int(props.gin_min_stride),
+            gin_connection_type=_enum_or_int(NcclGinConnectionType,
+                                             int(props.gin_connection_type)),
+            available_gin_types=gin_types,
+            dev_comm_runtime_version_size=int(props.dev_comm_runtime_version_size),
+            cft_support=_known_or_none(int(props.cft_support)),
+            cft_multicast_support=_known_or_none(int(props.cft_multicast_support)),
+            cft_counted_support=_known_or_none(int(props.cft_counted_support)))
 
 
 class CommControlMixin:
@@ -30,6 +99,11 @@ class CommControlMixin:
         props.struct_size = raw.NCORE_SIZEOF_COMM_PROPERTIES
         raw.ncore_comm_properties(self._live(), props)
         return props
+
+    @property
+    def properties(self) -> NCCLCommProperties:
+        """Everything ncclCommQueryProperties reports, in one query."""
+        return NCCLCommProperties._from_c(self._properties())
 
     @property
     def cuda_dev(self) -> int:

@@ -51,6 +51,9 @@ NCORE_GIN_TYPE_GDAKI: int
 NCORE_GIN_TYPE_GPI: int
 NCORE_GIN_TYPE_NONE: int
 NCORE_GIN_TYPE_PROXY: int
+NCORE_HOST_CFT_DISABLE: int
+NCORE_HOST_CFT_ENABLE: int
+NCORE_HOST_CFT_FALLBACK: int
 NCORE_INFO_PATH_BYTES: int
 NCORE_INFO_REASON_BYTES: int
 NCORE_INFO_VERSION_BYTES: int
@@ -66,6 +69,10 @@ NCORE_MEMCPY_HOST_TO_DEVICE: int
 NCORE_MEMCPY_HOST_TO_HOST: int
 NCORE_MIN: int
 NCORE_NULL_HANDLE: int
+NCORE_NVLS_HOST_MODE_DISABLE: int
+NCORE_NVLS_HOST_MODE_DISABLE_SYMMETRIC_MULTIMEM: int
+NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT: int
+NCORE_NVLS_HOST_MODE_ENABLE: int
 NCORE_OK: int
 NCORE_PROD: int
 NCORE_REVOKE_DEFAULT: int
@@ -92,8 +99,10 @@ NCORE_VENDOR_OPTION_STRING: int
 NCORE_VERSION_MAJOR: int
 NCORE_VERSION_MINOR: int
 NCORE_VERSION_PATCH: int
+NCORE_WINDOW_CFT_COUNTED: int
 NCORE_WINDOW_COLL_SYMMETRIC: int
 NCORE_WINDOW_DEFAULT: int
+NCORE_WINDOW_GIN_ONLY: int
 NCORE_WINDOW_STRICT_ORDERING: int
 
 
@@ -113,14 +122,19 @@ class ncore_comm_config_t:
     device: Any
     graph_stream_ordering: Any
     graph_usage_mode: Any
+    host_cft_mode: Any
+    launch_order_implicit: Any
     max_ctas: Any
     max_p2p_peers: Any
     min_ctas: Any
     n_channels_per_net_peer: Any
     net_name: Any
     num_rma_ctx: Any
+    num_rma_sig: Any
     nvlink_centric_sched: Any
     nvls_ctas: Any
+    nvls_host_mode: Any
+    rma_eager_init: Any
     shrink_share: Any
     split_share: Any
     struct_size: Any
@@ -130,8 +144,16 @@ class ncore_comm_config_t:
 
 class ncore_comm_properties_t:
     def __init__(self) -> None: ...
+    available_gin_types: Any
+    cft_counted_support: Any
+    cft_multicast_support: Any
+    cft_support: Any
+    comm_hash: Any
     cuda_device: Any
+    dev_comm_runtime_version_size: Any
     device_api_support: Any
+    gin_connection_type: Any
+    gin_min_stride: Any
     gin_type: Any
     host_rma_support: Any
     multimem_support: Any

@@ -22,6 +22,8 @@ __all__ = [
     "CommSuspendFlag",
     "CTAPolicy",
     "NcclCommMemStat",
+    "NcclHostCftMode",
+    "NcclNvlsHostMode",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64",
     "FLOAT16", "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16",
     "FLOAT8E4M3", "FLOAT8E5M2",
@@ -196,6 +198,11 @@ class WindowFlag(enum.IntFlag):
     #: One-sided operations on the window complete in the order issued
     #: (NCCL 2.29.7+; the host backend always orders them).
     STRICT_ORDERING = raw.NCORE_WINDOW_STRICT_ORDERING
+    #: Register the window for GIN access only (NCCL 2.32+).
+    GIN_ONLY = raw.NCORE_WINDOW_GIN_ONLY
+    #: Register against counted CFT logical endpoints (NCCL 2.32+; the host
+    #: backend has no CFT and refuses it).
+    CFT_COUNTED = raw.NCORE_WINDOW_CFT_COUNTED
     Default = raw.NCORE_WINDOW_DEFAULT
     CollSymmetric = raw.NCORE_WINDOW_COLL_SYMMETRIC
     StrictOrdering = raw.NCORE_WINDOW_STRICT_ORDERING
@@ -227,6 +234,30 @@ class CTAPolicy(enum.IntFlag):
     Default = 0x00
     Efficiency = 0x01
     Zero = 0x02
+
+
+class NcclHostCftMode(enum.IntEnum):
+    """NCCLConfig.host_cft_mode (ncclHostCftMode_t, NCCL 2.31.1+): whether
+    the communicator creates the CUDA fabric logical endpoints behind the
+    host-side Compute Fabric Transport queries."""
+
+    #: NCCL's version-specific default (the same as leaving the field None).
+    DEFAULT = raw.NCORE_CONFIG_UNDEF_INT
+    ENABLE = raw.NCORE_HOST_CFT_ENABLE
+    DISABLE = raw.NCORE_HOST_CFT_DISABLE
+    #: Try to create the endpoints; on error disable host CFT, not fail.
+    FALLBACK = raw.NCORE_HOST_CFT_FALLBACK
+
+
+class NcclNvlsHostMode(enum.IntFlag):
+    """NCCLConfig.nvls_host_mode (ncclNvlsHostMode_t, NCCL 2.32.0+): which
+    host NVLS components the communicator uses; the DISABLE_ members
+    combine. Leave the field None for NCCL's default (today ENABLE)."""
+
+    ENABLE = raw.NCORE_NVLS_HOST_MODE_ENABLE
+    DISABLE_TRANSPORT = raw.NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT
+    DISABLE_SYMMETRIC_MULTIMEM = raw.NCORE_NVLS_HOST_MODE_DISABLE_SYMMETRIC_MULTIMEM
+    DISABLE = raw.NCORE_NVLS_HOST_MODE_DISABLE
 
 
 class NcclCommMemStat(enum.IntEnum):

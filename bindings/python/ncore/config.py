@@ -12,7 +12,8 @@ from typing import Any, Optional, Sequence, Tuple
 
 from ._errors import NcclInvalid
 from ._lib import raw
-from ._types import Backend, CTAPolicy, NcclGinConnectionType
+from ._types import (Backend, CTAPolicy, NcclGinConnectionType, NcclHostCftMode,
+                     NcclNvlsHostMode)
 from .typing import NcclEventSpec
 
 __all__ = ["NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements",
@@ -59,6 +60,16 @@ class NCCLConfig:
     max_p2p_peers: Optional[int] = None
     #: NCCL 2.30.5+: 1 keeps stream order for collectives captured in graphs.
     graph_stream_ordering: Optional[int] = None
+    #: NCCL 2.31.0+: take part in implicit launch ordering (NCCL: False).
+    launch_order_implicit: Optional[bool] = None
+    #: NCCL 2.31.0+: one-sided signal indexes per RMA context (NCCL: 1).
+    num_rma_sig: Optional[int] = None
+    #: NCCL 2.31.0+: set up one-sided signalling at creation (NCCL: False).
+    rma_eager_init: Optional[bool] = None
+    #: NCCL 2.31.1+: host-side Compute Fabric Transport mode.
+    host_cft_mode: Optional[NcclHostCftMode] = None
+    #: NCCL 2.32.0+: which host NVLS components the communicator uses.
+    nvls_host_mode: Optional[NcclNvlsHostMode] = None
 
     def to_c(self) -> Any:
         """A filled ncore_comm_config_t (the raw struct) for the C calls."""

@@ -102,3 +102,65 @@ def test_newer_config_and_requirement_fields_and_flags():
     assert int(ncore.WindowFlag.STRICT_ORDERING) == 2
     assert int(ncore.CommSuspendFlag.MEM) == 1
     assert int(ncore.NcclCommMemStat.GPU_MEM_TOTAL) == 3
+
+
+def test_config_fields_of_nccl_2_31_and_2_32_reach_the_c_struct():
+    config = ncore.NCCLConfig(launch_order_implicit=True, num_rma_sig=4, rma_eager_init=False,
+                              host_cft_mode=ncore.NcclHostCftMode.FALLBACK,
+                              nvls_host_mode=ncore.NcclNvlsHostMode.DISABLE_TRANSPORT
+                              | ncore.NcclNvlsHostMode.DISABLE_SYMMETRIC_MULTIMEM)
+    c = config.to_c()
+    assert (c.launch_order_implicit, c.num_rma_sig, c.rma_eager_init, c.host_cft_mode,
+            c.nvls_host_mode) == (1, 4, 0, 3, 3)
+    unset = ncore.NCCLConfig().to_c()
+    undef = ncore.raw.NCORE_CONFIG_UNDEF_INT
+    assert (unset.launch_order_implicit, unset.num_rma_sig, unset.rma_eager_init,
+            unset.host_cft_mode, unset.nvls_host_mode) == (undef,) * 5
+    # DEFAULT is NCCL's default, the same as leaving the field unset.
+    assert ncore.NCCLConfig(host_cft_mode=ncore.NcclHostCftMode.DEFAULT).to_c() \
+        .host_cft_mode == undef
+
+
+def _properties_and_config(comm):
+    props = comm.properties
+    # The host backend accepts NCCL 2.31 / 2.32's config fields and ignores them.
+    config = ncore.NCCLConfig(backend=comm.backend, launch_order_implicit=True,
+                              num_rma_sig=2, rma_eager_init=True,
+                              host_cft_mode=ncore.NcclHostCftMode.DISABLE,
+                              nvls_host_mode=ncore.NcclNvlsHostMode.DISABLE)
+    child = comm.split(0, key=comm.rank, config=config)
+    child_hash = child.properties.comm_hash
+    child.destroy()
+    return props, child_hash
+
+
+def test_properties_on_the_host_backend():
+    results = run_ranks(2, _properties_and_config)
+    (p0, child0), (p1, child1) = results
+    assert isinstance(p0, ncore.NCCLCommProperties)
+    assert (p0.rank, p1.rank, p0.n_ranks) == (0, 1, 2)
+    assert (p0.cuda_dev, p0.nvml_dev, p0.n_lsa_teams) == (-1, -1, 1)
+    assert p0.device_api_support and p0.host_rma_support and not p0.multimem_support
+    assert p0.gin_type == p0.railed_gin_type == ncore.NcclGinType.NONE
+    # One hash per communicator, the same on all its ranks.
+    assert p0.comm_hash == p1.comm_hash != 0
+    assert child0 == child1 != p0.comm_hash
+    assert p0.gin_connection_type == ncore.NcclGinConnectionType.NONE
+    assert (p0.gin_min_stride, p0.available_gin_types, p0.dev_comm_runtime_version_size) \
+        == (0, frozenset(), 0)
+    assert (p0.cft_support, p0.cft_multicast_support, p0.cft_counted_support) \
+        == (False, False, False)
+
+
+def test_window_flags_of_nccl_2_32_on_the_host_backend(comm1):
+    assert (int(ncore.WindowFlag.GIN_ONLY), int(ncore.WindowFlag.CFT_COUNTED)) == (4, 8)
+    buffer = np.zeros(64, dtype=np.float32)
+    # The host backend's one-sided calls are its GIN: GIN_ONLY registers.
+    window = comm1.register_window(buffer, flags=ncore.WindowFlag.GIN_ONLY)
+    assert window.flags is ncore.WindowFlag.GIN_ONLY
+    window.close()
+    # No Compute Fabric Transport on one host.
+    with pytest.raises(ncore.NcclNotSupported, match="CFT_COUNTED"):
+        comm1.register_window(buffer, flags=ncore.WindowFlag.CFT_COUNTED)
+    with pytest.raises(ncore.NcclInvalid, match="flags"):
+        comm1.register_window(buffer, flags=16)

@@ -63,6 +63,22 @@ static ncore_status_t op_comm_query(runner_t *r, const plan_step_t *step, result
     return SET_VALUE(res, ncore_comm_properties(comm, &p), p.n_lsa_teams);
   if (what_is(step, "host_rma_support"))
     return SET_VALUE(res, ncore_comm_properties(comm, &p), p.host_rma_support);
+  if (what_is(step, "gin_connection_type"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.gin_connection_type);
+  if (what_is(step, "gin_min_stride"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.gin_min_stride);
+  if (what_is(step, "available_gin_types"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p),
+                     (int64_t)p.available_gin_types);
+  if (what_is(step, "dev_comm_runtime_version_size"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p),
+                     (int64_t)p.dev_comm_runtime_version_size);
+  if (what_is(step, "cft_support"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.cft_support);
+  if (what_is(step, "cft_multicast_support"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.cft_multicast_support);
+  if (what_is(step, "cft_counted_support"))
+    return SET_VALUE(res, ncore_comm_properties(comm, &p), p.cft_counted_support);
   return NCORE_ERR_INTERNAL;
 }
 

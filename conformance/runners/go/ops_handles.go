@@ -71,6 +71,24 @@ func propertyQuery(c *ncore.Communicator, what string) (result, error) {
 		return intValue(int64(p.NLSATeams)), nil
 	case "host_rma_support":
 		return intValue(flag(p.HostRMASupport)), nil
+	case "gin_connection_type":
+		return intValue(int64(p.GinConnectionType)), nil
+	case "gin_min_stride":
+		return intValue(int64(p.GinMinStride)), nil
+	case "available_gin_types":
+		var mask uint64
+		for _, t := range p.AvailableGinTypes {
+			mask |= 1 << uint(t)
+		}
+		return intValue(int64(mask)), nil
+	case "dev_comm_runtime_version_size":
+		return intValue(int64(p.DevCommRuntimeVersionSize)), nil
+	case "cft_support":
+		return intValue(int64(p.CFTSupport)), nil
+	case "cft_multicast_support":
+		return intValue(int64(p.CFTMulticastSupport)), nil
+	case "cft_counted_support":
+		return intValue(int64(p.CFTCountedSupport)), nil
 	}
 	return result{}, &ncore.Error{Status: ncore.StatusInternal}
 }

@@ -76,7 +76,9 @@ def op_comm_query(r: Runner, step: Step) -> int:
 # The comm_query values ncore_comm_properties answers (raw layer: the
 # versioned output struct as C fills it).
 _PROPERTIES = ("nvml_device", "device_api_support", "multimem_support",
-               "n_lsa_teams", "host_rma_support")
+               "n_lsa_teams", "host_rma_support", "gin_connection_type",
+               "gin_min_stride", "available_gin_types", "dev_comm_runtime_version_size",
+               "cft_support", "cft_multicast_support", "cft_counted_support")
 
 
 def _property(handle: int, what: str) -> int:

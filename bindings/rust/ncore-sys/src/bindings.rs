@@ -12,6 +12,13 @@ pub const NCORE_CONFIG_UNDEF_INT: i32 = -2147483648;
 pub const NCORE_SPLIT_NOCOLOR: i32 = -1;
 pub const NCORE_SHRINK_DEFAULT: u32 = 0;
 pub const NCORE_SHRINK_ABORT: u32 = 1;
+pub const NCORE_HOST_CFT_ENABLE: u32 = 1;
+pub const NCORE_HOST_CFT_DISABLE: u32 = 2;
+pub const NCORE_HOST_CFT_FALLBACK: u32 = 3;
+pub const NCORE_NVLS_HOST_MODE_ENABLE: u32 = 0;
+pub const NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT: u32 = 1;
+pub const NCORE_NVLS_HOST_MODE_DISABLE_SYMMETRIC_MULTIMEM: u32 = 2;
+pub const NCORE_NVLS_HOST_MODE_DISABLE: u32 = 2147483647;
 pub const NCORE_REVOKE_DEFAULT: u32 = 0;
 pub const NCORE_SUSPEND_MEM: u32 = 1;
 pub const NCORE_VENDOR_OPTION_INT: u32 = 0;
@@ -21,6 +28,8 @@ pub const NCORE_COLL_CONFIG_MAX_VENDOR_OPTIONS: u32 = 64;
 pub const NCORE_WINDOW_DEFAULT: u32 = 0;
 pub const NCORE_WINDOW_COLL_SYMMETRIC: u32 = 1;
 pub const NCORE_WINDOW_STRICT_ORDERING: u32 = 2;
+pub const NCORE_WINDOW_GIN_ONLY: u32 = 4;
+pub const NCORE_WINDOW_CFT_COUNTED: u32 = 8;
 pub const NCORE_FEATURE_ONE_SIDED: u32 = 1;
 pub const NCORE_FEATURE_REVOKE: u32 = 2;
 pub const NCORE_FEATURE_GROW: u32 = 4;
@@ -157,12 +166,17 @@ pub struct ncore_comm_config {
     pub num_rma_ctx: i32,
     pub max_p2p_peers: i32,
     pub graph_stream_ordering: i32,
+    pub launch_order_implicit: i32,
+    pub num_rma_sig: i32,
+    pub rma_eager_init: i32,
+    pub host_cft_mode: i32,
+    pub nvls_host_mode: i32,
 }
 #[test]
 fn bindgen_test_layout_ncore_comm_config() {
     assert_eq!(
         ::std::mem::size_of::<ncore_comm_config>(),
-        96usize,
+        120usize,
         concat!("Size of: ", stringify!(ncore_comm_config))
     );
     assert_eq!(
@@ -544,6 +558,91 @@ fn bindgen_test_layout_ncore_comm_config() {
         );
     }
     test_field_graph_stream_ordering();
+    fn test_field_launch_order_implicit() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).launch_order_implicit) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(launch_order_implicit)
+            )
+        );
+    }
+    test_field_launch_order_implicit();
+    fn test_field_num_rma_sig() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_rma_sig) as usize - ptr as usize
+            },
+            100usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(num_rma_sig)
+            )
+        );
+    }
+    test_field_num_rma_sig();
+    fn test_field_rma_eager_init() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rma_eager_init) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(rma_eager_init)
+            )
+        );
+    }
+    test_field_rma_eager_init();
+    fn test_field_host_cft_mode() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).host_cft_mode) as usize - ptr as usize
+            },
+            108usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(host_cft_mode)
+            )
+        );
+    }
+    test_field_host_cft_mode();
+    fn test_field_nvls_host_mode() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nvls_host_mode) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_config),
+                "::",
+                stringify!(nvls_host_mode)
+            )
+        );
+    }
+    test_field_nvls_host_mode();
 }
 pub type ncore_comm_config_t = ncore_comm_config;
 extern "C" {
@@ -663,17 +762,25 @@ pub struct ncore_comm_properties {
     pub railed_gin_type: i32,
     pub n_lsa_teams: i32,
     pub host_rma_support: i32,
+    pub gin_connection_type: i32,
+    pub gin_min_stride: i32,
+    pub cft_support: i32,
+    pub cft_multicast_support: i32,
+    pub cft_counted_support: i32,
+    pub comm_hash: u64,
+    pub available_gin_types: u64,
+    pub dev_comm_runtime_version_size: u64,
 }
 #[test]
 fn bindgen_test_layout_ncore_comm_properties() {
     assert_eq!(
         ::std::mem::size_of::<ncore_comm_properties>(),
-        44usize,
+        88usize,
         concat!("Size of: ", stringify!(ncore_comm_properties))
     );
     assert_eq!(
         ::std::mem::align_of::<ncore_comm_properties>(),
-        4usize,
+        8usize,
         concat!("Alignment of ", stringify!(ncore_comm_properties))
     );
     fn test_field_struct_size() {
@@ -863,6 +970,142 @@ fn bindgen_test_layout_ncore_comm_properties() {
         );
     }
     test_field_host_rma_support();
+    fn test_field_gin_connection_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_connection_type) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(gin_connection_type)
+            )
+        );
+    }
+    test_field_gin_connection_type();
+    fn test_field_gin_min_stride() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_min_stride) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(gin_min_stride)
+            )
+        );
+    }
+    test_field_gin_min_stride();
+    fn test_field_cft_support() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cft_support) as usize - ptr as usize
+            },
+            52usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(cft_support)
+            )
+        );
+    }
+    test_field_cft_support();
+    fn test_field_cft_multicast_support() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cft_multicast_support) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(cft_multicast_support)
+            )
+        );
+    }
+    test_field_cft_multicast_support();
+    fn test_field_cft_counted_support() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cft_counted_support) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(cft_counted_support)
+            )
+        );
+    }
+    test_field_cft_counted_support();
+    fn test_field_comm_hash() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).comm_hash) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(comm_hash)
+            )
+        );
+    }
+    test_field_comm_hash();
+    fn test_field_available_gin_types() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).available_gin_types) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(available_gin_types)
+            )
+        );
+    }
+    test_field_available_gin_types();
+    fn test_field_dev_comm_runtime_version_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_comm_properties>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dev_comm_runtime_version_size) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_comm_properties),
+                "::",
+                stringify!(dev_comm_runtime_version_size)
+            )
+        );
+    }
+    test_field_dev_comm_runtime_version_size();
 }
 pub type ncore_comm_properties_t = ncore_comm_properties;
 extern "C" {

@@ -7,7 +7,7 @@ use ncore_sys as sys;
 
 use crate::comm::Communicator;
 use crate::config::Config;
-use crate::devcomm::GinType;
+use crate::devcomm::{GinConnectionType, GinType};
 use crate::error::{check, invalid_argument, Result};
 use crate::unique_id::UniqueId;
 
@@ -41,7 +41,7 @@ impl MemStat {
 }
 
 /// What a communicator can do (`ncore_comm_properties_t`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommProperties {
     /// This rank.
     pub rank: i32,
@@ -63,6 +63,37 @@ pub struct CommProperties {
     pub n_lsa_teams: i32,
     /// One-sided calls reach peers outside the LSA team.
     pub host_rma_support: bool,
+    /// The widest GIN connection a device communicator may ask for (NCCL
+    /// 2.31+; `NONE` before, and on the host backend).
+    pub gin_connection_type: GinConnectionType,
+    /// Granularity of a custom GIN rank stride (NCCL 2.31+; 0 before).
+    pub gin_min_stride: i32,
+    /// NCCL 2.32+ CFT support over every rank: unicast logical endpoints,
+    /// multicast ones, counted operations. `Some(false)` before 2.32 and on
+    /// the host backend; `None` on 2.32, whose layout of them this ncore
+    /// does not read yet.
+    pub cft_support: Option<bool>,
+    /// See `cft_support`.
+    pub cft_multicast_support: Option<bool>,
+    /// See `cft_support`.
+    pub cft_counted_support: Option<bool>,
+    /// A hash naming the communicator, equal on all its ranks (NCCL 2.31+,
+    /// 0 before; the host backend makes one per communicator).
+    pub comm_hash: u64,
+    /// The available GIN types (NCCL 2.31+; empty before).
+    pub available_gin_types: Vec<GinType>,
+    /// Bytes of the running NCCL's device communicator struct (the loaded
+    /// version's own before 2.31; 0 on the host backend).
+    pub dev_comm_runtime_version_size: u64,
+}
+
+/// A 0 / 1 answer, or None for -1 (not read from this NCCL).
+fn known(value: i32) -> Option<bool> {
+    if value < 0 {
+        None
+    } else {
+        Some(value != 0)
+    }
 }
 
 impl Communicator {
@@ -80,6 +111,14 @@ impl Communicator {
             railed_gin_type: 0,
             n_lsa_teams: 0,
             host_rma_support: 0,
+            gin_connection_type: 0,
+            gin_min_stride: 0,
+            cft_support: 0,
+            cft_multicast_support: 0,
+            cft_counted_support: 0,
+            comm_hash: 0,
+            available_gin_types: 0,
+            dev_comm_runtime_version_size: 0,
         };
         // SAFETY: raw is a full-size struct with struct_size set.
         check(unsafe { sys::ncore_comm_properties(self.as_raw(), &mut raw) })?;
@@ -94,6 +133,17 @@ impl Communicator {
             railed_gin_type: GinType::from_raw(raw.railed_gin_type as u32),
             n_lsa_teams: raw.n_lsa_teams,
             host_rma_support: raw.host_rma_support != 0,
+            gin_connection_type: GinConnectionType(raw.gin_connection_type),
+            gin_min_stride: raw.gin_min_stride,
+            cft_support: known(raw.cft_support),
+            cft_multicast_support: known(raw.cft_multicast_support),
+            cft_counted_support: known(raw.cft_counted_support),
+            comm_hash: raw.comm_hash,
+            available_gin_types: (0..64)
+                .filter(|t| raw.available_gin_types >> t & 1 != 0)
+                .map(GinType::from_raw)
+                .collect(),
+            dev_comm_runtime_version_size: raw.dev_comm_runtime_version_size,
         })
     }
 

@@ -39,6 +39,55 @@ pub struct Config {
     num_rma_ctx: Option<i32>,
     max_p2p_peers: Option<i32>,
     graph_stream_ordering: Option<i32>,
+    launch_order_implicit: Option<bool>,
+    num_rma_sig: Option<i32>,
+    rma_eager_init: Option<bool>,
+    host_cft_mode: Option<HostCftMode>,
+    nvls_host_mode: Option<NvlsHostMode>,
+}
+
+/// [`Config::host_cft_mode`] (`ncclHostCftMode_t`, NCCL 2.31.1+): whether
+/// the communicator creates the CUDA fabric logical endpoints behind the
+/// host-side Compute Fabric Transport queries; a value outside the
+/// constants is passed through, and NCCL judges it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostCftMode(pub i32);
+
+impl HostCftMode {
+    /// NCCL's version-specific default (the same as leaving it unset).
+    pub const DEFAULT: HostCftMode = HostCftMode(sys::NCORE_CONFIG_UNDEF_INT);
+    /// Create the endpoints at the first window registration.
+    pub const ENABLE: HostCftMode = HostCftMode(sys::NCORE_HOST_CFT_ENABLE as i32);
+    /// No host-side CFT.
+    pub const DISABLE: HostCftMode = HostCftMode(sys::NCORE_HOST_CFT_DISABLE as i32);
+    /// Try; on error disable host-side CFT instead of failing.
+    pub const FALLBACK: HostCftMode = HostCftMode(sys::NCORE_HOST_CFT_FALLBACK as i32);
+}
+
+/// [`Config::nvls_host_mode`] (`ncclNvlsHostMode_t`, NCCL 2.32.0+): which
+/// host NVLS components the communicator uses; the `DISABLE_*` bits
+/// combine with `|`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NvlsHostMode(pub i32);
+
+impl NvlsHostMode {
+    /// Every host NVLS component.
+    pub const ENABLE: NvlsHostMode = NvlsHostMode(sys::NCORE_NVLS_HOST_MODE_ENABLE as i32);
+    /// No NVLS transport and registered-buffer optimization.
+    pub const DISABLE_TRANSPORT: NvlsHostMode =
+        NvlsHostMode(sys::NCORE_NVLS_HOST_MODE_DISABLE_TRANSPORT as i32);
+    /// No multimem in the symmetric kernels and copy-engine paths.
+    pub const DISABLE_SYMMETRIC_MULTIMEM: NvlsHostMode =
+        NvlsHostMode(sys::NCORE_NVLS_HOST_MODE_DISABLE_SYMMETRIC_MULTIMEM as i32);
+    /// No host NVLS component, present or future.
+    pub const DISABLE: NvlsHostMode = NvlsHostMode(sys::NCORE_NVLS_HOST_MODE_DISABLE as i32);
+}
+
+impl std::ops::BitOr for NvlsHostMode {
+    type Output = NvlsHostMode;
+    fn bitor(self, other: NvlsHostMode) -> NvlsHostMode {
+        NvlsHostMode(self.0 | other.0)
+    }
 }
 
 macro_rules! setter {
@@ -123,6 +172,24 @@ impl Config {
     setter!(
         /// NCCL 2.30.5+ `graphStreamOrdering`.
         graph_stream_ordering: i32);
+    setter!(
+        /// NCCL 2.31.0+ `launchOrderImplicit`: take part in implicit launch
+        /// ordering (NCCL: false).
+        launch_order_implicit: bool);
+    setter!(
+        /// NCCL 2.31.0+ `numRmaSig`: one-sided signal indexes per RMA
+        /// context (NCCL: 1).
+        num_rma_sig: i32);
+    setter!(
+        /// NCCL 2.31.0+ `rmaEagerInit`: set up one-sided signalling at
+        /// creation, not at the first window registration (NCCL: false).
+        rma_eager_init: bool);
+    setter!(
+        /// NCCL 2.31.1+ `hostCftMode`.
+        host_cft_mode: HostCftMode);
+    setter!(
+        /// NCCL 2.32.0+ `nvlsHostMode`.
+        nvls_host_mode: NvlsHostMode);
 
     /// The C struct, with the strings it borrows (kept alive by the caller
     /// for the duration of the init call).
@@ -161,6 +228,11 @@ impl Config {
         raw.num_rma_ctx = int(self.num_rma_ctx, undef);
         raw.max_p2p_peers = int(self.max_p2p_peers, undef);
         raw.graph_stream_ordering = int(self.graph_stream_ordering, undef);
+        raw.launch_order_implicit = flag(self.launch_order_implicit, undef);
+        raw.num_rma_sig = int(self.num_rma_sig, undef);
+        raw.rma_eager_init = flag(self.rma_eager_init, undef);
+        raw.host_cft_mode = self.host_cft_mode.map_or(undef, |m| m.0);
+        raw.nvls_host_mode = self.nvls_host_mode.map_or(undef, |m| m.0);
         raw.net_name = net_name.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         raw.comm_name = comm_name.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         Ok(RawConfig {

@@ -60,7 +60,7 @@ pub use buffer_desc::{BufferDesc, DeviceType};
 pub use coll_config::{CollConfig, VendorValue};
 pub use comm::{AbortHandle, Communicator, ShrinkFlags, SPLIT_NOCOLOR};
 pub use comm_control::{CommProperties, MemStat, SuspendFlags};
-pub use config::Config;
+pub use config::{Config, HostCftMode, NvlsHostMode};
 pub use custom_redop::{CustomRedOp, ScalarResidence};
 pub use devcomm::{DevComm, DevCommInfo, DevCommRequirements, GinConnectionType, GinType};
 pub use error::{Error, ErrorKind, Result};

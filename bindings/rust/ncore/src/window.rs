@@ -23,6 +23,18 @@ impl WindowFlags {
     /// `NCORE_WINDOW_STRICT_ORDERING` (NCCL 2.29.7+): one-sided operations
     /// into the window land in the order they were issued.
     pub const STRICT_ORDERING: WindowFlags = WindowFlags(sys::NCORE_WINDOW_STRICT_ORDERING);
+    /// `NCORE_WINDOW_GIN_ONLY` (NCCL 2.32+): register for GIN access only.
+    pub const GIN_ONLY: WindowFlags = WindowFlags(sys::NCORE_WINDOW_GIN_ONLY);
+    /// `NCORE_WINDOW_CFT_COUNTED` (NCCL 2.32+; not on the host backend):
+    /// register against counted CFT logical endpoints.
+    pub const CFT_COUNTED: WindowFlags = WindowFlags(sys::NCORE_WINDOW_CFT_COUNTED);
+}
+
+impl std::ops::BitOr for WindowFlags {
+    type Output = WindowFlags;
+    fn bitor(self, other: WindowFlags) -> WindowFlags {
+        WindowFlags(self.0 | other.0)
+    }
 }
 
 handle_type! {

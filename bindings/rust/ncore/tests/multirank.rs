@@ -484,6 +484,46 @@ fn communicator_control_on_two_ranks() {
         assert!(props.device_api_support && props.host_rma_support);
         assert!(!props.multimem_support);
         assert_eq!(props.n_lsa_teams, 1);
+        // ABI 1.2's fields on one host: no GIN, no CFT, no NCCL device
+        // communicator; a hash per communicator, equal on both ranks.
+        assert_eq!(props.gin_connection_type, ncore::GinConnectionType::NONE);
+        assert_eq!((props.gin_min_stride, props.dev_comm_runtime_version_size), (0, 0));
+        assert!(props.available_gin_types.is_empty());
+        assert_eq!(
+            (props.cft_support, props.cft_multicast_support, props.cft_counted_support),
+            (Some(false), Some(false), Some(false))
+        );
+        let mut hash = [props.comm_hash];
+        comm.broadcast_in_place(&mut hash, 1, 0, None).unwrap();
+        comm.synchronize(None).unwrap();
+        assert!(props.comm_hash != 0 && hash[0] == props.comm_hash);
+        // NCCL 2.31 / 2.32's config fields: the host backend takes and
+        // ignores them.
+        let config = Config::new()
+            .backend(comm.backend().unwrap())
+            .launch_order_implicit(true)
+            .num_rma_sig(2)
+            .rma_eager_init(true)
+            .host_cft_mode(ncore::HostCftMode::FALLBACK)
+            .nvls_host_mode(
+                ncore::NvlsHostMode::DISABLE_TRANSPORT
+                    | ncore::NvlsHostMode::DISABLE_SYMMETRIC_MULTIMEM,
+            );
+        let twin = comm.split(0, 0, Some(&config)).unwrap().unwrap();
+        assert!(twin.properties().unwrap().comm_hash != props.comm_hash);
+        drop(twin);
+        // NCCL 2.32's window flags: GIN_ONLY registers (the host backend's
+        // one-sided calls are its GIN), CFT_COUNTED has no CFT here.
+        let memory = ncore::DeviceMemory::alloc(64, Backend::Host).unwrap();
+        let window = comm
+            .register_window(&memory, ncore::WindowFlags::GIN_ONLY)
+            .unwrap();
+        drop(window);
+        assert_error(
+            comm.register_window(&memory, ncore::WindowFlags::CFT_COUNTED),
+            ErrorKind::NotSupported,
+            "CFT_COUNTED",
+        );
 
         // Suspend refuses communication until resume; memory statistics.
         comm.suspend(SuspendFlags::MEM).unwrap();

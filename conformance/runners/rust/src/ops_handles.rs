@@ -25,6 +25,11 @@ fn what(step: &Step) -> &str {
     step.arg("what").unwrap_or("")
 }
 
+/// A CFT property as C reports it: 1, 0, or -1 when not read (None).
+fn answer(value: Option<bool>) -> i32 {
+    value.map_or(-1, i32::from)
+}
+
 fn internal() -> StepResult {
     Err(ncore::Error::new(ncore::ErrorKind::Internal, ""))
 }
@@ -50,6 +55,15 @@ pub fn comm_query(r: &mut Runner, step: &Step) -> StepResult {
                 "multimem_support" => int(p.multimem_support as i32),
                 "n_lsa_teams" => int(p.n_lsa_teams),
                 "host_rma_support" => int(p.host_rma_support as i32),
+                "gin_connection_type" => int(p.gin_connection_type.0),
+                "gin_min_stride" => int(p.gin_min_stride),
+                "available_gin_types" => {
+                    int(p.available_gin_types.iter().fold(0u64, |m, t| m | 1 << t.0) as i64)
+                }
+                "dev_comm_runtime_version_size" => int(p.dev_comm_runtime_version_size as i64),
+                "cft_support" => int(answer(p.cft_support)),
+                "cft_multicast_support" => int(answer(p.cft_multicast_support)),
+                "cft_counted_support" => int(answer(p.cft_counted_support)),
                 _ => internal(),
             }
         }
