@@ -82,6 +82,9 @@ run() {
 
 languages="c python rust go"
 torchrun() { $python -m torch.distributed.run "$@"; }
+# torchrun --standalone, one at a time on this machine (torch 1.13's fixed
+# port 29400: torchrun-standalone.sh says why).
+standalone=$repo/tests/launchers/torchrun-standalone.sh
 
 # Slurm: started here, stopped on exit.
 slurm_dir=$work/slurm
@@ -127,8 +130,8 @@ for lang in $languages; do
     run "$lang under torchrun --nproc_per_node $N (agent store)" $N torchrun \
       --redirects 2 --tee 2 --nproc_per_node $N --master_port $((20000 + RANDOM % 20000)) \
       $no_python $cmd
-    run "$lang under torchrun --standalone (ncore's store at MASTER_PORT)" $N torchrun \
-      --redirects 2 --tee 2 --standalone --nproc_per_node $N $no_python $cmd
+    run "$lang under torchrun --standalone (ncore's store at MASTER_PORT)" $N "$standalone" \
+      --redirects 2 --tee 2 --nproc_per_node $N $no_python $cmd
   else skip "$lang under torchrun" "python3-torch is not installed"; fi
 done
 
@@ -174,8 +177,8 @@ for order in first last; do
   if [ -n "$have_torchrun" ]; then
     run "python with torch's process group $order under torchrun (agent store)" $N torchrun \
       --redirects 2 --tee 2 --nproc_per_node $N --master_port $((20000 + RANDOM % 20000)) "$py" --torch $order
-    run "python with torch's process group $order under torchrun --standalone" $N torchrun \
-      --redirects 2 --tee 2 --standalone --nproc_per_node $N "$py" --torch $order
+    run "python with torch's process group $order under torchrun --standalone" $N "$standalone" \
+      --redirects 2 --tee 2 --nproc_per_node $N "$py" --torch $order
   else skip "python with torch's process group" "python3-torch is not installed"; fi
 done
 
@@ -260,8 +263,8 @@ if [ -n "$have_torchrun" ]; then
   missing "rank 2 missing under torchrun (agent store)" 2 "$joined" torchrun \
     --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port $((20000 + RANDOM % 20000)) --no_python "$skip_rank" "$c"
   check_missing
-  missing "rank 2 missing under torchrun --standalone" 2 "ranks 2 never fetched the unique id|$joined" torchrun \
-    --redirects 2 --tee 2 --monitor_interval 1 --standalone --nproc_per_node 3 --no_python "$skip_rank" "$c"
+  missing "rank 2 missing under torchrun --standalone" 2 "ranks 2 never fetched the unique id|$joined" "$standalone" \
+    --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --no_python "$skip_rank" "$c"
 fi
 check_missing
 
