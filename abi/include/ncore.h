@@ -20,5 +20,6 @@
 #include "ncore/buffer.h"
 #include "ncore/symmetric.h"
 #include "ncore/info.h"
+#include "ncore/team.h"
 
 #endif /* NCORE_H */

@@ -626,6 +626,25 @@ NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
       "cuda_device_count", (int)$1->cuda_device_count, "version", $1->version,
       "backend_reason", $1->backend_reason, "nccl_path", $1->nccl_path))
 }
+/* A team comes back as (n_ranks, rank, stride) and goes in as the same
+ * tuple (ncore/team.h). */
+%typemap(in, numinputs=0) ncore_team_t *out (ncore_team_t temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) ncore_team_t *out {
+  NCORE_APPEND_RESULT(Py_BuildValue("(iii)", (int)$1->n_ranks, (int)$1->rank,
+                                    (int)$1->stride))
+}
+%typemap(in) const ncore_team_t *team (ncore_team_t temp) {
+  int n_ranks = 0, rank = 0, stride = 0;
+  if (!PyArg_ParseTuple($input, "iii;team: expected (n_ranks, rank, stride)",
+                        &n_ranks, &rank, &stride)) SWIG_fail;
+  temp.n_ranks = n_ranks;
+  temp.rank = rank;
+  temp.stride = stride;
+  $1 = &temp;
+}
 /* ... and goes back in as the same tuple. */
 %typemap(in) const ncore_buffer_desc_t *desc (ncore_buffer_desc_t temp) {
   unsigned long long ptr = 0, count = 0;
@@ -726,6 +745,7 @@ unsigned long long ncore_py_dlpack_flags(PyObject *capsule) {
 %include "ncore/buffer.h"
 %include "ncore/symmetric.h"
 %include "ncore/info.h"
+%include "ncore/team.h"
 
 /* The generated Python functions above only forward to the C module; bind
  * each name to its C function directly, which saves a Python call (about

@@ -12,12 +12,12 @@
 NCORE_BEGIN_DECLS
 
 #define NCORE_VERSION_MAJOR 1
-#define NCORE_VERSION_MINOR 1
+#define NCORE_VERSION_MINOR 2
 #define NCORE_VERSION_PATCH 0
 
 /* ABI version as major * 10000 + minor * 100: NCORE_1.0 is 10000.
  * It matches the newest symbol-version node of abi/ncore.map. */
-#define NCORE_ABI_VERSION 10100
+#define NCORE_ABI_VERSION 10200
 
 /* Returns the ABI version of the loaded library (NCORE_ABI_VERSION as the
  * library was built). Cannot fail; one of the few functions that returns its

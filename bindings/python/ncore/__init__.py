@@ -32,6 +32,7 @@ from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
 from ._p2p import WaitSignalDesc
 from .communicator import Communicator
+from .team import NCCLTeam
 from .info import Feature, LibraryInfo, get_library_info
 from .group import GroupSimInfo, group, group_end, group_start
 from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
@@ -93,7 +94,7 @@ __all__ = [
     "NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements",
     "UniqueId", "get_unique_id",
     "CommResource", "RegisteredBufferHandle", "RegisteredWindowHandle", "CustomRedOp",
-    "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator",
+    "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator", "NCCLTeam",
     "group", "group_start", "group_end", "GroupSimInfo",
     "MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset",
     "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",

@@ -4,9 +4,9 @@
 // Do not edit: change the header and run regenerate.sh.
 
 pub const NCORE_VERSION_MAJOR: u32 = 1;
-pub const NCORE_VERSION_MINOR: u32 = 1;
+pub const NCORE_VERSION_MINOR: u32 = 2;
 pub const NCORE_VERSION_PATCH: u32 = 0;
-pub const NCORE_ABI_VERSION: u32 = 10100;
+pub const NCORE_ABI_VERSION: u32 = 10200;
 pub const NCORE_UNIQUE_ID_BYTES: u32 = 128;
 pub const NCORE_CONFIG_UNDEF_INT: i32 = -2147483648;
 pub const NCORE_SPLIT_NOCOLOR: i32 = -1;
@@ -2427,4 +2427,101 @@ fn bindgen_test_layout_ncore_library_info() {
 pub type ncore_library_info_t = ncore_library_info;
 extern "C" {
     pub fn ncore_library_info(out: *mut ncore_library_info_t) -> ncore_status_t;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_team {
+    pub n_ranks: i32,
+    pub rank: i32,
+    pub stride: i32,
+}
+#[test]
+fn bindgen_test_layout_ncore_team() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_team>(),
+        12usize,
+        concat!("Size of: ", stringify!(ncore_team))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_team>(),
+        4usize,
+        concat!("Alignment of ", stringify!(ncore_team))
+    );
+    fn test_field_n_ranks() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_ranks) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(n_ranks)
+            )
+        );
+    }
+    test_field_n_ranks();
+    fn test_field_rank() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(rank)
+            )
+        );
+    }
+    test_field_rank();
+    fn test_field_stride() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stride) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(stride)
+            )
+        );
+    }
+    test_field_stride();
+}
+pub type ncore_team_t = ncore_team;
+extern "C" {
+    pub fn ncore_comm_team_world(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_lsa(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rail(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rank_to_world(
+        comm: ncore_comm_t,
+        team: *const ncore_team_t,
+        team_rank: ::std::os::raw::c_int,
+        out: *mut ::std::os::raw::c_int,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rank_to_lsa(
+        comm: ncore_comm_t,
+        team: *const ncore_team_t,
+        team_rank: ::std::os::raw::c_int,
+        out: *mut ::std::os::raw::c_int,
+    ) -> ncore_status_t;
 }
