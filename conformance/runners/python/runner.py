@@ -42,7 +42,7 @@ OPS = {
     "signal": ops_data.op_signal, "wait_signal": ops_data.op_wait_signal,
     "put_signal": ops_data.op_put_signal, "symmetric_put": ops_data.op_symmetric_put,
     "symmetric_get": ops_data.op_symmetric_get,
-    "comm_query": ops_handles.op_comm_query, "group_start": ops_handles.op_group,
+    "comm_query": ops_handles.op_comm_query, "team": ops_handles.op_team, "group_start": ops_handles.op_group,
     "group_end": ops_handles.op_group, "register_buffer": ops_handles.op_register_buffer,
     "register_window": ops_handles.op_register_window,
     "window_query": ops_handles.op_window_query,

@@ -226,6 +226,7 @@ fn lookup(op: &str) -> Option<Op> {
         "put_signal" => ops_data::put_signal,
         "symmetric_put" | "symmetric_get" => ops_data::symmetric_copy,
         "comm_query" => ops_handles::comm_query,
+        "team" => ops_handles::team,
         "group_start" | "group_end" => |_, s| ops_handles::group(s),
         "register_buffer" => ops_handles::register_buffer,
         "register_window" => ops_handles::register_window,
