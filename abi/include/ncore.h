@@ -21,5 +21,6 @@
 #include "ncore/symmetric.h"
 #include "ncore/info.h"
 #include "ncore/team.h"
+#include "ncore/params.h"
 
 #endif /* NCORE_H */

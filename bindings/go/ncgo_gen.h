@@ -374,4 +374,15 @@ static inline ncgo_result ncgo_comm_team_rank_to_lsa(ncore_comm_t comm, const nc
   return ncgo_result_of(ncore_comm_team_rank_to_lsa(comm, team, team_rank, out));
 }
 
+/* ---- params.h ---- */
+static inline ncgo_result ncgo_param_get(const char *key, char *value, size_t capacity, size_t *length) {
+  return ncgo_result_of(ncore_param_get(key, value, capacity, length));
+}
+static inline ncgo_result ncgo_param_keys(char *keys, size_t capacity, size_t *length) {
+  return ncgo_result_of(ncore_param_keys(keys, capacity, length));
+}
+static inline ncgo_result ncgo_param_dump(void) {
+  return ncgo_result_of(ncore_param_dump());
+}
+
 #endif /* NCORE_GO_NCGO_GEN_H */

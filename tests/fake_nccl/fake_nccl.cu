@@ -617,3 +617,28 @@ FAKE_API ncclResult_t ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat,
   return ncclSuccess;
 }
 #endif
+
+#if NCCL_VERSION_CODE >= 23000
+/* The parameter API (nccl.h 2.30.7): two parameters, each its variable's
+ * value when set, else a default; unknown keys are ncclInvalidArgument. */
+static const char *const fake_param_keys[] = {"NCCL_DEBUG", "NCCL_FAKE_PARAM"};
+static const char *const fake_param_defaults[] = {"WARN", "42"};
+FAKE_API ncclResult_t ncclParamGetParameter(const char *key, const char **value,
+                                            int *valueLen) {
+  count("ncclParamGetParameter");
+  for (int i = 0; i < 2; i++) {
+    if (key == NULL || strcmp(key, fake_param_keys[i]) != 0) continue;
+    const char *set = getenv(key);
+    *value = set != NULL ? set : fake_param_defaults[i];
+    *valueLen = (int)strlen(*value);
+    return ncclSuccess;
+  }
+  return fail(ncclInvalidArgument, "no parameter %s", key ? key : "(null)");
+}
+FAKE_API ncclResult_t ncclParamGetAllParameterKeys(const char ***table, int *tableLen) {
+  count("ncclParamGetAllParameterKeys");
+  *table = (const char **)fake_param_keys;
+  *tableLen = 2;
+  return ncclSuccess;
+}
+#endif

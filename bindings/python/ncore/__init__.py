@@ -33,6 +33,7 @@ from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
 from ._p2p import WaitSignalDesc
 from .communicator import Communicator
 from .team import NCCLTeam
+from .params import dump_params, params
 from .info import Feature, LibraryInfo, get_library_info
 from .group import GroupSimInfo, group, group_end, group_start
 from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
@@ -95,6 +96,7 @@ __all__ = [
     "UniqueId", "get_unique_id",
     "CommResource", "RegisteredBufferHandle", "RegisteredWindowHandle", "CustomRedOp",
     "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator", "NCCLTeam",
+    "params", "dump_params",
     "group", "group_start", "group_end", "GroupSimInfo",
     "MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset",
     "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",

@@ -212,7 +212,6 @@ NCCL4PY_060_ENUMS = {
 _COLLCONFIG = "i44-collconfig: per-collective config"
 _VERSIONS = "i44-versions: NCCL 2.31/2.32 config fields, properties, flags"
 _TEAMS_2 = "i44-teams item 2: device-communicator requirements and handles"
-_TEAMS_3 = "i44-teams item 3: nccl.core.params"
 _TEAMS_4 = "i44-teams item 4: version helpers"
 _RESOURCES_COMM = ("not in any issue-44 part yet: 0.6.0's resource constructors take the "
                    "communicator as comm, not comm_ptr (lead to decide)")
@@ -250,8 +249,6 @@ EXPECTED_MISSING_BEFORE_MERGE = {
                     "GinBarrierRequirement", "LLA2ARequirement")},
     **{("name", name): _TEAMS_2
        for name in ("MultimemHandle", "LsaBarrierHandle", "GinBarrierHandle", "LLA2AHandle")},
-    ("signature", "dump_params"): _TEAMS_3,
-    ("name", "params"): _TEAMS_3,
     ("signature", "VersionInfo"): _TEAMS_4,
     ("signature", "show_versions"): _TEAMS_4,
     ("attributes", "VersionInfo"): _TEAMS_4,
@@ -326,7 +323,6 @@ def test_expected_missing_rows_name_rows_of_the_table():
     assert not stale, f"rows of EXPECTED_MISSING_BEFORE_MERGE not in the table: {stale}"
 
 
-@pytest.mark.xfail(strict=True, reason=_TEAMS_3)
 def test_params_is_a_read_only_mapping_of_strings():
     params = resolve("params")
     assert isinstance(params, collections.abc.Mapping)

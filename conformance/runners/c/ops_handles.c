@@ -448,6 +448,40 @@ static ncore_status_t op_library_info(runner_t *r, const plan_step_t *step, resu
   return NCORE_ERR_INTERNAL;
 }
 
+/* param: parameter "key" (ncore/params.h); "what" value (the hex of its
+ * text, default) or listed (1 if ncore_param_keys names it). */
+static ncore_status_t op_param(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  const char *key = plan_arg(step, "key");
+  size_t n = 0;
+  if (what_is(step, "listed")) {
+    ncore_status_t st = ncore_param_keys(NULL, 0, &n);
+    if (st != NCORE_OK) return st;
+    char *keys = malloc(n + 1);
+    if (keys == NULL) return NCORE_ERR_SYSTEM;
+    st = ncore_param_keys(keys, n + 1, &n);
+    int listed = 0;
+    for (char *line = keys, *end; st == NCORE_OK && (end = strchr(line, '\n')); line = end + 1) {
+      *end = '\0';
+      listed |= key != NULL && strcmp(line, key) == 0;
+    }
+    free(keys);
+    return SET_VALUE(res, st, listed);
+  }
+  ncore_status_t st = ncore_param_get(key, NULL, 0, &n);
+  if (st != NCORE_OK) return st;
+  char *value = malloc(n + 1);
+  if (value == NULL) return NCORE_ERR_SYSTEM;
+  st = ncore_param_get(key, value, n + 1, &n);
+  if (st == NCORE_OK) {
+    res->hex = malloc(2 * n + 1);
+    for (size_t i = 0; i < n; i++) sprintf(res->hex + 2 * i, "%02x", (unsigned char)value[i]);
+    res->hex[2 * n] = '\0';
+  }
+  free(value);
+  return st;
+}
+
 static ncore_status_t op_sleep(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)r;
   (void)res;
@@ -486,7 +520,7 @@ static const struct {
     {"revoke", op_comm_control}, {"suspend", op_comm_control},
     {"resume", op_comm_control}, {"mem_stat", op_mem_stat},
     {"synchronize", op_synchronize}, {"mem_alloc", op_mem}, {"mem_free", op_mem}, {"dtype_size", op_dtype_size},
-    {"library_info", op_library_info}, {"sleep", op_sleep},
+    {"library_info", op_library_info}, {"param", op_param}, {"sleep", op_sleep},
     {"die", op_die}, {"capture_begin", op_capture_begin},
     {"capture_end", op_capture_end},
 };

@@ -480,6 +480,31 @@ func opDtypeSize(r *runner, s step) (result, error) {
 	return intResult(ncore.DataTypeSize(dtypeArg(s, "dtype")))
 }
 
+// opParam answers ncore.Param("key") as the hex of its text, or ("listed")
+// 1 if ncore.ParamKeys names it.
+func opParam(r *runner, s step) (result, error) {
+	key := s.str("key")
+	if s.str("what") == "listed" {
+		keys, err := ncore.ParamKeys()
+		if err != nil {
+			return result{}, err
+		}
+		listed := int64(0)
+		for _, k := range keys {
+			if k == key {
+				listed = 1
+			}
+		}
+		return intValue(listed), nil
+	}
+	value, err := ncore.Param(key)
+	if err != nil {
+		return result{}, err
+	}
+	text := hex.EncodeToString([]byte(value))
+	return result{hex: &text}, nil
+}
+
 // opLibraryInfo answers ncore.GetLibraryInfo; backend_reason as the hex of
 // its bytes (the value channel of text), features masked by "mask"
 // (default: all bits).
@@ -533,7 +558,7 @@ func init() {
 		"revoke": opCommControl, "suspend": opCommControl, "resume": opCommControl,
 		"mem_stat":    opMemStat,
 		"synchronize": opSynchronize, "mem_alloc": opMemAlloc, "mem_free": opMemFree,
-		"dtype_size": opDtypeSize, "library_info": opLibraryInfo,
+		"dtype_size": opDtypeSize, "library_info": opLibraryInfo, "param": opParam,
 		"sleep": opSleep, "die": opDie,
 		"capture_begin": opCaptureBegin, "capture_end": opCaptureEnd,
 	}

@@ -413,6 +413,16 @@ def op_library_info(r: Runner, step: Step):
     raise UnknownQuery(f"library_info: what: {what}")
 
 
+def op_param(r: Runner, step: Step):
+    """param: ncore.params[key] as the hex of its text, or (what "listed")
+    1 if iterating ncore.params names key. A missing key is C's refusal."""
+    key = step.arg("key")
+    if _what(step) == "listed":
+        return int(key in list(ncore.params))
+    raw.ncore_param_get(key, 0)  # a missing key raises C's status and message
+    return ncore.params[key].encode("utf-8", "surrogateescape").hex()
+
+
 def op_sleep(r: Runner, step: Step) -> None:
     time.sleep(step.int("ms") / 1000)
 

@@ -2525,3 +2525,21 @@ extern "C" {
         out: *mut ::std::os::raw::c_int,
     ) -> ncore_status_t;
 }
+extern "C" {
+    pub fn ncore_param_get(
+        key: *const ::std::os::raw::c_char,
+        value: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        length: *mut usize,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_param_keys(
+        keys: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        length: *mut usize,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_param_dump() -> ncore_status_t;
+}

@@ -46,6 +46,7 @@ mod memory;
 mod onesided;
 mod op_table;
 mod p2p;
+mod params;
 mod registered_buffer;
 mod stream;
 mod symmetric;
@@ -69,6 +70,7 @@ pub use memory::{
     current_device, device_count, free_raw, memcpy, memset, set_device, DeviceMemory, MemcpyKind,
 };
 pub use onesided::{SignalOptions, WaitSignalDesc};
+pub use params::{dump_params, param, param_keys};
 pub use registered_buffer::RegisteredBuffer;
 pub use stream::{synchronize, Stream};
 pub use symmetric::SymmetricMemory;

@@ -249,6 +249,7 @@ fn lookup(op: &str) -> Option<Op> {
         "mem_alloc" | "mem_free" => ops_handles::mem,
         "dtype_size" => |_, s| ops_handles::dtype_size(s),
         "library_info" => |_, s| ops_handles::library_info(s),
+        "param" => |_, s| ops_handles::param(s),
         "sleep" => |_, s| ops_handles::sleep(s),
         "settle" => ops_handles::settle,
         "die" => |_, _| ops_handles::die(),

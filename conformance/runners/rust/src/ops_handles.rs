@@ -512,6 +512,21 @@ pub fn mem(r: &mut Runner, step: &Step) -> StepResult {
     Ok(Value::None)
 }
 
+/// `param`: the parameter `key` as the hex of its text, or (`listed`) 1 if
+/// `ncore::param_keys` names it.
+pub fn param(step: &Step) -> StepResult {
+    let key = step.arg("key").unwrap_or("");
+    if what(step) == "listed" {
+        return int(i64::from(ncore::param_keys()?.iter().any(|k| k == key)));
+    }
+    Ok(Value::Hex(
+        ncore::param(key)?
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    ))
+}
+
 /// `library_info`: backend_reason as the hex of its bytes (the value
 /// channel of text), features masked by `mask` (default: all bits).
 pub fn library_info(step: &Step) -> StepResult {
