@@ -621,9 +621,11 @@ NCORE_SIZED_INIT(ncore_dev_comm_requirements_t, requirements)
 }
 %typemap(argout) ncore_library_info_t *out {
   NCORE_APPEND_RESULT(Py_BuildValue(
-      "{s:I,s:i,s:I,s:i,s:i,s:s,s:s,s:s}", "abi_version", $1->abi_version,
+      "{s:I,s:i,s:I,s:i,s:i,s:i,s:i,s:s,s:s,s:s}", "abi_version", $1->abi_version,
       "backend", (int)$1->backend, "features", $1->features,
       "nccl_version", (int)$1->nccl_version,
+      "nccl_headers_version", (int)$1->nccl_headers_version,
+      "nccl_cuda_version", (int)$1->nccl_cuda_version,
       "cuda_device_count", (int)$1->cuda_device_count, "version", $1->version,
       "backend_reason", $1->backend_reason, "nccl_path", $1->nccl_path))
 }

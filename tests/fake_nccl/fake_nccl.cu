@@ -79,6 +79,14 @@ std::vector<std::vector<char *>> &world_windows() { /* [index][rank] */
 }  // namespace
 
 // What the fake saw: the value recorded under key, or -1 if none.
+/* The banner real libnccl embeds (src/init.cc VERSION_STRING), which
+ * ncore_library_info reads the CUDA version from. */
+#define FAKE_STR2(x) #x
+#define FAKE_STR(x) FAKE_STR2(x)
+__attribute__((used)) static const char fake_version_banner[] =
+    "NCCL version " FAKE_STR(NCCL_MAJOR) "." FAKE_STR(NCCL_MINOR) "." FAKE_STR(NCCL_PATCH)
+    "+cuda12.9";
+
 FAKE_API long long fake_nccl_record(const char *key) {
   std::lock_guard<std::mutex> g(lock);
   auto it = records().find(key);

@@ -185,6 +185,17 @@ TEST(communicator_control_per_version) {
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
+/* ncore_library_info names the loaded double, its version, and the CUDA
+ * version its banner says it was built with ("+cuda12.9"). */
+TEST(library_info_reads_the_cuda_version_of_the_loaded_libnccl) {
+  REQUIRE_FAKE();
+  ncore_library_info_t info = NCORE_LIBRARY_INFO_INIT;
+  CHECK_OK(ncore_library_info(&info));
+  CHECK_EQ(info.nccl_version, version);
+  CHECK_EQ(info.nccl_cuda_version, 12090);
+  CHECK(info.nccl_headers_version >= 23007);
+}
+
 /* Parameters (ncore/params.h): NCCL's own on 2.30+, set or not; the
  * environment's NCCL_* / NCORE_* variables before. */
 TEST(params_from_nccl_2_30_or_the_environment) {

@@ -204,6 +204,8 @@ class ncore_library_info_t:
     backend_reason: Any
     cuda_device_count: Any
     features: Any
+    nccl_cuda_version: Any
+    nccl_headers_version: Any
     nccl_path: Any
     nccl_version: Any
     struct_size: Any

@@ -44,14 +44,15 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin, TeamsMixin):
     serialised by the caller, except :meth:`abort`.
     """
 
-    def __init__(self, ptr: int = MISSING, *, handle: int = MISSING) -> None:
+    def __init__(self, ptr: Optional[int] = None, *, handle: int = MISSING) -> None:
         """Wraps a communicator: `ptr` is an ncore communicator handle (what
         :attr:`ptr` gives; nccl.core's ``ptr`` is an ``ncclComm_t``, which the
-        C ABI never hands out); 0 makes a null communicator (what split
-        returns to a rank that passed no color; one to :meth:`initialize`
-        later, or to :meth:`grow` into as a new rank). ``handle=`` is ncore
-        1.1's name for `ptr`."""
-        self._handle = int(one_of("Communicator", "ptr", ptr, "handle", handle, 0))
+        C ABI never hands out); None (the default, as in nccl4py 0.4.1+) or 0
+        makes a null communicator (what split returns to a rank that passed
+        no color; one to :meth:`initialize` later, or to :meth:`grow` into as
+        a new rank). ``handle=`` is ncore 1.1's name for `ptr`."""
+        given = MISSING if ptr is None else ptr
+        self._handle = int(one_of("Communicator", "ptr", given, "handle", handle, 0))
         # The resources made through this object, for close_all_resources
         # (the C library releases them all at destroy / abort anyway).
         self._resources: "weakref.WeakSet[CommResource]" = weakref.WeakSet()

@@ -212,7 +212,8 @@ NCCL4PY_060_ENUMS = {
 _COLLCONFIG = "i44-collconfig: per-collective config"
 _VERSIONS = "i44-versions: NCCL 2.31/2.32 config fields, properties, flags"
 _TEAMS_2 = "i44-teams item 2: device-communicator requirements and handles"
-_TEAMS_4 = "i44-teams item 4: version helpers"
+_LIBRARY_INFO = ("ncore.LibraryInfo is ncore 1.1's own description (ncore_library_info_t); "
+                 "0.4.1's LibraryInfo is ncore.NcclLibraryInfo (lead to decide)")
 _RESOURCES_COMM = ("not in any issue-44 part yet: 0.6.0's resource constructors take the "
                    "communicator as comm, not comm_ptr (lead to decide)")
 EXPECTED_MISSING_BEFORE_MERGE = {
@@ -249,10 +250,7 @@ EXPECTED_MISSING_BEFORE_MERGE = {
                     "GinBarrierRequirement", "LLA2ARequirement")},
     **{("name", name): _TEAMS_2
        for name in ("MultimemHandle", "LsaBarrierHandle", "GinBarrierHandle", "LLA2AHandle")},
-    ("signature", "VersionInfo"): _TEAMS_4,
-    ("signature", "show_versions"): _TEAMS_4,
-    ("attributes", "VersionInfo"): _TEAMS_4,
-    ("attributes", "LibraryInfo"): _TEAMS_4,
+    ("attributes", "LibraryInfo"): _LIBRARY_INFO,
     ("signature", "resources.CommResource"): _RESOURCES_COMM,
     ("signature", "RegisteredBufferHandle"): _RESOURCES_COMM,
     ("signature", "RegisteredWindowHandle"): _RESOURCES_COMM,
@@ -329,3 +327,25 @@ def test_params_is_a_read_only_mapping_of_strings():
     assert not isinstance(params, collections.abc.MutableMapping)
     for key in list(params)[:5]:
         assert isinstance(key, str) and isinstance(params[key], str)
+
+
+def test_communicator_ptr_defaults_to_none():
+    assert inspect.signature(ncore.Communicator).parameters["ptr"].default is None
+    assert not ncore.Communicator().is_valid and not ncore.Communicator(None).is_valid
+    assert not ncore.Communicator(ptr=None).is_valid
+
+
+def test_get_version_is_a_version_info(capsys):
+    versions = ncore.get_version()
+    assert isinstance(versions, ncore.VersionInfo)
+    assert str(versions.nccl4py) == ncore.__version__
+    assert versions.nccl_bindings is not None
+    info = ncore.get_library_info()
+    if info.nccl_version == 0:
+        assert versions.libnccl is None
+    else:
+        assert isinstance(versions.libnccl, ncore.NcclLibraryInfo)
+        assert str(versions.libnccl.path) == info.nccl_path
+    ncore.show_versions()
+    out = capsys.readouterr().out
+    assert "nccl4py" in out and "nccl_bindings" in out and "libnccl" in out

@@ -2257,12 +2257,14 @@ pub struct ncore_library_info {
     pub version: [::std::os::raw::c_char; 32usize],
     pub backend_reason: [::std::os::raw::c_char; 512usize],
     pub nccl_path: [::std::os::raw::c_char; 1024usize],
+    pub nccl_headers_version: i32,
+    pub nccl_cuda_version: i32,
 }
 #[test]
 fn bindgen_test_layout_ncore_library_info() {
     assert_eq!(
         ::std::mem::size_of::<ncore_library_info>(),
-        1592usize,
+        1600usize,
         concat!("Size of: ", stringify!(ncore_library_info))
     );
     assert_eq!(
@@ -2423,6 +2425,40 @@ fn bindgen_test_layout_ncore_library_info() {
         );
     }
     test_field_nccl_path();
+    fn test_field_nccl_headers_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nccl_headers_version) as usize - ptr as usize
+            },
+            1592usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(nccl_headers_version)
+            )
+        );
+    }
+    test_field_nccl_headers_version();
+    fn test_field_nccl_cuda_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nccl_cuda_version) as usize - ptr as usize
+            },
+            1596usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(nccl_cuda_version)
+            )
+        );
+    }
+    test_field_nccl_cuda_version();
 }
 pub type ncore_library_info_t = ncore_library_info;
 extern "C" {
