@@ -42,24 +42,27 @@ func (c *Communicator) TeamRail() (Team, error) {
 	return c.teamQuery(func(h C.ncore_comm_t, o *C.ncore_team_t) C.ncgo_result { return C.ncgo_comm_team_rail(h, o) })
 }
 
+// teamConvert converts member teamRank of team with q (to world or LSA).
+func (c *Communicator) teamConvert(q func(C.ncore_comm_t, *C.ncore_team_t, C.int, *C.int) C.ncgo_result, team Team, teamRank int) (int, error) {
+	raw := team.toC()
+	out, err := query(c, func(o *C.int) C.ncgo_result { return q(c.ch(), &raw, C.int(teamRank), o) })
+	return int(out), err
+}
+
 // TeamRankToWorld is the world rank of member teamRank of team
 // (ncclTeamRankToWorld); ErrInvalid for a malformed team or a member
 // outside it.
 func (c *Communicator) TeamRankToWorld(team Team, teamRank int) (int, error) {
-	raw := team.toC()
-	out, err := query(c, func(o *C.int) C.ncgo_result {
-		return C.ncgo_comm_team_rank_to_world(c.ch(), &raw, C.int(teamRank), o)
-	})
-	return int(out), err
+	return c.teamConvert(func(h C.ncore_comm_t, t *C.ncore_team_t, r C.int, o *C.int) C.ncgo_result {
+		return C.ncgo_comm_team_rank_to_world(h, t, r, o)
+	}, team, teamRank)
 }
 
 // TeamRankToLSA is the index in TeamLSA of member teamRank of team
 // (ncclTeamRankToLsa); ErrInvalid when that member is not in this rank's
 // LSA team.
 func (c *Communicator) TeamRankToLSA(team Team, teamRank int) (int, error) {
-	raw := team.toC()
-	out, err := query(c, func(o *C.int) C.ncgo_result {
-		return C.ncgo_comm_team_rank_to_lsa(c.ch(), &raw, C.int(teamRank), o)
-	})
-	return int(out), err
+	return c.teamConvert(func(h C.ncore_comm_t, t *C.ncore_team_t, r C.int, o *C.int) C.ncgo_result {
+		return C.ncgo_comm_team_rank_to_lsa(h, t, r, o)
+	}, team, teamRank)
 }

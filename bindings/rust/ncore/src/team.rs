@@ -63,29 +63,37 @@ impl Communicator {
         self.team_query(sys::ncore_comm_team_rail)
     }
 
+    /// Member `team_rank` of `team` converted by `f` (to world or LSA).
+    fn team_convert(
+        &self,
+        f: unsafe extern "C" fn(
+            u64,
+            *const sys::ncore_team_t,
+            i32,
+            *mut i32,
+        ) -> sys::ncore_status_t,
+        team: Team,
+        team_rank: i32,
+    ) -> Result<i32> {
+        let raw = team.to_raw();
+        let mut out = -1;
+        // SAFETY: f is one of the library's team conversions; raw and out
+        // are valid for the call; nothing is kept.
+        check(unsafe { f(self.as_raw(), &raw, team_rank, &mut out) })?;
+        Ok(out)
+    }
+
     /// The world rank of member `team_rank` of `team`
     /// (`ncclTeamRankToWorld`); `InvalidArgument` for a malformed team or a
     /// member outside it.
     pub fn team_rank_to_world(&self, team: Team, team_rank: i32) -> Result<i32> {
-        let raw = team.to_raw();
-        let mut out = -1;
-        // SAFETY: raw and out are valid for the call; nothing is kept.
-        check(unsafe {
-            sys::ncore_comm_team_rank_to_world(self.as_raw(), &raw, team_rank, &mut out)
-        })?;
-        Ok(out)
+        self.team_convert(sys::ncore_comm_team_rank_to_world, team, team_rank)
     }
 
     /// The index in [`Communicator::team_lsa`] of member `team_rank` of
     /// `team` (`ncclTeamRankToLsa`); `InvalidArgument` when that member is
     /// not in this rank's LSA team.
     pub fn team_rank_to_lsa(&self, team: Team, team_rank: i32) -> Result<i32> {
-        let raw = team.to_raw();
-        let mut out = -1;
-        // SAFETY: raw and out are valid for the call; nothing is kept.
-        check(unsafe {
-            sys::ncore_comm_team_rank_to_lsa(self.as_raw(), &raw, team_rank, &mut out)
-        })?;
-        Ok(out)
+        self.team_convert(sys::ncore_comm_team_rank_to_lsa, team, team_rank)
     }
 }
