@@ -15,7 +15,9 @@ nccl.core name), NVIDIA/nccl's release notes for nccl4py 0.4.1, 0.5.0 and
 (commit 889806836097808572f87a2019eefd01f27aae68), and src/nccl.h.in of
 2.32 for the window flag values. Rows that 0.6.0's pages show unchanged
 from 0.3.1 (lifecycle, group, memory, interop) are 0.3.1's rows of
-test_nccl_core_signatures.py, whose check this file reuses.
+test_nccl_core_signatures.py, whose check this file reuses. Not here:
+nccl.core.device.cute (CuTe DSL device bindings, e.g. 0.6.0's
+ThreadScope.THREAD = 10), which ncore does not provide (README.md says why).
 
 The table is written as 0.6.0 documents it: nccl.core.X is ncore.X, and
 ``resources.`` / ``interop.`` name the submodules. The table syntax is
@@ -180,6 +182,8 @@ NCCL4PY_060_ATTRIBUTES = {
     "GroupSimInfo": "estimated_time",
     "VersionInfo": "nccl4py nccl_bindings libnccl",
     "LibraryInfo": "version cuda_variant path",
+    "CommSuspendFlag": "MEM",
+    "NcclCommMemStat": "GPU_MEM_SUSPEND GPU_MEM_SUSPENDED GPU_MEM_PERSIST GPU_MEM_TOTAL",
 }
 
 # Names 0.6.0 documents that are values, not callables (type aliases, the
