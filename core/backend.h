@@ -132,6 +132,15 @@ typedef struct core_backend_ops {
    * (ncore_library_info): its features and, for NCCL, the loaded libnccl
    * and the device count. Records no error. */
   void (*describe)(ncore_library_info_t *out);
+  /* Parameters (ncore/params.h), or NULL where the backend has no
+   * parameter API: the core then serves the environment. Both answer
+   * NCORE_ERR_NOT_SUPPORTED when the loaded library lacks the API (the
+   * core serves the environment then too). param_get: *value (*length
+   * bytes, not always NUL-terminated) stays the backend's, valid until its
+   * next call on this thread; INVALID_ARGUMENT with "no parameter" for an
+   * unknown key. param_keys: *count names, owned likewise. */
+  ncore_status_t (*param_get)(const char *key, const char **value, size_t *length);
+  ncore_status_t (*param_keys)(const char *const **keys, int *count);
 
   /* ---- communicators ----
    * Every function that makes a communicator gets its liveness (state, the

@@ -6,6 +6,8 @@
 #include "backend.h"
 #include "error.h"
 #include "error_clear.h"
+/* NCORE_NCCL_NEWEST_KNOWN: plain macros, the same whichever backend runs. */
+#include "nccl/nccl_layouts.h"
 #include "versioned.h"
 
 NCORE_API ncore_status_t ncore_library_info(ncore_library_info_t *out) {
@@ -20,6 +22,7 @@ NCORE_API ncore_status_t ncore_library_info(ncore_library_info_t *out) {
   ncore_library_info_t info = NCORE_LIBRARY_INFO_INIT;
   info.abi_version = ncore_abi_version();
   snprintf(info.version, sizeof info.version, "%s", ncore_version_string());
+  info.nccl_headers_version = NCORE_NCCL_NEWEST_KNOWN;
   const core_backend_ops_t *ops = NULL;
   if (core_backend_select_why(NCORE_BACKEND_AUTO, &ops, info.backend_reason,
                               sizeof info.backend_reason) == NCORE_OK) {

@@ -20,5 +20,7 @@
 #include "ncore/buffer.h"
 #include "ncore/symmetric.h"
 #include "ncore/info.h"
+#include "ncore/team.h"
+#include "ncore/params.h"
 
 #endif /* NCORE_H */

@@ -21,16 +21,20 @@ const (
 // LibraryInfo describes the loaded libncore (ncore_library_info_t).
 // Backend is BackendAuto when AUTO resolves to none (BackendReason says
 // why); NCCLVersion is NCCL's code (22809 for 2.28.9), 0 and NCCLPath ""
-// when no libnccl was loaded.
+// when no libnccl was loaded. NCCLHeadersVersion is the newest NCCL ncore
+// knows (23007 for 2.30.7) and NCCLCUDAVersion the CUDA version the loaded
+// libnccl was built with (12090 for 12.9; 0: none), both ABI 1.2.
 type LibraryInfo struct {
-	Version         string
-	ABIVersion      int
-	Backend         Backend
-	BackendReason   string
-	Features        Feature
-	NCCLVersion     int
-	NCCLPath        string
-	CUDADeviceCount int
+	Version            string
+	ABIVersion         int
+	Backend            Backend
+	BackendReason      string
+	Features           Feature
+	NCCLVersion        int
+	NCCLPath           string
+	CUDADeviceCount    int
+	NCCLHeadersVersion int
+	NCCLCUDAVersion    int
 }
 
 // GetLibraryInfo describes the loaded libncore, probing NCCL as AUTO would
@@ -42,13 +46,15 @@ func GetLibraryInfo() (LibraryInfo, error) {
 		return LibraryInfo{}, err
 	}
 	return LibraryInfo{
-		Version:         C.GoString(&c.version[0]),
-		ABIVersion:      int(c.abi_version),
-		Backend:         Backend(c.backend),
-		BackendReason:   C.GoString(&c.backend_reason[0]),
-		Features:        Feature(c.features),
-		NCCLVersion:     int(c.nccl_version),
-		NCCLPath:        C.GoString(&c.nccl_path[0]),
-		CUDADeviceCount: int(c.cuda_device_count),
+		Version:            C.GoString(&c.version[0]),
+		ABIVersion:         int(c.abi_version),
+		Backend:            Backend(c.backend),
+		BackendReason:      C.GoString(&c.backend_reason[0]),
+		Features:           Feature(c.features),
+		NCCLVersion:        int(c.nccl_version),
+		NCCLPath:           C.GoString(&c.nccl_path[0]),
+		CUDADeviceCount:    int(c.cuda_device_count),
+		NCCLHeadersVersion: int(c.nccl_headers_version),
+		NCCLCUDAVersion:    int(c.nccl_cuda_version),
 	}, nil
 }

@@ -384,4 +384,32 @@ static inline ncgo_result ncgo_library_info(ncore_library_info_t *out) {
   return ncgo_result_of(ncore_library_info(out));
 }
 
+/* ---- team.h ---- */
+static inline ncgo_result ncgo_comm_team_world(ncore_comm_t comm, ncore_team_t *out) {
+  return ncgo_result_of(ncore_comm_team_world(comm, out));
+}
+static inline ncgo_result ncgo_comm_team_lsa(ncore_comm_t comm, ncore_team_t *out) {
+  return ncgo_result_of(ncore_comm_team_lsa(comm, out));
+}
+static inline ncgo_result ncgo_comm_team_rail(ncore_comm_t comm, ncore_team_t *out) {
+  return ncgo_result_of(ncore_comm_team_rail(comm, out));
+}
+static inline ncgo_result ncgo_comm_team_rank_to_world(ncore_comm_t comm, const ncore_team_t *team, int team_rank, int *out) {
+  return ncgo_result_of(ncore_comm_team_rank_to_world(comm, team, team_rank, out));
+}
+static inline ncgo_result ncgo_comm_team_rank_to_lsa(ncore_comm_t comm, const ncore_team_t *team, int team_rank, int *out) {
+  return ncgo_result_of(ncore_comm_team_rank_to_lsa(comm, team, team_rank, out));
+}
+
+/* ---- params.h ---- */
+static inline ncgo_result ncgo_param_get(const char *key, char *value, size_t capacity, size_t *length) {
+  return ncgo_result_of(ncore_param_get(key, value, capacity, length));
+}
+static inline ncgo_result ncgo_param_keys(char *keys, size_t capacity, size_t *length) {
+  return ncgo_result_of(ncore_param_keys(keys, capacity, length));
+}
+static inline ncgo_result ncgo_param_dump(void) {
+  return ncgo_result_of(ncore_param_dump());
+}
+
 #endif /* NCORE_GO_NCGO_GEN_H */

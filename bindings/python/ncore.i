@@ -22,6 +22,7 @@
 #define SWIG_FILE_WITH_INIT
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ncore.h>
 
@@ -719,11 +720,60 @@ NCORE_SIZED_INIT(ncore_coll_config_t, config)
 }
 %typemap(argout) ncore_library_info_t *out {
   NCORE_APPEND_RESULT(Py_BuildValue(
-      "{s:I,s:i,s:I,s:i,s:i,s:s,s:s,s:s}", "abi_version", $1->abi_version,
+      "{s:I,s:i,s:I,s:i,s:i,s:i,s:i,s:s,s:s,s:s}", "abi_version", $1->abi_version,
       "backend", (int)$1->backend, "features", $1->features,
       "nccl_version", (int)$1->nccl_version,
+      "nccl_headers_version", (int)$1->nccl_headers_version,
+      "nccl_cuda_version", (int)$1->nccl_cuda_version,
       "cuda_device_count", (int)$1->cuda_device_count, "version", $1->version,
       "backend_reason", $1->backend_reason, "nccl_path", $1->nccl_path))
+}
+/* A text under the size protocol of ncore/params.h: Python passes the
+ * capacity (0: ask for the length); the call returns (length, text), text
+ * None when only the length was asked for. */
+%typemap(in) (char *value, size_t capacity, size_t *length) (size_t length_temp = 0),
+             (char *keys, size_t capacity, size_t *length) (size_t length_temp = 0) {
+  unsigned long long capacity = PyLong_AsUnsignedLongLong($input);
+  if (PyErr_Occurred()) SWIG_fail;
+  $1 = NULL;
+  if (capacity > 0) {
+    $1 = (char *)malloc((size_t)capacity);
+    if ($1 == NULL) { PyErr_NoMemory(); SWIG_fail; }
+  }
+  $2 = (size_t)capacity;
+  $3 = &length_temp;
+}
+%typemap(argout) (char *value, size_t capacity, size_t *length),
+                 (char *keys, size_t capacity, size_t *length) {
+  PyObject *text = Py_None;
+  Py_INCREF(Py_None);
+  if ($1 != NULL) {
+    Py_DECREF(Py_None);
+    text = PyUnicode_DecodeUTF8($1, (Py_ssize_t)*$3, "surrogateescape");
+    if (text == NULL) SWIG_fail;
+  }
+  NCORE_APPEND_RESULT(Py_BuildValue("(KN)", (unsigned long long)*$3, text))
+}
+%typemap(freearg) (char *value, size_t capacity, size_t *length),
+                  (char *keys, size_t capacity, size_t *length) { free($1); }
+/* A team comes back as (n_ranks, rank, stride) and goes in as the same
+ * tuple (ncore/team.h). */
+%typemap(in, numinputs=0) ncore_team_t *out (ncore_team_t temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) ncore_team_t *out {
+  NCORE_APPEND_RESULT(Py_BuildValue("(iii)", (int)$1->n_ranks, (int)$1->rank,
+                                    (int)$1->stride))
+}
+%typemap(in) const ncore_team_t *team (ncore_team_t temp) {
+  int n_ranks = 0, rank = 0, stride = 0;
+  if (!PyArg_ParseTuple($input, "iii;team: expected (n_ranks, rank, stride)",
+                        &n_ranks, &rank, &stride)) SWIG_fail;
+  temp.n_ranks = n_ranks;
+  temp.rank = rank;
+  temp.stride = stride;
+  $1 = &temp;
 }
 /* ... and goes back in as the same tuple. */
 %typemap(in) const ncore_buffer_desc_t *desc (ncore_buffer_desc_t temp) {
@@ -825,6 +875,8 @@ unsigned long long ncore_py_dlpack_flags(PyObject *capsule) {
 %include "ncore/buffer.h"
 %include "ncore/symmetric.h"
 %include "ncore/info.h"
+%include "ncore/team.h"
+%include "ncore/params.h"
 
 /* The generated Python functions above only forward to the C module; bind
  * each name to its C function directly, which saves a Python call (about

@@ -18,6 +18,7 @@
 #include "nccl_lib.h"
 #include "onesided.h"
 #include "p2p.h"
+#include "params.h"
 #include "registered_buffer.h"
 #include "stream.h"
 #include "symmetric.h"
@@ -52,6 +53,8 @@ const core_backend_ops_t core_nccl_backend = {
              .dev_comm_requirement_lists = 1},
     .probe = nccl_probe,
     .describe = nccl_describe,
+    .param_get = nccl_param_get,
+    .param_keys = nccl_param_keys,
     .get_unique_id = nccl_get_unique_id,
     .comm_init_rank = nccl_comm_init_rank,
     .comm_init_all = nccl_comm_init_all,

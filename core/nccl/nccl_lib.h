@@ -115,7 +115,11 @@ struct nccl_team {
   /* 2.29.7+ */                                                                      \
   DECLARED(ncclCommSuspend, 0, ncclResult_t, ncclComm_t, int)                        \
   DECLARED(ncclCommResume, 0, ncclResult_t, ncclComm_t)                              \
-  DECLARED(ncclCommMemStats, 0, ncclResult_t, ncclComm_t, int, uint64_t *)
+  DECLARED(ncclCommMemStats, 0, ncclResult_t, ncclComm_t, int, uint64_t *)         \
+  /* 2.30+: the parameter API (issue 44: params) */                                  \
+  DECLARED(ncclParamGetParameter, 0, ncclResult_t, const char *, const char **,      \
+           int *)                                                                    \
+  DECLARED(ncclParamGetAllParameterKeys, 0, ncclResult_t, const char ***, int *)
 /* clang-format on */
 
 #define NCCL_FN_TYPED(name, required) __typeof__(&name) name;

@@ -79,6 +79,14 @@ std::vector<std::vector<char *>> &world_windows() { /* [index][rank] */
 }  // namespace
 
 // What the fake saw: the value recorded under key, or -1 if none.
+/* The banner real libnccl embeds (src/init.cc VERSION_STRING), which
+ * ncore_library_info reads the CUDA version from. */
+#define FAKE_STR2(x) #x
+#define FAKE_STR(x) FAKE_STR2(x)
+__attribute__((used)) static const char fake_version_banner[] =
+    "NCCL version " FAKE_STR(NCCL_MAJOR) "." FAKE_STR(NCCL_MINOR) "." FAKE_STR(NCCL_PATCH)
+    "+cuda12.9";
+
 FAKE_API long long fake_nccl_record(const char *key) {
   std::lock_guard<std::mutex> g(lock);
   auto it = records().find(key);
@@ -733,4 +741,29 @@ FAKE_API ncclResult_t ncclScatterConfig(const void *s, void *r, size_t n, ncclDa
   FAKE_CONFIG_CALL("ncclScatterConfig", ncclScatter(s, r, n, t, root, comm, stream));
 }
 #undef FAKE_CONFIG_CALL
+#endif
+
+#if NCCL_VERSION_CODE >= 23000
+/* The parameter API (nccl.h 2.30.7): two parameters, each its variable's
+ * value when set, else a default; unknown keys are ncclInvalidArgument. */
+static const char *const fake_param_keys[] = {"NCCL_DEBUG", "NCCL_FAKE_PARAM"};
+static const char *const fake_param_defaults[] = {"WARN", "42"};
+FAKE_API ncclResult_t ncclParamGetParameter(const char *key, const char **value,
+                                            int *valueLen) {
+  count("ncclParamGetParameter");
+  for (int i = 0; i < 2; i++) {
+    if (key == NULL || strcmp(key, fake_param_keys[i]) != 0) continue;
+    const char *set = getenv(key);
+    *value = set != NULL ? set : fake_param_defaults[i];
+    *valueLen = (int)strlen(*value);
+    return ncclSuccess;
+  }
+  return fail(ncclInvalidArgument, "no parameter %s", key ? key : "(null)");
+}
+FAKE_API ncclResult_t ncclParamGetAllParameterKeys(const char ***table, int *tableLen) {
+  count("ncclParamGetAllParameterKeys");
+  *table = (const char **)fake_param_keys;
+  *tableLen = 2;
+  return ncclSuccess;
+}
 #endif

@@ -2,6 +2,7 @@
  * destroy, abort, queries, init_all. Usage: test_comm NRANKS. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "multirank.h"
@@ -89,6 +90,67 @@ MR_TEST(queries_on_live_comm) {
   CHECK_STATUS(ncore_comm_gin_type(comm, &gin), NCORE_ERR_CLOSED);
   CHECK_STATUS(ncore_comm_railed_gin_type(comm, &gin), NCORE_ERR_CLOSED);
   CHECK_EQ(ncore_comm_is_valid(comm), 0);
+}
+
+/* Teams (ncore/team.h): world, LSA and rail as NCCL's device API defines
+ * them, from the same rank / size / LSA team the queries above answer, and
+ * the conversions back to world and LSA ranks, with bad teams refused. */
+MR_TEST(teams_are_views_of_the_world_and_lsa_ranks) {
+  MR_COMM(comm);
+  int lsa_rank = -1, lsa_size = -1;
+  CHECK_OK(ncore_comm_lsa_rank(comm, &lsa_rank));
+  CHECK_OK(ncore_comm_lsa_size(comm, &lsa_size));
+  ncore_team_t world = {0, 0, 0}, lsa = {0, 0, 0}, rail = {0, 0, 0};
+  CHECK_OK(ncore_comm_team_world(comm, &world));
+  CHECK_OK(ncore_comm_team_lsa(comm, &lsa));
+  CHECK_OK(ncore_comm_team_rail(comm, &rail));
+  CHECK(world.n_ranks == nranks && world.rank == rank && world.stride == 1);
+  CHECK(lsa.n_ranks == lsa_size && lsa.rank == lsa_rank && lsa.stride == 1);
+  CHECK(rail.n_ranks == nranks / lsa_size && rail.rank == rank / lsa_size &&
+        rail.stride == lsa_size);
+  if (harness_is_host()) CHECK(rail.n_ranks == 1 && rail.rank == 0);
+  int out = -1;
+  for (int i = 0; i < world.n_ranks; i++) {
+    CHECK_OK(ncore_comm_team_rank_to_world(comm, &world, i, &out));
+    CHECK_EQ(out, i);
+  }
+  for (int i = 0; i < lsa.n_ranks; i++) {
+    CHECK_OK(ncore_comm_team_rank_to_world(comm, &lsa, i, &out));
+    CHECK_EQ(out, rank - lsa_rank + i);
+    CHECK_OK(ncore_comm_team_rank_to_lsa(comm, &lsa, i, &out));
+    CHECK_EQ(out, i);
+  }
+  CHECK_OK(ncore_comm_team_rank_to_world(comm, &rail, rail.rank, &out));
+  CHECK_EQ(out, rank);
+  /* A caller-made team: every other rank, seen from an even rank. */
+  if (rank % 2 == 0 && nranks >= 3) {
+    ncore_team_t evens = {(nranks + 1) / 2, rank / 2, 2};
+    CHECK_OK(ncore_comm_team_rank_to_world(comm, &evens, 1, &out));
+    CHECK_EQ(out, 2);
+  }
+  /* Bad input: a clear INVALID_ARGUMENT naming the argument. */
+  ncore_team_t bad = {0, 0, 1};
+  CHECK_STATUS(ncore_comm_team_rank_to_world(comm, &bad, 0, &out),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(ncore_last_error_message(), "team") != NULL);
+  CHECK_STATUS(ncore_comm_team_rank_to_world(comm, &world, nranks, &out),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(ncore_last_error_message(), "team_rank") != NULL);
+  CHECK_STATUS(ncore_comm_team_rank_to_world(comm, NULL, 0, &out),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_comm_team_rank_to_world(comm, &world, 0, NULL),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_comm_team_world(comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
+  /* A world peer outside the LSA team has no LSA index (NCCL only). */
+  if (lsa_size < nranks) {
+    int outside = (rank - lsa_rank + lsa_size) % nranks;
+    CHECK_STATUS(ncore_comm_team_rank_to_lsa(comm, &world, outside, &out),
+                 NCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ncore_last_error_message(), "LSA team") != NULL);
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_STATUS(ncore_comm_team_world(comm, &world), NCORE_ERR_CLOSED);
+  CHECK_STATUS(ncore_comm_team_rank_to_world(comm, &lsa, 0, &out), NCORE_ERR_CLOSED);
 }
 
 MR_TEST_EX(init_rank_times_out_when_a_rank_never_joins, MR_OWN_PROCESSES, 2) {

@@ -32,6 +32,10 @@ TEST(library_info_describes_the_library) {
   }
   /* A libnccl is named exactly when its version is known. */
   CHECK((info.nccl_version == 0) == (info.nccl_path[0] == '\0'));
+  /* ABI 1.2: the newest NCCL ncore knows (2.30.7 or later), and a CUDA
+   * version only for a loaded libnccl. */
+  CHECK(info.nccl_headers_version >= 23007);
+  if (info.nccl_version == 0) CHECK_EQ(info.nccl_cuda_version, 0);
 }
 
 TEST(library_info_says_why_the_backend) {

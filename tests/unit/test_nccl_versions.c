@@ -221,6 +221,47 @@ TEST(communicator_control_per_version) {
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
+/* ncore_library_info names the loaded double, its version, and the CUDA
+ * version its banner says it was built with ("+cuda12.9"). */
+TEST(library_info_reads_the_cuda_version_of_the_loaded_libnccl) {
+  REQUIRE_FAKE();
+  ncore_library_info_t info = NCORE_LIBRARY_INFO_INIT;
+  CHECK_OK(ncore_library_info(&info));
+  CHECK_EQ(info.nccl_version, version);
+  CHECK_EQ(info.nccl_cuda_version, 12090);
+  CHECK(info.nccl_headers_version >= 23007);
+}
+
+/* Parameters (ncore/params.h): NCCL's own on 2.30+, set or not; the
+ * environment's NCCL_* / NCORE_* variables before. */
+TEST(params_from_nccl_2_30_or_the_environment) {
+  REQUIRE_FAKE();
+  setenv("NCCL_ONLY_IN_ENV", "x", 1);
+  char value[64] = {0}, keys[4096] = {0};
+  size_t n = 0;
+  ncore_status_t fake_param = ncore_param_get("NCCL_FAKE_PARAM", value, sizeof value, &n);
+  ncore_status_t only_env = ncore_param_get("NCCL_ONLY_IN_ENV", value, sizeof value, &n);
+  char why[256];
+  snprintf(why, sizeof why, "%s", ncore_last_error_message());
+  CHECK_OK(ncore_param_keys(keys, sizeof keys, &n));
+  if (version >= 23000) {
+    CHECK_OK(fake_param);
+    CHECK_STATUS(only_env, NCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(why, "no parameter NCCL_ONLY_IN_ENV") != NULL);
+    CHECK_OK(ncore_param_get("NCCL_FAKE_PARAM", value, sizeof value, &n));
+    CHECK(strcmp(value, "42") == 0 && n == 2);
+    CHECK(strcmp(keys, "NCCL_DEBUG\nNCCL_FAKE_PARAM\n") == 0);
+    CHECK(record("calls.ncclParamGetParameter") >= 2);
+  } else {
+    CHECK_STATUS(fake_param, NCORE_ERR_INVALID_ARGUMENT);
+    CHECK_OK(only_env);
+    CHECK_OK(ncore_param_get("NCCL_ONLY_IN_ENV", value, sizeof value, &n));
+    CHECK(strcmp(value, "x") == 0);
+    CHECK(strstr(keys, "NCCL_ONLY_IN_ENV\n") != NULL);
+  }
+  unsetenv("NCCL_ONLY_IN_ENV");
+}
+
 TEST(windows_flags_and_host_pointer_getters) {
   REQUIRE_FAKE();
   UNIT_COMM(comm);

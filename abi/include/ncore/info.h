@@ -61,12 +61,23 @@ typedef struct ncore_library_info {
   char backend_reason[NCORE_INFO_REASON_BYTES];
   /* The file libnccl was loaded from; "" when none was. */
   char nccl_path[NCORE_INFO_PATH_BYTES];
+  /* Appended in ABI 1.2 (issue 44: version helpers). The newest NCCL whose
+   * structs and calls this ncore knows, as a version code (23007 for
+   * 2.30.7): what nccl4py calls the header version of its bindings. */
+  int32_t nccl_headers_version;
+  /* The CUDA toolkit the loaded libnccl was built with, as CUDA_VERSION
+   * counts (12090 for 12.9), read from its "NCCL version X+cudaA.B" banner
+   * (nccl4py's cuda_variant); 0 when no libnccl was loaded or its file says
+   * none. */
+  int32_t nccl_cuda_version;
 } ncore_library_info_t;
 
 #define NCORE_LIBRARY_INFO_INIT                                     \
   {                                                                 \
     (uint32_t)sizeof(ncore_library_info_t), /* struct_size */       \
-    0, 0, 0, 0, 0, "", "", ""                                       \
+    0, 0, 0, 0, 0, "", "", "",                                      \
+    0, /* nccl_headers_version */                                   \
+    0  /* nccl_cuda_version */                                      \
   }
 
 /* Describes the library into *out, up to out->struct_size. Probes NCCL as

@@ -35,11 +35,13 @@ from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
 from ._p2p import WaitSignalDesc
 from ._comm_control import NCCLCommProperties
 from .communicator import Communicator
+from .team import NCCLTeam
+from .params import dump_params, params
 from .info import Feature, LibraryInfo, get_library_info
 from .group import GroupSimInfo, group, group_end, group_start
 from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
-from .utils import (Version, get_error_string, get_lib_path, get_lib_version, get_version,
-                    ncore_version)
+from .utils import (NcclLibraryInfo, Version, VersionInfo, get_error_string, get_lib_path,
+                    get_lib_version, get_version, ncore_version, show_versions)
 from .typing import (NcclBufferSpec, NcclDeviceSpec, NcclEventSpec, NcclScalarSpec,
                      NcclStreamSpec)
 from . import constants, cuda, symmetric, typing, utils
@@ -99,12 +101,14 @@ __all__ = [
     "VendorOption",
     "UniqueId", "get_unique_id",
     "CommResource", "RegisteredBufferHandle", "RegisteredWindowHandle", "CustomRedOp",
-    "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator",
+    "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator", "NCCLTeam",
+    "params", "dump_params",
     "group", "group_start", "group_end", "GroupSimInfo",
     "MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset",
     "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",
     "free_tensor", "free_array", "raw",
-    "Version", "get_version", "get_lib_version", "get_lib_path", "get_error_string",
+    "Version", "VersionInfo", "NcclLibraryInfo", "get_version", "show_versions",
+    "get_lib_version", "get_lib_path", "get_error_string",
     "ncore_version",
     "constants", "cuda", "typing", "utils",
 ]

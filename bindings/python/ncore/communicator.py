@@ -23,6 +23,7 @@ from .buffer import (ResolvedBuffer, call_args, resolve_buffer, resolve_for_comm
                      resolve_stream)
 from .config import NCCLConfig, NCCLDevCommRequirements, config_to_c
 from .cuda import get_cuda_device
+from .team import TeamsMixin
 from .resources import (CommResource, CustomRedOp, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
 from .unique_id import UniqueId
@@ -34,7 +35,7 @@ __all__ = ["Communicator", "NCCLConfig", "NCCLDevCommRequirements", "WaitSignalD
 _Resource = TypeVar("_Resource", bound=CommResource)
 
 
-class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
+class Communicator(CollectivesMixin, P2PMixin, CommControlMixin, TeamsMixin):
     """A group of ranks that communicate (nccl.core Communicator).
 
     Make one with :meth:`init` (or :meth:`from_env` under ``ncore.run``),
@@ -43,14 +44,15 @@ class Communicator(CollectivesMixin, P2PMixin, CommControlMixin):
     serialised by the caller, except :meth:`abort`.
     """
 
-    def __init__(self, ptr: int = MISSING, *, handle: int = MISSING) -> None:
+    def __init__(self, ptr: Optional[int] = None, *, handle: int = MISSING) -> None:
         """Wraps a communicator: `ptr` is an ncore communicator handle (what
         :attr:`ptr` gives; nccl.core's ``ptr`` is an ``ncclComm_t``, which the
-        C ABI never hands out); 0 makes a null communicator (what split
-        returns to a rank that passed no color; one to :meth:`initialize`
-        later, or to :meth:`grow` into as a new rank). ``handle=`` is ncore
-        1.1's name for `ptr`."""
-        self._handle = int(one_of("Communicator", "ptr", ptr, "handle", handle, 0))
+        C ABI never hands out); None (the default, as in nccl4py 0.4.1+) or 0
+        makes a null communicator (what split returns to a rank that passed
+        no color; one to :meth:`initialize` later, or to :meth:`grow` into as
+        a new rank). ``handle=`` is ncore 1.1's name for `ptr`."""
+        given = MISSING if ptr is None else ptr
+        self._handle = int(one_of("Communicator", "ptr", given, "handle", handle, 0))
         # The resources made through this object, for close_all_resources
         # (the C library releases them all at destroy / abort anyway).
         self._resources: "weakref.WeakSet[CommResource]" = weakref.WeakSet()

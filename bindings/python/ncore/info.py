@@ -36,6 +36,10 @@ class LibraryInfo:
     nccl_version: int
     nccl_path: str
     cuda_device_count: int
+    #: ABI 1.2: the newest NCCL ncore knows (23007 for 2.30.7), and the CUDA
+    #: version the loaded libnccl was built with (12090 for 12.9; 0: none).
+    nccl_headers_version: int = 0
+    nccl_cuda_version: int = 0
 
 
 def get_library_info() -> LibraryInfo:
@@ -48,4 +52,6 @@ def get_library_info() -> LibraryInfo:
                        features=Feature(fields["features"]),
                        nccl_version=fields["nccl_version"],
                        nccl_path=fields["nccl_path"],
-                       cuda_device_count=fields["cuda_device_count"])
+                       cuda_device_count=fields["cuda_device_count"],
+                       nccl_headers_version=fields["nccl_headers_version"],
+                       nccl_cuda_version=fields["nccl_cuda_version"])

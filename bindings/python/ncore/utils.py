@@ -4,11 +4,13 @@ The "library" of get_version / get_lib_version is NCCL, as in nccl.core:
 the libnccl ncore loaded (ncore_library_info, probing NCCL as the AUTO
 backend would); where none is usable (the host backend) there is no NCCL
 version to give, and they say None. ncore's own version is
-ncore_version()."""
+ncore_version(). get_version() answers nccl4py 0.4.1's VersionInfo (with
+0.3.1's Version attributes too); show_versions() prints it."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -19,7 +21,10 @@ from .unique_id import UniqueId, get_unique_id
 
 __all__ = [
     "Version",
+    "VersionInfo",
+    "NcclLibraryInfo",
     "get_version",
+    "show_versions",
     "get_lib_version",
     "get_lib_path",
     "ncore_version",
@@ -72,10 +77,86 @@ def _nccl_version() -> Optional[int]:
     return code if code > 0 else None
 
 
-def get_version() -> Version:
-    """The versions of NCCL (the loaded libnccl; None where none is usable)
-    and of this package, as nccl.core's get_version."""
-    return Version(_nccl_version())
+@dataclass(frozen=True)
+class NcclLibraryInfo:
+    """The loaded libnccl (nccl4py 0.4.1's LibraryInfo; ncore.LibraryInfo is
+    ncore's own description, ncore_library_info_t).
+
+    Attributes:
+        version: its release version (e.g. 2.28.9).
+        cuda_variant: the CUDA toolkit it was built with (e.g. 12.9), from
+            its banner; None where it says none.
+        path: the file it was loaded from.
+    """
+
+    version: Any
+    cuda_variant: Optional[Any]
+    path: Optional[Path]
+
+    def __str__(self) -> str:
+        out = str(self.version)
+        if self.cuda_variant is not None:
+            out += f"+cuda{self.cuda_variant}"
+        if self.path is not None:
+            out += f" @ {self.path}"
+        return out
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    """Versions of the stack (nccl4py 0.4.1's VersionInfo).
+
+    Attributes:
+        nccl4py: this package's version (ncore's).
+        nccl_bindings: the newest NCCL whose structs and calls ncore knows
+            (what nccl4py calls the header version of its bindings).
+        libnccl: the loaded libnccl, or None where none is usable (the host
+            backend).
+    nccl_version and nccl4py_version answer as 0.3.1's Version did.
+    """
+
+    nccl4py: Any
+    nccl_bindings: Any
+    libnccl: Optional[NcclLibraryInfo]
+
+    @property
+    def nccl_version(self) -> Optional[Any]:
+        """0.3.1's name: the loaded libnccl's version, or None."""
+        return None if self.libnccl is None else self.libnccl.version
+
+    @property
+    def nccl4py_version(self) -> Any:
+        """0.3.1's name: this package's version."""
+        return self.nccl4py
+
+
+def get_version() -> VersionInfo:
+    """The versions of this package, of the NCCL ncore knows and of the
+    loaded libnccl (None where none is usable), as nccl.core's get_version."""
+    info = get_library_info()
+    libnccl = None
+    if info.nccl_version > 0:
+        cuda = info.nccl_cuda_version
+        libnccl = NcclLibraryInfo(
+            version=_parse(info.nccl_version),
+            cuda_variant=_parse(f"{cuda // 1000}.{(cuda % 1000) // 10}") if cuda > 0 else None,
+            path=Path(info.nccl_path) if info.nccl_path else None)
+    return VersionInfo(nccl4py=_parse(raw.ncore_version_string()),
+                       nccl_bindings=_parse(info.nccl_headers_version), libnccl=libnccl)
+
+
+def show_versions() -> None:
+    """Prints the versions of get_version() to stdout, as nccl.core does."""
+    versions = get_version()
+    libnccl = versions.libnccl if versions.libnccl is not None else \
+        "none loaded (ncore runs its host backend)"
+    width = 13
+    print()
+    print("NCCL versions")
+    print("-------------")
+    print(f"{'nccl4py':<{width}}: {versions.nccl4py}")
+    print(f"{'nccl_bindings':<{width}}: {versions.nccl_bindings}")
+    print(f"{'libnccl':<{width}}: {libnccl}")
 
 
 def get_lib_version() -> Optional[Any]:

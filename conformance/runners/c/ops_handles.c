@@ -82,6 +82,36 @@ static ncore_status_t op_comm_query(runner_t *r, const plan_step_t *step, result
   return NCORE_ERR_INTERNAL;
 }
 
+/* team: the world / lsa / rail team ("team"), or the one the step gives
+ * (team "given": n_ranks, rank, stride); "what" reads one of its fields or
+ * converts member team_rank (to_world, to_lsa). */
+static ncore_status_t op_team(runner_t *r, const plan_step_t *step, result_t *res) {
+  ncore_comm_t comm = comm_arg(r, step);
+  const char *which = plan_arg(step, "team");
+  ncore_team_t team = {0, 0, 0};
+  ncore_status_t status = NCORE_OK;
+  if (which && strcmp(which, "world") == 0) status = ncore_comm_team_world(comm, &team);
+  else if (which && strcmp(which, "lsa") == 0) status = ncore_comm_team_lsa(comm, &team);
+  else if (which && strcmp(which, "rail") == 0) status = ncore_comm_team_rail(comm, &team);
+  else if (which && strcmp(which, "given") == 0) {
+    team.n_ranks = (int32_t)plan_arg_int(step, "n_ranks", 0);
+    team.rank = (int32_t)plan_arg_int(step, "rank", 0);
+    team.stride = (int32_t)plan_arg_int(step, "stride", 0);
+  } else {
+    return NCORE_ERR_INTERNAL;
+  }
+  if (status != NCORE_OK) return status;
+  int member = (int)plan_arg_int(step, "team_rank", 0), v = -1;
+  if (what_is(step, "n_ranks")) return SET_VALUE(res, NCORE_OK, team.n_ranks);
+  if (what_is(step, "rank")) return SET_VALUE(res, NCORE_OK, team.rank);
+  if (what_is(step, "stride")) return SET_VALUE(res, NCORE_OK, team.stride);
+  if (what_is(step, "to_world"))
+    return SET_VALUE(res, ncore_comm_team_rank_to_world(comm, &team, member, &v), v);
+  if (what_is(step, "to_lsa"))
+    return SET_VALUE(res, ncore_comm_team_rank_to_lsa(comm, &team, member, &v), v);
+  return NCORE_ERR_INTERNAL;
+}
+
 /* revoke / suspend / resume: a call on the communicator with its flags. */
 static ncore_status_t op_comm_control(runner_t *r, const plan_step_t *step,
                                       result_t *res) {
@@ -434,6 +464,40 @@ static ncore_status_t op_library_info(runner_t *r, const plan_step_t *step, resu
   return NCORE_ERR_INTERNAL;
 }
 
+/* param: parameter "key" (ncore/params.h); "what" value (the hex of its
+ * text, default) or listed (1 if ncore_param_keys names it). */
+static ncore_status_t op_param(runner_t *r, const plan_step_t *step, result_t *res) {
+  (void)r;
+  const char *key = plan_arg(step, "key");
+  size_t n = 0;
+  if (what_is(step, "listed")) {
+    ncore_status_t st = ncore_param_keys(NULL, 0, &n);
+    if (st != NCORE_OK) return st;
+    char *keys = malloc(n + 1);
+    if (keys == NULL) return NCORE_ERR_SYSTEM;
+    st = ncore_param_keys(keys, n + 1, &n);
+    int listed = 0;
+    for (char *line = keys, *end; st == NCORE_OK && (end = strchr(line, '\n')); line = end + 1) {
+      *end = '\0';
+      listed |= key != NULL && strcmp(line, key) == 0;
+    }
+    free(keys);
+    return SET_VALUE(res, st, listed);
+  }
+  ncore_status_t st = ncore_param_get(key, NULL, 0, &n);
+  if (st != NCORE_OK) return st;
+  char *value = malloc(n + 1);
+  if (value == NULL) return NCORE_ERR_SYSTEM;
+  st = ncore_param_get(key, value, n + 1, &n);
+  if (st == NCORE_OK) {
+    res->hex = malloc(2 * n + 1);
+    for (size_t i = 0; i < n; i++) sprintf(res->hex + 2 * i, "%02x", (unsigned char)value[i]);
+    res->hex[2 * n] = '\0';
+  }
+  free(value);
+  return st;
+}
+
 static ncore_status_t op_sleep(runner_t *r, const plan_step_t *step, result_t *res) {
   (void)r;
   (void)res;
@@ -456,7 +520,7 @@ static const struct {
   op_fn fn;
 } table[] = {
     {"buffer", op_buffer}, {"check", op_check}, {"sync", op_sync},
-    {"comm_query", op_comm_query},
+    {"comm_query", op_comm_query}, {"team", op_team},
     {"group_start", op_group}, {"group_end", op_group},
     {"register_buffer", op_register_buffer}, {"register_window", op_register_window},
     {"window_query", op_window_query}, {"registered_buffer_query", op_registered_buffer_query},
@@ -472,7 +536,7 @@ static const struct {
     {"revoke", op_comm_control}, {"suspend", op_comm_control},
     {"resume", op_comm_control}, {"mem_stat", op_mem_stat},
     {"synchronize", op_synchronize}, {"mem_alloc", op_mem}, {"mem_free", op_mem}, {"dtype_size", op_dtype_size},
-    {"library_info", op_library_info}, {"sleep", op_sleep},
+    {"library_info", op_library_info}, {"param", op_param}, {"sleep", op_sleep},
     {"die", op_die}, {"capture_begin", op_capture_begin},
     {"capture_end", op_capture_end},
 };

@@ -48,6 +48,44 @@ func opCommQuery(r *runner, s step) (result, error) {
 	return propertyQuery(c, s.str("what"))
 }
 
+// opTeam reads the world / lsa / rail team, or the one the step gives
+// ("given": n_ranks, rank, stride); "what" reads a field or converts
+// team_rank (to_world, to_lsa).
+func opTeam(r *runner, s step) (result, error) {
+	c := commArg(r, s)
+	var team ncore.Team
+	var err error
+	switch s.str("team") {
+	case "world":
+		team, err = c.TeamWorld()
+	case "lsa":
+		team, err = c.TeamLSA()
+	case "rail":
+		team, err = c.TeamRail()
+	case "given":
+		team = ncore.Team{NRanks: int(s.int("n_ranks", 0)), Rank: int(s.int("rank", 0)), Stride: int(s.int("stride", 0))}
+	default:
+		return result{}, &ncore.Error{Status: ncore.StatusInternal}
+	}
+	if err != nil {
+		return result{}, err
+	}
+	member := int(s.int("team_rank", 0))
+	switch s.str("what") {
+	case "n_ranks":
+		return intValue(int64(team.NRanks)), nil
+	case "rank":
+		return intValue(int64(team.Rank)), nil
+	case "stride":
+		return intValue(int64(team.Stride)), nil
+	case "to_world":
+		return intResult(c.TeamRankToWorld(team, member))
+	case "to_lsa":
+		return intResult(c.TeamRankToLSA(team, member))
+	}
+	return result{}, &ncore.Error{Status: ncore.StatusInternal}
+}
+
 // propertyQuery answers the comm_query values that come from Properties.
 func propertyQuery(c *ncore.Communicator, what string) (result, error) {
 	p, err := c.Properties()
@@ -460,6 +498,31 @@ func opDtypeSize(r *runner, s step) (result, error) {
 	return intResult(ncore.DataTypeSize(dtypeArg(s, "dtype")))
 }
 
+// opParam answers ncore.Param("key") as the hex of its text, or ("listed")
+// 1 if ncore.ParamKeys names it.
+func opParam(r *runner, s step) (result, error) {
+	key := s.str("key")
+	if s.str("what") == "listed" {
+		keys, err := ncore.ParamKeys()
+		if err != nil {
+			return result{}, err
+		}
+		listed := int64(0)
+		for _, k := range keys {
+			if k == key {
+				listed = 1
+			}
+		}
+		return intValue(listed), nil
+	}
+	value, err := ncore.Param(key)
+	if err != nil {
+		return result{}, err
+	}
+	text := hex.EncodeToString([]byte(value))
+	return result{hex: &text}, nil
+}
+
 // opLibraryInfo answers ncore.GetLibraryInfo; backend_reason as the hex of
 // its bytes (the value channel of text), features masked by "mask"
 // (default: all bits).
@@ -499,7 +562,7 @@ var ops map[string]func(*runner, step) (result, error)
 
 func init() {
 	ops = map[string]func(*runner, step) (result, error){
-		"buffer": opBuffer, "check": opCheck, "sync": opSync, "comm_query": opCommQuery,
+		"buffer": opBuffer, "check": opCheck, "sync": opSync, "comm_query": opCommQuery, "team": opTeam,
 		"group_start": opGroup, "group_end": opGroup,
 		"register_buffer": opRegisterBuffer, "register_window": opRegisterWindow,
 		"window_query": opWindowQuery, "registered_buffer_query": opRegisteredBufferQuery,
@@ -513,7 +576,7 @@ func init() {
 		"revoke": opCommControl, "suspend": opCommControl, "resume": opCommControl,
 		"mem_stat":    opMemStat,
 		"synchronize": opSynchronize, "mem_alloc": opMemAlloc, "mem_free": opMemFree,
-		"dtype_size": opDtypeSize, "library_info": opLibraryInfo,
+		"dtype_size": opDtypeSize, "library_info": opLibraryInfo, "param": opParam,
 		"sleep": opSleep, "die": opDie,
 		"capture_begin": opCaptureBegin, "capture_end": opCaptureEnd,
 	}

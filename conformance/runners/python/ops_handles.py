@@ -73,6 +73,32 @@ def op_comm_query(r: Runner, step: Step) -> int:
     raise UnknownQuery(f"comm_query: what: {what}")
 
 
+def op_team(r: Runner, step: Step) -> int:
+    """team: the world / lsa / rail team, or the one the step gives ("given":
+    n_ranks, rank, stride); "what" reads a field or converts team_rank."""
+    comm = _communicator(r, step)
+    which, what = step.arg("team"), _what(step)
+    if which == "given":
+        team = ncore.NCCLTeam(step.int("n_ranks"), step.int("rank"), step.int("stride"))
+    elif which in ("world", "lsa", "rail") and comm is None:
+        getattr(raw, f"ncore_comm_team_{which}")(0)  # raises C's refusal of NULL
+        raise UnknownQuery("team: the null communicator answered")
+    elif which in ("world", "lsa", "rail"):
+        team = getattr(comm, f"team_{which}")
+    else:
+        raise UnknownQuery(f"team: team: {which}")
+    if what in ("to_world", "to_lsa") and comm is None:
+        call = getattr(raw, f"ncore_comm_team_rank_{what}")
+        return int(call(0, (team.n_ranks, team.rank, team.stride), step.int("team_rank")))
+    if what in ("n_ranks", "rank", "stride"):
+        return int(getattr(team, what))
+    if what == "to_world":
+        return comm.team_rank_to_world(team, step.int("team_rank"))
+    if what == "to_lsa":
+        return comm.team_rank_to_lsa(team, step.int("team_rank"))
+    raise UnknownQuery(f"team: what: {what}")
+
+
 # The comm_query values ncore_comm_properties answers (raw layer: the
 # versioned output struct as C fills it).
 _PROPERTIES = ("nvml_device", "device_api_support", "multimem_support",
@@ -387,6 +413,16 @@ def op_library_info(r: Runner, step: Step):
     if what == "backend_reason":
         return info.backend_reason.encode().hex()
     raise UnknownQuery(f"library_info: what: {what}")
+
+
+def op_param(r: Runner, step: Step):
+    """param: ncore.params[key] as the hex of its text, or (what "listed")
+    1 if iterating ncore.params names key. A missing key is C's refusal."""
+    key = step.arg("key")
+    if _what(step) == "listed":
+        return int(key in list(ncore.params))
+    raw.ncore_param_get(key, 0)  # a missing key raises C's status and message
+    return ncore.params[key].encode("utf-8", "surrogateescape").hex()
 
 
 def op_sleep(r: Runner, step: Step) -> None:

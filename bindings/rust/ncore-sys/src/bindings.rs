@@ -2965,12 +2965,14 @@ pub struct ncore_library_info {
     pub version: [::std::os::raw::c_char; 32usize],
     pub backend_reason: [::std::os::raw::c_char; 512usize],
     pub nccl_path: [::std::os::raw::c_char; 1024usize],
+    pub nccl_headers_version: i32,
+    pub nccl_cuda_version: i32,
 }
 #[test]
 fn bindgen_test_layout_ncore_library_info() {
     assert_eq!(
         ::std::mem::size_of::<ncore_library_info>(),
-        1592usize,
+        1600usize,
         concat!("Size of: ", stringify!(ncore_library_info))
     );
     assert_eq!(
@@ -3131,8 +3133,157 @@ fn bindgen_test_layout_ncore_library_info() {
         );
     }
     test_field_nccl_path();
+    fn test_field_nccl_headers_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nccl_headers_version) as usize - ptr as usize
+            },
+            1592usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(nccl_headers_version)
+            )
+        );
+    }
+    test_field_nccl_headers_version();
+    fn test_field_nccl_cuda_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_library_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nccl_cuda_version) as usize - ptr as usize
+            },
+            1596usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_library_info),
+                "::",
+                stringify!(nccl_cuda_version)
+            )
+        );
+    }
+    test_field_nccl_cuda_version();
 }
 pub type ncore_library_info_t = ncore_library_info;
 extern "C" {
     pub fn ncore_library_info(out: *mut ncore_library_info_t) -> ncore_status_t;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_team {
+    pub n_ranks: i32,
+    pub rank: i32,
+    pub stride: i32,
+}
+#[test]
+fn bindgen_test_layout_ncore_team() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_team>(),
+        12usize,
+        concat!("Size of: ", stringify!(ncore_team))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_team>(),
+        4usize,
+        concat!("Alignment of ", stringify!(ncore_team))
+    );
+    fn test_field_n_ranks() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_ranks) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(n_ranks)
+            )
+        );
+    }
+    test_field_n_ranks();
+    fn test_field_rank() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(rank)
+            )
+        );
+    }
+    test_field_rank();
+    fn test_field_stride() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stride) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(stride)
+            )
+        );
+    }
+    test_field_stride();
+}
+pub type ncore_team_t = ncore_team;
+extern "C" {
+    pub fn ncore_comm_team_world(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_lsa(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rail(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rank_to_world(
+        comm: ncore_comm_t,
+        team: *const ncore_team_t,
+        team_rank: ::std::os::raw::c_int,
+        out: *mut ::std::os::raw::c_int,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rank_to_lsa(
+        comm: ncore_comm_t,
+        team: *const ncore_team_t,
+        team_rank: ::std::os::raw::c_int,
+        out: *mut ::std::os::raw::c_int,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_param_get(
+        key: *const ::std::os::raw::c_char,
+        value: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        length: *mut usize,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_param_keys(
+        keys: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        length: *mut usize,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_param_dump() -> ncore_status_t;
 }

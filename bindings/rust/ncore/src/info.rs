@@ -50,6 +50,12 @@ pub struct LibraryInfo {
     pub nccl_path: String,
     /// CUDA devices of the NCCL backend; 0 without it.
     pub cuda_device_count: i32,
+    /// The newest NCCL whose structs and calls ncore knows (23007 for
+    /// 2.30.7; ABI 1.2).
+    pub nccl_headers_version: i32,
+    /// The CUDA version the loaded libnccl was built with (12090 for 12.9),
+    /// from its banner; 0 when none (ABI 1.2).
+    pub nccl_cuda_version: i32,
 }
 
 fn text(field: &[c_char]) -> String {
@@ -75,5 +81,7 @@ pub fn library_info() -> Result<LibraryInfo> {
         nccl_version: raw.nccl_version,
         nccl_path: text(&raw.nccl_path),
         cuda_device_count: raw.cuda_device_count,
+        nccl_headers_version: raw.nccl_headers_version,
+        nccl_cuda_version: raw.nccl_cuda_version,
     })
 }

@@ -47,9 +47,11 @@ mod memory;
 mod onesided;
 mod op_table;
 mod p2p;
+mod params;
 mod registered_buffer;
 mod stream;
 mod symmetric;
+mod team;
 mod types;
 mod unique_id;
 mod versioned;
@@ -70,9 +72,11 @@ pub use memory::{
     current_device, device_count, free_raw, memcpy, memset, set_device, DeviceMemory, MemcpyKind,
 };
 pub use onesided::{SignalOptions, WaitSignalDesc};
+pub use params::{dump_params, param, param_keys};
 pub use registered_buffer::RegisteredBuffer;
 pub use stream::{synchronize, Stream};
 pub use symmetric::SymmetricMemory;
+pub use team::Team;
 pub use types::{Backend, DataType, Element, RedOp};
 pub use unique_id::{UniqueId, UNIQUE_ID_BYTES};
 pub use window::{Window, WindowFlags};

@@ -386,3 +386,31 @@ fn library_info_describes_the_library() {
         None => assert_eq!(info.features, ncore::Features::default()),
     }
 }
+
+/// Parameters: on the host backend and NCCL older than 2.30, the `NCCL_*`
+/// and `NCORE_*` variables of the environment (read here, never set: the
+/// other tests run at the same time); from 2.30 on, NCCL's own list.
+#[test]
+fn params_read_the_environment_or_nccls_list() {
+    let info = ncore::library_info().unwrap();
+    let from_nccl = info.backend == Some(Backend::Nccl) && info.nccl_version >= 23000;
+    let keys = ncore::param_keys().unwrap();
+    for key in &keys {
+        let value = ncore::param(key).unwrap();
+        if !from_nccl {
+            assert_eq!(Some(value), std::env::var(key).ok());
+        }
+    }
+    if !from_nccl {
+        let mut expected: Vec<String> = std::env::vars()
+            .map(|(k, _)| k)
+            .filter(|k| k.starts_with("NCCL_") || k.starts_with("NCORE_"))
+            .collect();
+        expected.sort();
+        assert_eq!(keys, expected);
+    }
+    let missing = ncore::param("NCCL_NO_SUCH_PARAMETER");
+    assert_error(missing, ErrorKind::InvalidArgument, "no parameter");
+    assert_error(ncore::param("NCCL\0X"), ErrorKind::InvalidArgument, "NUL");
+    ncore::dump_params().unwrap();
+}

@@ -6,7 +6,7 @@ mod common;
 use common::{assert_error, on_ranks, world};
 use ncore::{
     Backend, DataType, DevCommRequirements, DeviceMemory, DeviceSlice, ErrorKind, GinType, RedOp,
-    ShrinkFlags, SignalOptions, WaitSignalDesc, WindowFlags, SPLIT_NOCOLOR,
+    ShrinkFlags, SignalOptions, Team, WaitSignalDesc, WindowFlags, SPLIT_NOCOLOR,
 };
 
 #[test]
@@ -24,6 +24,61 @@ fn queries_on_two_ranks() {
         assert_eq!(comm.async_error().unwrap(), None);
         assert!(comm.is_valid());
         comm.finalize().unwrap(); // no rank leaves while another still queries
+    });
+}
+
+/// Teams: on the host backend the LSA team is the world and the rail team
+/// this rank alone; the conversions map members back, bad input is refused.
+#[test]
+fn teams_on_four_ranks() {
+    on_ranks("teams_on_four_ranks", 4, |env| {
+        let comm = world();
+        let world_team = comm.team_world().unwrap();
+        assert_eq!(
+            world_team,
+            Team {
+                n_ranks: 4,
+                rank: env.rank,
+                stride: 1
+            }
+        );
+        assert_eq!(comm.team_lsa().unwrap(), world_team);
+        assert_eq!(
+            comm.team_rail().unwrap(),
+            Team {
+                n_ranks: 1,
+                rank: 0,
+                stride: 4
+            }
+        );
+        for member in 0..4 {
+            assert_eq!(comm.team_rank_to_world(world_team, member).unwrap(), member);
+            assert_eq!(comm.team_rank_to_lsa(world_team, member).unwrap(), member);
+        }
+        let evens = Team {
+            n_ranks: 2,
+            rank: env.rank / 2,
+            stride: 2,
+        };
+        if env.rank % 2 == 0 {
+            assert_eq!(comm.team_rank_to_world(evens, 1).unwrap(), 2);
+        }
+        assert_error(
+            comm.team_rank_to_world(world_team, 4),
+            ErrorKind::InvalidArgument,
+            "team_rank",
+        );
+        let empty = Team {
+            n_ranks: 0,
+            rank: 0,
+            stride: 1,
+        };
+        assert_error(
+            comm.team_rank_to_world(empty, 0),
+            ErrorKind::InvalidArgument,
+            "team",
+        );
+        comm.finalize().unwrap();
     });
 }
 

@@ -7,8 +7,8 @@ use std::mem::ManuallyDrop;
 
 use ncore::{
     Communicator, Config, CustomRedOp, DataType, DevComm, DevCommRequirements, DeviceMemory,
-    ErrorKind, GinConnectionType, RegisteredBuffer, ScalarResidence, ShrinkFlags,
-    SymmetricMemory, Window, WindowFlags,
+    ErrorKind, GinConnectionType, RegisteredBuffer, ScalarResidence, ShrinkFlags, SymmetricMemory,
+    Team, Window, WindowFlags,
 };
 
 use crate::json::Value;
@@ -67,6 +67,33 @@ pub fn comm_query(r: &mut Runner, step: &Step) -> StepResult {
                 _ => internal(),
             }
         }
+    }
+}
+
+/// `team`: the world / lsa / rail team, or the one the step gives
+/// (`given`: n_ranks, rank, stride); `what` reads a field or converts
+/// `team_rank` (to_world, to_lsa).
+pub fn team(r: &mut Runner, step: &Step) -> StepResult {
+    let comm = comm_arg(r, step);
+    let team = match step.arg("team").unwrap_or("") {
+        "world" => comm.team_world()?,
+        "lsa" => comm.team_lsa()?,
+        "rail" => comm.team_rail()?,
+        "given" => Team {
+            n_ranks: step.int("n_ranks", 0) as i32,
+            rank: step.int("rank", 0) as i32,
+            stride: step.int("stride", 0) as i32,
+        },
+        _ => return internal(),
+    };
+    let member = step.int("team_rank", 0) as i32;
+    match what(step) {
+        "n_ranks" => int(team.n_ranks),
+        "rank" => int(team.rank),
+        "stride" => int(team.stride),
+        "to_world" => int(comm.team_rank_to_world(team, member)?),
+        "to_lsa" => int(comm.team_rank_to_lsa(team, member)?),
+        _ => internal(),
     }
 }
 
@@ -423,7 +450,8 @@ pub fn split(r: &mut Runner, step: &Step) -> StepResult {
 /// in progress (at most the case's timeout); the state is the step's status.
 pub fn settle(r: &mut Runner, step: &Step) -> StepResult {
     let comm = comm_arg(r, step);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(r.timeout_ms.max(0) as u64);
+    let deadline =
+        std::time::Instant::now() + std::time::Duration::from_millis(r.timeout_ms.max(0) as u64);
     loop {
         match comm.async_error()? {
             Some(ErrorKind::InProgress) if std::time::Instant::now() < deadline => {
@@ -496,6 +524,21 @@ pub fn mem(r: &mut Runner, step: &Step) -> StepResult {
         }
     }
     Ok(Value::None)
+}
+
+/// `param`: the parameter `key` as the hex of its text, or (`listed`) 1 if
+/// `ncore::param_keys` names it.
+pub fn param(step: &Step) -> StepResult {
+    let key = step.arg("key").unwrap_or("");
+    if what(step) == "listed" {
+        return int(i64::from(ncore::param_keys()?.iter().any(|k| k == key)));
+    }
+    Ok(Value::Hex(
+        ncore::param(key)?
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    ))
 }
 
 /// `library_info`: backend_reason as the hex of its bytes (the value
