@@ -19,8 +19,14 @@ static const core_backend_ops_t *param_backend(void) {
   return ops != NULL && ops->param_get != NULL && ops->param_keys != NULL ? ops : NULL;
 }
 
-/* 1 for an environment entry "NAME=..." whose NAME is a parameter's. */
+/* 1 for an environment entry "NAME=..." (or a key NAME) whose NAME is a
+ * parameter's. A launcher's secrets are not: the job's secret (and the
+ * file naming it) and the unique id let anyone who reads them join or
+ * impersonate the job, and dump_params output ends up in logs. */
 static int env_is_param(const char *entry) {
+  static const char *const secrets[] = {"NCORE_JOB_SECRET", "NCORE_UNIQUE_ID"};
+  for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++)
+    if (strncmp(entry, secrets[i], strlen(secrets[i])) == 0) return 0;
   return strncmp(entry, "NCCL_", 5) == 0 || strncmp(entry, "NCORE_", 6) == 0;
 }
 

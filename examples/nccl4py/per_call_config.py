@@ -49,9 +49,11 @@ def main() -> None:
         import torch
 
         launched = torch.cuda.Event()
+        launched.record()  # torch makes its CUDA event at the first record
         z = full(4, 1.0)
-        comm.allreduce(z, z, nccl.SUM,
-                       config=nccl.NCCLCollConfig(launch_completion_event=launched))
+        # NcclEventSpec: a cuda.core Event or a cudaEvent_t handle (torch's)
+        config = nccl.NCCLCollConfig(launch_completion_event=launched.cuda_event)
+        comm.allreduce(z, z, nccl.SUM, config=config)
         launched.synchronize()  # the call was launched; its result follows on the stream
         check(host(z) == [float(nranks)] * 4, f"allreduce with a completion event {host(z)}")
 

@@ -25,7 +25,7 @@ for NCCL_EXAMPLE_ARRAYS in ${ARRAYS:-numpy}; do
   export NCCL_EXAMPLE_ARRAYS
   for example in communicators collectives p2p_ring registration symmetric_memory \
                  one_sided device_communicator pre_mul_sum allgather_copy_engine \
-                 per_call_config; do
+                 per_call_config teams_and_params; do
     for n in ${RANKS:-1 2 3}; do
       timeout -k 5 120 "$python" -m ncore.run -n "$n" --backend "$backend" --tag \
         --timeout 100 "$here/$example.py" > "$log" 2>&1

@@ -12,15 +12,28 @@
 
 #define COUNT 19
 
-/* A config that sets every field a backend may take as a hint. */
+/* 1 where the tuning fields reach the backend: the host backend (hints)
+ * and NCCL 2.31+ (its ncclCollConfig_t); an older NCCL refuses them
+ * (a_bad_config_is_refused_naming_its_field and the NCCL doubles' tests). */
+static int tuning_served(void) {
+  if (harness_is_host()) return 1;
+  ncore_library_info_t info = NCORE_LIBRARY_INFO_INIT;
+  CHECK_OK(ncore_library_info(&info));
+  return info.nccl_version >= 23100;
+}
+
+/* A config that sets every field a backend may take as a hint (where the
+ * backend serves them) and alg_selection. */
 static ncore_coll_config_t tuned(const char *alg_selection) {
   ncore_coll_config_t config = NCORE_COLL_CONFIG_INIT;
-  config.min_ctas = 1;
-  config.max_ctas = 4;
-  config.nvls_ctas = 2;
-  config.cga_cluster_size = 0;
-  config.cta_policy = 0;
-  config.user_profiler_tag = 42;
+  if (tuning_served()) {
+    config.min_ctas = 1;
+    config.max_ctas = 4;
+    config.nvls_ctas = 2;
+    config.cga_cluster_size = 0;
+    config.cta_policy = 0;
+    config.user_profiler_tag = 42;
+  }
   config.alg_selection = alg_selection;
   config.force_alg_selection = 0;
   return config;

@@ -58,6 +58,25 @@ TEST(params_are_the_nccl_and_ncore_variables_of_the_environment) {
   unsetenv("NOT_NCCL_ALGO");
 }
 
+TEST(a_launchers_secrets_are_not_parameters) {
+  setenv("NCORE_BACKEND", "host", 1);
+  setenv("NCORE_JOB_SECRET", "0123456789abcdef0123456789abcdef", 1);
+  setenv("NCORE_JOB_SECRET_FILE", "/tmp/secret", 1);
+  setenv("NCORE_UNIQUE_ID", "4e434f5245", 1);
+  size_t length = 0;
+  CHECK_STATUS(ncore_param_get("NCORE_JOB_SECRET", NULL, 0, &length), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_param_get("NCORE_JOB_SECRET_FILE", NULL, 0, &length),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_param_get("NCORE_UNIQUE_ID", NULL, 0, &length), NCORE_ERR_INVALID_ARGUMENT);
+  char *list = keys();
+  CHECK(strstr(list, "NCORE_JOB_SECRET") == NULL && strstr(list, "NCORE_UNIQUE_ID") == NULL);
+  CHECK(strstr(list, "NCORE_BACKEND\n") != NULL);
+  free(list);
+  unsetenv("NCORE_JOB_SECRET");
+  unsetenv("NCORE_JOB_SECRET_FILE");
+  unsetenv("NCORE_UNIQUE_ID");
+}
+
 TEST(params_refuse_unknown_keys_and_short_buffers) {
   setenv("NCORE_BACKEND", "host", 1);
   setenv("NCCL_DEBUG", "WARN", 1);
