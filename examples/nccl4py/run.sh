@@ -15,7 +15,9 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-python=${PYTHON:-/usr/bin/python3}
+# An absolute path: mpirun starts ranks with a PATH of its own, which may
+# find another python3 (one without this one's packages).
+python=$(command -v "${PYTHON:-/usr/bin/python3}")
 backend=${BACKEND:-host}
 export PYTHONPATH="$repo/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
 passed=0 failed=0 skipped=0
@@ -60,7 +62,7 @@ for mpirun in "/usr/bin/mpirun.openmpi --allow-run-as-root --oversubscribe -x PY
   else
     failed=$((failed + 1))
     echo "FAIL  collectives under ${mpirun%% *} -n 2 (exit $rc; expected each rank to stop, saying why):"
-    echo "$out" | tail -10 | sed 's/^/      /'
+    echo "$out" | tail -30 | sed 's/^/      /'
   fi
 done
 echo "$passed passed, $failed failed, $skipped skipped"
