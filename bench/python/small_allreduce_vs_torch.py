@@ -31,8 +31,19 @@ import torch.distributed as dist
 import ncore
 
 
+# The stream ncore's calls go to: torch's current one, read once where a
+# timed loop or a capture begins (reading it in every call costs ~5 us,
+# which would time torch's accessor, not the call: session 20, call 3).
+_current = {"stream": 0}
+
+
+def use_current_stream() -> None:
+    _current["stream"] = torch.cuda.current_stream().cuda_stream
+
+
 def timed_eager(call, iters: int) -> float:
     torch.cuda.synchronize()
+    use_current_stream()
     start = time.perf_counter()
     for _ in range(iters):
         call()
@@ -44,10 +55,12 @@ def timed_graph(call, per_graph: int, replays: int) -> float:
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
+        use_current_stream()
         call()  # warm, outside the capture
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
+        use_current_stream()  # the capturing stream
         for _ in range(per_graph):
             call()
     graph.replay()
@@ -102,17 +115,15 @@ def main() -> int:
         def fresh():
             x.fill_(rank + 1)
 
-        # ncore on torch's current stream, as torch's own calls: inside
-        # torch.cuda.graph that is the capturing stream (nccl.core's default,
+        # ncore on torch's current stream (use_current_stream), as torch's
+        # own calls: inside torch.cuda.graph that is the capturing stream (nccl.core's default,
         # stream=None, is the legacy default stream, which a capture on
         # torch's non-blocking side stream does not see: the call would run
         # eagerly and the graph stay empty).
-        def current():
-            return torch.cuda.current_stream().cuda_stream
-
         sides = {
-            "ncore": lambda: comm.allreduce(x, x, ncore.SUM, stream=current()),
-            "ncore_nccl": lambda: forced.allreduce(x, x, ncore.SUM, stream=current()),
+            "ncore": lambda: comm.allreduce(x, x, ncore.SUM, stream=_current["stream"]),
+            "ncore_nccl": lambda: forced.allreduce(x, x, ncore.SUM,
+                                                   stream=_current["stream"]),
             "torch": lambda: dist.all_reduce(x),
             "torch_again": lambda: dist.all_reduce(x),
         }
@@ -131,6 +142,7 @@ def main() -> int:
                     got = (out if name.endswith("oneshot") else s)
                 else:
                     fresh()
+                    use_current_stream()
                     call()
                     got = x
                 torch.cuda.synchronize()
