@@ -8,7 +8,9 @@
  * documented ones, all of them with NCCL_PARAM_DUMP_ALL=1). Otherwise
  * (the host backend, NCCL older than 2.30) from the environment: every
  * NCCL_* variable and ncore's own NCORE_* variables that are set, with
- * their text. Each call reads the source anew (no snapshot). Reading the
+ * their text — except a launcher's secrets (NCORE_JOB_SECRET,
+ * NCORE_JOB_SECRET_FILE, NCORE_UNIQUE_ID), which are no parameters: a
+ * dump ends up in logs. Each call reads the source anew (no snapshot). Reading the
  * environment while another thread changes it (setenv) is undefined, as
  * for getenv. */
 #ifndef NCORE_PARAMS_H
