@@ -18,7 +18,7 @@ static const struct {
     {"twoshot", CORE_COLL_ALGO_TWOSHOT},
 };
 
-static core_coll_algo_t algo_of(const char *selection) {
+core_coll_algo_t core_coll_algo_named(const char *selection) {
   if (selection == NULL || *selection == '\0') return CORE_COLL_ALGO_COMM;
   for (size_t i = 0; i < sizeof ncore_names / sizeof ncore_names[0]; i++)
     if (strcasecmp(selection, ncore_names[i].name) == 0) return ncore_names[i].algo;
@@ -78,7 +78,7 @@ ncore_status_t core_coll_config_read(const ncore_coll_config_t *theirs,
                       (int)c->force_alg_selection);
   status = check_vendor_options(c);
   if (status != NCORE_OK) return status;
-  out->algo = algo_of(c->alg_selection);
+  out->algo = core_coll_algo_named(c->alg_selection);
   return NCORE_OK;
 }
 

@@ -18,6 +18,12 @@
 ncore_status_t core_coll_config_read(const ncore_coll_config_t *theirs,
                                      core_coll_config_t *out);
 
+/* selection as one of ncore's algorithm names (auto, nccl, oneshot,
+ * twoshot: whole string, any case), the names NCORE_ALGO and a config's
+ * alg_selection share: CORE_COLL_ALGO_COMM for NULL or empty,
+ * CORE_COLL_ALGO_SELECTION for anything else. */
+core_coll_algo_t core_coll_algo_named(const char *selection);
+
 /* The first field config sets that only NCCL can serve, as
  * "config.<field>" (NULL: none): a CTA field, the CGA size or the CTA
  * policy set, a profiler tag, a vendor option, an NCCL selection

@@ -15,6 +15,7 @@ everything is:
 
 Run by `make test` (tools/run-test-suites.sh); prints one line per check,
 then "N passed, N failed"; exits 1 when any failed."""
+import glob
 import os
 import re
 import subprocess
@@ -94,12 +95,7 @@ def main():
             continue
         check(entry in named_tops, f"README's Layout names {entry}")
     for p in paths:
-        if "*" in p:
-            import glob
-            ok = bool(glob.glob(os.path.join(ROOT, p)))
-        else:
-            ok = os.path.exists(os.path.join(ROOT, p))
-        check(ok, f"README's Layout path {p} exists")
+        check(bool(glob.glob(os.path.join(ROOT, p))), f"README's Layout path {p} exists")
 
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")

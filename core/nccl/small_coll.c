@@ -3,9 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "../../kernels/small_coll.h"
+#include "../coll_config.h"
 #include "../dtype.h"
 #include "../error.h"
 #include "../error_clear.h"
@@ -21,15 +21,28 @@
  * program can make communicators that differ, as the benchmarks do); every
  * rank must ask the same, as for NCCL_ALGO: a rank in ncore's kernel and
  * its peer in NCCL's wait for each other for ever. */
+/* The backend's algorithm for one of ncore's names (core_coll_algo_named);
+ * otherwise for the rest (no name, or an NCCL selection expression). */
+static nccl_small_algo_t small_algo_of(core_coll_algo_t named,
+                                       nccl_small_algo_t otherwise) {
+  switch (named) {
+    case CORE_COLL_ALGO_AUTO: return NCCL_SMALL_AUTO;
+    case CORE_COLL_ALGO_ONESHOT: return NCCL_SMALL_ONESHOT;
+    case CORE_COLL_ALGO_TWOSHOT: return NCCL_SMALL_TWOSHOT;
+    case CORE_COLL_ALGO_NCCL: return NCCL_SMALL_NCCL;
+    case CORE_COLL_ALGO_SELECTION:
+    case CORE_COLL_ALGO_COMM: break;
+  }
+  return otherwise;
+}
+
 static void read_choice(nccl_small_choice_t *choice, int nranks) {
   const char *algo = getenv("NCORE_ALGO");
-  choice->algo = NCCL_SMALL_AUTO;
-  if (algo != NULL && strcasecmp(algo, "nccl") == 0) choice->algo = NCCL_SMALL_NCCL;
-  else if (algo != NULL && strcasecmp(algo, "oneshot") == 0) choice->algo = NCCL_SMALL_ONESHOT;
-  else if (algo != NULL && strcasecmp(algo, "twoshot") == 0) choice->algo = NCCL_SMALL_TWOSHOT;
-  else if (algo != NULL && *algo != '\0' && strcasecmp(algo, "auto") != 0)
+  core_coll_algo_t named = core_coll_algo_named(algo);
+  if (named == CORE_COLL_ALGO_SELECTION)
     core_log(CORE_LOG_WARN, "NCORE_ALGO=%s is not auto, nccl, oneshot or "
              "twoshot: auto", algo);
+  choice->algo = small_algo_of(named, NCCL_SMALL_AUTO);
   /* The crossovers of auto, each within what the area holds
    * (small_coll.h: one-shot to 4 MiB / nranks, two-shot to 1 MiB).
    * Measured: one-shot beats NCCL's kernel at every size it holds on 2 x
@@ -165,19 +178,13 @@ static ncore_status_t order_after_last_call(nccl_comm_t *c, CUstream s) {
   return status;
 }
 
-/* The choice of a call with a config (its alg_selection, ncore/coll.h)
- * where it made one, else the communicator's (NCORE_ALGO). */
+/* The choice of a call with a config (its alg_selection, ncore/coll.h):
+ * one of ncore's names; an NCCL selection expression, NCCL's kernels;
+ * none, the communicator's (NCORE_ALGO). */
 static nccl_small_algo_t algo_of_call(const core_coll_args_t *a,
                                       nccl_small_algo_t communicators) {
-  switch (a->config->algo) {
-    case CORE_COLL_ALGO_AUTO: return NCCL_SMALL_AUTO;
-    case CORE_COLL_ALGO_ONESHOT: return NCCL_SMALL_ONESHOT;
-    case CORE_COLL_ALGO_TWOSHOT: return NCCL_SMALL_TWOSHOT;
-    case CORE_COLL_ALGO_NCCL:
-    case CORE_COLL_ALGO_SELECTION: return NCCL_SMALL_NCCL;
-    case CORE_COLL_ALGO_COMM: break;
-  }
-  return communicators;
+  if (a->config->algo == CORE_COLL_ALGO_SELECTION) return NCCL_SMALL_NCCL;
+  return small_algo_of(a->config->algo, communicators);
 }
 
 /* The kernel for a's collective and its argument's count, or -1 where
