@@ -37,10 +37,10 @@ from ._comm_control import NCCLCommProperties
 from .communicator import Communicator
 from .team import NCCLTeam
 from .params import dump_params, params
-from .info import Feature, LibraryInfo, get_library_info
+from .info import Feature, NcoreLibraryInfo, get_library_info
 from .group import GroupSimInfo, group, group_end, group_start
 from .memory import MemoryAllocation, mem_alloc, mem_free, memcpy, memset
-from .utils import (NcclLibraryInfo, Version, VersionInfo, get_error_string, get_lib_path,
+from .utils import (LibraryInfo, Version, VersionInfo, get_error_string, get_lib_path,
                     get_lib_version, get_version, ncore_version, show_versions)
 from .typing import (NcclBufferSpec, NcclDeviceSpec, NcclEventSpec, NcclScalarSpec,
                      NcclStreamSpec)
@@ -83,7 +83,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "Feature", "LibraryInfo", "get_library_info",
+    "Feature", "NcoreLibraryInfo", "get_library_info",
     "NcclError", "NcclInvalid", "NcclInvalidUsage", "NcclSystemError",
     "NcclInternalError", "NcclUnhandledCudaError", "NcclRemoteError",
     "NcclInProgress", "NcclNotSupported", "NcclUnavailable", "NcclTimeout",
@@ -107,7 +107,7 @@ __all__ = [
     "MemoryAllocation", "mem_alloc", "mem_free", "memcpy", "memset",
     "symmetric", "init", "finalize", "my_pe", "n_pes", "put", "get",
     "free_tensor", "free_array", "raw",
-    "Version", "VersionInfo", "NcclLibraryInfo", "get_version", "show_versions",
+    "Version", "VersionInfo", "LibraryInfo", "get_version", "show_versions",
     "get_lib_version", "get_lib_path", "get_error_string",
     "ncore_version",
     "constants", "cuda", "typing", "utils",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ._lib import raw
 from ._types import Backend
 
-__all__ = ["Feature", "LibraryInfo", "get_library_info"]
+__all__ = ["Feature", "NcoreLibraryInfo", "get_library_info"]
 
 
 class Feature(enum.IntFlag):
@@ -24,8 +24,10 @@ class Feature(enum.IntFlag):
 
 
 @dataclass(frozen=True)
-class LibraryInfo:
-    """ncore_library_info_t. backend is Backend.AUTO when AUTO resolves to
+class NcoreLibraryInfo:
+    """ncore_library_info_t (ncore 1.1 named this class LibraryInfo; from 1.2
+    that name is nccl.core's description of libnccl, utils.LibraryInfo, so
+    that programs written for nccl.core find what they expect). backend is Backend.AUTO when AUTO resolves to
     no backend (backend_reason says why); nccl_version is NCCL's code
     (22809 for 2.28.9), 0 and nccl_path "" when no libnccl was loaded."""
     version: str
@@ -42,16 +44,16 @@ class LibraryInfo:
     nccl_cuda_version: int = 0
 
 
-def get_library_info() -> LibraryInfo:
+def get_library_info() -> NcoreLibraryInfo:
     """Describes the loaded libncore (probing NCCL as AUTO would)."""
     fields = raw.ncore_library_info()
-    return LibraryInfo(version=fields["version"],
-                       abi_version=fields["abi_version"],
-                       backend=Backend(fields["backend"]),
-                       backend_reason=fields["backend_reason"],
-                       features=Feature(fields["features"]),
-                       nccl_version=fields["nccl_version"],
-                       nccl_path=fields["nccl_path"],
-                       cuda_device_count=fields["cuda_device_count"],
-                       nccl_headers_version=fields["nccl_headers_version"],
-                       nccl_cuda_version=fields["nccl_cuda_version"])
+    return NcoreLibraryInfo(version=fields["version"],
+                            abi_version=fields["abi_version"],
+                            backend=Backend(fields["backend"]),
+                            backend_reason=fields["backend_reason"],
+                            features=Feature(fields["features"]),
+                            nccl_version=fields["nccl_version"],
+                            nccl_path=fields["nccl_path"],
+                            cuda_device_count=fields["cuda_device_count"],
+                            nccl_headers_version=fields["nccl_headers_version"],
+                            nccl_cuda_version=fields["nccl_cuda_version"])

@@ -33,40 +33,59 @@ class CommResource(ABC):
     A context manager: closes on exit.
 
     Each kind is made by its Communicator method (``register_buffer``, ...)
-    or, as in nccl.core, by its constructor from the communicator's ``ptr``
-    and raw addresses. ``Kind(handle)`` / ``Kind(handle=h)`` /
-    ``Kind.from_handle(h)`` wrap an existing ncore handle of that kind
-    (ncore 1.1's constructor; the raw layer's handles)."""
+    or, as in nccl.core, by its constructor from the communicator and raw
+    addresses: `comm` is the Communicator (nccl.core 0.6.0), or its ``ptr``
+    (0.3.1's `comm_ptr`, also accepted by that keyword). ``Kind(handle)`` /
+    ``Kind(handle=h)`` / ``Kind.from_handle(h)`` wrap an existing ncore
+    handle of that kind (ncore 1.1's constructor; the raw layer's
+    handles)."""
 
     # The C close and is_valid functions of the concrete kind.
     _close_fn: Callable[[int], None]
     _is_valid_fn: Callable[[int], int]
 
-    def __init__(self, comm_ptr: int = MISSING, *, handle: int = MISSING) -> None:
+    def __init__(self, comm: Any = MISSING, *, comm_ptr: int = MISSING,
+                 handle: int = MISSING) -> None:
         # nccl.core's base takes the communicator and is abstract; a kind of
         # ncore's has a C handle, so the base only wraps one (ncore 1.1).
-        self._init_kind(type(self).__name__, handle, comm_ptr, {}, None)
+        self._init_kind(type(self).__name__, handle, comm, comm_ptr, {}, None)
 
-    def _init_kind(self, kind: str, handle: Any, comm_ptr: Any, arguments: dict,
+    def _init_kind(self, kind: str, handle: Any, comm: Any, comm_ptr: Any, arguments: dict,
                    create: Optional[Callable[[int], int]]) -> None:
-        """One constructor for every kind: ``handle=``, or a lone first
-        argument (nccl.core needs more, so this is ncore 1.1's handle),
-        wraps; otherwise `create(comm_ptr)` makes the resource from
-        nccl.core's `arguments` (name: value, MISSING where not given)."""
+        """One constructor for every kind: ``handle=``, or a lone integer
+        first argument (nccl.core needs more, so this is ncore 1.1's
+        handle), wraps; otherwise `create(ptr)` makes the resource on the
+        communicator `comm` (a Communicator, or its ``ptr``; 0.3.1 named it
+        `comm_ptr`) from nccl.core's `arguments` (name: value, MISSING where
+        not given)."""
         given = [name for name, value in arguments.items() if value is not MISSING]
+        if comm is not MISSING and comm_ptr is not MISSING:
+            raise TypeError(f"{kind}() got comm and comm_ptr (0.3.1's name of the same "
+                            f"argument); give one")
+        owner = comm_ptr if comm is MISSING else comm
         if handle is not MISSING:
-            if comm_ptr is not MISSING or given:
+            if owner is not MISSING or given:
                 raise TypeError(f"{kind}() got handle= and nccl.core's arguments; give one")
             self._adopt_handle(int(handle), None, None)
             return
-        if comm_ptr is MISSING:
-            raise TypeError(f"{kind}() missing required argument: 'comm_ptr' (or handle=)")
-        if not given or create is None:
-            self._adopt_handle(int(comm_ptr), None, None)
+        if owner is MISSING:
+            raise TypeError(f"{kind}() missing required argument: 'comm' (or handle=)")
+        communicator = owner if hasattr(owner, "ptr") else None
+        if communicator is None and (not given or create is None):
+            self._adopt_handle(int(owner), None, None)
             return
-        if not int(comm_ptr):
-            raise NcclInvalid(f"{kind}: comm_ptr: 0, a null communicator (not initialized)")
-        self._adopt_handle(create(int(comm_ptr)), None, None)
+        if create is None:
+            raise TypeError(f"{kind}() is abstract: make a registered buffer, window, "
+                            f"operator or device communicator")
+        try:
+            ptr = int(owner if communicator is None else communicator.ptr)
+        except (TypeError, ValueError):
+            raise TypeError(f"{kind}: comm: {type(owner).__name__}, not a Communicator or "
+                            f"its ptr") from None
+        if not ptr:
+            raise NcclInvalid(f"{kind}: comm: a null communicator (ptr 0: not initialized "
+                              f"or destroyed)")
+        self._adopt_handle(create(ptr), communicator, None)
 
     def _adopt_handle(self, handle: int, comm: Any, keepalive: Any) -> None:
         self._handle = handle
@@ -118,17 +137,17 @@ class CommResource(ABC):
 class RegisteredBufferHandle(CommResource):
     """A buffer registered for zero-copy transfers (Communicator.register_buffer).
 
-    ``RegisteredBufferHandle(comm_ptr, buffer_ptr, size)`` registers `size`
-    bytes at address `buffer_ptr` with the communicator whose ``ptr`` is
-    `comm_ptr` (nccl.core's constructor; the memory must outlive the
-    registration)."""
+    ``RegisteredBufferHandle(comm, buffer_ptr, size)`` registers `size`
+    bytes at address `buffer_ptr` with the communicator `comm` (nccl.core's
+    constructor; the memory must outlive the registration)."""
 
     _close_fn = staticmethod(raw.ncore_registered_buffer_close)
     _is_valid_fn = staticmethod(raw.ncore_registered_buffer_is_valid)
 
-    def __init__(self, comm_ptr: int = MISSING, buffer_ptr: int = MISSING,
-                 size: int = MISSING, *, handle: int = MISSING) -> None:
-        self._init_kind("RegisteredBufferHandle", handle, comm_ptr,
+    def __init__(self, comm: Any = MISSING, buffer_ptr: int = MISSING,
+                 size: int = MISSING, *, comm_ptr: int = MISSING,
+                 handle: int = MISSING) -> None:
+        self._init_kind("RegisteredBufferHandle", handle, comm, comm_ptr,
                         {"buffer_ptr": buffer_ptr, "size": size},
                         lambda comm: raw.ncore_register_buffer(
                             comm, _required("RegisteredBufferHandle", "buffer_ptr", buffer_ptr),
@@ -182,18 +201,17 @@ class RegisteredWindowHandle(CommResource):
     """A window registered collectively for one-sided access
     (Communicator.register_window). Pass it as `peer_window` to put_signal.
 
-    ``RegisteredWindowHandle(comm_ptr, buffer_ptr, size, flags=None)``
+    ``RegisteredWindowHandle(comm, buffer_ptr, size, flags=None)``
     registers this rank's part, `size` bytes at address `buffer_ptr`, with
-    the communicator whose ``ptr`` is `comm_ptr` (nccl.core's constructor;
-    collective)."""
+    the communicator `comm` (nccl.core's constructor; collective)."""
 
     _close_fn = staticmethod(raw.ncore_window_close)
     _is_valid_fn = staticmethod(raw.ncore_window_is_valid)
 
-    def __init__(self, comm_ptr: int = MISSING, buffer_ptr: int = MISSING,
+    def __init__(self, comm: Any = MISSING, buffer_ptr: int = MISSING,
                  size: int = MISSING, flags: Optional[WindowFlag] = None, *,
-                 handle: int = MISSING) -> None:
-        self._init_kind("RegisteredWindowHandle", handle, comm_ptr,
+                 comm_ptr: int = MISSING, handle: int = MISSING) -> None:
+        self._init_kind("RegisteredWindowHandle", handle, comm, comm_ptr,
                         {"buffer_ptr": buffer_ptr, "size": size,
                          "flags": MISSING if flags is None else flags},
                         lambda comm: raw.ncore_register_window(
@@ -262,19 +280,18 @@ class CustomRedOp(CommResource):
     """A PreMulSum operator, output = scalar * sum(inputs)
     (Communicator.create_pre_mul_sum). Pass it (or its `op`) as `op`.
 
-    ``CustomRedOp(comm_ptr, scalar_ptr, datatype, residence)`` makes one
+    ``CustomRedOp(comm, scalar_ptr, datatype, residence)`` makes one
     from the scalar at address `scalar_ptr` (read now for
     ``ScalarResidence.HOST_IMMEDIATE``, at each collective for ``DEVICE``:
-    keep it alive) on the communicator whose ``ptr`` is `comm_ptr`
-    (nccl.core's constructor)."""
+    keep it alive) on the communicator `comm` (nccl.core's constructor)."""
 
     _close_fn = staticmethod(raw.ncore_custom_redop_close)
     _is_valid_fn = staticmethod(raw.ncore_custom_redop_is_valid)
 
-    def __init__(self, comm_ptr: int = MISSING, scalar_ptr: int = MISSING,
+    def __init__(self, comm: Any = MISSING, scalar_ptr: int = MISSING,
                  datatype: NcclDataType = MISSING, residence: ScalarResidence = MISSING, *,
-                 handle: int = MISSING) -> None:
-        self._init_kind("CustomRedOp", handle, comm_ptr,
+                 comm_ptr: int = MISSING, handle: int = MISSING) -> None:
+        self._init_kind("CustomRedOp", handle, comm, comm_ptr,
                         {"scalar_ptr": scalar_ptr, "datatype": datatype, "residence": residence},
                         lambda comm: raw.ncore_create_pre_mul_sum(
                             comm, _required("CustomRedOp", "scalar_ptr", scalar_ptr),
@@ -318,9 +335,8 @@ class DevCommInfo:
 class DevCommResource(CommResource):
     """A device communicator (Communicator.create_dev_comm).
 
-    ``DevCommResource(comm_ptr, requirements_ptr)`` makes one on the
-    communicator whose ``ptr`` is `comm_ptr` (nccl.core's constructor,
-    collective); `requirements_ptr` is an :class:`NCCLDevCommRequirements`
+    ``DevCommResource(comm, requirements_ptr)`` makes one on the
+    communicator `comm` (nccl.core's constructor, collective); `requirements_ptr` is an :class:`NCCLDevCommRequirements`
     or None (the defaults), not the address of an
     ``ncclDevCommRequirements_t``: ncore's requirements are its own
     versioned struct, filled from that object."""
@@ -328,9 +344,9 @@ class DevCommResource(CommResource):
     _close_fn = staticmethod(raw.ncore_dev_comm_close)
     _is_valid_fn = staticmethod(raw.ncore_dev_comm_is_valid)
 
-    def __init__(self, comm_ptr: int = MISSING, requirements_ptr: Any = MISSING, *,
-                 handle: int = MISSING) -> None:
-        self._init_kind("DevCommResource", handle, comm_ptr,
+    def __init__(self, comm: Any = MISSING, requirements_ptr: Any = MISSING, *,
+                 comm_ptr: int = MISSING, handle: int = MISSING) -> None:
+        self._init_kind("DevCommResource", handle, comm, comm_ptr,
                         {"requirements_ptr": requirements_ptr},
                         lambda comm: raw.ncore_create_dev_comm(
                             comm, _requirements(requirements_ptr)))

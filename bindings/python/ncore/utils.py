@@ -22,7 +22,7 @@ from .unique_id import UniqueId, get_unique_id
 __all__ = [
     "Version",
     "VersionInfo",
-    "NcclLibraryInfo",
+    "LibraryInfo",
     "get_version",
     "show_versions",
     "get_lib_version",
@@ -78,9 +78,9 @@ def _nccl_version() -> Optional[int]:
 
 
 @dataclass(frozen=True)
-class NcclLibraryInfo:
-    """The loaded libnccl (nccl4py 0.4.1's LibraryInfo; ncore.LibraryInfo is
-    ncore's own description, ncore_library_info_t).
+class LibraryInfo:
+    """The loaded libnccl (nccl4py 0.4.1's LibraryInfo; ncore's own
+    description, ncore_library_info_t, is ncore.NcoreLibraryInfo).
 
     Attributes:
         version: its release version (e.g. 2.28.9).
@@ -117,7 +117,7 @@ class VersionInfo:
 
     nccl4py: Any
     nccl_bindings: Any
-    libnccl: Optional[NcclLibraryInfo]
+    libnccl: Optional[LibraryInfo]
 
     @property
     def nccl_version(self) -> Optional[Any]:
@@ -137,7 +137,7 @@ def get_version() -> VersionInfo:
     libnccl = None
     if info.nccl_version > 0:
         cuda = info.nccl_cuda_version
-        libnccl = NcclLibraryInfo(
+        libnccl = LibraryInfo(
             version=_parse(info.nccl_version),
             cuda_variant=_parse(f"{cuda // 1000}.{(cuda % 1000) // 10}") if cuda > 0 else None,
             path=Path(info.nccl_path) if info.nccl_path else None)

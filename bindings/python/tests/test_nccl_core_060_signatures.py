@@ -217,10 +217,10 @@ _VERSIONS = ("NCCL 2.32's CFT (Compute Fabric Transport) surface and 0.6.0's new
              "members: 2.32's headers are not among the sets ncore is checked against")
 _TEAMS_2 = ("device-communicator team / resource requirements and their handles: "
             "not built yet")
-_LIBRARY_INFO = ("ncore.LibraryInfo is ncore 1.1's own description (ncore_library_info_t); "
-                 "0.4.1's LibraryInfo is ncore.NcclLibraryInfo")
-_RESOURCES_COMM = ("0.6.0's resource constructors name the communicator comm where 0.3.1's "
-                   "(which ncore follows) name it comm_ptr")
+_DEV_COMM_LOWPP = ("0.6.0's DevCommResource constructor takes addresses of NCCL's own "
+                   "requirement and handle structs (reqs_lowpp, team_multimem_lowpp, "
+                   "resource_handle_lowpps); ncore's second argument is an "
+                   "NCCLDevCommRequirements (its own versioned struct)")
 NOT_PROVIDED_YET = {
     ("signature", "Communicator.team_cft"): _VERSIONS,
     ("attributes", "Communicator"): _VERSIONS,
@@ -242,12 +242,7 @@ NOT_PROVIDED_YET = {
                     "GinBarrierRequirement", "LLA2ARequirement")},
     **{("name", name): _TEAMS_2
        for name in ("MultimemHandle", "LsaBarrierHandle", "GinBarrierHandle", "LLA2AHandle")},
-    ("attributes", "LibraryInfo"): _LIBRARY_INFO,
-    ("signature", "resources.CommResource"): _RESOURCES_COMM,
-    ("signature", "RegisteredBufferHandle"): _RESOURCES_COMM,
-    ("signature", "RegisteredWindowHandle"): _RESOURCES_COMM,
-    ("signature", "CustomRedOp"): _RESOURCES_COMM,
-    ("signature", "DevCommResource"): _RESOURCES_COMM,
+    ("signature", "DevCommResource"): _DEV_COMM_LOWPP,
 }
 
 
@@ -336,7 +331,7 @@ def test_get_version_is_a_version_info(capsys):
     if info.nccl_version == 0:
         assert versions.libnccl is None
     else:
-        assert isinstance(versions.libnccl, ncore.NcclLibraryInfo)
+        assert isinstance(versions.libnccl, ncore.LibraryInfo)
         assert str(versions.libnccl.path) == info.nccl_path
     ncore.show_versions()
     out = capsys.readouterr().out

@@ -162,7 +162,14 @@ NOT_PROVIDED = ["buffer.NcclBuffer", "memory.NcclMemoryResource", "memory.get_me
 
 # Where ncore's positional parameter has another name than nccl.core's and
 # nccl.core's name is a keyword alias: (name, position) -> ncore's name.
-POSITIONAL_RENAMED = {("utils.UniqueId", 0): "data"}
+# ncore's name of a positional parameter where nccl.core's releases differ:
+# the resources' first parameter is 0.6.0's `comm` (0.3.1's `comm_ptr` stays
+# a keyword, so both releases' calls bind).
+POSITIONAL_RENAMED = {("utils.UniqueId", 0): "data",
+                      **{(f"resources.{kind}", 0): "comm"
+                         for kind in ("CommResource", "RegisteredBufferHandle",
+                                      "RegisteredWindowHandle", "CustomRedOp",
+                                      "DevCommResource")}}
 
 
 def resolve(name: str):
@@ -362,6 +369,34 @@ def test_resource_constructors_take_nccl_core_arguments(comm1):
         ncore.RegisteredBufferHandle(0, data.ctypes.data, data.nbytes)
     with pytest.raises(TypeError, match="missing required argument: 'size'"):
         ncore.RegisteredBufferHandle(comm1.ptr, data.ctypes.data)
+
+
+def test_resource_constructors_take_the_communicator_as_0_6_0(comm1):
+    data = np.arange(4, dtype=np.float32)
+    buffer = ncore.RegisteredBufferHandle(comm1, data.ctypes.data, data.nbytes)
+    assert buffer.is_valid and buffer.size == data.nbytes
+    buffer.close()
+    memory = ncore.interop.numpy.empty(8, dtype=np.float32)
+    window = ncore.RegisteredWindowHandle(comm=comm1, buffer_ptr=memory.ctypes.data,
+                                          size=memory.nbytes)
+    assert window.get_peer_device_pointer(0) == memory.ctypes.data
+    window.close()
+    scalar = np.array([2.0], dtype=np.float32)
+    with ncore.CustomRedOp(comm1, scalar.ctypes.data, ncore.FLOAT32,
+                           ncore.ScalarResidence.HOST_IMMEDIATE) as op:
+        out = np.empty_like(data)
+        comm1.allreduce(data, out, op)
+        np.testing.assert_allclose(out, data * 2.0)
+    with pytest.raises(TypeError, match="got comm and comm_ptr"):
+        ncore.RegisteredBufferHandle(comm1, data.ctypes.data, data.nbytes, comm_ptr=comm1.ptr)
+    with pytest.raises(TypeError, match="not a Communicator or its ptr"):
+        ncore.RegisteredBufferHandle("comm", data.ctypes.data, data.nbytes)
+    with pytest.raises(TypeError, match="missing required argument: 'buffer_ptr'"):
+        ncore.RegisteredBufferHandle(comm1)
+    with pytest.raises(TypeError, match="abstract"):
+        ncore.resources.CommResource(comm1)
+    with pytest.raises(ncore.NcclInvalid, match="null communicator"):
+        ncore.RegisteredBufferHandle(ncore.Communicator(), data.ctypes.data, data.nbytes)
 
 
 def test_resources_wrap_handles_as_in_ncore_1_1(comm1):
