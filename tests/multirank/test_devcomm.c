@@ -69,8 +69,12 @@ MR_TEST(dev_comm_with_requirements) {
   MR_COMM(comm);
   ncore_dev_comm_requirements_t req;
   CHECK_OK(ncore_dev_comm_requirements_init(&req, sizeof req));
-  req.barrier_count = 2;
-  req.lsa_barrier_count = 1;
+  /* LSA resources only: NCCL 2.30 counts barrier_count (the hybrid LSA +
+   * rail-GIN barrier) as a GIN resource and refuses it without a GIN
+   * connection type, where 2.28 made it within one node. */
+  req.lsa_barrier_count = 2;
+  req.lsa_ll_a2a_block_count = 1;
+  req.lsa_ll_a2a_slot_count = 64;
   DEV_COMM(dc, comm, &req);
   ncore_dev_comm_info_t info = NCORE_DEV_COMM_INFO_INIT;
   CHECK_OK(ncore_dev_comm_info(dc, &info));
