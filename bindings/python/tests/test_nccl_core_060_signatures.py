@@ -213,8 +213,6 @@ NCCL4PY_060_ENUMS = {
 
 # What nccl4py 0.6.0 documents and ncore does not provide yet: (kind, name)
 # -> why. A row here runs as a strict xfail.
-_VERSIONS = ("NCCL 2.32's CFT (Compute Fabric Transport) surface and 0.6.0's new GIN "
-             "members: 2.32's headers are not among the sets ncore is checked against")
 _TEAMS_2 = ("device-communicator team / resource requirements and their handles: "
             "not built yet")
 _LIBRARY_INFO = ("ncore.LibraryInfo is ncore 1.1's own description (ncore_library_info_t); "
@@ -222,16 +220,6 @@ _LIBRARY_INFO = ("ncore.LibraryInfo is ncore 1.1's own description (ncore_librar
 _RESOURCES_COMM = ("0.6.0's resource constructors name the communicator comm where 0.3.1's "
                    "(which ncore follows) name it comm_ptr")
 NOT_PROVIDED_YET = {
-    ("signature", "Communicator.team_cft"): _VERSIONS,
-    ("attributes", "Communicator"): _VERSIONS,
-    ("signature", "RegisteredWindowHandle.get_multimem_le_info"): _VERSIONS,
-    ("signature", "RegisteredWindowHandle.get_cft_le_info"): _VERSIONS,
-    ("signature", "RegisteredWindowHandle.get_peer_le_info"): _VERSIONS,
-    ("attributes", "CftLeInfo"): _VERSIONS,
-    ("enum", "NcclGinType"): _VERSIONS,
-    ("enum", "NcclGinConnectionType"): _VERSIONS,
-    ("enum", "NcclCftTeamMode"): _VERSIONS,
-    ("enum", "NcclCftCap"): _VERSIONS,
     **{("signature", name): _TEAMS_2
        for name in ("NCCLDevCommRequirements", "TeamRequirement", "LsaBarrierRequirement",
                     "GinBarrierRequirement", "LLA2ARequirement",
