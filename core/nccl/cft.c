@@ -39,12 +39,12 @@ static int owner_rank(const nccl_window_t *w, int peer) {
   return rel >= 0 && rel < lsa_size ? rel : -1;
 }
 
-static ncore_status_t lsa_only(const char *call, const char *which) {
+static ncore_status_t lsa_only(const char *which) {
   return core_error(NCORE_ERR_NOT_SUPPORTED,
-                    "%s: the window is registered on this rank's LSA team only "
+                    "the window is registered on this rank's LSA team only "
                     "(NCCL gave no window over the whole communicator), so %s "
                     "does not address it",
-                    call, which);
+                    which);
 }
 
 ncore_status_t nccl_window_le_info(core_backend_comm_t *comm,
@@ -69,7 +69,7 @@ ncore_status_t nccl_window_le_info(core_backend_comm_t *comm,
     status = nccl_require(nccl_fn.ncclGetCftDeviceLeInfo, NCCL_CFT_SINCE,
                           "ncore_window_cft_le_info (ncclGetCftDeviceLeInfo)");
     if (status == NCORE_OK && w->owner != c->nccl)
-      status = lsa_only("ncore_window_cft_le_info", "a CFT team of the communicator");
+      status = lsa_only("a CFT team of the communicator");
     struct nccl_team t = {team->n_ranks, team->rank, team->stride};
     if (status == NCORE_OK)
       r = nccl_fn.ncclGetCftDeviceLeInfo(w->win, offset, peer, t, &le_id, &le_offset);
@@ -79,7 +79,7 @@ ncore_status_t nccl_window_le_info(core_backend_comm_t *comm,
                           "ncore_window_peer_le_info (ncclGetPeerDeviceLeInfo)");
     const int rank = owner_rank(w, peer);
     if (status == NCORE_OK && rank < 0)
-      status = lsa_only("ncore_window_peer_le_info", "a rank outside that team");
+      status = lsa_only("a rank outside that team");
     if (status == NCORE_OK)
       r = nccl_fn.ncclGetPeerDeviceLeInfo(w->win, offset, rank, &le_id, &le_offset);
   }
