@@ -58,6 +58,9 @@ typedef struct core_comm_info {
   int lsa_size;
 } core_comm_info_t;
 
+/* Which logical endpoint address window_le_info answers (ncore/cft.h). */
+enum { CORE_CFT_LE_MULTIMEM, CORE_CFT_LE_TEAM_MEMBER, CORE_CFT_LE_PEER };
+
 /* How a call's config chose its algorithm (alg_selection, read by
  * core_coll_config_read). */
 typedef enum core_coll_algo {
@@ -262,6 +265,20 @@ typedef struct core_backend_ops {
   ncore_status_t (*window_multimem_pointer)(core_backend_comm_t *comm,
                                             core_backend_window_t *window,
                                             size_t offset, void **out);
+
+  /* ---- CFT (ncore/cft.h). The core checked the mode, the team, the ranks
+   * and the offset; a backend without CFT refuses each. ---- */
+  /* multimem 1: the CFT multimem team (mode unused); 0: the CFT team in
+   * layout mode. */
+  ncore_status_t (*cft_team)(core_backend_comm_t *comm, int multimem, int mode,
+                             ncore_team_t *out);
+  /* The logical endpoint address of offset in the part named by what:
+   * CORE_CFT_LE_MULTIMEM (peer, team unused), CORE_CFT_LE_TEAM_MEMBER
+   * (member peer of *team) or CORE_CFT_LE_PEER (world rank peer). */
+  ncore_status_t (*window_le_info)(core_backend_comm_t *comm,
+                                   core_backend_window_t *window, int what,
+                                   int peer, const ncore_team_t *team,
+                                   size_t offset, ncore_cft_le_info_t *out);
 
   /* ---- one-sided ---- */
   ncore_status_t (*signal)(core_backend_comm_t *comm, int peer,

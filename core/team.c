@@ -48,14 +48,7 @@ NCORE_API ncore_status_t ncore_comm_team_rail(ncore_comm_t comm, ncore_team_t *o
  * into *out when it lies in [0, limit); TO_LSA picks the LSA team's base. */
 static ncore_status_t team_rank_to(ncore_comm_t comm, const ncore_team_t *team,
                                    int team_rank, int *out, int to_lsa) {
-  ncore_status_t status = core_check_not_null(team, "team");
-  if (status != NCORE_OK) return status;
-  if (team->n_ranks < 1 || team->stride < 1)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "team: n_ranks %d and stride %d must both be >= 1 (pass a "
-                      "team from ncore_comm_team_world / _lsa / _rail)",
-                      (int)team->n_ranks, (int)team->stride);
-  status = core_check_range(team->rank, team->n_ranks, "team.rank");
+  ncore_status_t status = core_check_team(team, "team");
   if (status != NCORE_OK) return status;
   status = core_check_range(team_rank, team->n_ranks, "team_rank");
   if (status != NCORE_OK) return status;

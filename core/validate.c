@@ -25,6 +25,20 @@ ncore_status_t core_check_range(int value, int limit, const char *argument) {
                     "%s: %d is out of range [0, %d)", argument, value, limit);
 }
 
+ncore_status_t core_check_team(const ncore_team_t *team, const char *argument) {
+  ncore_status_t status = core_check_not_null(team, argument);
+  if (status != NCORE_OK) return status;
+  if (team->n_ranks < 1 || team->stride < 1)
+    return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                      "%s: n_ranks %d and stride %d must both be >= 1 (pass a "
+                      "team from an ncore_comm_team_* call)",
+                      argument, (int)team->n_ranks, (int)team->stride);
+  if (team->rank >= 0 && team->rank < team->n_ranks) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s.rank: %d is out of range [0, %d)", argument,
+                    (int)team->rank, (int)team->n_ranks);
+}
+
 ncore_status_t core_check_buffer(const void *buffer, size_t count,
                                  const char *argument) {
   if (buffer != NULL || count == 0) return NCORE_OK;

@@ -18,6 +18,10 @@ ncore_status_t core_check_dtype(int dtype, const char *argument);
  * range [0, limit)". */
 ncore_status_t core_check_range(int value, int limit, const char *argument);
 
+/* A team (ncore/team.h) a caller passes: not NULL, n_ranks and stride
+ * >= 1, rank in [0, n_ranks); messages name the argument. */
+ncore_status_t core_check_team(const ncore_team_t *team, const char *argument);
+
 /* A buffer of count elements: NULL only when count is 0. */
 ncore_status_t core_check_buffer(const void *buffer, size_t count,
                                  const char *argument);

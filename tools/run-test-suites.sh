@@ -18,7 +18,8 @@
 # defined where grep and ctags find it (tests/entry_points_findable.py), the
 # top level as the design card fixes it (tests/layout_matches_card.py), the
 # NCCL struct layouts against every
-# NCCL header set (tests/nccl-layouts/check.sh), the NCCL backend against
+# NCCL header set (tests/nccl-layouts/check.sh) and the header-set list's
+# extra folders (header-sets-selftest.sh), the NCCL backend against
 # test doubles of NCCL 2.28.9, 2.29.7 and 2.30.7 (tests/fake_nccl/run.sh),
 # the ABI check, the ABI checker's
 # self-test, the header test (C89 / C11 / C++11 / C++17) and the binding
@@ -139,6 +140,7 @@ run_suite include-cycles /usr/bin/python3 tools/include-cycles.py
 run_suite entry-points-findable /usr/bin/python3 tests/entry_points_findable.py
 run_suite layout-matches-card /usr/bin/python3 tests/layout_matches_card.py
 run_suite nccl-layouts tests/nccl-layouts/check.sh
+run_suite nccl-header-sets tests/nccl-layouts/header-sets-selftest.sh
 run_suite nccl-versions tests/fake_nccl/run.sh
 run_suite abi-check tools/abi-check
 run_suite abi-check-selftest tools/abi-check-selftest.sh

@@ -21,6 +21,7 @@
 #include "ncore/symmetric.h"
 #include "ncore/info.h"
 #include "ncore/team.h"
+#include "ncore/cft.h"
 #include "ncore/params.h"
 
 #endif /* NCORE_H */

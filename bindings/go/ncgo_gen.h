@@ -401,6 +401,23 @@ static inline ncgo_result ncgo_comm_team_rank_to_lsa(ncore_comm_t comm, const nc
   return ncgo_result_of(ncore_comm_team_rank_to_lsa(comm, team, team_rank, out));
 }
 
+/* ---- cft.h ---- */
+static inline ncgo_result ncgo_comm_team_cft(ncore_comm_t comm, int mode, ncore_team_t *out) {
+  return ncgo_result_of(ncore_comm_team_cft(comm, mode, out));
+}
+static inline ncgo_result ncgo_comm_team_cft_multimem(ncore_comm_t comm, ncore_team_t *out) {
+  return ncgo_result_of(ncore_comm_team_cft_multimem(comm, out));
+}
+static inline ncgo_result ncgo_window_multimem_le_info(ncore_window_t window, size_t offset, ncore_cft_le_info_t *out) {
+  return ncgo_result_of(ncore_window_multimem_le_info(window, offset, out));
+}
+static inline ncgo_result ncgo_window_cft_le_info(ncore_window_t window, size_t offset, int peer_cft, const ncore_team_t *team, ncore_cft_le_info_t *out) {
+  return ncgo_result_of(ncore_window_cft_le_info(window, offset, peer_cft, team, out));
+}
+static inline ncgo_result ncgo_window_peer_le_info(ncore_window_t window, size_t offset, int peer, ncore_cft_le_info_t *out) {
+  return ncgo_result_of(ncore_window_peer_le_info(window, offset, peer, out));
+}
+
 /* ---- params.h ---- */
 static inline ncgo_result ncgo_param_get(const char *key, char *value, size_t capacity, size_t *length) {
   return ncgo_result_of(ncore_param_get(key, value, capacity, length));

@@ -138,6 +138,8 @@ const (
 	GinTypeProxy GinType = C.NCORE_GIN_TYPE_PROXY
 	GinTypeGDAKI GinType = C.NCORE_GIN_TYPE_GDAKI
 	GinTypeGPI   GinType = C.NCORE_GIN_TYPE_GPI
+	// GinTypeEFAGDA is AWS EFA's device-initiated transport (NCCL 2.31+).
+	GinTypeEFAGDA GinType = C.NCORE_GIN_TYPE_EFA_GDA
 )
 
 // GinConnectionType says which peers must be reachable through GIN
@@ -149,6 +151,9 @@ const (
 	GinConnectionNone GinConnectionType = C.NCORE_GIN_CONNECTION_NONE
 	GinConnectionFull GinConnectionType = C.NCORE_GIN_CONNECTION_FULL
 	GinConnectionRail GinConnectionType = C.NCORE_GIN_CONNECTION_RAIL
+	// GinConnectionCustomStride: peers a caller-chosen rank stride apart
+	// (NCCL 2.31+).
+	GinConnectionCustomStride GinConnectionType = C.NCORE_GIN_CONNECTION_CUSTOM_STRIDE
 )
 
 // ScalarResidence says where a PreMulSum scalar lives.

@@ -766,6 +766,16 @@ NCORE_SIZED_INIT(ncore_coll_config_t, config)
   NCORE_APPEND_RESULT(Py_BuildValue("(iii)", (int)$1->n_ranks, (int)$1->rank,
                                     (int)$1->stride))
 }
+/* A logical endpoint address comes back as (le_id, le_offset)
+ * (ncore/cft.h). */
+%typemap(in, numinputs=0) ncore_cft_le_info_t *out (ncore_cft_le_info_t temp) {
+  memset(&temp, 0, sizeof(temp));
+  $1 = &temp;
+}
+%typemap(argout) ncore_cft_le_info_t *out {
+  NCORE_APPEND_RESULT(Py_BuildValue("(kK)", (unsigned long)$1->le_id,
+                                    (unsigned long long)$1->le_offset))
+}
 %typemap(in) const ncore_team_t *team (ncore_team_t temp) {
   int n_ranks = 0, rank = 0, stride = 0;
   if (!PyArg_ParseTuple($input, "iii;team: expected (n_ranks, rank, stride)",
@@ -876,6 +886,7 @@ unsigned long long ncore_py_dlpack_flags(PyObject *capsule) {
 %include "ncore/symmetric.h"
 %include "ncore/info.h"
 %include "ncore/team.h"
+%include "ncore/cft.h"
 %include "ncore/params.h"
 
 /* The generated Python functions above only forward to the C module; bind

@@ -706,6 +706,43 @@ def window_cases():
                      {"op": "register_window", "buffer": "m", "flags": 8, "as": "c",
                       "expect": {"status": "NCORE_ERR_NOT_SUPPORTED",
                                  "message_contains": "NCORE_WINDOW_CFT_COUNTED"}}]})
+    # CFT (ncore/cft.h): the arguments are checked before any backend sees
+    # them; the host has no compute fabric.
+    cft_steps = [
+        {"op": "team", "team": "cft", "mode": 0, "what": "n_ranks"},
+        {"op": "team", "team": "cft", "mode": 2, "what": "rank"},
+        {"op": "team", "team": "cft_multimem", "what": "stride"},
+        {"op": "window_query", "window": "w", "what": "multimem_le_offset", "offset": 64},
+        {"op": "window_query", "window": "w", "what": "peer_le_offset", "peer": 1, "offset": 8},
+        {"op": "window_query", "window": "w", "what": "cft_le_offset", "peer": 0, "n_ranks": 1,
+         "rank": 0, "stride": 1, "offset": 4096}]
+    write({"name": "cft_arguments_are_checked", "ranks": 2,
+           "description": "CFT teams and logical endpoint addresses refuse a bad mode, an offset "
+                          "beyond the part, a peer or a member out of range and a malformed team "
+                          "(INVALID_ARGUMENT naming it) on every backend and NCCL",
+           "steps": [buffer("m", "uint8", 4096),
+                     {"op": "register_window", "buffer": "m", "as": "w"}] +
+                    [dict(step, expect={"status": "NCORE_ERR_INVALID_ARGUMENT",
+                                        "message_contains": text})
+                     for step, text in [
+                         ({"op": "team", "team": "cft", "mode": 9, "what": "n_ranks"}, "mode: 9"),
+                         ({"op": "window_query", "window": "w", "what": "multimem_le_offset",
+                           "offset": 4097}, "offset"),
+                         ({"op": "window_query", "window": "w", "what": "peer_le_offset",
+                           "peer": 2}, "peer"),
+                         ({"op": "window_query", "window": "w", "what": "cft_le_offset", "peer": 1,
+                           "n_ranks": 1, "rank": 0, "stride": 1}, "peer_cft"),
+                         ({"op": "window_query", "window": "w", "what": "cft_le_offset", "peer": 0,
+                           "n_ranks": 2, "rank": 2, "stride": 1}, "team.rank")]]})
+    write({"name": "cft_refused_on_the_host", "ranks": 2, "backends": ["host"],
+           "description": "every CFT team and logical endpoint query is NOT_SUPPORTED naming "
+                          "NCCL 2.31 (host only: NCCL answers from 2.31 where the GPUs and the "
+                          "driver have CFT logical endpoints, and refuses naming 2.31 before)",
+           "steps": [buffer("m", "uint8", 4096),
+                     {"op": "register_window", "buffer": "m", "as": "w"}] +
+                    [dict(step, expect={"status": "NCORE_ERR_NOT_SUPPORTED",
+                                        "message_contains": "NCCL 2.31"})
+                     for step in cft_steps]})
     write({"name": "window_unequal_sizes", "ranks": 2,
            "description": "windows may differ in size by default; peer_size tells",
            "steps": [buffer("m", "uint8", 8192),

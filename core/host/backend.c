@@ -1,5 +1,6 @@
 /* core/host — the host backend's operation table (core/backend.h). */
 #include "../backend.h"
+#include "cft.h"
 #include "coll.h"
 #include "comm_control.h"
 #include "comm_create.h"
@@ -70,6 +71,8 @@ const core_backend_ops_t core_host_backend = {
     .window_lsa_pointer = host_window_lsa_pointer,
     .window_peer_pointer = host_window_peer_pointer,
     .window_multimem_pointer = host_window_multimem_pointer,
+    .cft_team = host_cft_team,
+    .window_le_info = host_window_le_info,
     .signal = host_signal,
     .wait_signal = host_wait_signal,
     .put_signal = host_put_signal,

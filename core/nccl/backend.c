@@ -3,6 +3,7 @@
 
 #include "../backend.h"
 #include "../log.h"
+#include "cft.h"
 #include "coll.h"
 #include "comm_control.h"
 #include "comm_create.h"
@@ -89,6 +90,8 @@ const core_backend_ops_t core_nccl_backend = {
     .window_lsa_pointer = nccl_window_lsa_pointer,
     .window_peer_pointer = nccl_window_peer_pointer,
     .window_multimem_pointer = nccl_window_multimem_pointer,
+    .cft_team = nccl_cft_team,
+    .window_le_info = nccl_window_le_info,
     .signal = nccl_signal,
     .wait_signal = nccl_wait_signal,
     .put_signal = nccl_put_signal,

@@ -119,7 +119,17 @@ struct nccl_team {
   /* 2.30+: the parameter API (issue 44: params) */                                  \
   DECLARED(ncclParamGetParameter, 0, ncclResult_t, const char *, const char **,      \
            int *)                                                                    \
-  DECLARED(ncclParamGetAllParameterKeys, 0, ncclResult_t, const char ***, int *)
+  DECLARED(ncclParamGetAllParameterKeys, 0, ncclResult_t, const char ***, int *)    \
+  /* 2.31+: CFT teams and logical endpoints (issue 44: cft;                         \
+   * nccl_device/core.h; ncclCftLeId is a uint32_t, ncclCftTeamMode_t an int) */    \
+  DECLARED(ncclTeamCft, 0, struct nccl_team, ncclComm_t, int)                        \
+  DECLARED(ncclTeamCftMultimem, 0, struct nccl_team, ncclComm_t)                     \
+  DECLARED(ncclGetMultimemDeviceLeInfo, 0, ncclResult_t, ncclWindow_t, size_t,       \
+           uint32_t *, size_t *)                                                     \
+  DECLARED(ncclGetCftDeviceLeInfo, 0, ncclResult_t, ncclWindow_t, size_t, int,       \
+           struct nccl_team, uint32_t *, size_t *)                                   \
+  DECLARED(ncclGetPeerDeviceLeInfo, 0, ncclResult_t, ncclWindow_t, size_t, int,      \
+           uint32_t *, size_t *)
 /* clang-format on */
 
 #define NCCL_FN_TYPED(name, required) __typeof__(&name) name;

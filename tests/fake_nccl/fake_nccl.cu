@@ -507,6 +507,59 @@ FAKE_API ncclTeam_t ncclTeamLsa(ncclComm_t c) {
   return team;
 }
 
+#if NCCL_VERSION_CODE >= 23100
+// 2.31+: the CFT host calls (nccl_device/core.h). The double has no compute
+// fabric; it records what ncore sent and answers values of its own that a
+// test can tell apart from anything ncore could make up: a team
+// {10 + mode, 1, 3} (multimem: {20, 2, 5}) and an address (100 + peer,
+// offset + 1000), peer -1 for the multimem query.
+FAKE_API ncclTeam_t ncclTeamCft(ncclComm_t, ncclCftTeamMode_t mode) {
+  count("ncclTeamCft");
+  record("cft.team_mode", (long long)mode);
+  ncclTeam_t team;
+  team.nRanks = 10 + (int)mode;
+  team.rank = 1;
+  team.stride = 3;
+  return team;
+}
+FAKE_API ncclTeam_t ncclTeamCftMultimem(ncclComm_t) {
+  count("ncclTeamCftMultimem");
+  ncclTeam_t team;
+  team.nRanks = 20;
+  team.rank = 2;
+  team.stride = 5;
+  return team;
+}
+static ncclResult_t le_info(size_t offset, int peer, ncclCftLeId *leId,
+                            size_t *leOffset, const char *call) {
+  count(call);
+  record("cft.offset", (long long)offset);
+  record("cft.peer", peer);
+  *leId = (ncclCftLeId)(100 + peer);
+  *leOffset = offset + 1000;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclGetMultimemDeviceLeInfo(ncclWindow_t, size_t offset,
+                                                  ncclCftLeId *leId,
+                                                  size_t *leOffset) {
+  return le_info(offset, -1, leId, leOffset, "ncclGetMultimemDeviceLeInfo");
+}
+FAKE_API ncclResult_t ncclGetCftDeviceLeInfo(ncclWindow_t, size_t offset,
+                                             int peerCft, ncclTeam_t cftTeam,
+                                             ncclCftLeId *leId,
+                                             size_t *leOffset) {
+  record("cft.team_n_ranks", cftTeam.nRanks);
+  record("cft.team_rank", cftTeam.rank);
+  record("cft.team_stride", cftTeam.stride);
+  return le_info(offset, peerCft, leId, leOffset, "ncclGetCftDeviceLeInfo");
+}
+FAKE_API ncclResult_t ncclGetPeerDeviceLeInfo(ncclWindow_t, size_t offset,
+                                              int peerWorld, ncclCftLeId *leId,
+                                              size_t *leOffset) {
+  return le_info(offset, peerWorld, leId, leOffset, "ncclGetPeerDeviceLeInfo");
+}
+#endif
+
 #if NCCL_VERSION_CODE >= 22807
 FAKE_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int flags) {
   count("ncclCommRevoke");

@@ -2,7 +2,8 @@
 # The NCCL backend's tests on the test doubles: builds them (build.sh) and
 # runs build/tests/test_nccl_versions (version dispatch) and
 # build/tests/test_nccl_graphs (CUDA graph capture) against each pretended
-# version (2.28.9, 2.29.7, 2.30.7) on the NCCL backend, without a GPU, and
+# version (every set tests/nccl-layouts/header-sets.sh lists: 2.28.9, 2.29.7,
+# 2.30.7 here, and NCORE_EXTRA_NCCL_HEADERS' sets) on the NCCL backend, without a GPU, and
 # `ncore-run --info` against each, then the one-rank CUDA graph cases of the
 # conformance matrix there. Ends with "N passed, N failed" over all
 # programs, cases and versions. The double runs no kernel, so signals and

@@ -153,6 +153,60 @@ MR_TEST(teams_are_views_of_the_world_and_lsa_ranks) {
   CHECK_STATUS(ncore_comm_team_rank_to_world(comm, &lsa, 0, &out), NCORE_ERR_CLOSED);
 }
 
+/* CFT (ncore/cft.h): the arguments are checked on every backend; then the
+ * host backend (no compute fabric) and NCCL older than 2.31 refuse every
+ * call, naming NCCL 2.31. On NCCL 2.31+ the answer is NCCL's (a team, or
+ * its own refusal where the GPUs have no CFT): checked on a GPU. */
+MR_TEST(cft_calls_check_their_arguments_and_name_nccl_2_31_where_there_is_none) {
+  MR_COMM(comm);
+  ncore_library_info_t info = NCORE_LIBRARY_INFO_INIT;
+  CHECK_OK(ncore_library_info(&info));
+  const int has_cft = !harness_is_host() && info.nccl_version >= 23100;
+  char *mem = tb_alloc(4096);
+  CHECK(mem);
+  ncore_window_t win;
+  CHECK_OK(ncore_register_window(&win, comm, mem, 4096, 0));
+  ncore_team_t team = {0, 0, 0};
+  ncore_cft_le_info_t le = {0, 0};
+  /* Bad input first, on every backend. */
+  CHECK_STATUS(ncore_comm_team_cft(comm, 3, &team), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("mode: 3");
+  CHECK_STATUS(ncore_comm_team_cft(comm, NCORE_CFT_TEAM_FLAT, NULL),
+               NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_comm_team_cft_multimem(comm, NULL), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_window_multimem_le_info(win, 4097, &le), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("offset");
+  CHECK_STATUS(ncore_window_multimem_le_info(win, 0, NULL), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_window_peer_le_info(win, 0, nranks, &le), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("peer");
+  ncore_team_t bad = {2, 2, 1}, one = {1, 0, 1};
+  CHECK_STATUS(ncore_window_cft_le_info(win, 0, 0, &bad, &le), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("team.rank");
+  CHECK_STATUS(ncore_window_cft_le_info(win, 0, 0, NULL, &le), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_window_cft_le_info(win, 0, 1, &one, &le), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE_CONTAINS("peer_cft");
+  CHECK_STATUS(ncore_comm_team_cft(NCORE_NULL_HANDLE, 0, &team), NCORE_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(ncore_window_peer_le_info(NCORE_NULL_HANDLE, 0, 0, &le),
+               NCORE_ERR_INVALID_ARGUMENT);
+  /* Then the refusal where there is no CFT, naming where it is. */
+  if (!has_cft) {
+    CHECK_STATUS(ncore_comm_team_cft(comm, NCORE_CFT_TEAM_HIER_LSA, &team),
+                 NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("2.31");
+    CHECK_STATUS(ncore_comm_team_cft_multimem(comm, &team), NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("ncore_comm_team_cft_multimem");
+    CHECK_STATUS(ncore_window_multimem_le_info(win, 4096, &le), NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("2.31");
+    CHECK_STATUS(ncore_window_peer_le_info(win, 0, (rank + 1) % nranks, &le),
+                 NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("ncore_window_peer_le_info");
+    CHECK_STATUS(ncore_window_cft_le_info(win, 8, 0, &one, &le), NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("2.31");
+  }
+  CHECK_OK(ncore_window_close(win));
+  tb_free(mem);
+}
+
 MR_TEST_EX(init_rank_times_out_when_a_rank_never_joins, MR_OWN_PROCESSES, 2) {
   if (rank == nranks - 1) return; /* never joins */
   ncore_comm_config_t config = mr_config();

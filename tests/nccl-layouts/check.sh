@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles check.cu against every NCCL header set ncore knows
-# (header-sets.sh: the CUDA toolkit's 2.28.9, third_party/nccl-headers/ and
-# ../shared/reference/nccl/). Each compile is one check; ends with
+# (header-sets.sh: the CUDA toolkit's 2.28.9, third_party/nccl-headers/,
+# ../shared/reference/nccl/ and the folders NCORE_EXTRA_NCCL_HEADERS names;
+# CI has no 2.31 / 2.32 set). Each compile is one check; ends with
 # "N passed, N failed".
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -306,6 +306,52 @@ TEST(windows_flags_and_host_pointer_getters) {
   CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
 }
 
+/* CFT (ncore/cft.h): NCCL 2.31+'s host calls, with what ncore passes
+ * (mode, offset, peer, team) and NCCL's answers given back unchanged (the
+ * double's own values: tests/fake_nccl/fake_nccl.cu); older NCCL refuses
+ * every call naming 2.31.0. */
+TEST(cft_teams_and_logical_endpoints_from_nccl_2_31) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  size_t bytes = 1 << 16;
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, bytes, NCORE_BACKEND_NCCL));
+  ncore_team_t team = {0, 0, 0};
+  if (supported(ncore_comm_team_cft(comm, NCORE_CFT_TEAM_HIER_LSA, &team), 23100,
+                "2.31.0")) {
+    CHECK_EQ(record("cft.team_mode"), (long long)NCORE_CFT_TEAM_HIER_LSA);
+    CHECK(team.n_ranks == 12 && team.rank == 1 && team.stride == 3);
+  }
+  if (supported(ncore_comm_team_cft_multimem(comm, &team), 23100, "2.31.0"))
+    CHECK(team.n_ranks == 20 && team.rank == 2 && team.stride == 5);
+  ncore_window_t w = NCORE_NULL_HANDLE;
+  if (version >= 22902) { /* a window over the one rank */
+    CHECK_OK(ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_DEFAULT));
+    ncore_cft_le_info_t le = {0, 0};
+    if (supported(ncore_window_multimem_le_info(w, 64, &le), 23100, "2.31.0")) {
+      CHECK_EQ(record("cft.offset"), 64LL);
+      CHECK(le.le_id == 99 && le.le_offset == 1064);
+    }
+    ncore_team_t cft = {4, 1, 2};
+    if (supported(ncore_window_cft_le_info(w, 128, 3, &cft, &le), 23100, "2.31.0")) {
+      CHECK_EQ(record("cft.peer"), 3LL);
+      CHECK_EQ(record("cft.team_n_ranks"), 4LL);
+      CHECK_EQ(record("cft.team_rank"), 1LL);
+      CHECK_EQ(record("cft.team_stride"), 2LL);
+      CHECK(le.le_id == 103 && le.le_offset == 1128);
+    }
+    if (supported(ncore_window_peer_le_info(w, 8, 0, &le), 23100, "2.31.0")) {
+      CHECK_EQ(record("cft.peer"), 0LL);
+      CHECK(le.le_id == 100 && le.le_offset == 1008);
+    } else {
+      CHECK_MESSAGE_CONTAINS("ncclGetPeerDeviceLeInfo");
+    }
+    CHECK_OK(ncore_window_close(w));
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+}
+
 /* NCCL 2.28 without cuMem (NCCL_CUMEM_ENABLE=0) answers a window
  * registration with its buffer registration in the window's place; ncore's
  * pointer kernels read it as a window and poisoned the context (an illegal

@@ -19,14 +19,19 @@ typedef enum ncore_gin_type {
   NCORE_GIN_TYPE_NONE = 0,
   NCORE_GIN_TYPE_PROXY = 2,
   NCORE_GIN_TYPE_GDAKI = 3,
-  NCORE_GIN_TYPE_GPI = 4
+  NCORE_GIN_TYPE_GPI = 4,
+  /* ABI 1.2: AWS EFA's device-initiated GIN backend (NCCL 2.31+). */
+  NCORE_GIN_TYPE_EFA_GDA = 5
 } ncore_gin_type_t;
 
 /* Which peers must be reachable through GIN (ncclGinConnectionType_t). */
 typedef enum ncore_gin_connection_type {
   NCORE_GIN_CONNECTION_NONE = 0,
   NCORE_GIN_CONNECTION_FULL = 1,
-  NCORE_GIN_CONNECTION_RAIL = 2
+  NCORE_GIN_CONNECTION_RAIL = 2,
+  /* ABI 1.2: peers a caller-chosen rank stride apart (NCCL 2.31+, with the
+   * requirements' custom stride). */
+  NCORE_GIN_CONNECTION_CUSTOM_STRIDE = 3
 } ncore_gin_connection_type_t;
 
 /* Requirements for a device communicator; mirrors ncclDevCommRequirements

@@ -25,7 +25,8 @@ from ._types import (AVG, BFLOAT16, CHAR, DOUBLE, FLOAT, FLOAT8E4M3, FLOAT8E5M2,
                      CommSuspendFlag, CTAPolicy, DeviceType, MemcpyKind,
                      NcclCommMemStat, NcclDataType, NcclGinConnectionType, NcclGinType,
                      NcclHostCftMode, NcclNvlsHostMode, NcclRedOp, ScalarResidence,
-                     WindowFlag)
+                     WindowFlag, NcclCftTeamMode, NcclCftCap)
+from .cft import CftLeInfo
 from .buffer import Buffer, ResolvedBuffer, Stream, resolve_buffer, resolve_stream
 from .config import (Config, NCCLCollConfig, NCCLConfig, NcclConfig, NCCLDevCommRequirements,
                      VendorOption)
@@ -91,6 +92,7 @@ __all__ = [
     "NcclDataType", "NcclRedOp", "NcclGinType", "NcclGinConnectionType", "Backend",
     "DeviceType", "ScalarResidence", "MemcpyKind", "WindowFlag", "CommShrinkFlag",
     "CommSuspendFlag", "CTAPolicy", "NcclCommMemStat", "NcclHostCftMode", "NcclNvlsHostMode",
+    "NcclCftTeamMode", "NcclCftCap", "CftLeInfo",
     "NCCLCommProperties",
     "NcclBufferSpec", "NcclScalarSpec", "NcclDeviceSpec", "NcclStreamSpec", "NcclEventSpec",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64", "FLOAT16",

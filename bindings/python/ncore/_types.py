@@ -24,6 +24,8 @@ __all__ = [
     "NcclCommMemStat",
     "NcclHostCftMode",
     "NcclNvlsHostMode",
+    "NcclCftTeamMode",
+    "NcclCftCap",
     "INT8", "CHAR", "UINT8", "INT32", "INT", "UINT32", "INT64", "UINT64",
     "FLOAT16", "HALF", "FLOAT32", "FLOAT", "FLOAT64", "DOUBLE", "BFLOAT16",
     "FLOAT8E4M3", "FLOAT8E5M2",
@@ -137,6 +139,7 @@ class NcclGinType(enum.IntEnum):
     PROXY = raw.NCORE_GIN_TYPE_PROXY
     GDAKI = raw.NCORE_GIN_TYPE_GDAKI
     GPI = raw.NCORE_GIN_TYPE_GPI
+    EFA_GDA = raw.NCORE_GIN_TYPE_EFA_GDA
 
 
 class NcclGinConnectionType(enum.IntEnum):
@@ -145,6 +148,25 @@ class NcclGinConnectionType(enum.IntEnum):
     NONE = raw.NCORE_GIN_CONNECTION_NONE
     FULL = raw.NCORE_GIN_CONNECTION_FULL
     RAIL = raw.NCORE_GIN_CONNECTION_RAIL
+    CUSTOM_STRIDE = raw.NCORE_GIN_CONNECTION_CUSTOM_STRIDE
+
+
+class NcclCftTeamMode(enum.IntEnum):
+    """Layout of the CFT team Communicator.team_cft answers, mirroring
+    ncclCftTeamMode_t (ncore_cft_team_mode_t)."""
+
+    FLAT = raw.NCORE_CFT_TEAM_FLAT
+    HIER_MULTIMEM = raw.NCORE_CFT_TEAM_HIER_MULTIMEM
+    HIER_LSA = raw.NCORE_CFT_TEAM_HIER_LSA
+
+
+class NcclCftCap(enum.IntEnum):
+    """CFT capability bits of a device communicator's requirements (their
+    cft_caps), mirroring ncclCftCap_t (ncore_cft_cap_t)."""
+
+    NONE = raw.NCORE_CFT_CAP_NONE
+    CFT = raw.NCORE_CFT_CAP_CFT
+    MULTIMEM = raw.NCORE_CFT_CAP_MULTIMEM
 
 
 class Backend(enum.IntEnum):

@@ -23,6 +23,7 @@ from .buffer import (ResolvedBuffer, call_args, resolve_buffer, resolve_for_comm
                      resolve_stream)
 from .config import NCCLConfig, NCCLDevCommRequirements, config_to_c
 from .cuda import get_cuda_device
+from .cft import CftTeamsMixin
 from .team import TeamsMixin
 from .resources import (CommResource, CustomRedOp, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
@@ -35,7 +36,8 @@ __all__ = ["Communicator", "NCCLConfig", "NCCLDevCommRequirements", "WaitSignalD
 _Resource = TypeVar("_Resource", bound=CommResource)
 
 
-class Communicator(CollectivesMixin, P2PMixin, CommControlMixin, TeamsMixin):
+class Communicator(CollectivesMixin, P2PMixin, CommControlMixin, TeamsMixin,
+                   CftTeamsMixin):
     """A group of ranks that communicate (nccl.core Communicator).
 
     Make one with :meth:`init` (or :meth:`from_env` under ``ncore.run``),

@@ -16,6 +16,7 @@ from ._compat import MISSING
 from ._errors import NcclInvalid
 from ._lib import raw
 from ._types import NcclDataType, NcclGinType, ScalarResidence, WindowFlag
+from .cft import CftWindowMixin
 
 __all__ = [
     "CommResource",
@@ -197,7 +198,7 @@ def _none_if_null(address: int) -> Optional[int]:
     return address if address else None
 
 
-class RegisteredWindowHandle(CommResource):
+class RegisteredWindowHandle(CommResource, CftWindowMixin):
     """A window registered collectively for one-sided access
     (Communicator.register_window). Pass it as `peer_window` to put_signal.
 

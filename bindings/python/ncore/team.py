@@ -25,7 +25,8 @@ class NCCLTeam:
     stride: int
 
 
-def _as_team(team: NCCLTeam) -> tuple:
+def as_team(team: NCCLTeam) -> tuple:
+    """team as the (n_ranks, rank, stride) tuple the C calls take."""
     if not isinstance(team, NCCLTeam):
         raise NcclInvalid(f"team: expected an NCCLTeam, got {type(team).__name__}")
     return astuple(team)
@@ -56,10 +57,10 @@ class TeamsMixin:
     def team_rank_to_world(self, team: NCCLTeam, team_rank: int) -> int:
         """The rank in this communicator of member ``team_rank`` of ``team``.
         Raises NcclInvalid for a malformed team or a member outside it."""
-        return raw.ncore_comm_team_rank_to_world(self._live(), _as_team(team), team_rank)
+        return raw.ncore_comm_team_rank_to_world(self._live(), as_team(team), team_rank)
 
     def team_rank_to_lsa(self, team: NCCLTeam, team_rank: int) -> int:
         """The index in :attr:`team_lsa` of member ``team_rank`` of ``team``.
         Raises NcclInvalid when that member is not in this rank's LSA team
         (NCCL would answer an out-of-range index)."""
-        return raw.ncore_comm_team_rank_to_lsa(self._live(), _as_team(team), team_rank)
+        return raw.ncore_comm_team_rank_to_lsa(self._live(), as_team(team), team_rank)

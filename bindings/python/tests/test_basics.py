@@ -83,9 +83,8 @@ def test_enum_values_equal_ncore_and_nccl():
                              ncore.BFLOAT16, ncore.FLOAT8E4M3, ncore.FLOAT8E5M2)] == list(range(12))
     assert ncore.CHAR is ncore.INT8 and ncore.DOUBLE is ncore.FLOAT64
     assert [int(o) for o in (ncore.SUM, ncore.PROD, ncore.MAX, ncore.MIN, ncore.AVG)] == [0, 1, 2, 3, 4]
-    assert (int(ncore.NcclGinType.NONE), int(ncore.NcclGinType.PROXY),
-            int(ncore.NcclGinType.GDAKI), int(ncore.NcclGinType.GPI)) == (0, 2, 3, 4)
-    assert [int(t) for t in ncore.NcclGinConnectionType] == [0, 1, 2]
+    assert [int(t) for t in ncore.NcclGinType] == [0, 2, 3, 4, 5]  # ... GPI, EFA_GDA
+    assert [int(t) for t in ncore.NcclGinConnectionType] == [0, 1, 2, 3]  # ... CUSTOM_STRIDE
     assert ncore.FLOAT32.itemsize == 4 and ncore.BFLOAT16.itemsize == 2
     assert ncore.FLOAT32.type_name == "float32"
 

@@ -213,8 +213,6 @@ NCCL4PY_060_ENUMS = {
 
 # What nccl4py 0.6.0 documents and ncore does not provide yet: (kind, name)
 # -> why. A row here runs as a strict xfail.
-_VERSIONS = ("NCCL 2.32's CFT (Compute Fabric Transport) surface and 0.6.0's new GIN "
-             "members: 2.32's headers are not among the sets ncore is checked against")
 _TEAMS_2 = ("device-communicator team / resource requirements and their handles: "
             "not built yet")
 _DEV_COMM_LOWPP = ("0.6.0's DevCommResource constructor takes addresses of NCCL's own "
@@ -222,16 +220,6 @@ _DEV_COMM_LOWPP = ("0.6.0's DevCommResource constructor takes addresses of NCCL'
                    "resource_handle_lowpps); ncore's second argument is an "
                    "NCCLDevCommRequirements (its own versioned struct)")
 NOT_PROVIDED_YET = {
-    ("signature", "Communicator.team_cft"): _VERSIONS,
-    ("attributes", "Communicator"): _VERSIONS,
-    ("signature", "RegisteredWindowHandle.get_multimem_le_info"): _VERSIONS,
-    ("signature", "RegisteredWindowHandle.get_cft_le_info"): _VERSIONS,
-    ("signature", "RegisteredWindowHandle.get_peer_le_info"): _VERSIONS,
-    ("attributes", "CftLeInfo"): _VERSIONS,
-    ("enum", "NcclGinType"): _VERSIONS,
-    ("enum", "NcclGinConnectionType"): _VERSIONS,
-    ("enum", "NcclCftTeamMode"): _VERSIONS,
-    ("enum", "NcclCftCap"): _VERSIONS,
     **{("signature", name): _TEAMS_2
        for name in ("NCCLDevCommRequirements", "TeamRequirement", "LsaBarrierRequirement",
                     "GinBarrierRequirement", "LLA2ARequirement",

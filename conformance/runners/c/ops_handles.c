@@ -93,6 +93,10 @@ static ncore_status_t op_team(runner_t *r, const plan_step_t *step, result_t *re
   if (which && strcmp(which, "world") == 0) status = ncore_comm_team_world(comm, &team);
   else if (which && strcmp(which, "lsa") == 0) status = ncore_comm_team_lsa(comm, &team);
   else if (which && strcmp(which, "rail") == 0) status = ncore_comm_team_rail(comm, &team);
+  else if (which && strcmp(which, "cft") == 0)
+    status = ncore_comm_team_cft(comm, (int)plan_arg_int(step, "mode", 0), &team);
+  else if (which && strcmp(which, "cft_multimem") == 0)
+    status = ncore_comm_team_cft_multimem(comm, &team);
   else if (which && strcmp(which, "given") == 0) {
     team.n_ranks = (int32_t)plan_arg_int(step, "n_ranks", 0);
     team.rank = (int32_t)plan_arg_int(step, "rank", 0);
@@ -189,6 +193,20 @@ static ncore_status_t op_window_query(runner_t *r, const plan_step_t *step, resu
     return SET_VALUE(res, ncore_window_lsa_device_pointer(w, peer, offset, &p), p == NULL);
   if (what_is(step, "multimem_pointer_null"))
     return SET_VALUE(res, ncore_window_lsa_multimem_device_pointer(w, offset, &p), p == NULL);
+  /* CFT logical endpoint addresses: the value is le_offset; cft_le_offset's
+   * team is the step's n_ranks, rank, stride and its member `peer`. */
+  ncore_cft_le_info_t le = {0, 0};
+  if (what_is(step, "multimem_le_offset"))
+    return SET_VALUE(res, ncore_window_multimem_le_info(w, offset, &le), (long long)le.le_offset);
+  if (what_is(step, "peer_le_offset"))
+    return SET_VALUE(res, ncore_window_peer_le_info(w, offset, peer, &le), (long long)le.le_offset);
+  if (what_is(step, "cft_le_offset")) {
+    ncore_team_t team = {(int32_t)plan_arg_int(step, "n_ranks", 0),
+                         (int32_t)plan_arg_int(step, "rank", 0),
+                         (int32_t)plan_arg_int(step, "stride", 0)};
+    return SET_VALUE(res, ncore_window_cft_le_info(w, offset, peer, &team, &le),
+                     (long long)le.le_offset);
+  }
   return NCORE_ERR_INTERNAL;
 }
 

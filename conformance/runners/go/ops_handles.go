@@ -62,6 +62,10 @@ func opTeam(r *runner, s step) (result, error) {
 		team, err = c.TeamLSA()
 	case "rail":
 		team, err = c.TeamRail()
+	case "cft":
+		team, err = c.TeamCFT(ncore.CFTTeamMode(s.int("mode", 0)))
+	case "cft_multimem":
+		team, err = c.TeamCFTMultimem()
 	case "given":
 		team = ncore.Team{NRanks: int(s.int("n_ranks", 0)), Rank: int(s.int("rank", 0)), Stride: int(s.int("stride", 0))}
 	default:
@@ -208,6 +212,18 @@ func opWindowQuery(r *runner, s step) (result, error) {
 	case "multimem_pointer_null":
 		_, ok, err := w.LSAMultimemDevicePointer(offset)
 		return boolValue(!ok), err
+	// CFT logical endpoint addresses: the value is LeOffset; cft_le_offset's
+	// team is the step's n_ranks, rank, stride and its member peer.
+	case "multimem_le_offset":
+		le, err := w.MultimemLeInfo(offset)
+		return intValue(int64(le.LeOffset)), err
+	case "peer_le_offset":
+		le, err := w.PeerLeInfo(peer, offset)
+		return intValue(int64(le.LeOffset)), err
+	case "cft_le_offset":
+		team := ncore.Team{NRanks: int(s.int("n_ranks", 0)), Rank: int(s.int("rank", 0)), Stride: int(s.int("stride", 0))}
+		le, err := w.CFTLeInfo(peer, team, offset)
+		return intValue(int64(le.LeOffset)), err
 	}
 	return result{}, &ncore.Error{Status: ncore.StatusInternal}
 }

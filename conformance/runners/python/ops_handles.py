@@ -83,8 +83,10 @@ def op_team(r: Runner, step: Step) -> int:
     elif which in ("world", "lsa", "rail") and comm is None:
         getattr(raw, f"ncore_comm_team_{which}")(0)  # raises C's refusal of NULL
         raise UnknownQuery("team: the null communicator answered")
-    elif which in ("world", "lsa", "rail"):
+    elif which in ("world", "lsa", "rail", "cft_multimem"):
         team = getattr(comm, f"team_{which}")
+    elif which == "cft":
+        team = comm.team_cft(step.int("mode"))
     else:
         raise UnknownQuery(f"team: team: {which}")
     if what in ("to_world", "to_lsa") and comm is None:
@@ -176,6 +178,15 @@ def op_window_query(r: Runner, step: Step) -> int:
         return int(window.get_lsa_device_pointer(peer, offset) == 0)
     if what == "multimem_pointer_null":
         return int(window.get_lsa_multimem_device_pointer(offset) is None)
+    # CFT logical endpoint addresses: the value is le_offset; cft_le_offset's
+    # team is the step's n_ranks, rank, stride and its member `peer`.
+    if what == "multimem_le_offset":
+        return window.get_multimem_le_info(offset).le_offset
+    if what == "peer_le_offset":
+        return window.get_peer_le_info(peer, offset).le_offset
+    if what == "cft_le_offset":
+        team = ncore.NCCLTeam(step.int("n_ranks"), step.int("rank"), step.int("stride"))
+        return window.get_cft_le_info(peer, team, offset).le_offset
     raise UnknownQuery(f"window_query: what: {what}")
 
 

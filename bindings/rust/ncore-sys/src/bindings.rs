@@ -2006,11 +2006,14 @@ pub const ncore_gin_type_NCORE_GIN_TYPE_NONE: ncore_gin_type = 0;
 pub const ncore_gin_type_NCORE_GIN_TYPE_PROXY: ncore_gin_type = 2;
 pub const ncore_gin_type_NCORE_GIN_TYPE_GDAKI: ncore_gin_type = 3;
 pub const ncore_gin_type_NCORE_GIN_TYPE_GPI: ncore_gin_type = 4;
+pub const ncore_gin_type_NCORE_GIN_TYPE_EFA_GDA: ncore_gin_type = 5;
 pub type ncore_gin_type = ::std::os::raw::c_uint;
 pub use self::ncore_gin_type as ncore_gin_type_t;
 pub const ncore_gin_connection_type_NCORE_GIN_CONNECTION_NONE: ncore_gin_connection_type = 0;
 pub const ncore_gin_connection_type_NCORE_GIN_CONNECTION_FULL: ncore_gin_connection_type = 1;
 pub const ncore_gin_connection_type_NCORE_GIN_CONNECTION_RAIL: ncore_gin_connection_type = 2;
+pub const ncore_gin_connection_type_NCORE_GIN_CONNECTION_CUSTOM_STRIDE: ncore_gin_connection_type =
+    3;
 pub type ncore_gin_connection_type = ::std::os::raw::c_uint;
 pub use self::ncore_gin_connection_type as ncore_gin_connection_type_t;
 #[repr(C)]
@@ -3267,6 +3270,107 @@ extern "C" {
         team: *const ncore_team_t,
         team_rank: ::std::os::raw::c_int,
         out: *mut ::std::os::raw::c_int,
+    ) -> ncore_status_t;
+}
+pub const ncore_cft_team_mode_NCORE_CFT_TEAM_FLAT: ncore_cft_team_mode = 0;
+pub const ncore_cft_team_mode_NCORE_CFT_TEAM_HIER_MULTIMEM: ncore_cft_team_mode = 1;
+pub const ncore_cft_team_mode_NCORE_CFT_TEAM_HIER_LSA: ncore_cft_team_mode = 2;
+pub type ncore_cft_team_mode = ::std::os::raw::c_uint;
+pub use self::ncore_cft_team_mode as ncore_cft_team_mode_t;
+pub const ncore_cft_cap_NCORE_CFT_CAP_NONE: ncore_cft_cap = 0;
+pub const ncore_cft_cap_NCORE_CFT_CAP_CFT: ncore_cft_cap = 1;
+pub const ncore_cft_cap_NCORE_CFT_CAP_MULTIMEM: ncore_cft_cap = 2;
+pub type ncore_cft_cap = ::std::os::raw::c_uint;
+pub use self::ncore_cft_cap as ncore_cft_cap_t;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_cft_le_info {
+    pub le_id: u32,
+    pub le_offset: u64,
+}
+#[test]
+fn bindgen_test_layout_ncore_cft_le_info() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_cft_le_info>(),
+        16usize,
+        concat!("Size of: ", stringify!(ncore_cft_le_info))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_cft_le_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ncore_cft_le_info))
+    );
+    fn test_field_le_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_cft_le_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).le_id) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_cft_le_info),
+                "::",
+                stringify!(le_id)
+            )
+        );
+    }
+    test_field_le_id();
+    fn test_field_le_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_cft_le_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).le_offset) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_cft_le_info),
+                "::",
+                stringify!(le_offset)
+            )
+        );
+    }
+    test_field_le_offset();
+}
+pub type ncore_cft_le_info_t = ncore_cft_le_info;
+extern "C" {
+    pub fn ncore_comm_team_cft(
+        comm: ncore_comm_t,
+        mode: ::std::os::raw::c_int,
+        out: *mut ncore_team_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_cft_multimem(
+        comm: ncore_comm_t,
+        out: *mut ncore_team_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_window_multimem_le_info(
+        window: ncore_window_t,
+        offset: usize,
+        out: *mut ncore_cft_le_info_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_window_cft_le_info(
+        window: ncore_window_t,
+        offset: usize,
+        peer_cft: ::std::os::raw::c_int,
+        team: *const ncore_team_t,
+        out: *mut ncore_cft_le_info_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_window_peer_le_info(
+        window: ncore_window_t,
+        offset: usize,
+        peer: ::std::os::raw::c_int,
+        out: *mut ncore_cft_le_info_t,
     ) -> ncore_status_t;
 }
 extern "C" {

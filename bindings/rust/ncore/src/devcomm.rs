@@ -24,6 +24,8 @@ impl GinType {
     pub const GDAKI: GinType = GinType(sys::ncore_gin_type_NCORE_GIN_TYPE_GDAKI);
     /// GPI transport.
     pub const GPI: GinType = GinType(sys::ncore_gin_type_NCORE_GIN_TYPE_GPI);
+    /// AWS EFA's device-initiated transport (NCCL 2.31+).
+    pub const EFA_GDA: GinType = GinType(sys::ncore_gin_type_NCORE_GIN_TYPE_EFA_GDA);
 
     pub(crate) fn from_raw(raw: u32) -> GinType {
         GinType(raw)
@@ -41,6 +43,9 @@ impl GinConnectionType {
     pub const FULL: GinConnectionType = GinConnectionType(1);
     /// The rail's peers.
     pub const RAIL: GinConnectionType = GinConnectionType(2);
+    /// Peers a caller-chosen rank stride apart (NCCL 2.31+).
+    pub const CUSTOM_STRIDE: GinConnectionType =
+        GinConnectionType(sys::ncore_gin_connection_type_NCORE_GIN_CONNECTION_CUSTOM_STRIDE as i32);
 }
 
 /// Requirements for a device communicator (`ncclDevCommRequirements`).

@@ -31,6 +31,7 @@
 
 mod buffer;
 mod buffer_desc;
+mod cft;
 mod coll;
 mod coll_config;
 mod coll_gen;
@@ -41,8 +42,8 @@ mod custom_redop;
 mod devcomm;
 mod error;
 mod group;
-mod info;
 mod handle;
+mod info;
 mod memory;
 mod onesided;
 mod op_table;
@@ -59,6 +60,7 @@ mod window;
 
 pub use buffer::{Buffer, BufferMut, DeviceSlice};
 pub use buffer_desc::{BufferDesc, DeviceType};
+pub use cft::{CftCap, CftLeInfo, CftTeamMode};
 pub use coll_config::{CollConfig, VendorValue};
 pub use comm::{AbortHandle, Communicator, ShrinkFlags, SPLIT_NOCOLOR};
 pub use comm_control::{CommProperties, MemStat, SuspendFlags};

@@ -20,7 +20,7 @@ pub struct Team {
 }
 
 impl Team {
-    fn to_raw(self) -> sys::ncore_team_t {
+    pub(crate) fn to_raw(self) -> sys::ncore_team_t {
         sys::ncore_team_t {
             n_ranks: self.n_ranks,
             rank: self.rank,
@@ -30,17 +30,25 @@ impl Team {
 }
 
 impl Communicator {
-    fn team_query(
+    pub(crate) fn team_query(
         &self,
         f: unsafe extern "C" fn(u64, *mut sys::ncore_team_t) -> sys::ncore_status_t,
+    ) -> Result<Team> {
+        // SAFETY: f is one of the library's team queries; out is valid.
+        self.team_query_with(|comm, out| unsafe { f(comm, out) })
+    }
+
+    /// Runs a team query `call(communicator, out)` and reads its team.
+    pub(crate) fn team_query_with(
+        &self,
+        call: impl FnOnce(u64, *mut sys::ncore_team_t) -> sys::ncore_status_t,
     ) -> Result<Team> {
         let mut raw = sys::ncore_team_t {
             n_ranks: 0,
             rank: 0,
             stride: 0,
         };
-        // SAFETY: f is one of the library's team queries; raw is valid.
-        check(unsafe { f(self.as_raw(), &mut raw) })?;
+        check(call(self.as_raw(), &mut raw))?;
         Ok(Team {
             n_ranks: raw.n_ranks,
             rank: raw.rank,

@@ -27,6 +27,72 @@ fn queries_on_two_ranks() {
     });
 }
 
+/// CFT: the arguments are checked, then the host backend (no compute
+/// fabric) refuses every call naming NCCL 2.31.
+#[test]
+fn cft_is_refused_on_the_host_naming_nccl_2_31() {
+    on_ranks("cft_is_refused_on_the_host_naming_nccl_2_31", 2, |env| {
+        let comm = world();
+        assert_error(
+            comm.team_cft(ncore::CftTeamMode(9)),
+            ErrorKind::InvalidArgument,
+            "mode: 9",
+        );
+        assert_error(
+            comm.team_cft(ncore::CftTeamMode::HIER_LSA),
+            ErrorKind::NotSupported,
+            "NCCL 2.31",
+        );
+        assert_error(
+            comm.team_cft_multimem(),
+            ErrorKind::NotSupported,
+            "team_cft_multimem",
+        );
+        let memory = DeviceMemory::alloc(64, Backend::Host).unwrap();
+        let window = comm.register_window(&memory, WindowFlags::DEFAULT).unwrap();
+        let one = Team {
+            n_ranks: 1,
+            rank: 0,
+            stride: 1,
+        };
+        assert_error(
+            window.multimem_le_info(65),
+            ErrorKind::InvalidArgument,
+            "offset",
+        );
+        assert_error(
+            window.cft_le_info(1, one, 0),
+            ErrorKind::InvalidArgument,
+            "peer_cft",
+        );
+        assert_error(
+            window.peer_le_info(2, 0),
+            ErrorKind::InvalidArgument,
+            "peer",
+        );
+        assert_error(
+            window.multimem_le_info(0),
+            ErrorKind::NotSupported,
+            "NCCL 2.31",
+        );
+        assert_error(
+            window.cft_le_info(0, one, 8),
+            ErrorKind::NotSupported,
+            "cft_le_info",
+        );
+        assert_error(
+            window.peer_le_info(1 - env.rank, 64),
+            ErrorKind::NotSupported,
+            "NCCL 2.31",
+        );
+        assert_eq!((ncore::CftCap::CFT | ncore::CftCap::MULTIMEM).0, 3);
+        assert_eq!(GinType::EFA_GDA.0, 5);
+        assert_eq!(ncore::GinConnectionType::CUSTOM_STRIDE.0, 3);
+        drop(window);
+        comm.finalize().unwrap();
+    });
+}
+
 /// Teams: on the host backend the LSA team is the world and the rail team
 /// this rank alone; the conversions map members back, bad input is refused.
 #[test]

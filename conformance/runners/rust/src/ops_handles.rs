@@ -79,6 +79,8 @@ pub fn team(r: &mut Runner, step: &Step) -> StepResult {
         "world" => comm.team_world()?,
         "lsa" => comm.team_lsa()?,
         "rail" => comm.team_rail()?,
+        "cft" => comm.team_cft(ncore::CftTeamMode(step.int("mode", 0) as i32))?,
+        "cft_multimem" => comm.team_cft_multimem()?,
         "given" => Team {
             n_ranks: step.int("n_ranks", 0) as i32,
             rank: step.int("rank", 0) as i32,
@@ -187,6 +189,19 @@ pub fn window_query(r: &mut Runner, step: &Step) -> StepResult {
         "peer_pointer_null" => int(w.peer_device_pointer(peer, offset)?.is_none() as i64),
         "lsa_pointer_null" => int(w.lsa_device_pointer(peer, offset)?.is_none() as i64),
         "multimem_pointer_null" => int(w.lsa_multimem_device_pointer(offset)?.is_none() as i64),
+        // CFT logical endpoint addresses: the value is le_offset;
+        // cft_le_offset's team is the step's n_ranks, rank, stride and its
+        // member `peer`.
+        "multimem_le_offset" => int(w.multimem_le_info(offset)?.le_offset as i64),
+        "peer_le_offset" => int(w.peer_le_info(peer, offset)?.le_offset as i64),
+        "cft_le_offset" => {
+            let team = Team {
+                n_ranks: step.int("n_ranks", 0) as i32,
+                rank: step.int("rank", 0) as i32,
+                stride: step.int("stride", 0) as i32,
+            };
+            int(w.cft_le_info(peer, team, offset)?.le_offset as i64)
+        }
         _ => internal(),
     }
 }
