@@ -70,6 +70,8 @@ const core_backend_ops_t core_host_backend = {
     .window_lsa_pointer = host_window_lsa_pointer,
     .window_peer_pointer = host_window_peer_pointer,
     .window_multimem_pointer = host_window_multimem_pointer,
+    /* No multimem here: no multicast address, *out stays NULL. */
+    .window_team_multimem_pointer = NULL,
     .signal = host_signal,
     .wait_signal = host_wait_signal,
     .put_signal = host_put_signal,

@@ -89,6 +89,7 @@ const core_backend_ops_t core_nccl_backend = {
     .window_lsa_pointer = nccl_window_lsa_pointer,
     .window_peer_pointer = nccl_window_peer_pointer,
     .window_multimem_pointer = nccl_window_multimem_pointer,
+    .window_team_multimem_pointer = nccl_window_team_multimem_pointer,
     .signal = nccl_signal,
     .wait_signal = nccl_wait_signal,
     .put_signal = nccl_put_signal,

@@ -23,6 +23,9 @@ NCORE_COMM_MEM_STAT_GPU_MEM_TOTAL: int
 NCORE_CONFIG_UNDEF_INT: int
 NCORE_DEVICE_CPU: int
 NCORE_DEVICE_CUDA: int
+NCORE_DEV_RESOURCE_GIN_BARRIER: int
+NCORE_DEV_RESOURCE_LL_A2A: int
+NCORE_DEV_RESOURCE_LSA_BARRIER: int
 NCORE_ERR_CLOSED: int
 NCORE_ERR_INTERNAL: int
 NCORE_ERR_INVALID_ARGUMENT: int
@@ -191,6 +194,12 @@ class ncore_coll_config_t:
     vendor_options: Any
 
 
+class ncore_multimem_handle_t:
+    def __init__(self) -> None: ...
+    mc_base_pointer: Any
+    struct_size: Any
+
+
 class ncore_wait_signal_desc_t:
     def __init__(self) -> None: ...
     context: Any
@@ -200,27 +209,63 @@ class ncore_wait_signal_desc_t:
     struct_size: Any
 
 
+class ncore_team_requirement_t:
+    def __init__(self) -> None: ...
+    multimem: Any
+    struct_size: Any
+    team: Any
+
+
+class ncore_dev_resource_requirement_t:
+    def __init__(self) -> None: ...
+    kind: Any
+    max_element_size: Any
+    max_elements: Any
+    n_barriers: Any
+    n_blocks: Any
+    struct_size: Any
+    team: Any
+
+
+class ncore_dev_resource_handle_t:
+    def __init__(self) -> None: ...
+    buf_handle: Any
+    kind: Any
+    n_barriers: Any
+    n_slots: Any
+    signal0: Any
+    struct_size: Any
+
+
 class ncore_dev_comm_requirements_t:
     def __init__(self) -> None: ...
     barrier_count: Any
+    cft_barrier_count: Any
+    cft_caps: Any
     gin_connection_type: Any
     gin_context_count: Any
     gin_counter_count: Any
+    gin_custom_stride: Any
     gin_exclusive_contexts: Any
     gin_force_enable: Any
     gin_queue_depth: Any
     gin_signal_count: Any
     gin_strong_signals_required: Any
     gin_traffic_class: Any
+    gin_type: Any
     gin_va_signals_required: Any
     lsa_barrier_count: Any
     lsa_ll_a2a_block_count: Any
     lsa_ll_a2a_slot_count: Any
     lsa_multimem: Any
     rail_gin_barrier_count: Any
+    resource_count: Any
     resource_requirements_list: Any
+    resources: Any
     struct_size: Any
+    team_count: Any
     team_requirements_list: Any
+    teams: Any
     world_gin_barrier_count: Any
 
 
@@ -344,6 +389,7 @@ def ncore_window_native_handle(window: Any) -> Any: ...
 def ncore_window_lsa_device_pointer(window: Any, lsa_rank: Any, offset: Any) -> Any: ...
 def ncore_window_peer_device_pointer(window: Any, peer: Any, offset: Any) -> Any: ...
 def ncore_window_lsa_multimem_device_pointer(window: Any, offset: Any) -> Any: ...
+def ncore_window_multimem_device_pointer(window: Any, multimem: Any, offset: Any) -> Any: ...
 def ncore_window_close(window: Any) -> Any: ...
 def ncore_window_is_valid(window: Any) -> Any: ...
 def ncore_wait_signal_desc_init(desc: Any) -> Any: ...
@@ -354,6 +400,8 @@ def ncore_dev_comm_requirements_init(requirements: Any) -> Any: ...
 def ncore_create_dev_comm(comm: Any, requirements: Any) -> Any: ...
 def ncore_dev_comm_pointer(dev_comm: Any) -> Any: ...
 def ncore_dev_comm_info(dev_comm: Any, out: Any) -> Any: ...
+def ncore_dev_comm_resource_handle(dev_comm: Any, index: Any, out: Any) -> Any: ...
+def ncore_dev_comm_multimem_handle(dev_comm: Any, team: Any, out: Any) -> Any: ...
 def ncore_dev_comm_close(dev_comm: Any) -> Any: ...
 def ncore_dev_comm_is_valid(dev_comm: Any) -> Any: ...
 def ncore_comm_gin_type(comm: Any) -> Any: ...
