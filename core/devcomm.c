@@ -132,6 +132,7 @@ NCORE_API ncore_status_t ncore_dev_comm_info(ncore_dev_comm_t dev_comm,
   ncore_dev_comm_info_t info = NCORE_DEV_COMM_INFO_INIT;
   res->comm->ops->dev_comm_info(res->impl.dev_comm, &info);
   info.struct_size = (uint32_t)sizeof info;
+  info.resource_count = res->dev_comm_asks->resource_count;
   core_versioned_write(out, their_size, &info, sizeof info);
   core_resource_release(res);
   return NCORE_OK;

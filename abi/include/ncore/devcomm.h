@@ -255,6 +255,10 @@ typedef struct ncore_dev_comm_info {
   int32_t gin_counter_count;
   /* Non-zero when the LSA team has a multimem handle. */
   int32_t lsa_multimem;
+  /* Appended in ABI 1.2: how many resource handles
+   * ncore_dev_comm_resource_handle answers (the requirements'
+   * resource_count). */
+  int32_t resource_count;
 } ncore_dev_comm_info_t;
 
 #define NCORE_DEV_COMM_INFO_INIT                                       \
@@ -269,7 +273,8 @@ typedef struct ncore_dev_comm_info {
     0,                                       /* gin_context_count */   \
     0,                                       /* gin_signal_count */    \
     0,                                       /* gin_counter_count */   \
-    0                                        /* lsa_multimem */        \
+    0,                                       /* lsa_multimem */        \
+    0                                        /* resource_count */      \
   }
 
 /* Creates a device communicator. Collective over comm.

@@ -215,8 +215,6 @@ NCCL4PY_060_ENUMS = {
 # -> why. A row here runs as a strict xfail.
 _VERSIONS = ("NCCL 2.32's CFT (Compute Fabric Transport) surface and 0.6.0's new GIN "
              "members: 2.32's headers are not among the sets ncore is checked against")
-_TEAMS_2 = ("device-communicator team / resource requirements and their handles: "
-            "not built yet")
 _LIBRARY_INFO = ("ncore.LibraryInfo is ncore 1.1's own description (ncore_library_info_t); "
                  "0.4.1's LibraryInfo is ncore.NcclLibraryInfo")
 _RESOURCES_COMM = ("0.6.0's resource constructors name the communicator comm where 0.3.1's "
@@ -232,16 +230,6 @@ NOT_PROVIDED_YET = {
     ("enum", "NcclGinConnectionType"): _VERSIONS,
     ("enum", "NcclCftTeamMode"): _VERSIONS,
     ("enum", "NcclCftCap"): _VERSIONS,
-    **{("signature", name): _TEAMS_2
-       for name in ("NCCLDevCommRequirements", "TeamRequirement", "LsaBarrierRequirement",
-                    "GinBarrierRequirement", "LLA2ARequirement",
-                    "DevCommResource.multimem_handle",
-                    "RegisteredWindowHandle.get_multimem_device_pointer")},
-    **{("attributes", name): _TEAMS_2
-       for name in ("DevCommResource", "TeamRequirement", "LsaBarrierRequirement",
-                    "GinBarrierRequirement", "LLA2ARequirement")},
-    **{("name", name): _TEAMS_2
-       for name in ("MultimemHandle", "LsaBarrierHandle", "GinBarrierHandle", "LLA2AHandle")},
     ("attributes", "LibraryInfo"): _LIBRARY_INFO,
     ("signature", "resources.CommResource"): _RESOURCES_COMM,
     ("signature", "RegisteredBufferHandle"): _RESOURCES_COMM,
