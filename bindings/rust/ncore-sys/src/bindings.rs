@@ -3061,12 +3061,13 @@ pub struct ncore_dev_comm_info {
     pub gin_signal_count: i32,
     pub gin_counter_count: i32,
     pub lsa_multimem: i32,
+    pub resource_count: i32,
 }
 #[test]
 fn bindgen_test_layout_ncore_dev_comm_info() {
     assert_eq!(
         ::std::mem::size_of::<ncore_dev_comm_info>(),
-        44usize,
+        48usize,
         concat!("Size of: ", stringify!(ncore_dev_comm_info))
     );
     assert_eq!(
@@ -3261,6 +3262,23 @@ fn bindgen_test_layout_ncore_dev_comm_info() {
         );
     }
     test_field_lsa_multimem();
+    fn test_field_resource_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).resource_count) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_info),
+                "::",
+                stringify!(resource_count)
+            )
+        );
+    }
+    test_field_resource_count();
 }
 pub type ncore_dev_comm_info_t = ncore_dev_comm_info;
 extern "C" {
