@@ -39,10 +39,11 @@ mod comm_control;
 mod config;
 mod custom_redop;
 mod devcomm;
+mod devcomm_requirements;
 mod error;
 mod group;
-mod info;
 mod handle;
+mod info;
 mod memory;
 mod onesided;
 mod op_table;
@@ -65,6 +66,9 @@ pub use comm_control::{CommProperties, MemStat, SuspendFlags};
 pub use config::{Config, HostCftMode, NvlsHostMode};
 pub use custom_redop::{CustomRedOp, ScalarResidence};
 pub use devcomm::{DevComm, DevCommInfo, DevCommRequirements, GinConnectionType, GinType};
+pub use devcomm_requirements::{
+    MultimemHandle, ResourceHandle, ResourceRequirement, TeamRequirement,
+};
 pub use error::{Error, ErrorKind, Result};
 pub use group::{group, group_end, group_start, Group};
 pub use info::{library_info, Features, LibraryInfo};

@@ -20,7 +20,7 @@ pub struct Team {
 }
 
 impl Team {
-    fn to_raw(self) -> sys::ncore_team_t {
+    pub(crate) fn to_raw(self) -> sys::ncore_team_t {
         sys::ncore_team_t {
             n_ranks: self.n_ranks,
             rank: self.rank,
