@@ -137,17 +137,29 @@ func (d *DevComm) ResourceHandles() ([]ResourceHandle, error) {
 	}
 	handles := make([]ResourceHandle, 0, info.ResourceCount)
 	for i := 0; i < info.ResourceCount; i++ {
-		h, err := query(d, func(o *C.ncore_dev_resource_handle_t) C.ncgo_result {
-			o.struct_size = C.uint32_t(C.sizeof_ncore_dev_resource_handle_t)
-			return C.ncgo_dev_comm_resource_handle(d.dh(), C.int(i), o)
-		})
+		h, err := d.ResourceHandle(i)
 		if err != nil {
 			return nil, err
 		}
-		handles = append(handles, ResourceHandle{Kind: ResourceKind(h.kind), BufHandle: uint32(h.buf_handle),
-			NBarriers: int32(h.n_barriers), Signal0: uint32(h.signal0), NSlots: uint32(h.n_slots)})
+		handles = append(handles, h)
 	}
 	return handles, nil
+}
+
+// ResourceHandle is the handle of resource index (0-based, the
+// requirements' order); ErrInvalid outside [0, ResourceCount).
+func (d *DevComm) ResourceHandle(index int) (ResourceHandle, error) {
+	n := cNumbers{function: "ncore_dev_comm_resource_handle"}
+	cindex := n.int("index", index)
+	if n.err != nil {
+		return ResourceHandle{}, n.err
+	}
+	h, err := query(d, func(o *C.ncore_dev_resource_handle_t) C.ncgo_result {
+		o.struct_size = C.uint32_t(C.sizeof_ncore_dev_resource_handle_t)
+		return C.ncgo_dev_comm_resource_handle(d.dh(), cindex, o)
+	})
+	return ResourceHandle{Kind: ResourceKind(h.kind), BufHandle: uint32(h.buf_handle),
+		NBarriers: int32(h.n_barriers), Signal0: uint32(h.signal0), NSlots: uint32(h.n_slots)}, err
 }
 
 // MultimemHandle is the multimem handle NCCL returned for team, asked for

@@ -210,18 +210,18 @@ impl DevComm {
     /// The handles NCCL returned for the requirements' resources, in order.
     pub fn resource_handles(&self) -> Result<Vec<ResourceHandle>> {
         let count = self.info()?.resource_count;
-        (0..count)
-            .map(|index| {
-                // SAFETY: zeroed is a valid value of the plain C struct.
-                let mut raw: sys::ncore_dev_resource_handle_t = unsafe { std::mem::zeroed() };
-                raw.struct_size = std::mem::size_of::<sys::ncore_dev_resource_handle_t>() as u32;
-                // SAFETY: raw is full-sized with struct_size set.
-                check(unsafe {
-                    sys::ncore_dev_comm_resource_handle(self.as_raw(), index, &mut raw)
-                })?;
-                Ok(ResourceHandle::from_raw(&raw))
-            })
-            .collect()
+        (0..count).map(|index| self.resource_handle(index)).collect()
+    }
+
+    /// The handle of resource `index` (0-based, the requirements' order);
+    /// `ErrorKind::InvalidArgument` outside `[0, resource_count)`.
+    pub fn resource_handle(&self, index: i32) -> Result<ResourceHandle> {
+        // SAFETY: zeroed is a valid value of the plain C struct.
+        let mut raw: sys::ncore_dev_resource_handle_t = unsafe { std::mem::zeroed() };
+        raw.struct_size = std::mem::size_of::<sys::ncore_dev_resource_handle_t>() as u32;
+        // SAFETY: raw is full-sized with struct_size set.
+        check(unsafe { sys::ncore_dev_comm_resource_handle(self.as_raw(), index, &mut raw) })?;
+        Ok(ResourceHandle::from_raw(&raw))
     }
 
     /// The multimem handle NCCL returned for `team`, asked for with
