@@ -68,6 +68,18 @@ static ncore_status_t check_array(const void *array, int32_t count,
   return NCORE_OK;
 }
 
+/* Reads element i of a caller's array (elements `stride` bytes apart) over
+ * the defaults in *ours; messages name it "requirements: NAME[i]". */
+static ncore_status_t read_element(void *ours, size_t ours_size,
+                                   const void *array, size_t stride, int32_t i,
+                                   size_t min_size, const char *name) {
+  char what[64];
+  snprintf(what, sizeof what, "requirements: %s[%d]", name, (int)i);
+  return core_versioned_read(ours, ours_size,
+                             (const char *)array + (size_t)i * stride,
+                             min_size, what);
+}
+
 /* Reads the teams, merging equal teams. */
 static ncore_status_t read_teams(const core_comm_object_t *c,
                                  const ncore_dev_comm_requirements_t *r,
@@ -82,12 +94,11 @@ static ncore_status_t read_teams(const core_comm_object_t *c,
     return core_error(NCORE_ERR_SYSTEM, "out of memory for team requirements");
   for (int32_t i = 0; i < r->team_count; i++) {
     ncore_team_requirement_t t = NCORE_TEAM_REQUIREMENT_INIT;
-    char what[64];
-    snprintf(what, sizeof what, "requirements: teams[%d]", (int)i);
-    status = core_versioned_read(
-        &t, sizeof t, (const char *)r->teams + (size_t)i * stride,
-        CORE_VERSIONED_MIN_SIZE(ncore_team_requirement_t, team), what);
+    status = read_element(&t, sizeof t, r->teams, stride, i,
+                          CORE_VERSIONED_MIN_SIZE(ncore_team_requirement_t, team),
+                          "teams");
     if (status != NCORE_OK) return status;
+    char what[64];
     snprintf(what, sizeof what, "requirements: teams[%d].team", (int)i);
     status = check_team(c, &t.team, what);
     if (status != NCORE_OK) return status;
@@ -169,11 +180,10 @@ static ncore_status_t read_resources(const core_comm_object_t *c,
                       "out of memory for resource requirements");
   for (int32_t i = 0; i < r->resource_count; i++) {
     ncore_dev_resource_requirement_t q = NCORE_DEV_RESOURCE_REQUIREMENT_INIT;
-    char what[64];
-    snprintf(what, sizeof what, "requirements: resources[%d]", (int)i);
-    status = core_versioned_read(
-        &q, sizeof q, (const char *)r->resources + (size_t)i * stride,
-        CORE_VERSIONED_MIN_SIZE(ncore_dev_resource_requirement_t, kind), what);
+    status = read_element(
+        &q, sizeof q, r->resources, stride, i,
+        CORE_VERSIONED_MIN_SIZE(ncore_dev_resource_requirement_t, kind),
+        "resources");
     if (status == NCORE_OK) status = check_resource(c, (int)i, &q);
     if (status != NCORE_OK) return status;
     out->resources[i] = q;
