@@ -40,6 +40,7 @@ typedef struct core_backend_redop core_backend_redop_t;
 typedef struct core_backend_window core_backend_window_t;
 typedef struct core_backend_dev_comm core_backend_dev_comm_t;
 typedef struct core_backend_symmetric core_backend_symmetric_t;
+struct core_dev_comm_asks; /* core/devcomm_requirements.h */
 
 /* A communicator configuration after validation: every field present, the
  * timeout resolved (NCORE_TIMEOUT_MS or 300000 for 0; -1 = forever). */
@@ -265,6 +266,11 @@ typedef struct core_backend_ops {
   ncore_status_t (*window_multimem_pointer)(core_backend_comm_t *comm,
                                             core_backend_window_t *window,
                                             size_t offset, void **out);
+  /* Through a team's multimem handle (its multicast base, not NULL). */
+  ncore_status_t (*window_team_multimem_pointer)(core_backend_comm_t *comm,
+                                                 core_backend_window_t *window,
+                                                 void *mc_base_pointer,
+                                                 size_t offset, void **out);
 
   /* ---- CFT (ncore/cft.h). The core checked the mode, the team, the ranks
    * and the offset; a backend without CFT refuses each. ---- */
@@ -293,8 +299,12 @@ typedef struct core_backend_ops {
                                size_t byte_offset, ncore_stream_t stream);
 
   /* ---- device communicators ---- */
+  /* asks: the checked, merged team / resource requirements; the backend
+   * fills asks->resource_handles and, for each team asking for multimem,
+   * asks->multimem (core/devcomm_requirements.h). */
   ncore_status_t (*dev_comm_create)(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *req,
+                                    struct core_dev_comm_asks *asks,
                                     core_backend_dev_comm_t **out);
   void (*dev_comm_destroy)(core_backend_comm_t *comm,
                            core_backend_dev_comm_t *dev_comm);

@@ -81,6 +81,10 @@ struct core_resource {
   uintptr_t native;         /* buffer / window: backend's own handle */
   ncore_redop_t redop_value;/* custom operator */
   ncore_dtype_t dtype;      /* custom operator */
+  /* device communicator: its team / resource requirements and the handles
+   * NCCL returned for them (devcomm_requirements.h); owned, freed with the
+   * backend object. */
+  struct core_dev_comm_asks *dev_comm_asks;
 };
 
 #endif

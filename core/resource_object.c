@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "comm_call.h"
+#include "devcomm_requirements.h"
 #include "error.h"
 #include "error_clear.h"
 #include "process.h"
@@ -19,6 +20,8 @@ static void release_backend_object(core_comm_object_t *comm,
                                    core_handle_type_t type,
                                    const core_resource_t *res) {
   const core_backend_ops_t *ops = comm->ops;
+  core_dev_comm_asks_free(res->dev_comm_asks);
+  free(res->dev_comm_asks);
   if (comm->owner != core_process_id()) return;
   switch (type) {
     case CORE_HANDLE_REGISTERED_BUFFER:

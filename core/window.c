@@ -3,6 +3,7 @@
  * their range checks (rank in range, offset <= that part's size). */
 #include "resource_entry.h"
 #include "validate.h"
+#include "versioned.h"
 
 NCORE_API ncore_status_t ncore_register_window(ncore_window_t *out,
                                                ncore_comm_t comm, void *ptr,
@@ -123,6 +124,32 @@ NCORE_API ncore_status_t ncore_window_lsa_multimem_device_pointer(
   if (status == NCORE_OK)
     status = res->comm->ops->window_multimem_pointer(res->comm->impl, res->impl.window,
                                                      offset, out);
+  core_resource_release(res);
+  return status;
+}
+
+NCORE_API ncore_status_t ncore_window_multimem_device_pointer(
+    ncore_window_t window, const ncore_multimem_handle_t *multimem,
+    size_t offset, void **out) {
+  CORE_ENTER("ncore_window_multimem_device_pointer");
+  ncore_multimem_handle_t handle = NCORE_MULTIMEM_HANDLE_INIT;
+  ncore_status_t status = core_check_not_null(multimem, "multimem");
+  if (status == NCORE_OK)
+    status = core_versioned_read(
+        &handle, sizeof handle, multimem,
+        CORE_VERSIONED_MIN_SIZE(ncore_multimem_handle_t, mc_base_pointer),
+        "multimem");
+  if (status != NCORE_OK) return status;
+  core_resource_t *res = NULL;
+  status = begin_query(window, out, &res);
+  if (status != NCORE_OK) return status;
+  *out = NULL;
+  status = check_offset(offset, res->size, "rank", res->comm->info.rank);
+  /* No multicast base: the team has no multimem, so there is no address. */
+  if (status == NCORE_OK && handle.mc_base_pointer != NULL &&
+      res->comm->ops->window_team_multimem_pointer != NULL)
+    status = res->comm->ops->window_team_multimem_pointer(
+        res->comm->impl, res->impl.window, handle.mc_base_pointer, offset, out);
   core_resource_release(res);
   return status;
 }

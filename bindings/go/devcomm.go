@@ -39,6 +39,13 @@ type DevCommRequirements struct {
 	WorldGinBarrierCount     *int32 // NCCL 2.30+
 	GinStrongSignalsRequired *bool  // NCCL 2.30.7+
 	GinVASignalsRequired     *bool  // NCCL 2.30.7+
+	// NCCL 2.32: the GIN rank stride for a custom-stride connection, the
+	// GIN transport to require, CFT capabilities (a bitmask: 1 CFT, 2 CFT
+	// multimem) and CFT barriers.
+	GinCustomStride *int32
+	GinType         *GinType
+	CFTCaps         *int32
+	CFTBarrierCount *int32
 }
 
 // optInt is *v, or ConfigUndef for nil (NCCL's default).
@@ -67,6 +74,7 @@ type DevCommInfo struct {
 	GinSignalCount   int
 	GinCounterCount  int
 	LSAMultimem      bool
+	ResourceCount    int // ABI 1.2: how many ResourceHandles
 }
 
 // DevComm is a device communicator (nccl.core DevCommResource): kernels use
@@ -85,6 +93,13 @@ func boolInt(b bool) C.int32_t {
 // CreateDevComm creates a device communicator (ncore_create_dev_comm).
 // Collective. req nil means the defaults.
 func (c *Communicator) CreateDevComm(req *DevCommRequirements) (*DevComm, error) {
+	return c.createDevComm(req, nil)
+}
+
+// createDevComm fills the C requirements from req (nil: the library's
+// defaults) and then with more (CreateDevCommWith's arrays), and creates.
+func (c *Communicator) createDevComm(req *DevCommRequirements,
+	more func(*C.ncore_dev_comm_requirements_t)) (*DevComm, error) {
 	defer runtime.KeepAlive(c)
 	var creq *C.ncore_dev_comm_requirements_t
 	var lists [2]C.uintptr_t
@@ -113,6 +128,16 @@ func (c *Communicator) CreateDevComm(req *DevCommRequirements) (*DevComm, error)
 		creq.world_gin_barrier_count = optInt(req.WorldGinBarrierCount)
 		creq.gin_strong_signals_required = optBool(req.GinStrongSignalsRequired)
 		creq.gin_va_signals_required = optBool(req.GinVASignalsRequired)
+		creq.gin_custom_stride = optInt(req.GinCustomStride)
+		creq.gin_type = C.int32_t(ConfigUndef)
+		if req.GinType != nil {
+			creq.gin_type = C.int32_t(*req.GinType)
+		}
+		creq.cft_caps = optInt(req.CFTCaps)
+		creq.cft_barrier_count = optInt(req.CFTBarrierCount)
+		if more != nil {
+			more(creq)
+		}
 		if req.StructSize != 0 {
 			creq.struct_size = C.uint32_t(req.StructSize)
 		}
@@ -149,5 +174,6 @@ func (d *DevComm) Info() (DevCommInfo, error) {
 		GinType: GinType(ci.gin_type), RailedGinType: GinType(ci.railed_gin_type),
 		GinContextCount: int(ci.gin_context_count), GinSignalCount: int(ci.gin_signal_count),
 		GinCounterCount: int(ci.gin_counter_count), LSAMultimem: ci.lsa_multimem != 0,
+		ResourceCount: int(ci.resource_count),
 	}, nil
 }

@@ -233,6 +233,12 @@ static inline ncgo_result ncgo_window_lsa_multimem_device_pointer(ncore_window_t
   *out = (uintptr_t)out_value;
   return r;
 }
+static inline ncgo_result ncgo_window_multimem_device_pointer(ncore_window_t window, const ncore_multimem_handle_t *multimem, size_t offset, uintptr_t *out) {
+  void *out_value = NULL;
+  ncgo_result r = ncgo_result_of(ncore_window_multimem_device_pointer(window, multimem, offset, &out_value));
+  *out = (uintptr_t)out_value;
+  return r;
+}
 static inline ncgo_result ncgo_window_close(ncore_window_t window) {
   return ncgo_result_of(ncore_window_close(window));
 }
@@ -263,6 +269,12 @@ static inline ncgo_result ncgo_dev_comm_pointer(ncore_dev_comm_t dev_comm, uintp
 }
 static inline ncgo_result ncgo_dev_comm_info(ncore_dev_comm_t dev_comm, ncore_dev_comm_info_t *out) {
   return ncgo_result_of(ncore_dev_comm_info(dev_comm, out));
+}
+static inline ncgo_result ncgo_dev_comm_resource_handle(ncore_dev_comm_t dev_comm, int index, ncore_dev_resource_handle_t *out) {
+  return ncgo_result_of(ncore_dev_comm_resource_handle(dev_comm, index, out));
+}
+static inline ncgo_result ncgo_dev_comm_multimem_handle(ncore_dev_comm_t dev_comm, const ncore_team_t *team, ncore_multimem_handle_t *out) {
+  return ncgo_result_of(ncore_dev_comm_multimem_handle(dev_comm, team, out));
 }
 static inline ncgo_result ncgo_dev_comm_close(ncore_dev_comm_t dev_comm) {
   return ncgo_result_of(ncore_dev_comm_close(dev_comm));

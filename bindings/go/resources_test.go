@@ -155,6 +155,39 @@ func TestRegisteredBufferAndDevComm(t *testing.T) {
 		}
 		_, err = c.CreateDevComm(&DevCommRequirements{GinConnectionType: 9})
 		wantErr(t, "unknown gin connection type", err, ErrInvalid, "gin_connection_type")
+		// Team and resource requirements (ABI 1.2): checked naming the
+		// field; the host backend has no device resources and no multimem.
+		lsa := value[Team](t, "TeamLSA")(c.TeamLSA())
+		world := value[Team](t, "TeamWorld")(c.TeamWorld())
+		_, err = c.CreateDevCommWith(nil, nil, []ResourceRequirement{LSABarrier(lsa, 0)})
+		wantErr(t, "zero barriers", err, ErrInvalid, "resources[0].n_barriers: 0")
+		outside := world
+		outside.NRanks = 3
+		_, err = c.CreateDevCommWith(nil, []TeamRequirement{{Team: outside}}, nil)
+		wantErr(t, "team outside", err, ErrInvalid, "not a team of this communicator")
+		_, err = c.CreateDevCommWith(nil, nil, []ResourceRequirement{LLA2A(1, 8, 8)})
+		wantErr(t, "host resources", err, ErrNotSupported, "no device resources")
+		_, err = c.CreateDevCommWith(nil, []TeamRequirement{{Team: lsa, Multimem: true}}, nil)
+		wantErr(t, "host multimem", err, ErrNotSupported, "multimem")
+		caps := int32(8)
+		_, err = c.CreateDevComm(&DevCommRequirements{CFTCaps: &caps})
+		wantErr(t, "cft caps", err, ErrInvalid, "cft_caps")
+		teams, err := c.CreateDevCommWith(nil, []TeamRequirement{{Team: world}}, nil)
+		must(t, "CreateDevCommWith", err)
+		if hs := value[[]ResourceHandle](t, "ResourceHandles")(teams.ResourceHandles()); len(hs) != 0 {
+			t.Fatalf("resource handles %+v", hs)
+		}
+		_, err = teams.MultimemHandle(world)
+		wantErr(t, "multimem handle not asked", err, ErrInvalid, "not requested with multimem")
+		must(t, "teams Close", teams.Close())
+		win, err := c.RegisterWindow(mem.Ptr(), WindowCollSymmetric)
+		must(t, "RegisterWindow", err)
+		if _, ok, err := win.MultimemDevicePointer(MultimemHandle{}, 0); err != nil || ok {
+			t.Fatalf("multimem pointer without a base: ok %v err %v", ok, err)
+		}
+		_, _, err = win.MultimemDevicePointer(MultimemHandle{}, 129)
+		wantErr(t, "multimem pointer offset", err, ErrInvalid, "offset")
+		must(t, "win Close", win.Close())
 		must(t, "barrier", c.AllReduce(Host([]int8{0}), Host(make([]int8, 1)), Sum, nil))
 		must(t, "dc Close", dc.Close())
 		must(t, "dc second Close", dc.Close())

@@ -785,6 +785,12 @@ NCORE_SIZED_INIT(ncore_coll_config_t, config)
   temp.stride = stride;
   $1 = &temp;
 }
+/* A multimem handle's multicast base is an address (an int, 0 for NULL). */
+%typemap(out) void *mc_base_pointer { $result = PyLong_FromVoidPtr($1); }
+%typemap(in) void *mc_base_pointer {
+  $1 = PyLong_AsVoidPtr($input);
+  if (PyErr_Occurred()) SWIG_fail;
+}
 /* ... and goes back in as the same tuple. */
 %typemap(in) const ncore_buffer_desc_t *desc (ncore_buffer_desc_t temp) {
   unsigned long long ptr = 0, count = 0;
@@ -865,6 +871,10 @@ unsigned long long ncore_py_dlpack_flags(PyObject *capsule) {
 %constant unsigned int NCORE_SIZEOF_WAIT_SIGNAL_DESC = sizeof(ncore_wait_signal_desc_t);
 %constant unsigned int NCORE_SIZEOF_DEV_COMM_REQUIREMENTS = sizeof(ncore_dev_comm_requirements_t);
 %constant unsigned int NCORE_SIZEOF_DEV_COMM_INFO = sizeof(ncore_dev_comm_info_t);
+%constant unsigned int NCORE_SIZEOF_TEAM_REQUIREMENT = sizeof(ncore_team_requirement_t);
+%constant unsigned int NCORE_SIZEOF_DEV_RESOURCE_REQUIREMENT = sizeof(ncore_dev_resource_requirement_t);
+%constant unsigned int NCORE_SIZEOF_DEV_RESOURCE_HANDLE = sizeof(ncore_dev_resource_handle_t);
+%constant unsigned int NCORE_SIZEOF_MULTIMEM_HANDLE = sizeof(ncore_multimem_handle_t);
 %constant unsigned int NCORE_SIZEOF_BUFFER_DESC = sizeof(ncore_buffer_desc_t);
 %constant unsigned int NCORE_SIZEOF_COMM_PROPERTIES = sizeof(ncore_comm_properties_t);
 
@@ -872,6 +882,8 @@ unsigned long long ncore_py_dlpack_flags(PyObject *capsule) {
 %include "ncore/version.h"
 %include "ncore/errors.h"
 %include "ncore/types.h"
+/* Before window.h / devcomm.h, whose structs hold an ncore_team_t. */
+%include "ncore/team.h"
 %include "ncore/comm.h"
 %include "ncore/comm_control.h"
 %include "ncore/launch.h"
@@ -885,9 +897,13 @@ unsigned long long ncore_py_dlpack_flags(PyObject *capsule) {
 %include "ncore/buffer.h"
 %include "ncore/symmetric.h"
 %include "ncore/info.h"
-%include "ncore/team.h"
 %include "ncore/cft.h"
 %include "ncore/params.h"
+/* The requirements' team and resource arrays (config.py builds them and
+ * the requirements struct keeps them until it is freed). */
+%include <carrays.i>
+%array_functions(ncore_team_requirement_t, ncore_py_team_requirements)
+%array_functions(ncore_dev_resource_requirement_t, ncore_py_resource_requirements)
 
 /* The generated Python functions above only forward to the C module; bind
  * each name to its C function directly, which saves a Python call (about

@@ -73,6 +73,8 @@ const core_backend_ops_t core_host_backend = {
     .window_multimem_pointer = host_window_multimem_pointer,
     .cft_team = host_cft_team,
     .window_le_info = host_window_le_info,
+    /* No multimem here: no multicast address, *out stays NULL. */
+    .window_team_multimem_pointer = NULL,
     .signal = host_signal,
     .wait_signal = host_wait_signal,
     .put_signal = host_put_signal,

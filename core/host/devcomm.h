@@ -7,6 +7,7 @@
 /* ---- backend operations (core/backend.h) ---- */
 ncore_status_t host_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *req,
+                                    struct core_dev_comm_asks *asks,
                                     core_backend_dev_comm_t **out);
 void host_dev_comm_destroy(core_backend_comm_t *comm,
                            core_backend_dev_comm_t *dev_comm);

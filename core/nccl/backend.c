@@ -92,6 +92,7 @@ const core_backend_ops_t core_nccl_backend = {
     .window_multimem_pointer = nccl_window_multimem_pointer,
     .cft_team = nccl_cft_team,
     .window_le_info = nccl_window_le_info,
+    .window_team_multimem_pointer = nccl_window_team_multimem_pointer,
     .signal = nccl_signal,
     .wait_signal = nccl_wait_signal,
     .put_signal = nccl_put_signal,

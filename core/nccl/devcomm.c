@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "devcomm_requirements.h"
 #include "device.h"
 #include "wait.h"
 
@@ -71,6 +72,29 @@ static ncore_status_t check_newer_requirements(
         nccl_require_version(newer[i].since, newer[i].what);
     if (status != NCORE_OK) return status;
   }
+  /* NCCL 2.32's fields (ginCustomStride, ginType, cftCaps, cftBarrierCount)
+   * follow useRuntimeVersion, past the 2.30.7 layout ncore writes from 2.31
+   * on (nccl_layouts.h): refused rather than dropped. */
+  const struct {
+    int32_t value;
+    const char *what;
+  } v2_32[] = {
+      {r->gin_custom_stride, "requirements: gin_custom_stride"},
+      {r->gin_type, "requirements: gin_type"},
+      {r->cft_caps, "requirements: cft_caps"},
+      {r->cft_barrier_count, "requirements: cft_barrier_count"},
+  };
+  for (size_t i = 0; i < sizeof v2_32 / sizeof v2_32[0]; i++) {
+    if (v2_32[i].value == NCORE_CONFIG_UNDEF_INT) continue;
+    ncore_status_t status =
+        nccl_require_version(NCORE_NCCL_VERSION(2, 32, 0), v2_32[i].what);
+    if (status != NCORE_OK) return status;
+    return core_error(NCORE_ERR_NOT_SUPPORTED,
+                      "%s: NCCL %s has it, but ncore passes NCCL 2.30.7's "
+                      "requirements layout, which ends before it",
+                      v2_32[i].what,
+                      nccl_version_text(nccl_runtime_version()));
+  }
   return NCORE_OK;
 }
 
@@ -81,8 +105,10 @@ static int native_connection_type(void) {
 }
 
 /* The requirements in the loaded version's layout, into storage (at least
- * sizeof(nccl_devcomm_requirements_t) bytes). */
+ * sizeof(nccl_devcomm_requirements_t) bytes); NCCL's lists are ncore's
+ * own (lists, from teams / resources) or else the caller's raw ones. */
 static void requirements_map(const ncore_dev_comm_requirements_t *r,
+                             const nccl_dev_comm_lists_t *lists,
                              void *storage) {
   /* Before 2.29.5 a required connection type can only force GIN on; the
    * result is checked after creation. */
@@ -93,8 +119,12 @@ static void requirements_map(const ncore_dev_comm_requirements_t *r,
       .size = nccl_layout()->requirements_size,
       .magic = NCORE_NCCL_API_MAGIC,
       .version = (unsigned)nccl_struct_version(),
-      .resourceRequirementsList = r->resource_requirements_list,
-      .teamRequirementsList = r->team_requirements_list,
+      .resourceRequirementsList = lists->resources != NULL
+                                      ? (void *)lists->resources
+                                      : r->resource_requirements_list,
+      .teamRequirementsList = lists->teams != NULL
+                                  ? (void *)lists->teams
+                                  : r->team_requirements_list,
       .lsaMultimem = r->lsa_multimem != 0,
       .barrierCount = r->barrier_count,
       .lsaBarrierCount = r->lsa_barrier_count,
@@ -139,19 +169,29 @@ static void requirements_map(const ncore_dev_comm_requirements_t *r,
 
 ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *r,
+                                    core_dev_comm_asks_t *asks,
                                     core_backend_dev_comm_t **out) {
   nccl_comm_t *c = comm;
   ncore_status_t status = check_newer_requirements(r);
   if (status == NCORE_OK) status = nccl_comm_enter(c);
   if (status != NCORE_OK) return status;
-  nccl_devcomm_t *d = calloc(1, sizeof *d);
-  if (d == NULL) return core_error(NCORE_ERR_SYSTEM, "out of memory");
+  nccl_dev_comm_lists_t lists;
+  status = nccl_dev_comm_lists_build(c, asks, &lists);
+  nccl_devcomm_t *d = status == NCORE_OK ? calloc(1, sizeof *d) : NULL;
+  if (status == NCORE_OK && d == NULL)
+    status = core_error(NCORE_ERR_SYSTEM, "out of memory");
+  if (status != NCORE_OK) {
+    nccl_dev_comm_lists_free(&lists);
+    return status;
+  }
   d->comm = c;
   d->lsa_multimem = r->lsa_multimem != 0;
   _Alignas(16) unsigned char req[sizeof(nccl_devcomm_requirements_t)];
-  requirements_map(r, req);
+  requirements_map(r, &lists, req);
   status = nccl_settle(nccl_fn.ncclDevCommCreate(c->nccl, req, d->storage), c,
                        "ncclDevCommCreate");
+  if (status == NCORE_OK) nccl_dev_comm_lists_read_back(&lists, asks);
+  nccl_dev_comm_lists_free(&lists);
   if (status == NCORE_ERR_INVALID_USAGE && c->lsa_size < c->nranks)
     /* Ranks outside this rank's LSA team are reached only through GIN, and
      * NCCL answers ncclInvalidUsage ("GIN not supported") where it has no

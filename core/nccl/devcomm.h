@@ -21,6 +21,7 @@ typedef struct core_backend_dev_comm {
 /* ---- backend operations (core/backend.h) ---- */
 ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *req,
+                                    struct core_dev_comm_asks *asks,
                                     core_backend_dev_comm_t **out);
 void nccl_dev_comm_destroy(core_backend_comm_t *comm,
                            core_backend_dev_comm_t *dev_comm);

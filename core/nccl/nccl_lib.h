@@ -31,6 +31,12 @@ struct nccl_team {
   int nRanks, rank, stride;
 };
 
+/* struct ncclMultimemHandle (nccl_device/impl/core__types.h, 2.28.9 to
+ * 2.32): passed by value to ncclGetMultimemDevicePointer. */
+typedef struct nccl_multimem_handle {
+  void *mcBasePtr;
+} nccl_multimem_handle_t;
+
 /* Every NCCL function ncore calls, named once: nccl_functions_t below and
  * the loader (nccl_lib.c) both expand this list.
  *   TYPED(name, required)            its type is nccl.h's (__typeof__, so a
@@ -89,6 +95,14 @@ struct nccl_team {
   DECLARED(ncclDevCommCreate, 1, ncclResult_t, ncclComm_t, const void *, void *)     \
   DECLARED(ncclDevCommDestroy, 1, ncclResult_t, ncclComm_t, const void *)            \
   DECLARED(ncclTeamLsa, 1, struct nccl_team, ncclComm_t)                             \
+  /* nccl_device/lsa_barrier.h, gin_barrier.h, ll_a2a.h (2.28+; issue 44:        \
+   * requirements): handles and requirement nodes as devcomm_requirements.h */    \
+  DECLARED(ncclLsaBarrierCreateRequirement, 0, ncclResult_t, struct nccl_team,       \
+           int, void *, void *)                                                      \
+  DECLARED(ncclGinBarrierCreateRequirement, 0, ncclResult_t, ncclComm_t,             \
+           struct nccl_team, int, void *, void *)                                    \
+  DECLARED(ncclLLA2ACalcSlots, 0, int, int, int)                                     \
+  DECLARED(ncclLLA2ACreateRequirement, 0, ncclResult_t, int, int, void *, void *)    \
   DECLARED(ncclCommInitRankScalable, 0, ncclResult_t, ncclComm_t *, int, int, int,   \
            ncclUniqueId *, nccl_config_t *)                                          \
   DECLARED(ncclPutSignal, 0, ncclResult_t, const void *, size_t, ncclDataType_t,     \
@@ -112,6 +126,8 @@ struct nccl_team {
            void **)                                                                  \
   DECLARED(ncclGetLsaMultimemDevicePointer, 0, ncclResult_t, ncclWindow_t, size_t,   \
            void **)                                                                  \
+  DECLARED(ncclGetMultimemDevicePointer, 0, ncclResult_t, ncclWindow_t, size_t,      \
+           nccl_multimem_handle_t, void **)                                          \
   /* 2.29.7+ */                                                                      \
   DECLARED(ncclCommSuspend, 0, ncclResult_t, ncclComm_t, int)                        \
   DECLARED(ncclCommResume, 0, ncclResult_t, ncclComm_t)                              \

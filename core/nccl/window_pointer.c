@@ -170,3 +170,21 @@ ncore_status_t nccl_window_multimem_pointer(core_backend_comm_t *comm,
   pthread_mutex_unlock(&w->lock);
   return status;
 }
+
+ncore_status_t nccl_window_team_multimem_pointer(core_backend_comm_t *comm,
+                                                 core_backend_window_t *window,
+                                                 void *mc_base_pointer,
+                                                 size_t offset, void **out) {
+  nccl_comm_t *c = comm;
+  nccl_window_t *w = window;
+  *out = NULL;
+  /* Before 2.29.2 only a kernel (ncclGetMultimemPointer) answers this. */
+  ncore_status_t status = nccl_require(
+      nccl_fn.ncclGetMultimemDevicePointer, NCORE_NCCL_VERSION(2, 29, 2),
+      "ncore_window_multimem_device_pointer (ncclGetMultimemDevicePointer)");
+  if (status != NCORE_OK) return status;
+  nccl_multimem_handle_t handle = {mc_base_pointer};
+  return host_pointer(
+      nccl_fn.ncclGetMultimemDevicePointer(w->win, offset, handle, out),
+      "ncclGetMultimemDevicePointer", c, out);
+}

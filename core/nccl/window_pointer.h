@@ -42,5 +42,11 @@ ncore_status_t nccl_window_peer_pointer(core_backend_comm_t *comm,
 ncore_status_t nccl_window_multimem_pointer(core_backend_comm_t *comm,
                                             core_backend_window_t *window,
                                             size_t offset, void **out);
+/* Through a team's multimem handle: ncclGetMultimemDevicePointer (2.29.2+;
+ * older NCCL: NOT_SUPPORTED naming it); NULL where NCCL has no address. */
+ncore_status_t nccl_window_team_multimem_pointer(core_backend_comm_t *comm,
+                                                 core_backend_window_t *window,
+                                                 void *mc_base_pointer,
+                                                 size_t offset, void **out);
 
 #endif

@@ -479,6 +479,30 @@ FAKE_API ncclResult_t ncclDevCommCreate(ncclComm_t,
 #if NCCL_VERSION_CODE >= 23007
   record("reqs.ginStrongSignalsRequired", reqs->ginStrongSignalsRequired);
 #endif
+  // The chained lists (issue 44: requirements): what each node asks, and
+  // distinct handles written where the nodes say, as NCCL does.
+  int n = 0;
+  for (ncclDevResourceRequirements_t *r = reqs->resourceRequirementsList; r;
+       r = r->next, n++) {
+    const std::string key = "reqs.resource." + std::to_string(n);
+    record(key + ".bufferSize", (long long)r->bufferSize);
+    record(key + ".ginSignalCount", r->ginSignalCount);
+    if (r->outBufferHandle) *r->outBufferHandle = 0x1000u * (n + 1);
+    if (r->outGinSignalStart) *r->outGinSignalStart = 500u + n;
+  }
+  record("reqs.resources", n);
+  n = 0;
+  for (ncclTeamRequirements_t *t = reqs->teamRequirementsList; t;
+       t = t->next, n++) {
+    const std::string key = "reqs.team." + std::to_string(n);
+    record(key + ".nRanks", t->team.nRanks);
+    record(key + ".rank", t->team.rank);
+    record(key + ".stride", t->team.stride);
+    record(key + ".multimem", t->multimem);
+    if (t->outMultimemHandle)
+      t->outMultimemHandle->mcBasePtr = (void *)(uintptr_t)(0x70000 + 0x1000 * n);
+  }
+  record("reqs.teams", n);
   // Distinct values where ncore reads them, written through NCCL's own
   // struct so that a wrong offset in ncore shows.
   std::memset((void *)out, 0, sizeof *out);
@@ -494,6 +518,52 @@ FAKE_API ncclResult_t ncclDevCommCreate(ncclComm_t,
 #else
   out->ginContextCount = 0;
 #endif
+  return ncclSuccess;
+}
+// The resource requirement helpers (nccl_device/lsa_barrier.h,
+// gin_barrier.h, ll_a2a.h): record their arguments, fill one node the way
+// NCCL does (the handle's output fields are written by ncclDevCommCreate).
+FAKE_API ncclResult_t ncclLsaBarrierCreateRequirement(
+    ncclTeam_t team, int nBarriers, ncclLsaBarrierHandle_t *handle,
+    ncclDevResourceRequirements_t *req) {
+  count("ncclLsaBarrierCreateRequirement");
+  record("lsa_barrier.team", team.nRanks * 10000 + team.rank * 100 + team.stride);
+  record("lsa_barrier.nBarriers", nBarriers);
+  std::memset((void *)req, 0, sizeof *req);
+  req->bufferSize = (size_t)nBarriers * team.nRanks * 4;
+  req->bufferAlign = 16;
+  req->outBufferHandle = &handle->bufHandle;
+  handle->nBarriers = nBarriers;
+  return ncclSuccess;
+}
+FAKE_API ncclResult_t ncclGinBarrierCreateRequirement(
+    ncclComm_t, ncclTeam_t team, int nBarriers, ncclGinBarrierHandle_t *handle,
+    ncclDevResourceRequirements_t *req) {
+  count("ncclGinBarrierCreateRequirement");
+  record("gin_barrier.team", team.nRanks * 10000 + team.rank * 100 + team.stride);
+  record("gin_barrier.nBarriers", nBarriers);
+  std::memset((void *)req, 0, sizeof *req);
+  req->ginSignalCount = nBarriers * team.nRanks;
+  req->outGinSignalStart = &handle->signal0;
+  return ncclSuccess;
+}
+FAKE_API int ncclLLA2ACalcSlots(int maxElts, int maxEltSize) {
+  count("ncclLLA2ACalcSlots");
+  record("ll_a2a.maxElts", maxElts);
+  record("ll_a2a.maxEltSize", maxEltSize);
+  return maxElts * ((maxEltSize + 7) / 8);  // 8-byte slots, rounded up
+}
+FAKE_API ncclResult_t ncclLLA2ACreateRequirement(
+    int nBlocks, int nSlots, ncclLLA2AHandle_t *handle,
+    ncclDevResourceRequirements_t *req) {
+  count("ncclLLA2ACreateRequirement");
+  record("ll_a2a.nBlocks", nBlocks);
+  record("ll_a2a.nSlots", nSlots);
+  std::memset((void *)req, 0, sizeof *req);
+  req->bufferSize = (size_t)nBlocks * nSlots * 16;
+  req->bufferAlign = 16;
+  req->outBufferHandle = &handle->bufHandle;
+  handle->nSlots = nSlots;
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclDevCommDestroy(ncclComm_t, ncclDevComm_t const *) {
@@ -656,6 +726,15 @@ FAKE_API ncclResult_t ncclGetLsaMultimemDevicePointer(ncclWindow_t, size_t,
   count("ncclGetLsaMultimemDevicePointer");
   *out = nullptr;
   return ncclInvalidUsage;  // no NVLink multicast
+}
+// Through a team's handle: the handle's base plus the offset, so ncore's
+// passing of both shows (a stand-in address, never dereferenced).
+FAKE_API ncclResult_t ncclGetMultimemDevicePointer(ncclWindow_t, size_t offset,
+                                                   ncclMultimemHandle_t mm,
+                                                   void **out) {
+  count("ncclGetMultimemDevicePointer");
+  *out = mm.mcBasePtr ? (char *)mm.mcBasePtr + offset : nullptr;
+  return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclPutSignal(const void *, size_t, ncclDataType_t, int,
                                     ncclWindow_t, size_t, int, int,

@@ -529,13 +529,55 @@ static void step_signal(void) {
        ndescs, pick_stream());
 }
 
+/* Up to three team and three resource requirements, each array laid out
+ * with its first element's struct_size (honest: the library reads no more
+ * than count elements that far apart); counts fuzzed around the range. */
+static void fuzz_requirement_arrays(ncore_dev_comm_requirements_t *r) {
+  static unsigned char teams[3 * 64], resources[3 * 64];
+  const uint32_t team_stride = pick(4) ? sizeof(ncore_team_requirement_t) : 4 + pick(16) * 4;
+  const uint32_t resource_stride =
+      pick(4) ? sizeof(ncore_dev_resource_requirement_t) : 4 + pick(16) * 4;
+  memset(teams, 0, sizeof teams);
+  memset(resources, 0, sizeof resources);
+  for (int i = 0; i < 3; i++) {
+    ncore_team_requirement_t t = NCORE_TEAM_REQUIREMENT_INIT;
+    t.struct_size = i == 0 || pick(8) ? team_stride : (uint32_t)take(4);
+    t.team.n_ranks = pick(4) ? 1 : take_int();
+    t.team.rank = pick(4) ? 0 : take_int();
+    t.team.stride = pick(4) ? 1 : take_int();
+    t.multimem = pick(4) ? 0 : take_int();
+    memcpy(teams + i * team_stride, &t, team_stride < sizeof t ? team_stride : sizeof t);
+    ncore_dev_resource_requirement_t q = NCORE_DEV_RESOURCE_REQUIREMENT_INIT;
+    q.struct_size = i == 0 || pick(8) ? resource_stride : (uint32_t)take(4);
+    q.kind = pick(4) ? 1 + (int)pick(3) : take_int();
+    q.team = t.team;
+    q.n_barriers = take_int();
+    q.n_blocks = take_int();
+    q.max_elements = take_int();
+    q.max_element_size = take_int();
+    memcpy(resources + i * resource_stride, &q,
+           resource_stride < sizeof q ? resource_stride : sizeof q);
+  }
+  r->teams = pick(8) ? (const ncore_team_requirement_t *)teams : NULL;
+  r->team_count = pick(2) ? (int32_t)pick(4) : take_int();
+  r->resources = pick(8) ? (const ncore_dev_resource_requirement_t *)resources : NULL;
+  r->resource_count = pick(2) ? (int32_t)pick(4) : take_int();
+  /* More than the three laid out only where the library refuses the count
+   * before reading (negative, or above its bound). */
+  if (r->team_count > 3 && r->team_count <= 1024) r->team_count = 3;
+  if (r->resource_count > 3 && r->resource_count <= 1024) r->resource_count = 3;
+  r->cft_caps = pick(4) ? NCORE_CONFIG_UNDEF_INT : take_int();
+  r->gin_custom_stride = pick(4) ? NCORE_CONFIG_UNDEF_INT : take_int();
+}
+
 static void step_devcomm(void) {
-  switch (pick(3)) {
+  switch (pick(4)) {
     case 0: {
       ncore_dev_comm_requirements_t r = NCORE_DEV_COMM_REQUIREMENTS_INIT;
       r.lsa_multimem = pick(4) == 0;
       r.gin_connection_type = pick(4) ? 0 : take_int();
       r.barrier_count = pick(4) ? 0 : take_int();
+      if (pick(2)) fuzz_requirement_arrays(&r);
       const void *req = pick(3) ? pick_versioned(&r, sizeof r) : NULL;
       ncore_dev_comm_t dev = 0;
       CALL(ncore_create_dev_comm, pick(8) ? &dev : NULL, pick_comm(), req);
@@ -550,6 +592,25 @@ static void step_devcomm(void) {
       unsigned char *out = pick(8) ? (unsigned char *)pick_versioned(&info, sizeof info) : NULL;
       CALL(ncore_dev_comm_info, dev, (ncore_dev_comm_info_t *)out);
       ncore_dev_comm_is_valid(dev);
+      break;
+    }
+    case 2: {
+      ncore_dev_comm_t dev = pick_handle(w.devs);
+      ncore_dev_resource_handle_t h = NCORE_DEV_RESOURCE_HANDLE_INIT;
+      unsigned char *out = pick(8) ? (unsigned char *)pick_versioned(&h, sizeof h) : NULL;
+      CALL(ncore_dev_comm_resource_handle, dev, pick(2) ? (int)pick(3) : take_int(),
+           (ncore_dev_resource_handle_t *)out);
+      ncore_team_t team = {pick(4) ? 1 : take_int(), pick(4) ? 0 : take_int(),
+                           pick(4) ? 1 : take_int()};
+      ncore_multimem_handle_t mm = NCORE_MULTIMEM_HANDLE_INIT;
+      out = pick(8) ? (unsigned char *)pick_versioned(&mm, sizeof mm) : NULL;
+      CALL(ncore_dev_comm_multimem_handle, dev, pick(8) ? &team : NULL,
+           (ncore_multimem_handle_t *)out);
+      mm.mc_base_pointer = pick(2) ? NULL : (void *)(uintptr_t)take(8);
+      void *p = NULL;
+      CALL(ncore_window_multimem_device_pointer, pick_handle(w.windows),
+           pick(8) ? (const ncore_multimem_handle_t *)pick_versioned(&mm, sizeof mm) : NULL,
+           pick(2) ? take(1) : take(8), pick(8) ? &p : NULL);
       break;
     }
     default: {

@@ -59,6 +59,17 @@ static ncore_status_t call_dev_comm_info(void *p, size_t size) {
   (void)size;
   return ncore_dev_comm_info(the_dev_comm, (ncore_dev_comm_info_t *)p);
 }
+static ncore_team_t the_team;
+static ncore_status_t call_dev_comm_resource_handle(void *p, size_t size) {
+  (void)size;
+  return ncore_dev_comm_resource_handle(the_dev_comm, 0,
+                                        (ncore_dev_resource_handle_t *)p);
+}
+static ncore_status_t call_dev_comm_multimem_handle(void *p, size_t size) {
+  (void)size;
+  return ncore_dev_comm_multimem_handle(the_dev_comm, &the_team,
+                                        (ncore_multimem_handle_t *)p);
+}
 static ncore_status_t call_comm_properties(void *p, size_t size) {
   (void)size;
   return ncore_comm_properties(the_comm, (ncore_comm_properties_t *)p);
@@ -106,6 +117,10 @@ static const writer_t dev_comm_requirements_init =
            resource_requirements_list, 1);
 static const writer_t dev_comm_info =
     WRITER(dev_comm_info, ncore_dev_comm_info_t, rank, 0);
+static const writer_t dev_comm_resource_handle =
+    WRITER(dev_comm_resource_handle, ncore_dev_resource_handle_t, kind, 0);
+static const writer_t dev_comm_multimem_handle =
+    WRITER(dev_comm_multimem_handle, ncore_multimem_handle_t, mc_base_pointer, 0);
 static const writer_t comm_properties =
     WRITER(comm_properties, ncore_comm_properties_t, rank, 0);
 static const writer_t library_info =
@@ -287,6 +302,40 @@ TEST(dev_comm_info_writes_only_the_callers_size) {
   CHECK_OK(ncore_create_dev_comm(&the_dev_comm, comm, NULL));
   check_writer(&dev_comm_info);
   CHECK_OK(ncore_comm_destroy(comm));
+}
+
+/* The handles exist only where the backend has device resources and
+ * multimem: tests/fake_nccl/run.sh runs these on the NCCL test double. */
+static void check_dev_comm_handle_writer(const writer_t *w) {
+  if (harness_is_host())
+    SKIP("the host backend makes no resource or multimem handles: "
+         "tests/fake_nccl/run.sh runs this on the NCCL test double");
+  UNIT_COMM(comm);
+  CHECK_OK(ncore_comm_team_world(comm, &the_team));
+  ncore_dev_resource_requirement_t res = NCORE_DEV_RESOURCE_REQUIREMENT_INIT;
+  res.kind = NCORE_DEV_RESOURCE_LL_A2A;
+  res.n_blocks = 1;
+  res.max_elements = 4;
+  res.max_element_size = 8;
+  ncore_team_requirement_t team = NCORE_TEAM_REQUIREMENT_INIT;
+  team.team = the_team;
+  team.multimem = 1;
+  ncore_dev_comm_requirements_t req = NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.resources = &res;
+  req.resource_count = 1;
+  req.teams = &team;
+  req.team_count = 1;
+  CHECK_OK(ncore_create_dev_comm(&the_dev_comm, comm, &req));
+  check_writer(w);
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
+TEST(dev_comm_resource_handle_writes_only_the_callers_size) {
+  check_dev_comm_handle_writer(&dev_comm_resource_handle);
+}
+
+TEST(dev_comm_multimem_handle_writes_only_the_callers_size) {
+  check_dev_comm_handle_writer(&dev_comm_multimem_handle);
 }
 
 TEST(comm_properties_writes_only_the_callers_size) {

@@ -262,6 +262,118 @@ TEST(params_from_nccl_2_30_or_the_environment) {
   unsetenv("NCCL_ONLY_IN_ENV");
 }
 
+/* Team and resource requirements (ABI 1.2): ncore calls NCCL's helpers
+ * with the caller's values, chains the nodes itself (teams merged by
+ * value), and reads back the handles NCCL wrote through the nodes. */
+TEST(dev_comm_team_and_resource_requirements_reach_nccl) {
+  REQUIRE_FAKE();
+  UNIT_COMM(comm);
+  ncore_team_t world;
+  CHECK_OK(ncore_comm_team_world(comm, &world));
+  ncore_dev_resource_requirement_t res[3] = {
+      NCORE_DEV_RESOURCE_REQUIREMENT_INIT, NCORE_DEV_RESOURCE_REQUIREMENT_INIT,
+      NCORE_DEV_RESOURCE_REQUIREMENT_INIT};
+  res[0].kind = NCORE_DEV_RESOURCE_LSA_BARRIER;
+  res[0].team = world;
+  res[0].n_barriers = 3;
+  res[1].kind = NCORE_DEV_RESOURCE_GIN_BARRIER;
+  res[1].team = world;
+  res[1].n_barriers = 2;
+  res[2].kind = NCORE_DEV_RESOURCE_LL_A2A;
+  res[2].n_blocks = 4;
+  res[2].max_elements = 16;
+  res[2].max_element_size = 12;
+  ncore_team_requirement_t teams[2] = {NCORE_TEAM_REQUIREMENT_INIT,
+                                       NCORE_TEAM_REQUIREMENT_INIT};
+  teams[0].team = world;
+  teams[1].team = world; /* the same team: one node, multimem if any asks */
+  teams[1].multimem = 1;
+  ncore_dev_comm_requirements_t req = NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.resources = res;
+  req.resource_count = 3;
+  req.teams = teams;
+  req.team_count = 2;
+  ncore_dev_comm_t dc = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_create_dev_comm(&dc, comm, &req));
+  CHECK_EQ(record("lsa_barrier.team"), 10001LL); /* {1, 0, 1} */
+  CHECK_EQ(record("lsa_barrier.nBarriers"), 3LL);
+  CHECK_EQ(record("gin_barrier.team"), 10001LL);
+  CHECK_EQ(record("gin_barrier.nBarriers"), 2LL);
+  CHECK_EQ(record("ll_a2a.maxElts"), 16LL);
+  CHECK_EQ(record("ll_a2a.maxEltSize"), 12LL);
+  CHECK_EQ(record("ll_a2a.nBlocks"), 4LL);
+  CHECK_EQ(record("ll_a2a.nSlots"), 32LL); /* the fake's ncclLLA2ACalcSlots */
+  CHECK_EQ(record("reqs.resources"), 3LL);
+  CHECK_EQ(record("reqs.resource.0.bufferSize"), 12LL);
+  CHECK_EQ(record("reqs.resource.1.ginSignalCount"), 2LL);
+  CHECK_EQ(record("reqs.resource.2.bufferSize"), 4LL * 32 * 16);
+  CHECK_EQ(record("reqs.teams"), 1LL);
+  CHECK_EQ(record("reqs.team.0.nRanks"), 1LL);
+  CHECK_EQ(record("reqs.team.0.stride"), 1LL);
+  CHECK_EQ(record("reqs.team.0.multimem"), 1LL);
+  ncore_dev_resource_handle_t h = NCORE_DEV_RESOURCE_HANDLE_INIT;
+  CHECK_OK(ncore_dev_comm_resource_handle(dc, 0, &h));
+  CHECK_EQ(h.kind, NCORE_DEV_RESOURCE_LSA_BARRIER);
+  CHECK_EQ(h.buf_handle, 0x1000u);
+  CHECK_EQ(h.n_barriers, 3);
+  CHECK_OK(ncore_dev_comm_resource_handle(dc, 1, &h));
+  CHECK_EQ(h.kind, NCORE_DEV_RESOURCE_GIN_BARRIER);
+  CHECK_EQ(h.signal0, 501u);
+  CHECK_EQ(h.buf_handle, 0u);
+  CHECK_OK(ncore_dev_comm_resource_handle(dc, 2, &h));
+  CHECK_EQ(h.kind, NCORE_DEV_RESOURCE_LL_A2A);
+  CHECK_EQ(h.buf_handle, 0x3000u);
+  CHECK_EQ(h.n_slots, 32u);
+  /* An older caller's smaller struct: only its struct_size bytes written. */
+  ncore_dev_resource_handle_t older;
+  memset(&older, 0xa5, sizeof older);
+  older.struct_size = offsetof(ncore_dev_resource_handle_t, n_slots);
+  CHECK_OK(ncore_dev_comm_resource_handle(dc, 2, &older));
+  CHECK_EQ(older.buf_handle, 0x3000u);
+  CHECK_EQ(older.n_slots, 0xa5a5a5a5u);
+  ncore_multimem_handle_t mm = NCORE_MULTIMEM_HANDLE_INIT;
+  CHECK_OK(ncore_dev_comm_multimem_handle(dc, &world, &mm));
+  CHECK_PTR_EQ(mm.mc_base_pointer, (void *)0x70000);
+  /* The window's multicast address through the handle: NCCL's host getter
+   * (2.29.2+); before it only a kernel knows, so ncore says which NCCL. */
+  size_t bytes = 1 << 16;
+  void *mem = NULL;
+  CHECK_OK(ncore_mem_alloc(&mem, bytes, NCORE_BACKEND_NCCL));
+  ncore_window_t w = NCORE_NULL_HANDLE;
+  CHECK_OK(ncore_register_window(&w, comm, mem, bytes, NCORE_WINDOW_DEFAULT));
+  void *p = NULL;
+  if (supported(ncore_window_multimem_device_pointer(w, &mm, 64, &p), 22902,
+                "2.29.2")) {
+    CHECK_PTR_EQ(p, (void *)(0x70000 + 64));
+    CHECK_EQ(record("calls.ncclGetMultimemDevicePointer"), 1LL);
+  }
+  CHECK_OK(ncore_window_close(w));
+  CHECK_OK(ncore_mem_free(mem, NCORE_BACKEND_NCCL));
+  CHECK_OK(ncore_dev_comm_close(dc));
+  /* NCCL 2.32's fields: this layout ends before them, so refused. */
+  req = (ncore_dev_comm_requirements_t)NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.gin_custom_stride = 2;
+  CHECK_STATUS(ncore_create_dev_comm(&dc, comm, &req), NCORE_ERR_NOT_SUPPORTED);
+  CHECK_MESSAGE_CONTAINS("gin_custom_stride");
+  CHECK_MESSAGE_CONTAINS("2.32");
+  /* ABI 1.1's raw lists still pass through unchanged (a caller-built
+   * struct ncclTeamRequirements). */
+  struct {
+    void *next;
+    int n_ranks, rank, stride;
+    _Bool multimem;
+    void *out_multimem_handle;
+  } raw_team = {NULL, 1, 0, 5, 0, NULL};
+  req = (ncore_dev_comm_requirements_t)NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.team_requirements_list = &raw_team;
+  CHECK_OK(ncore_create_dev_comm(&dc, comm, &req));
+  CHECK_EQ(record("reqs.resources"), 0LL);
+  CHECK_EQ(record("reqs.teams"), 1LL);
+  CHECK_EQ(record("reqs.team.0.stride"), 5LL);
+  CHECK_OK(ncore_dev_comm_close(dc));
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
 TEST(windows_flags_and_host_pointer_getters) {
   REQUIRE_FAKE();
   UNIT_COMM(comm);

@@ -118,6 +118,38 @@ NCORE_API ncore_status_t ncore_window_peer_device_pointer(ncore_window_t window,
 NCORE_API ncore_status_t ncore_window_lsa_multimem_device_pointer(
     ncore_window_t window, size_t offset, void **out);
 
+/* A team's multimem handle (ncclMultimemHandle): the multicast base NCCL
+ * gave the team, NULL when it gave none (no NVLink multicast: NVLS off or
+ * unsupported). Versioned: the library fills as many fields as the
+ * caller's struct_size holds. Returned by ncore_dev_comm_multimem_handle
+ * (ncore/devcomm.h). */
+typedef struct ncore_multimem_handle {
+  uint32_t struct_size;
+  void *mc_base_pointer;
+} ncore_multimem_handle_t;
+
+#define NCORE_MULTIMEM_HANDLE_INIT                                     \
+  {                                                                    \
+    (uint32_t)sizeof(ncore_multimem_handle_t), /* struct_size */       \
+    NULL                                       /* mc_base_pointer */   \
+  }
+
+/* Multicast (multimem) pointer to byte `offset` of the window through
+ * *multimem, a team's handle from ncore_dev_comm_multimem_handle
+ * (ncclGetMultimemDevicePointer; nccl.core 0.4.1
+ * RegisteredWindowHandle.get_multimem_device_pointer), or NULL in *out when
+ * the handle has no multicast base (NCCL gave the team none) or NCCL has no
+ * multicast mapping of this window for it. Never faked.
+ * multimem: read during the call only; its struct_size at least
+ * offsetof(mc_base_pointer) + sizeof(void *). offset: <= the window's size.
+ * Returns as ncore_window_lsa_device_pointer, and NCORE_ERR_INVALID_ARGUMENT
+ * for multimem NULL or a bad struct_size; NCORE_ERR_NOT_SUPPORTED for a
+ * handle with a multicast base on NCCL before 2.29.2 (which has no host
+ * query: the message names the version). */
+NCORE_API ncore_status_t ncore_window_multimem_device_pointer(
+    ncore_window_t window, const ncore_multimem_handle_t *multimem,
+    size_t offset, void **out);
+
 /* Deregisters this rank's part (ncclCommWindowDeregister). Local. NCCL:
  * waits first, within the communicator's timeout, for the work this rank's
  * put_signal, signal and symmetric put/get calls queued on their streams

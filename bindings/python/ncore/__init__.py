@@ -30,6 +30,9 @@ from .cft import CftLeInfo
 from .buffer import Buffer, ResolvedBuffer, Stream, resolve_buffer, resolve_stream
 from .config import (Config, NCCLCollConfig, NCCLConfig, NcclConfig, NCCLDevCommRequirements,
                      VendorOption)
+from .devcomm_requirements import (GinBarrierHandle, GinBarrierRequirement, LLA2AHandle,
+                                   LLA2ARequirement, LsaBarrierHandle, LsaBarrierRequirement,
+                                   MultimemHandle, TeamRequirement)
 from .unique_id import UniqueId, get_unique_id
 from .resources import (CommResource, CustomRedOp, DevCommInfo, DevCommResource,
                         RegisteredBufferHandle, RegisteredWindowHandle)
@@ -100,7 +103,8 @@ __all__ = [
     "FLOAT8E5M2", "SUM", "PROD", "MAX", "MIN", "AVG",
     "Buffer", "ResolvedBuffer", "Stream", "resolve_buffer", "resolve_stream",
     "NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements", "NCCLCollConfig",
-    "VendorOption",
+    "VendorOption", "TeamRequirement", "LsaBarrierRequirement", "GinBarrierRequirement",
+    "LLA2ARequirement", "MultimemHandle", "LsaBarrierHandle", "GinBarrierHandle", "LLA2AHandle",
     "UniqueId", "get_unique_id",
     "CommResource", "RegisteredBufferHandle", "RegisteredWindowHandle", "CustomRedOp",
     "DevCommResource", "DevCommInfo", "WaitSignalDesc", "Communicator", "NCCLTeam",

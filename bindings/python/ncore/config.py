@@ -8,12 +8,15 @@ validates every value."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from ._errors import NcclInvalid
 from ._lib import raw
-from ._types import (Backend, CTAPolicy, NcclGinConnectionType, NcclHostCftMode,
-                     NcclNvlsHostMode)
+from ._types import (Backend, CTAPolicy, NcclGinConnectionType, NcclGinType,
+                     NcclHostCftMode, NcclNvlsHostMode)
+from .devcomm_requirements import (GinBarrierRequirement, LLA2ARequirement,
+                                   LsaBarrierRequirement, TeamRequirement, resources_c,
+                                   teams_c)
 from .typing import NcclEventSpec
 
 __all__ = ["NCCLConfig", "Config", "NcclConfig", "NCCLDevCommRequirements",
@@ -133,19 +136,43 @@ class NCCLDevCommRequirements:
     #: NCCL 2.30.7+ (NCCL's default: True for both).
     gin_strong_signals_required: Optional[bool] = None
     gin_va_signals_required: Optional[bool] = None
-    #: ncore's: NCCL's resource / team requirement lists (addresses),
-    #: passed through as they are; the host backend refuses any but 0.
+    #: NCCL 2.32 (0.6.0): the GIN rank stride for CUSTOM_STRIDE, the GIN
+    #: transport to require, the CFT capabilities (a bitmask of NcclCftCap)
+    #: and CFT barriers. On an NCCL without them, set, NcclNotSupported
+    #: naming 2.32.
+    gin_custom_stride: Optional[int] = None
+    gin_type: Optional[NcclGinType] = None
+    cft_caps: Optional[int] = None
+    cft_barrier_count: Optional[int] = None
+    #: 0.4.1: per-team requirements and device resources; each resource
+    #: yields, in order, a handle in DevCommResource.resource_handles.
+    teams: Tuple[TeamRequirement, ...] = ()
+    resources: Tuple[Union[LsaBarrierRequirement, GinBarrierRequirement,
+                           LLA2ARequirement], ...] = ()
+    #: ncore 1.1's: NCCL's own resource / team requirement lists (addresses),
+    #: passed through as they are; the host backend refuses any but 0, and
+    #: they cannot be given together with teams / resources.
     resource_requirements_list: Optional[int] = None
     team_requirements_list: Optional[int] = None
 
     def to_c(self) -> Any:
-        """A filled ncore_dev_comm_requirements_t for the C call."""
+        """A filled ncore_dev_comm_requirements_t for the C call; it keeps
+        the arrays of teams / resources it points to."""
         requirements = raw.ncore_dev_comm_requirements_t()
         raw.ncore_dev_comm_requirements_init(requirements)
         for field in fields(self):
             value = getattr(self, field.name)
-            if value is not None:
+            if value is not None and field.name not in ("teams", "resources"):
                 setattr(requirements, field.name, int(value))
+        teams, resources = tuple(self.teams or ()), tuple(self.resources or ())
+        if teams:
+            requirements._ncore_teams = teams_c(teams)
+            requirements.teams = requirements._ncore_teams.pointer
+            requirements.team_count = len(teams)
+        if resources:
+            requirements._ncore_resources = resources_c(resources)
+            requirements.resources = requirements._ncore_resources.pointer
+            requirements.resource_count = len(resources)
         return requirements
 
 

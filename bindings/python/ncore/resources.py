@@ -14,9 +14,11 @@ from typing import Any, Callable, Optional
 
 from ._compat import MISSING
 from ._errors import NcclInvalid
+from .devcomm_requirements import MultimemHandle, handle_of
 from ._lib import raw
 from ._types import NcclDataType, NcclGinType, ScalarResidence, WindowFlag
 from .cft import CftWindowMixin
+from .team import NCCLTeam, as_team
 
 __all__ = [
     "CommResource",
@@ -276,6 +278,22 @@ class RegisteredWindowHandle(CommResource, CftWindowMixin):
             RuntimeError (NcclClosed): the window has been closed."""
         return _none_if_null(raw.ncore_window_lsa_multimem_device_pointer(self._handle, offset))
 
+    def get_multimem_device_pointer(self, multimem: MultimemHandle,
+                                    offset: int = 0) -> Optional[int]:
+        """Multicast pointer to byte `offset` through a team's `multimem`
+        handle (DevCommResource.multimem_handle), or None when there is
+        none (the handle has no multicast base; always on the host backend).
+
+        Raises:
+            RuntimeError (NcclClosed): the window has been closed.
+            NcclInvalid: multimem is not a MultimemHandle, offset out of range.
+            NcclNotSupported: a handle with a base on NCCL before 2.29.2."""
+        if not isinstance(multimem, MultimemHandle):
+            raise NcclInvalid("multimem: expected a MultimemHandle, got "
+                              f"{type(multimem).__name__}")
+        return _none_if_null(raw.ncore_window_multimem_device_pointer(
+            self._handle, multimem.to_c(), offset))
+
 
 class CustomRedOp(CommResource):
     """A PreMulSum operator, output = scalar * sum(inputs)
@@ -331,6 +349,7 @@ class DevCommInfo:
     gin_signal_count: int
     gin_counter_count: int
     lsa_multimem: bool
+    resource_count: int = 0
 
 
 class DevCommResource(CommResource):
@@ -367,6 +386,39 @@ class DevCommResource(CommResource):
         return self
 
     @property
+    def resource_handles(self) -> tuple:
+        """The handles NCCL returned for the requirements' resources, in
+        their order: an LsaBarrierHandle, GinBarrierHandle or LLA2AHandle
+        each.
+
+        Raises:
+            RuntimeError (NcclClosed): the device communicator was destroyed."""
+        handles = []
+        for index in range(self.info.resource_count):
+            c = raw.ncore_dev_resource_handle_t()
+            c.struct_size = raw.NCORE_SIZEOF_DEV_RESOURCE_HANDLE
+            raw.ncore_dev_comm_resource_handle(self._handle, index, c)
+            handles.append(handle_of(c))
+        return tuple(handles)
+
+    def multimem_handle(self, team: NCCLTeam) -> MultimemHandle:
+        """The multimem handle NCCL returned for `team`, requested with
+        TeamRequirement(team, multimem=True).
+
+        Raises:
+            RuntimeError (NcclClosed): the device communicator was destroyed.
+            KeyError: team was not requested with multimem=True (nccl4py's
+                error; the message is the library's)."""
+        c = raw.ncore_multimem_handle_t()
+        c.struct_size = raw.NCORE_SIZEOF_MULTIMEM_HANDLE
+        team_c = as_team(team)
+        try:
+            raw.ncore_dev_comm_multimem_handle(self._handle, team_c, c)
+        except NcclInvalid as error:
+            raise KeyError(str(error)) from None
+        return MultimemHandle(c.mc_base_pointer)
+
+    @property
     def info(self) -> DevCommInfo:
         """What the device communicator provides."""
         info = raw.ncore_dev_comm_info_t()
@@ -376,5 +428,5 @@ class DevCommResource(CommResource):
             info.rank, info.nranks, info.lsa_rank, info.lsa_size,
             NcclGinType(info.gin_type), NcclGinType(info.railed_gin_type),
             info.gin_context_count, info.gin_signal_count, info.gin_counter_count,
-            bool(info.lsa_multimem),
+            bool(info.lsa_multimem), info.resource_count,
         )

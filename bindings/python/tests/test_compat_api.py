@@ -171,8 +171,11 @@ def test_config_and_requirements_have_every_nccl_core_field():
 
 
 def test_dev_comm_requirements_default_to_nccls_defaults():
-    assert all(getattr(ncore.NCCLDevCommRequirements(), f.name) is None
-               for f in dataclasses.fields(ncore.NCCLDevCommRequirements))
+    # Every field unset, except 0.4.1's teams / resources: empty tuples.
+    defaults_of = {f.name: getattr(ncore.NCCLDevCommRequirements(), f.name)
+                   for f in dataclasses.fields(ncore.NCCLDevCommRequirements)}
+    assert defaults_of.pop("teams") == () and defaults_of.pop("resources") == ()
+    assert all(value is None for value in defaults_of.values()), defaults_of
     defaults = raw.ncore_dev_comm_requirements_t()
     raw.ncore_dev_comm_requirements_init(defaults)
     c = ncore.NCCLDevCommRequirements().to_c()

@@ -213,23 +213,11 @@ NCCL4PY_060_ENUMS = {
 
 # What nccl4py 0.6.0 documents and ncore does not provide yet: (kind, name)
 # -> why. A row here runs as a strict xfail.
-_TEAMS_2 = ("device-communicator team / resource requirements and their handles: "
-            "not built yet")
 _DEV_COMM_LOWPP = ("0.6.0's DevCommResource constructor takes addresses of NCCL's own "
                    "requirement and handle structs (reqs_lowpp, team_multimem_lowpp, "
                    "resource_handle_lowpps); ncore's second argument is an "
                    "NCCLDevCommRequirements (its own versioned struct)")
 NOT_PROVIDED_YET = {
-    **{("signature", name): _TEAMS_2
-       for name in ("NCCLDevCommRequirements", "TeamRequirement", "LsaBarrierRequirement",
-                    "GinBarrierRequirement", "LLA2ARequirement",
-                    "DevCommResource.multimem_handle",
-                    "RegisteredWindowHandle.get_multimem_device_pointer")},
-    **{("attributes", name): _TEAMS_2
-       for name in ("DevCommResource", "TeamRequirement", "LsaBarrierRequirement",
-                    "GinBarrierRequirement", "LLA2ARequirement")},
-    **{("name", name): _TEAMS_2
-       for name in ("MultimemHandle", "LsaBarrierHandle", "GinBarrierHandle", "LLA2AHandle")},
     ("signature", "DevCommResource"): _DEV_COMM_LOWPP,
 }
 

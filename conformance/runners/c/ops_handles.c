@@ -309,12 +309,24 @@ static ncore_status_t op_custom_redop_query(runner_t *r, const plan_step_t *step
                                                  &dtype), dtype);
 }
 
+/* A named team of comm: world, lsa, rail, or outside (the world team with
+ * one member more than the communicator has). */
+static ncore_status_t named_team(ncore_comm_t comm, const char *which, ncore_team_t *team) {
+  if (strcmp(which, "lsa") == 0) return ncore_comm_team_lsa(comm, team);
+  if (strcmp(which, "rail") == 0) return ncore_comm_team_rail(comm, team);
+  ncore_status_t status = ncore_comm_team_world(comm, team);
+  if (strcmp(which, "outside") == 0) team->n_ranks++;
+  return status;
+}
+
 static ncore_status_t op_create_dev_comm(runner_t *r, const plan_step_t *step,
                                          result_t *res) {
   (void)res;
   const char *text = plan_arg(step, "requirements");
   ncore_dev_comm_requirements_t req;
   ncore_dev_comm_requirements_init(&req, sizeof req);
+  ncore_team_requirement_t team = NCORE_TEAM_REQUIREMENT_INIT;
+  ncore_dev_resource_requirement_t resource = NCORE_DEV_RESOURCE_REQUIREMENT_INIT;
   const ncore_dev_comm_requirements_t *use = NULL;
   if (text && strcmp(text, "null") != 0) {
     char buf[32];
@@ -326,6 +338,35 @@ static ncore_status_t op_create_dev_comm(runner_t *r, const plan_step_t *step,
     if (plan_object_field(text, "gin_signal_count", buf, sizeof buf)) req.gin_signal_count = atoi(buf);
     if (plan_object_field(text, "gin_counter_count", buf, sizeof buf)) req.gin_counter_count = atoi(buf);
     if (plan_object_field(text, "gin_connection_type", buf, sizeof buf)) req.gin_connection_type = atoi(buf);
+    if (plan_object_field(text, "gin_custom_stride", buf, sizeof buf)) req.gin_custom_stride = atoi(buf);
+    if (plan_object_field(text, "cft_caps", buf, sizeof buf)) req.cft_caps = atoi(buf);
+    if (plan_object_field(text, "cft_barrier_count", buf, sizeof buf)) req.cft_barrier_count = atoi(buf);
+    /* One team requirement and one resource requirement at most. */
+    if (plan_object_field(text, "team_requirement", buf, sizeof buf)) {
+      ncore_status_t st = named_team(comm_arg(r, step), buf, &team.team);
+      if (st != NCORE_OK) return st;
+      if (plan_object_field(text, "team_multimem", buf, sizeof buf)) team.multimem = atoi(buf);
+      req.teams = &team;
+      req.team_count = 1;
+    }
+    if (plan_object_field(text, "resource", buf, sizeof buf)) {
+      int barrier = strcmp(buf, "ll_a2a") != 0;
+      resource.kind = strcmp(buf, "lsa_barrier") == 0   ? NCORE_DEV_RESOURCE_LSA_BARRIER
+                      : strcmp(buf, "gin_barrier") == 0 ? NCORE_DEV_RESOURCE_GIN_BARRIER
+                                                        : NCORE_DEV_RESOURCE_LL_A2A;
+      if (barrier) {
+        const char *which = plan_object_field(text, "resource_team", buf, sizeof buf) ? buf : "lsa";
+        ncore_status_t st = named_team(comm_arg(r, step), which, &resource.team);
+        if (st != NCORE_OK) return st;
+      }
+      if (plan_object_field(text, "n_barriers", buf, sizeof buf)) resource.n_barriers = atoi(buf);
+      if (plan_object_field(text, "n_blocks", buf, sizeof buf)) resource.n_blocks = atoi(buf);
+      if (plan_object_field(text, "max_elements", buf, sizeof buf)) resource.max_elements = atoi(buf);
+      if (plan_object_field(text, "max_element_size", buf, sizeof buf))
+        resource.max_element_size = atoi(buf);
+      req.resources = &resource;
+      req.resource_count = 1;
+    }
     use = &req;
   }
   ncore_dev_comm_t h = NCORE_NULL_HANDLE;
@@ -344,6 +385,31 @@ static ncore_status_t op_dev_comm_info(runner_t *r, const plan_step_t *step, res
   if (what_is(step, "lsa_size")) return SET_VALUE(res, st, info.lsa_size);
   if (what_is(step, "gin_type")) return SET_VALUE(res, st, info.gin_type);
   if (what_is(step, "railed_gin_type")) return SET_VALUE(res, st, info.railed_gin_type);
+  if (what_is(step, "resource_count")) return SET_VALUE(res, st, info.resource_count);
+  return NCORE_ERR_INTERNAL;
+}
+
+static ncore_status_t op_dev_comm_resource_handle(runner_t *r, const plan_step_t *step,
+                                                  result_t *res) {
+  (void)r;
+  ncore_dev_resource_handle_t h = NCORE_DEV_RESOURCE_HANDLE_INIT;
+  ncore_status_t st = ncore_dev_comm_resource_handle(
+      objects_handle(plan_arg(step, "handle")), (int)plan_arg_int(step, "index", 0), &h);
+  if (what_is(step, "kind")) return SET_VALUE(res, st, h.kind);
+  if (what_is(step, "n_barriers")) return SET_VALUE(res, st, h.n_barriers);
+  if (what_is(step, "has_slots")) return SET_VALUE(res, st, h.n_slots > 0);
+  return NCORE_ERR_INTERNAL;
+}
+
+static ncore_status_t op_dev_comm_multimem_handle(runner_t *r, const plan_step_t *step,
+                                                  result_t *res) {
+  ncore_team_t team = {0, 0, 0};
+  const char *which = plan_arg(step, "team");
+  ncore_status_t st = named_team(comm_arg(r, step), which ? which : "world", &team);
+  if (st != NCORE_OK) return st;
+  ncore_multimem_handle_t h = NCORE_MULTIMEM_HANDLE_INIT;
+  st = ncore_dev_comm_multimem_handle(objects_handle(plan_arg(step, "handle")), &team, &h);
+  if (what_is(step, "base_null")) return SET_VALUE(res, st, h.mc_base_pointer == NULL);
   return NCORE_ERR_INTERNAL;
 }
 
@@ -547,6 +613,8 @@ static const struct {
     {"create_pre_mul_sum", op_create_pre_mul_sum},
     {"custom_redop_query", op_custom_redop_query},
     {"create_dev_comm", op_create_dev_comm}, {"dev_comm_info", op_dev_comm_info},
+    {"dev_comm_resource_handle", op_dev_comm_resource_handle},
+    {"dev_comm_multimem_handle", op_dev_comm_multimem_handle},
     {"symmetric_alloc", op_symmetric_alloc}, {"symmetric_put", op_symmetric_put},
     {"symmetric_get", op_symmetric_get}, {"symmetric_query", op_symmetric_query},
     {"split", op_split}, {"settle", op_settle}, {"shrink", op_shrink}, {"finalize", op_lifecycle},

@@ -358,8 +358,60 @@ func opCreateDevComm(r *runner, s step) (result, error) {
 		req.GinSignalCount = field("gin_signal_count")
 		req.GinCounterCount = field("gin_counter_count")
 		req.GinConnectionType = ncore.GinConnectionType(field("gin_connection_type"))
+		optional := func(name string) *int32 {
+			if _, ok := objectField(text, name); !ok {
+				return nil
+			}
+			v := field(name)
+			return &v
+		}
+		req.GinCustomStride = optional("gin_custom_stride")
+		req.CFTCaps = optional("cft_caps")
+		req.CFTBarrierCount = optional("cft_barrier_count")
 	}
-	d, err := commArg(r, s).CreateDevComm(req)
+	// One team requirement and one resource requirement at most.
+	text := s.str("requirements")
+	number := func(name string) int32 {
+		v, _ := objectField(text, name)
+		return int32(atoi(v))
+	}
+	comm := commArg(r, s)
+	var teams []ncore.TeamRequirement
+	var resources []ncore.ResourceRequirement
+	if which, ok := objectField(text, "team_requirement"); ok {
+		team, err := namedTeam(comm, which)
+		if err != nil {
+			return result{}, err
+		}
+		teams = append(teams, ncore.TeamRequirement{Team: team, Multimem: number("team_multimem") != 0})
+	}
+	if kind, ok := objectField(text, "resource"); ok {
+		var resource ncore.ResourceRequirement
+		if kind == "ll_a2a" {
+			resource = ncore.LLA2A(number("n_blocks"), number("max_elements"), number("max_element_size"))
+		} else {
+			which, ok := objectField(text, "resource_team")
+			if !ok {
+				which = "lsa"
+			}
+			team, err := namedTeam(comm, which)
+			if err != nil {
+				return result{}, err
+			}
+			resource = ncore.LSABarrier(team, number("n_barriers"))
+			if kind == "gin_barrier" {
+				resource = ncore.GinBarrier(team, number("n_barriers"))
+			}
+		}
+		resources = append(resources, resource)
+	}
+	var d *ncore.DevComm
+	var err error
+	if teams == nil && resources == nil {
+		d, err = comm.CreateDevComm(req)
+	} else {
+		d, err = comm.CreateDevCommWith(req, teams, resources)
+	}
 	if err == nil {
 		o := put(s.str("as"), kindDevComm)
 		o.handle, o.owner = d.Handle(), d
@@ -385,8 +437,70 @@ func opDevCommInfo(r *runner, s step) (result, error) {
 		return intValue(int64(info.GinType)), nil
 	case "railed_gin_type":
 		return intValue(int64(info.RailedGinType)), nil
+	case "resource_count":
+		return intValue(int64(info.ResourceCount)), nil
 	}
 	return result{}, &ncore.Error{Status: ncore.StatusInternal}
+}
+
+// namedTeam is world, lsa, rail, or outside (the world team with one member
+// more than the communicator has).
+func namedTeam(c *ncore.Communicator, which string) (ncore.Team, error) {
+	switch which {
+	case "lsa":
+		return c.TeamLSA()
+	case "rail":
+		return c.TeamRail()
+	}
+	team, err := c.TeamWorld()
+	if which == "outside" {
+		team.NRanks++
+	}
+	return team, err
+}
+
+func opDevCommResourceHandle(r *runner, s step) (result, error) {
+	switch s.str("what") {
+	case "kind", "n_barriers", "has_slots":
+	default:
+		return result{}, &ncore.Error{Status: ncore.StatusInternal}
+	}
+	h, err := ncore.DevCommFromHandle(handleOf(s.str("handle"))).ResourceHandle(int(s.int("index", 0)))
+	if err != nil {
+		return result{}, err
+	}
+	switch s.str("what") {
+	case "kind":
+		return intValue(int64(h.Kind)), nil
+	case "n_barriers":
+		return intValue(int64(h.NBarriers)), nil
+	}
+	if h.NSlots > 0 {
+		return intValue(1), nil
+	}
+	return intValue(0), nil
+}
+
+func opDevCommMultimemHandle(r *runner, s step) (result, error) {
+	which := "world"
+	if s.has("team") {
+		which = s.str("team")
+	}
+	team, err := namedTeam(commArg(r, s), which)
+	if err != nil {
+		return result{}, err
+	}
+	if s.str("what") != "base_null" {
+		return result{}, &ncore.Error{Status: ncore.StatusInternal}
+	}
+	h, err := ncore.DevCommFromHandle(handleOf(s.str("handle"))).MultimemHandle(team)
+	if err != nil {
+		return result{}, err
+	}
+	if h.MCBasePointer == 0 {
+		return intValue(1), nil
+	}
+	return intValue(0), nil
 }
 
 func opSymmetricAlloc(r *runner, s step) (result, error) {
@@ -586,6 +700,7 @@ func init() {
 		"put_signal": opPutSignal, "create_pre_mul_sum": opCreatePreMulSum,
 		"custom_redop_query": opCustomRedOpQuery, "create_dev_comm": opCreateDevComm,
 		"dev_comm_info": opDevCommInfo, "symmetric_alloc": opSymmetricAlloc,
+		"dev_comm_resource_handle": opDevCommResourceHandle, "dev_comm_multimem_handle": opDevCommMultimemHandle,
 		"symmetric_put": opSymmetricPut, "symmetric_get": opSymmetricGet,
 		"symmetric_query": opSymmetricQuery, "split": opSplit, "settle": opSettle, "shrink": opShrink,
 		"finalize": opLifecycle, "destroy": opLifecycle, "abort": opLifecycle,

@@ -277,15 +277,49 @@ def op_custom_redop_query(r: Runner, step: Step) -> int:
 
 _REQUIREMENT_FIELDS = ("lsa_multimem", "barrier_count", "lsa_barrier_count",
                        "gin_force_enable", "gin_signal_count", "gin_counter_count",
-                       "gin_connection_type")
+                       "gin_connection_type", "gin_custom_stride", "cft_caps",
+                       "cft_barrier_count")
+
+
+def _named_team(r: Runner, step: Step, which: str) -> ncore.NCCLTeam:
+    """world, lsa, rail, or outside (the world team with one member more
+    than the communicator has)."""
+    comm = r.comm(step)
+    if which in ("lsa", "rail"):
+        fn = raw.ncore_comm_team_lsa if which == "lsa" else raw.ncore_comm_team_rail
+        return ncore.NCCLTeam(*fn(comm))
+    n_ranks, rank, stride = raw.ncore_comm_team_world(comm)
+    return ncore.NCCLTeam(n_ranks + (which == "outside"), rank, stride)
+
+
+def _requirement_lists(r: Runner, step: Step, text: str) -> tuple:
+    """The requirements' one team requirement and one resource requirement
+    at most, as nccl4py's classes."""
+    def number(name: str) -> int:
+        value = object_field(text, name)
+        return 0 if value is None else parse_int(value)
+    teams, resources = (), ()
+    which = object_field(text, "team_requirement")
+    if which is not None:
+        teams = (ncore.TeamRequirement(_named_team(r, step, which),
+                                       multimem=bool(number("team_multimem"))),)
+    kind = object_field(text, "resource")
+    if kind == "ll_a2a":
+        resources = (ncore.LLA2ARequirement(number("n_blocks"), number("max_elements"),
+                                            number("max_element_size")),)
+    elif kind is not None:
+        team = _named_team(r, step, object_field(text, "resource_team") or "lsa")
+        cls = ncore.LsaBarrierRequirement if kind == "lsa_barrier" else ncore.GinBarrierRequirement
+        resources = (cls(team, number("n_barriers")),)
+    return teams, resources
 
 
 def op_create_dev_comm(r: Runner, step: Step) -> None:
     text = step.arg("requirements")
     requirements = None
     if text is not None and text != "null":
-        requirements = raw.ncore_dev_comm_requirements_t()
-        raw.ncore_dev_comm_requirements_init(requirements)
+        teams, resources = _requirement_lists(r, step, text)
+        requirements = ncore.NCCLDevCommRequirements(teams=teams, resources=resources).to_c()
         size = object_field(text, "struct_size")
         if size is not None:
             requirements.struct_size = u32(parse_int(size))
@@ -300,9 +334,35 @@ def op_create_dev_comm(r: Runner, step: Step) -> None:
 def op_dev_comm_info(r: Runner, step: Step) -> int:
     info = _resource(r, step.arg("handle"), ncore.DevCommResource).info
     what = _what(step)
-    if what not in ("rank", "nranks", "lsa_rank", "lsa_size", "gin_type", "railed_gin_type"):
+    if what not in ("rank", "nranks", "lsa_rank", "lsa_size", "gin_type", "railed_gin_type",
+                    "resource_count"):
         raise UnknownQuery(f"dev_comm_info: what: {what}")
     return int(getattr(info, what))
+
+
+def op_dev_comm_resource_handle(r: Runner, step: Step) -> int:
+    """The raw call: nccl4py's resource_handles is a tuple, and the case
+    asks for the library's answer to an index out of range."""
+    what = _what(step)
+    if what not in ("kind", "n_barriers", "has_slots"):
+        raise UnknownQuery(f"dev_comm_resource_handle: what: {what}")
+    c = raw.ncore_dev_resource_handle_t()
+    c.struct_size = raw.NCORE_SIZEOF_DEV_RESOURCE_HANDLE
+    raw.ncore_dev_comm_resource_handle(r.handle(step.arg("handle")), i32(step.int("index")), c)
+    return int(c.n_slots > 0) if what == "has_slots" else int(getattr(c, what))
+
+
+def op_dev_comm_multimem_handle(r: Runner, step: Step) -> int:
+    """The raw call: nccl4py answers a team not asked for with KeyError,
+    the case with the library's status."""
+    if _what(step) != "base_null":
+        raise UnknownQuery(f"dev_comm_multimem_handle: what: {_what(step)}")
+    team = _named_team(r, step, step.arg("team") or "world")
+    c = raw.ncore_multimem_handle_t()
+    c.struct_size = raw.NCORE_SIZEOF_MULTIMEM_HANDLE
+    raw.ncore_dev_comm_multimem_handle(r.handle(step.arg("handle")),
+                                       (team.n_ranks, team.rank, team.stride), c)
+    return int(c.mc_base_pointer == 0)
 
 
 def op_symmetric_alloc(r: Runner, step: Step) -> None:

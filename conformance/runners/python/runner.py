@@ -52,6 +52,8 @@ OPS = {
     "custom_redop_query": ops_handles.op_custom_redop_query,
     "create_dev_comm": ops_handles.op_create_dev_comm,
     "dev_comm_info": ops_handles.op_dev_comm_info,
+    "dev_comm_resource_handle": ops_handles.op_dev_comm_resource_handle,
+    "dev_comm_multimem_handle": ops_handles.op_dev_comm_multimem_handle,
     "symmetric_alloc": ops_handles.op_symmetric_alloc,
     "symmetric_query": ops_handles.op_symmetric_query, "split": ops_handles.op_split,
     "shrink": ops_handles.op_shrink, "finalize": ops_handles.op_lifecycle,

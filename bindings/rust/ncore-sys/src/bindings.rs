@@ -1849,6 +1849,68 @@ extern "C" {
         out: *mut *mut ::std::os::raw::c_void,
     ) -> ncore_status_t;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_multimem_handle {
+    pub struct_size: u32,
+    pub mc_base_pointer: *mut ::std::os::raw::c_void,
+}
+#[test]
+fn bindgen_test_layout_ncore_multimem_handle() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_multimem_handle>(),
+        16usize,
+        concat!("Size of: ", stringify!(ncore_multimem_handle))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_multimem_handle>(),
+        8usize,
+        concat!("Alignment of ", stringify!(ncore_multimem_handle))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_multimem_handle>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_multimem_handle),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_mc_base_pointer() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_multimem_handle>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).mc_base_pointer) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_multimem_handle),
+                "::",
+                stringify!(mc_base_pointer)
+            )
+        );
+    }
+    test_field_mc_base_pointer();
+}
+pub type ncore_multimem_handle_t = ncore_multimem_handle;
+extern "C" {
+    pub fn ncore_window_multimem_device_pointer(
+        window: ncore_window_t,
+        multimem: *const ncore_multimem_handle_t,
+        offset: usize,
+        out: *mut *mut ::std::os::raw::c_void,
+    ) -> ncore_status_t;
+}
 extern "C" {
     pub fn ncore_window_close(window: ncore_window_t) -> ncore_status_t;
 }
@@ -2002,6 +2064,103 @@ extern "C" {
         stream: ncore_stream_t,
     ) -> ncore_status_t;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_team {
+    pub n_ranks: i32,
+    pub rank: i32,
+    pub stride: i32,
+}
+#[test]
+fn bindgen_test_layout_ncore_team() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_team>(),
+        12usize,
+        concat!("Size of: ", stringify!(ncore_team))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_team>(),
+        4usize,
+        concat!("Alignment of ", stringify!(ncore_team))
+    );
+    fn test_field_n_ranks() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_ranks) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(n_ranks)
+            )
+        );
+    }
+    test_field_n_ranks();
+    fn test_field_rank() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(rank)
+            )
+        );
+    }
+    test_field_rank();
+    fn test_field_stride() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stride) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team),
+                "::",
+                stringify!(stride)
+            )
+        );
+    }
+    test_field_stride();
+}
+pub type ncore_team_t = ncore_team;
+extern "C" {
+    pub fn ncore_comm_team_world(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_lsa(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rail(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rank_to_world(
+        comm: ncore_comm_t,
+        team: *const ncore_team_t,
+        team_rank: ::std::os::raw::c_int,
+        out: *mut ::std::os::raw::c_int,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_comm_team_rank_to_lsa(
+        comm: ncore_comm_t,
+        team: *const ncore_team_t,
+        team_rank: ::std::os::raw::c_int,
+        out: *mut ::std::os::raw::c_int,
+    ) -> ncore_status_t;
+}
 pub const ncore_gin_type_NCORE_GIN_TYPE_NONE: ncore_gin_type = 0;
 pub const ncore_gin_type_NCORE_GIN_TYPE_PROXY: ncore_gin_type = 2;
 pub const ncore_gin_type_NCORE_GIN_TYPE_GDAKI: ncore_gin_type = 3;
@@ -2016,6 +2175,353 @@ pub const ncore_gin_connection_type_NCORE_GIN_CONNECTION_CUSTOM_STRIDE: ncore_gi
     3;
 pub type ncore_gin_connection_type = ::std::os::raw::c_uint;
 pub use self::ncore_gin_connection_type as ncore_gin_connection_type_t;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_team_requirement {
+    pub struct_size: u32,
+    pub team: ncore_team_t,
+    pub multimem: i32,
+}
+#[test]
+fn bindgen_test_layout_ncore_team_requirement() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_team_requirement>(),
+        20usize,
+        concat!("Size of: ", stringify!(ncore_team_requirement))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_team_requirement>(),
+        4usize,
+        concat!("Alignment of ", stringify!(ncore_team_requirement))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team_requirement),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_team() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).team) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team_requirement),
+                "::",
+                stringify!(team)
+            )
+        );
+    }
+    test_field_team();
+    fn test_field_multimem() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_team_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).multimem) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_team_requirement),
+                "::",
+                stringify!(multimem)
+            )
+        );
+    }
+    test_field_multimem();
+}
+pub type ncore_team_requirement_t = ncore_team_requirement;
+pub const ncore_dev_resource_kind_NCORE_DEV_RESOURCE_LSA_BARRIER: ncore_dev_resource_kind = 1;
+pub const ncore_dev_resource_kind_NCORE_DEV_RESOURCE_GIN_BARRIER: ncore_dev_resource_kind = 2;
+pub const ncore_dev_resource_kind_NCORE_DEV_RESOURCE_LL_A2A: ncore_dev_resource_kind = 3;
+pub type ncore_dev_resource_kind = ::std::os::raw::c_uint;
+pub use self::ncore_dev_resource_kind as ncore_dev_resource_kind_t;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_dev_resource_requirement {
+    pub struct_size: u32,
+    pub kind: i32,
+    pub team: ncore_team_t,
+    pub n_barriers: i32,
+    pub n_blocks: i32,
+    pub max_elements: i32,
+    pub max_element_size: i32,
+}
+#[test]
+fn bindgen_test_layout_ncore_dev_resource_requirement() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_dev_resource_requirement>(),
+        36usize,
+        concat!("Size of: ", stringify!(ncore_dev_resource_requirement))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_dev_resource_requirement>(),
+        4usize,
+        concat!("Alignment of ", stringify!(ncore_dev_resource_requirement))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_requirement),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_requirement),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_team() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).team) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_requirement),
+                "::",
+                stringify!(team)
+            )
+        );
+    }
+    test_field_team();
+    fn test_field_n_barriers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_barriers) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_requirement),
+                "::",
+                stringify!(n_barriers)
+            )
+        );
+    }
+    test_field_n_barriers();
+    fn test_field_n_blocks() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_blocks) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_requirement),
+                "::",
+                stringify!(n_blocks)
+            )
+        );
+    }
+    test_field_n_blocks();
+    fn test_field_max_elements() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_elements) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_requirement),
+                "::",
+                stringify!(max_elements)
+            )
+        );
+    }
+    test_field_max_elements();
+    fn test_field_max_element_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_requirement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_element_size) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_requirement),
+                "::",
+                stringify!(max_element_size)
+            )
+        );
+    }
+    test_field_max_element_size();
+}
+pub type ncore_dev_resource_requirement_t = ncore_dev_resource_requirement;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ncore_dev_resource_handle {
+    pub struct_size: u32,
+    pub kind: i32,
+    pub buf_handle: u32,
+    pub n_barriers: i32,
+    pub signal0: u32,
+    pub n_slots: u32,
+}
+#[test]
+fn bindgen_test_layout_ncore_dev_resource_handle() {
+    assert_eq!(
+        ::std::mem::size_of::<ncore_dev_resource_handle>(),
+        24usize,
+        concat!("Size of: ", stringify!(ncore_dev_resource_handle))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<ncore_dev_resource_handle>(),
+        4usize,
+        concat!("Alignment of ", stringify!(ncore_dev_resource_handle))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_handle>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_handle),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_handle>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_handle),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_buf_handle() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_handle>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).buf_handle) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_handle),
+                "::",
+                stringify!(buf_handle)
+            )
+        );
+    }
+    test_field_buf_handle();
+    fn test_field_n_barriers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_handle>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_barriers) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_handle),
+                "::",
+                stringify!(n_barriers)
+            )
+        );
+    }
+    test_field_n_barriers();
+    fn test_field_signal0() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_handle>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).signal0) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_handle),
+                "::",
+                stringify!(signal0)
+            )
+        );
+    }
+    test_field_signal0();
+    fn test_field_n_slots() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_resource_handle>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_slots) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_resource_handle),
+                "::",
+                stringify!(n_slots)
+            )
+        );
+    }
+    test_field_n_slots();
+}
+pub type ncore_dev_resource_handle_t = ncore_dev_resource_handle;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ncore_dev_comm_requirements {
@@ -2039,12 +2545,20 @@ pub struct ncore_dev_comm_requirements {
     pub world_gin_barrier_count: i32,
     pub gin_strong_signals_required: i32,
     pub gin_va_signals_required: i32,
+    pub teams: *const ncore_team_requirement_t,
+    pub team_count: i32,
+    pub resources: *const ncore_dev_resource_requirement_t,
+    pub resource_count: i32,
+    pub gin_custom_stride: i32,
+    pub gin_type: i32,
+    pub cft_caps: i32,
+    pub cft_barrier_count: i32,
 }
 #[test]
 fn bindgen_test_layout_ncore_dev_comm_requirements() {
     assert_eq!(
         ::std::mem::size_of::<ncore_dev_comm_requirements>(),
-        96usize,
+        144usize,
         concat!("Size of: ", stringify!(ncore_dev_comm_requirements))
     );
     assert_eq!(
@@ -2392,6 +2906,142 @@ fn bindgen_test_layout_ncore_dev_comm_requirements() {
         );
     }
     test_field_gin_va_signals_required();
+    fn test_field_teams() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).teams) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(teams)
+            )
+        );
+    }
+    test_field_teams();
+    fn test_field_team_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).team_count) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(team_count)
+            )
+        );
+    }
+    test_field_team_count();
+    fn test_field_resources() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).resources) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(resources)
+            )
+        );
+    }
+    test_field_resources();
+    fn test_field_resource_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).resource_count) as usize - ptr as usize
+            },
+            120usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(resource_count)
+            )
+        );
+    }
+    test_field_resource_count();
+    fn test_field_gin_custom_stride() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_custom_stride) as usize - ptr as usize
+            },
+            124usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(gin_custom_stride)
+            )
+        );
+    }
+    test_field_gin_custom_stride();
+    fn test_field_gin_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gin_type) as usize - ptr as usize
+            },
+            128usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(gin_type)
+            )
+        );
+    }
+    test_field_gin_type();
+    fn test_field_cft_caps() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cft_caps) as usize - ptr as usize
+            },
+            132usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(cft_caps)
+            )
+        );
+    }
+    test_field_cft_caps();
+    fn test_field_cft_barrier_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_requirements>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cft_barrier_count) as usize - ptr as usize
+            },
+            136usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_requirements),
+                "::",
+                stringify!(cft_barrier_count)
+            )
+        );
+    }
+    test_field_cft_barrier_count();
 }
 pub type ncore_dev_comm_requirements_t = ncore_dev_comm_requirements;
 extern "C" {
@@ -2414,12 +3064,13 @@ pub struct ncore_dev_comm_info {
     pub gin_signal_count: i32,
     pub gin_counter_count: i32,
     pub lsa_multimem: i32,
+    pub resource_count: i32,
 }
 #[test]
 fn bindgen_test_layout_ncore_dev_comm_info() {
     assert_eq!(
         ::std::mem::size_of::<ncore_dev_comm_info>(),
-        44usize,
+        48usize,
         concat!("Size of: ", stringify!(ncore_dev_comm_info))
     );
     assert_eq!(
@@ -2614,6 +3265,23 @@ fn bindgen_test_layout_ncore_dev_comm_info() {
         );
     }
     test_field_lsa_multimem();
+    fn test_field_resource_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<ncore_dev_comm_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).resource_count) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(ncore_dev_comm_info),
+                "::",
+                stringify!(resource_count)
+            )
+        );
+    }
+    test_field_resource_count();
 }
 pub type ncore_dev_comm_info_t = ncore_dev_comm_info;
 extern "C" {
@@ -2633,6 +3301,20 @@ extern "C" {
     pub fn ncore_dev_comm_info(
         dev_comm: ncore_dev_comm_t,
         out: *mut ncore_dev_comm_info_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_dev_comm_resource_handle(
+        dev_comm: ncore_dev_comm_t,
+        index: ::std::os::raw::c_int,
+        out: *mut ncore_dev_resource_handle_t,
+    ) -> ncore_status_t;
+}
+extern "C" {
+    pub fn ncore_dev_comm_multimem_handle(
+        dev_comm: ncore_dev_comm_t,
+        team: *const ncore_team_t,
+        out: *mut ncore_multimem_handle_t,
     ) -> ncore_status_t;
 }
 extern "C" {
@@ -3174,103 +3856,6 @@ fn bindgen_test_layout_ncore_library_info() {
 pub type ncore_library_info_t = ncore_library_info;
 extern "C" {
     pub fn ncore_library_info(out: *mut ncore_library_info_t) -> ncore_status_t;
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct ncore_team {
-    pub n_ranks: i32,
-    pub rank: i32,
-    pub stride: i32,
-}
-#[test]
-fn bindgen_test_layout_ncore_team() {
-    assert_eq!(
-        ::std::mem::size_of::<ncore_team>(),
-        12usize,
-        concat!("Size of: ", stringify!(ncore_team))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<ncore_team>(),
-        4usize,
-        concat!("Alignment of ", stringify!(ncore_team))
-    );
-    fn test_field_n_ranks() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).n_ranks) as usize - ptr as usize
-            },
-            0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(ncore_team),
-                "::",
-                stringify!(n_ranks)
-            )
-        );
-    }
-    test_field_n_ranks();
-    fn test_field_rank() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
-            },
-            4usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(ncore_team),
-                "::",
-                stringify!(rank)
-            )
-        );
-    }
-    test_field_rank();
-    fn test_field_stride() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<ncore_team>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).stride) as usize - ptr as usize
-            },
-            8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(ncore_team),
-                "::",
-                stringify!(stride)
-            )
-        );
-    }
-    test_field_stride();
-}
-pub type ncore_team_t = ncore_team;
-extern "C" {
-    pub fn ncore_comm_team_world(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
-}
-extern "C" {
-    pub fn ncore_comm_team_lsa(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
-}
-extern "C" {
-    pub fn ncore_comm_team_rail(comm: ncore_comm_t, out: *mut ncore_team_t) -> ncore_status_t;
-}
-extern "C" {
-    pub fn ncore_comm_team_rank_to_world(
-        comm: ncore_comm_t,
-        team: *const ncore_team_t,
-        team_rank: ::std::os::raw::c_int,
-        out: *mut ::std::os::raw::c_int,
-    ) -> ncore_status_t;
-}
-extern "C" {
-    pub fn ncore_comm_team_rank_to_lsa(
-        comm: ncore_comm_t,
-        team: *const ncore_team_t,
-        team_rank: ::std::os::raw::c_int,
-        out: *mut ::std::os::raw::c_int,
-    ) -> ncore_status_t;
 }
 pub const ncore_cft_team_mode_NCORE_CFT_TEAM_FLAT: ncore_cft_team_mode = 0;
 pub const ncore_cft_team_mode_NCORE_CFT_TEAM_HIER_MULTIMEM: ncore_cft_team_mode = 1;

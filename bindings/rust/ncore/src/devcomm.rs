@@ -92,6 +92,14 @@ pub struct DevCommRequirements {
     pub gin_strong_signals_required: Option<bool>,
     /// NCCL 2.30.7+: require signals at virtual addresses.
     pub gin_va_signals_required: Option<bool>,
+    /// NCCL 2.32: the GIN rank stride for a custom-stride connection.
+    pub gin_custom_stride: Option<i32>,
+    /// NCCL 2.32: the GIN transport to require.
+    pub gin_type: Option<GinType>,
+    /// NCCL 2.32: CFT capabilities (a bitmask: 1 CFT, 2 CFT multimem).
+    pub cft_caps: Option<i32>,
+    /// NCCL 2.32: CFT barriers.
+    pub cft_barrier_count: Option<i32>,
 }
 
 const REQUIREMENTS_SIZE: u32 = std::mem::size_of::<sys::ncore_dev_comm_requirements_t>() as u32;
@@ -117,6 +125,10 @@ impl Default for DevCommRequirements {
             world_gin_barrier_count: None,
             gin_strong_signals_required: None,
             gin_va_signals_required: None,
+            gin_custom_stride: None,
+            gin_type: None,
+            cft_caps: None,
+            cft_barrier_count: None,
         }
     }
 }
@@ -144,7 +156,26 @@ impl DevCommRequirements {
         raw.world_gin_barrier_count = self.world_gin_barrier_count.unwrap_or(undef);
         raw.gin_strong_signals_required = flag(self.gin_strong_signals_required);
         raw.gin_va_signals_required = flag(self.gin_va_signals_required);
+        raw.gin_custom_stride = self.gin_custom_stride.unwrap_or(undef);
+        raw.gin_type = self.gin_type.map_or(undef, |t| t.0 as i32);
+        raw.cft_caps = self.cft_caps.unwrap_or(undef);
+        raw.cft_barrier_count = self.cft_barrier_count.unwrap_or(undef);
         Ok(raw)
+    }
+
+    /// The C struct, refusing a struct_size larger than this binding's.
+    pub(crate) fn checked_raw(self) -> Result<sys::ncore_dev_comm_requirements_t> {
+        if self.struct_size > REQUIREMENTS_SIZE {
+            return Err(invalid_argument(
+                "ncore_create_dev_comm",
+                "requirements",
+                format!(
+                    "struct_size {} is larger than this binding's {REQUIREMENTS_SIZE}",
+                    self.struct_size
+                ),
+            ));
+        }
+        self.to_raw()
     }
 }
 
@@ -171,6 +202,8 @@ pub struct DevCommInfo {
     pub gin_counter_count: i32,
     /// Whether the LSA team has a multimem handle.
     pub lsa_multimem: bool,
+    /// How many resource handles it has (ABI 1.2).
+    pub resource_count: i32,
 }
 
 handle_type! {
@@ -185,17 +218,7 @@ impl Communicator {
     /// Creates a device communicator (collective). `None`: defaults.
     pub fn create_dev_comm(&self, requirements: Option<&DevCommRequirements>) -> Result<DevComm> {
         let raw_req = match requirements {
-            Some(r) if r.struct_size > REQUIREMENTS_SIZE => {
-                return Err(invalid_argument(
-                    "ncore_create_dev_comm",
-                    "requirements",
-                    format!(
-                        "struct_size {} is larger than this binding's {REQUIREMENTS_SIZE}",
-                        r.struct_size
-                    ),
-                ));
-            }
-            Some(r) => Some(r.to_raw()?),
+            Some(r) => Some(r.checked_raw()?),
             None => None,
         };
         let mut out = 0;
@@ -237,6 +260,7 @@ impl DevComm {
             gin_signal_count: raw.gin_signal_count,
             gin_counter_count: raw.gin_counter_count,
             lsa_multimem: raw.lsa_multimem != 0,
+            resource_count: raw.resource_count,
         })
     }
 }

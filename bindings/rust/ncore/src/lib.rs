@@ -40,6 +40,7 @@ mod comm_control;
 mod config;
 mod custom_redop;
 mod devcomm;
+mod devcomm_requirements;
 mod error;
 mod group;
 mod handle;
@@ -67,6 +68,9 @@ pub use comm_control::{CommProperties, MemStat, SuspendFlags};
 pub use config::{Config, HostCftMode, NvlsHostMode};
 pub use custom_redop::{CustomRedOp, ScalarResidence};
 pub use devcomm::{DevComm, DevCommInfo, DevCommRequirements, GinConnectionType, GinType};
+pub use devcomm_requirements::{
+    MultimemHandle, ResourceHandle, ResourceRequirement, TeamRequirement,
+};
 pub use error::{Error, ErrorKind, Result};
 pub use group::{group, group_end, group_start, Group};
 pub use info::{library_info, Features, LibraryInfo};

@@ -5,8 +5,9 @@ mod common;
 
 use common::{assert_error, on_ranks, world};
 use ncore::{
-    Backend, DataType, DevCommRequirements, DeviceMemory, DeviceSlice, ErrorKind, GinType, RedOp,
-    ShrinkFlags, SignalOptions, Team, WaitSignalDesc, WindowFlags, SPLIT_NOCOLOR,
+    Backend, DataType, DevCommRequirements, DeviceMemory, DeviceSlice, ErrorKind, GinType,
+    MultimemHandle, RedOp, ResourceRequirement, ShrinkFlags, SignalOptions, Team,
+    TeamRequirement, WaitSignalDesc, WindowFlags, SPLIT_NOCOLOR,
 };
 
 #[test]
@@ -497,6 +498,88 @@ fn resources_on_two_ranks() {
             ErrorKind::NotSupported,
             "",
         );
+
+        // Team and resource requirements (ABI 1.2): checked naming the
+        // field; the host backend has no device resources and no multimem.
+        let lsa = comm.team_lsa().unwrap();
+        let world_team = comm.team_world().unwrap();
+        let lsa_barrier = ResourceRequirement::LsaBarrier {
+            team: lsa,
+            n_barriers: 0,
+        };
+        assert_error(
+            comm.create_dev_comm_with(None, &[], &[lsa_barrier]),
+            ErrorKind::InvalidArgument,
+            "resources[0].n_barriers: 0",
+        );
+        let outside = TeamRequirement {
+            team: Team {
+                n_ranks: 3,
+                ..world_team
+            },
+            multimem: false,
+        };
+        assert_error(
+            comm.create_dev_comm_with(None, &[outside], &[]),
+            ErrorKind::InvalidArgument,
+            "not a team of this communicator",
+        );
+        let a2a = ResourceRequirement::LlA2a {
+            n_blocks: 1,
+            max_elements: 8,
+            max_element_size: 8,
+        };
+        assert_error(
+            comm.create_dev_comm_with(None, &[], &[a2a]),
+            ErrorKind::NotSupported,
+            "no device resources",
+        );
+        let multimem = TeamRequirement {
+            team: lsa,
+            multimem: true,
+        };
+        assert_error(
+            comm.create_dev_comm_with(None, &[multimem], &[]),
+            ErrorKind::NotSupported,
+            "multimem",
+        );
+        let cft = DevCommRequirements {
+            cft_caps: Some(8),
+            ..DevCommRequirements::default()
+        };
+        assert_error(
+            comm.create_dev_comm(Some(&cft)),
+            ErrorKind::InvalidArgument,
+            "cft_caps",
+        );
+        let world_requirement = TeamRequirement {
+            team: world_team,
+            multimem: false,
+        };
+        let teams = comm
+            .create_dev_comm_with(None, &[world_requirement], &[])
+            .unwrap();
+        assert_eq!(teams.resource_handles().unwrap(), vec![]);
+        assert_error(
+            teams.multimem_handle(world_team),
+            ErrorKind::InvalidArgument,
+            "not requested with multimem",
+        );
+        teams.close().unwrap();
+        let window_memory = DeviceMemory::alloc(64, Backend::Host).unwrap();
+        let window = comm
+            .register_window(&window_memory, WindowFlags::COLL_SYMMETRIC)
+            .unwrap();
+        let none = MultimemHandle {
+            mc_base_pointer: None,
+        };
+        assert_eq!(window.multimem_device_pointer(none, 0).unwrap(), None);
+        assert_error(
+            window.multimem_device_pointer(none, 65),
+            ErrorKind::InvalidArgument,
+            "offset",
+        );
+        window.close().unwrap();
 
         let sym = comm.symmetric_alloc(64).unwrap();
         assert_eq!(sym.size().unwrap(), 64);

@@ -238,6 +238,8 @@ fn lookup(op: &str) -> Option<Op> {
         "custom_redop_query" => ops_handles::custom_redop_query,
         "create_dev_comm" => ops_handles::create_dev_comm,
         "dev_comm_info" => ops_handles::dev_comm_info,
+        "dev_comm_resource_handle" => ops_handles::dev_comm_resource_handle,
+        "dev_comm_multimem_handle" => ops_handles::dev_comm_multimem_handle,
         "symmetric_alloc" => ops_handles::symmetric_alloc,
         "symmetric_query" => ops_handles::symmetric_query,
         "split" => ops_handles::split,

@@ -7,8 +7,8 @@ use std::mem::ManuallyDrop;
 
 use ncore::{
     Communicator, Config, CustomRedOp, DataType, DevComm, DevCommRequirements, DeviceMemory,
-    ErrorKind, GinConnectionType, RegisteredBuffer, ScalarResidence, ShrinkFlags, SymmetricMemory,
-    Team, Window, WindowFlags,
+    ErrorKind, GinConnectionType, RegisteredBuffer, ResourceHandle, ResourceRequirement,
+    ScalarResidence, ShrinkFlags, SymmetricMemory, Team, TeamRequirement, Window, WindowFlags,
 };
 
 use crate::json::Value;
@@ -373,12 +373,48 @@ pub fn create_dev_comm(r: &mut Runner, step: &Step) -> StepResult {
             if let Some(v) = field("gin_connection_type") {
                 req.gin_connection_type = GinConnectionType(v as i32);
             }
+            req.gin_custom_stride = field("gin_custom_stride").map(|v| v as i32);
+            req.cft_caps = field("cft_caps").map(|v| v as i32);
+            req.cft_barrier_count = field("cft_barrier_count").map(|v| v as i32);
             Some(req)
         }
     };
-    let handle = comm_arg(r, step)
-        .create_dev_comm(requirements.as_ref())?
-        .into_raw();
+    // One team requirement and one resource requirement at most.
+    let text = step.arg("requirements").unwrap_or("null");
+    let comm = comm_arg(r, step);
+    let number = |name: &str| object_field(text, name).map_or(0, parse_int) as i32;
+    let mut teams = Vec::new();
+    if let Some(which) = object_field(text, "team_requirement") {
+        teams.push(TeamRequirement {
+            team: named_team(&comm, which)?,
+            multimem: number("team_multimem") != 0,
+        });
+    }
+    let mut resources = Vec::new();
+    if let Some(kind) = object_field(text, "resource") {
+        let team = || named_team(&comm, object_field(text, "resource_team").unwrap_or("lsa"));
+        resources.push(match kind {
+            "lsa_barrier" => ResourceRequirement::LsaBarrier {
+                team: team()?,
+                n_barriers: number("n_barriers"),
+            },
+            "gin_barrier" => ResourceRequirement::GinBarrier {
+                team: team()?,
+                n_barriers: number("n_barriers"),
+            },
+            _ => ResourceRequirement::LlA2a {
+                n_blocks: number("n_blocks"),
+                max_elements: number("max_elements"),
+                max_element_size: number("max_element_size"),
+            },
+        });
+    }
+    let handle = if teams.is_empty() && resources.is_empty() {
+        comm.create_dev_comm(requirements.as_ref())?
+    } else {
+        comm.create_dev_comm_with(requirements.as_ref(), &teams, &resources)?
+    }
+    .into_raw();
     r.objects.put(
         step.arg("as"),
         Object {
@@ -389,13 +425,33 @@ pub fn create_dev_comm(r: &mut Runner, step: &Step) -> StepResult {
     Ok(Value::None)
 }
 
+/// A named team: world, lsa, rail, or outside (the world team with one
+/// member more than the communicator has).
+fn named_team(comm: &Communicator, which: &str) -> ncore::Result<Team> {
+    match which {
+        "lsa" => comm.team_lsa(),
+        "rail" => comm.team_rail(),
+        "outside" => comm.team_world().map(|t| Team {
+            n_ranks: t.n_ranks + 1,
+            ..t
+        }),
+        _ => comm.team_world(),
+    }
+}
+
 /// `dev_comm_info`.
 pub fn dev_comm_info(r: &mut Runner, step: &Step) -> StepResult {
     let d = ManuallyDrop::new(DevComm::from_raw(r.objects.handle(step.arg("handle"))));
     let info = d.info();
     if !matches!(
         what(step),
-        "rank" | "nranks" | "lsa_rank" | "lsa_size" | "gin_type" | "railed_gin_type"
+        "rank"
+            | "nranks"
+            | "lsa_rank"
+            | "lsa_size"
+            | "gin_type"
+            | "railed_gin_type"
+            | "resource_count"
     ) {
         return internal();
     }
@@ -406,8 +462,38 @@ pub fn dev_comm_info(r: &mut Runner, step: &Step) -> StepResult {
         "lsa_rank" => int(info.lsa_rank),
         "lsa_size" => int(info.lsa_size),
         "gin_type" => int(info.gin_type.0),
+        "resource_count" => int(info.resource_count),
         _ => int(info.railed_gin_type.0),
     }
+}
+
+/// `dev_comm_resource_handle`: `index`, `what` kind, n_barriers, has_slots.
+pub fn dev_comm_resource_handle(r: &mut Runner, step: &Step) -> StepResult {
+    let d = ManuallyDrop::new(DevComm::from_raw(r.objects.handle(step.arg("handle"))));
+    if !matches!(what(step), "kind" | "n_barriers" | "has_slots") {
+        return internal();
+    }
+    let handle = d.resource_handle(step.int("index", 0) as i32)?;
+    let (kind, n_barriers, slots) = match handle {
+        ResourceHandle::LsaBarrier { n_barriers, .. } => (1, n_barriers, 0),
+        ResourceHandle::GinBarrier { .. } => (2, 0, 0),
+        ResourceHandle::LlA2a { n_slots, .. } => (3, 0, n_slots),
+    };
+    match what(step) {
+        "kind" => int(kind),
+        "n_barriers" => int(n_barriers),
+        _ => int(i32::from(slots > 0)),
+    }
+}
+
+/// `dev_comm_multimem_handle`: `team`, `what` base_null.
+pub fn dev_comm_multimem_handle(r: &mut Runner, step: &Step) -> StepResult {
+    let team = named_team(&comm_arg(r, step), step.arg("team").unwrap_or("world"))?;
+    let d = ManuallyDrop::new(DevComm::from_raw(r.objects.handle(step.arg("handle"))));
+    if what(step) != "base_null" {
+        return internal();
+    }
+    int(i32::from(d.multimem_handle(team)?.mc_base_pointer.is_none()))
 }
 
 /// `symmetric_alloc`.
