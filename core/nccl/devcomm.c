@@ -13,6 +13,7 @@
 #include "../error.h"
 #include "devcomm_requirements.h"
 #include "device.h"
+#include "properties.h"
 #include "wait.h"
 
 /* Reads a field of the stored ncclDevComm. */
@@ -167,6 +168,30 @@ static void requirements_map(const ncore_dev_comm_requirements_t *r,
   memcpy(storage, &old, sizeof old);
 }
 
+/* A multimem request where the communicator has no NVLink multicast
+ * (NCCL_NVLS_ENABLE=0, no NVSwitch): NCCL answers ncclInvalidArgument
+ * ("Multicast support requested ... but none available"), a fact of the
+ * machine rather than a usage error, so it is NOT_SUPPORTED here, as on
+ * the host backend. */
+static ncore_status_t refuse_multimem_without_support(
+    nccl_comm_t *c, const ncore_dev_comm_requirements_t *r,
+    const core_dev_comm_asks_t *asks) {
+  const char *which = r->lsa_multimem ? "requirements: lsa_multimem" : NULL;
+  for (int i = 0; which == NULL && i < asks->team_count; i++)
+    if (asks->teams[i].multimem) which = "requirements: teams[].multimem";
+  /* 2.28 has no query: NCCL decides there. */
+  if (which == NULL || nccl_fn.ncclCommQueryProperties == NULL ||
+      nccl_layout()->properties_size == 0)
+    return NCORE_OK;
+  ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;
+  if (nccl_query_properties(c, &props) != NCORE_OK || props.multimem_support)
+    return NCORE_OK; /* NCCL decides */
+  return core_error(NCORE_ERR_NOT_SUPPORTED,
+                    "%s: NVLink multicast (multimem) is not available to "
+                    "this communicator (NCCL reports no multimem support: "
+                    "NCCL_NVLS_ENABLE=0, or no NVSwitch multicast)", which);
+}
+
 ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
                                     const ncore_dev_comm_requirements_t *r,
                                     core_dev_comm_asks_t *asks,
@@ -174,6 +199,7 @@ ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
   nccl_comm_t *c = comm;
   ncore_status_t status = check_newer_requirements(r);
   if (status == NCORE_OK) status = nccl_comm_enter(c);
+  if (status == NCORE_OK) status = refuse_multimem_without_support(c, r, asks);
   if (status != NCORE_OK) return status;
   nccl_dev_comm_lists_t lists;
   status = nccl_dev_comm_lists_build(c, asks, &lists);

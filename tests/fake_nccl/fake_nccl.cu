@@ -694,7 +694,9 @@ FAKE_API ncclResult_t ncclCommQueryProperties(ncclComm_t c,
   props->cudaDev = 0;
   props->nvmlDev = 5;
   props->deviceApiSupport = true;
-  props->multimemSupport = false;
+  /* The double hands out multicast bases (team multimem); with
+   * FAKE_NCCL_NO_MULTIMEM it reports none, as NCCL_NVLS_ENABLE=0 does. */
+  props->multimemSupport = std::getenv("FAKE_NCCL_NO_MULTIMEM") == nullptr;
   props->ginType = NCCL_GIN_TYPE_NONE;
 #if NCCL_VERSION_CODE >= 22905
   props->nLsaTeams = lsa_world() ? 1 : fake(c)->nranks; /* else each its own */

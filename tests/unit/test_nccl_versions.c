@@ -374,6 +374,41 @@ TEST(dev_comm_team_and_resource_requirements_reach_nccl) {
   CHECK_OK(ncore_comm_destroy(comm));
 }
 
+/* Multimem asked where NCCL reports no multicast (NCCL_NVLS_ENABLE=0): NCCL
+ * itself answers ncclInvalidArgument; ncore says NOT_SUPPORTED before the
+ * call, naming the field. 2.28 has no query: there NCCL decides. */
+TEST(multimem_without_nccl_multicast_is_not_supported) {
+  REQUIRE_FAKE();
+  setenv("FAKE_NCCL_NO_MULTIMEM", "1", 1);
+  UNIT_COMM(comm);
+  ncore_team_t world;
+  CHECK_OK(ncore_comm_team_world(comm, &world));
+  ncore_team_requirement_t team = NCORE_TEAM_REQUIREMENT_INIT;
+  team.team = world;
+  team.multimem = 1;
+  ncore_dev_comm_requirements_t req = NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.teams = &team;
+  req.team_count = 1;
+  ncore_dev_comm_t dc = NCORE_NULL_HANDLE;
+  ncore_status_t status = ncore_create_dev_comm(&dc, comm, &req);
+  req = (ncore_dev_comm_requirements_t)NCORE_DEV_COMM_REQUIREMENTS_INIT;
+  req.lsa_multimem = 1;
+  ncore_dev_comm_t lsa = NCORE_NULL_HANDLE;
+  ncore_status_t lsa_status = ncore_create_dev_comm(&lsa, comm, &req);
+  unsetenv("FAKE_NCCL_NO_MULTIMEM");
+  if (version >= 22902) {
+    CHECK_EQ(status, NCORE_ERR_NOT_SUPPORTED);
+    CHECK_EQ(lsa_status, NCORE_ERR_NOT_SUPPORTED);
+    CHECK_MESSAGE_CONTAINS("lsa_multimem: NVLink multicast");
+  } else {
+    CHECK_OK(status);
+    CHECK_OK(lsa_status);
+    CHECK_OK(ncore_dev_comm_close(dc));
+    CHECK_OK(ncore_dev_comm_close(lsa));
+  }
+  CHECK_OK(ncore_comm_destroy(comm));
+}
+
 TEST(windows_flags_and_host_pointer_getters) {
   REQUIRE_FAKE();
   UNIT_COMM(comm);
