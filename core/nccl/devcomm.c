@@ -173,12 +173,18 @@ static void requirements_map(const ncore_dev_comm_requirements_t *r,
  * ("Multicast support requested ... but none available"), a fact of the
  * machine rather than a usage error, so it is NOT_SUPPORTED here, as on
  * the host backend. */
+static const char *multimem_field(const ncore_dev_comm_requirements_t *r,
+                                  const core_dev_comm_asks_t *asks) {
+  if (r->lsa_multimem) return "requirements: lsa_multimem";
+  for (int i = 0; i < asks->team_count; i++)
+    if (asks->teams[i].multimem) return "requirements: teams[].multimem";
+  return NULL;
+}
+
 static ncore_status_t refuse_multimem_without_support(
     nccl_comm_t *c, const ncore_dev_comm_requirements_t *r,
     const core_dev_comm_asks_t *asks) {
-  const char *which = r->lsa_multimem ? "requirements: lsa_multimem" : NULL;
-  for (int i = 0; which == NULL && i < asks->team_count; i++)
-    if (asks->teams[i].multimem) which = "requirements: teams[].multimem";
+  const char *which = multimem_field(r, asks);
   /* 2.28 has no query: NCCL decides there. */
   if (which == NULL || nccl_fn.ncclCommQueryProperties == NULL ||
       nccl_layout()->properties_size == 0)
@@ -216,6 +222,14 @@ ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
   requirements_map(r, &lists, req);
   status = nccl_settle(nccl_fn.ncclDevCommCreate(c->nccl, req, d->storage), c,
                        "ncclDevCommCreate");
+  if (status == NCORE_ERR_INVALID_ARGUMENT && multimem_field(r, asks) != NULL &&
+      strstr(core_error_detail(), "Multicast support requested") != NULL)
+    /* 2.28 (no property query beforehand): NCCL's own words say the same. */
+    status = core_error(NCORE_ERR_NOT_SUPPORTED,
+                        "%s: NVLink multicast (multimem) is not available to "
+                        "this communicator (NCCL: no multicast support on this "
+                        "system: NCCL_NVLS_ENABLE=0, or no NVSwitch multicast)",
+                        multimem_field(r, asks));
   if (status == NCORE_OK) nccl_dev_comm_lists_read_back(&lists, asks);
   nccl_dev_comm_lists_free(&lists);
   if (status == NCORE_ERR_INVALID_USAGE && c->lsa_size < c->nranks)

@@ -503,6 +503,14 @@ FAKE_API ncclResult_t ncclDevCommCreate(ncclComm_t,
       t->outMultimemHandle->mcBasePtr = (void *)(uintptr_t)(0x70000 + 0x1000 * n);
   }
   record("reqs.teams", n);
+  if (std::getenv("FAKE_NCCL_NO_MULTIMEM") != nullptr) {
+    bool multimem = reqs->lsaMultimem;
+    for (ncclTeamRequirements_t *t = reqs->teamRequirementsList; t; t = t->next)
+      multimem = multimem || t->multimem;
+    if (multimem)  // NCCL's words (2.28.9 and 2.30.7, NCCL_NVLS_ENABLE=0)
+      return fail(ncclInvalidArgument,
+                  "Multicast support requested for team but none available on system.");
+  }
   // Distinct values where ncore reads them, written through NCCL's own
   // struct so that a wrong offset in ncore shows.
   std::memset((void *)out, 0, sizeof *out);
