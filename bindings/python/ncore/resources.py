@@ -183,7 +183,7 @@ def _required(kind: str, name: str, value: Any) -> Any:
 
 
 def _requirements(requirements: Any) -> Any:
-    """The C requirements struct for DevCommResource's `requirements_ptr`."""
+    """The C requirements struct for DevCommResource's `reqs_lowpp`."""
     from .config import NCCLDevCommRequirements
 
     if requirements is None:
@@ -191,7 +191,7 @@ def _requirements(requirements: Any) -> Any:
     if isinstance(requirements, NCCLDevCommRequirements):
         return requirements.to_c()
     raise NcclInvalid(
-        f"requirements_ptr: got {type(requirements).__name__}; ncore takes an "
+        f"reqs_lowpp: got {type(requirements).__name__}; ncore takes an "
         "NCCLDevCommRequirements or None, not the address of an ncclDevCommRequirements_t "
         "(its requirements are ncore's own struct)")
 
@@ -355,21 +355,38 @@ class DevCommInfo:
 class DevCommResource(CommResource):
     """A device communicator (Communicator.create_dev_comm).
 
-    ``DevCommResource(comm, requirements_ptr)`` makes one on the
-    communicator `comm` (nccl.core's constructor, collective); `requirements_ptr` is an :class:`NCCLDevCommRequirements`
-    or None (the defaults), not the address of an
+    ``DevCommResource(comm, reqs_lowpp)`` makes one on the communicator
+    `comm` (nccl.core's constructor, collective); `reqs_lowpp` (0.3.1's
+    `requirements_ptr`, also accepted by that keyword) is an
+    :class:`NCCLDevCommRequirements` or None (the defaults), not NCCL's own
     ``ncclDevCommRequirements_t``: ncore's requirements are its own
-    versioned struct, filled from that object."""
+    versioned struct, filled from that object. 0.6.0's
+    `team_multimem_lowpp` / `resource_handle_lowpps` (storage NCCL writes
+    handles into) must stay None: ncore keeps that storage itself and
+    answers :attr:`resource_handles` and :meth:`multimem_handle` from it."""
 
     _close_fn = staticmethod(raw.ncore_dev_comm_close)
     _is_valid_fn = staticmethod(raw.ncore_dev_comm_is_valid)
 
-    def __init__(self, comm: Any = MISSING, requirements_ptr: Any = MISSING, *,
-                 comm_ptr: int = MISSING, handle: int = MISSING) -> None:
+    def __init__(self, comm: Any = MISSING, reqs_lowpp: Any = MISSING,
+                 team_multimem_lowpp: Any = None, resource_handle_lowpps: Any = None, *,
+                 requirements_ptr: Any = MISSING, comm_ptr: int = MISSING,
+                 handle: int = MISSING) -> None:
+        if reqs_lowpp is not MISSING and requirements_ptr is not MISSING:
+            raise TypeError("DevCommResource() got reqs_lowpp and requirements_ptr (0.3.1's "
+                            "name of the same argument); give one")
+        for name, storage in (("team_multimem_lowpp", team_multimem_lowpp),
+                              ("resource_handle_lowpps", resource_handle_lowpps)):
+            if storage:
+                raise NcclInvalid(
+                    f"DevCommResource: {name}: ncore keeps the storage NCCL writes handles "
+                    f"into itself; leave it None and ask for teams / resources in "
+                    f"NCCLDevCommRequirements (resource_handles, multimem_handle() answer)")
+        requirements = requirements_ptr if reqs_lowpp is MISSING else reqs_lowpp
         self._init_kind("DevCommResource", handle, comm, comm_ptr,
-                        {"requirements_ptr": requirements_ptr},
+                        {"reqs_lowpp": requirements},
                         lambda comm: raw.ncore_create_dev_comm(
-                            comm, _requirements(requirements_ptr)))
+                            comm, _requirements(requirements)))
 
     @property
     def ptr(self) -> int:

@@ -213,13 +213,7 @@ NCCL4PY_060_ENUMS = {
 
 # What nccl4py 0.6.0 documents and ncore does not provide yet: (kind, name)
 # -> why. A row here runs as a strict xfail.
-_DEV_COMM_LOWPP = ("0.6.0's DevCommResource constructor takes addresses of NCCL's own "
-                   "requirement and handle structs (reqs_lowpp, team_multimem_lowpp, "
-                   "resource_handle_lowpps); ncore's second argument is an "
-                   "NCCLDevCommRequirements (its own versioned struct)")
-NOT_PROVIDED_YET = {
-    ("signature", "DevCommResource"): _DEV_COMM_LOWPP,
-}
+NOT_PROVIDED_YET: dict = {}
 
 
 def resolve(name: str):

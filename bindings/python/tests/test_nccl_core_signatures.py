@@ -163,9 +163,11 @@ NOT_PROVIDED = ["buffer.NcclBuffer", "memory.NcclMemoryResource", "memory.get_me
 # Where ncore's positional parameter has another name than nccl.core's and
 # nccl.core's name is a keyword alias: (name, position) -> ncore's name.
 # ncore's name of a positional parameter where nccl.core's releases differ:
-# the resources' first parameter is 0.6.0's `comm` (0.3.1's `comm_ptr` stays
-# a keyword, so both releases' calls bind).
+# the resources' first parameter is 0.6.0's `comm` and DevCommResource's
+# second 0.6.0's `reqs_lowpp` (0.3.1's `comm_ptr` and `requirements_ptr`
+# stay keywords, so both releases' calls bind).
 POSITIONAL_RENAMED = {("utils.UniqueId", 0): "data",
+                      ("resources.DevCommResource", 1): "reqs_lowpp",
                       **{(f"resources.{kind}", 0): "comm"
                          for kind in ("CommResource", "RegisteredBufferHandle",
                                       "RegisteredWindowHandle", "CustomRedOp",
@@ -397,6 +399,16 @@ def test_resource_constructors_take_the_communicator_as_0_6_0(comm1):
         ncore.resources.CommResource(comm1)
     with pytest.raises(ncore.NcclInvalid, match="null communicator"):
         ncore.RegisteredBufferHandle(ncore.Communicator(), data.ctypes.data, data.nbytes)
+    dev = ncore.DevCommResource(comm1, ncore.NCCLDevCommRequirements())
+    assert dev.ptr and dev.resource_handles == ()
+    dev.close()
+    dev = ncore.DevCommResource(comm1, requirements_ptr=None)
+    assert dev.is_valid
+    dev.close()
+    with pytest.raises(ncore.NcclInvalid, match="resource_handle_lowpps: ncore keeps"):
+        ncore.DevCommResource(comm1, None, resource_handle_lowpps=(object(),))
+    with pytest.raises(TypeError, match="got reqs_lowpp and requirements_ptr"):
+        ncore.DevCommResource(comm1, None, requirements_ptr=None)
 
 
 def test_resources_wrap_handles_as_in_ncore_1_1(comm1):
