@@ -57,14 +57,10 @@ static ncore_status_t le_info(ncore_window_t window, int what, int peer,
     status = core_check_range(peer, res->comm->info.nranks, "peer");
     rank = peer;
   }
-  if (status == NCORE_OK) {
-    const size_t part = res->comm->ops->window_peer_size(res->impl.window, rank);
-    if (offset > part)
-      status = core_error(NCORE_ERR_INVALID_ARGUMENT,
-                          "offset: %zu is beyond rank %d's part of the window "
-                          "(%zu bytes)",
-                          offset, rank, part);
-  }
+  if (status == NCORE_OK)
+    status = core_check_window_offset(
+        offset, res->comm->ops->window_peer_size(res->impl.window, rank),
+        "rank", rank);
   if (status == NCORE_OK)
     status = res->comm->ops->window_le_info(res->comm->impl, res->impl.window,
                                             what, peer, team, offset, out);

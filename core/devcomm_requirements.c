@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "validate.h"
 #include "versioned.h"
 
 int core_team_equal(const ncore_team_t *a, const ncore_team_t *b) {
@@ -14,17 +15,14 @@ int core_team_equal(const ncore_team_t *a, const ncore_team_t *b) {
          a->stride == b->stride;
 }
 
-/* A team every member of which is a rank of c: well formed, and its first
- * and last member (world ranks my_rank + (i - rank) * stride) inside
- * [0, nranks). what: "requirements: teams[2].team" and the like. */
+/* A team every member of which is a rank of c: well formed
+ * (core_check_team), and its first and last member (world ranks my_rank +
+ * (i - rank) * stride) inside [0, nranks). what: "requirements:
+ * teams[2].team" and the like. */
 static ncore_status_t check_team(const core_comm_object_t *c,
                                  const ncore_team_t *t, const char *what) {
-  if (t->n_ranks < 1 || t->stride < 1 || t->rank < 0 || t->rank >= t->n_ranks)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "%s: {n_ranks %d, rank %d, stride %d} is not a team (n_ranks "
-                      "and stride >= 1, rank in [0, n_ranks); take one from "
-                      "ncore_comm_team_world / _lsa / _rail)",
-                      what, (int)t->n_ranks, (int)t->rank, (int)t->stride);
+  ncore_status_t status = core_check_team(t, what);
+  if (status != NCORE_OK) return status;
   const long long first = c->info.rank - (long long)t->rank * t->stride;
   const long long last =
       c->info.rank + ((long long)t->n_ranks - 1 - t->rank) * t->stride;

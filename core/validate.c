@@ -39,6 +39,14 @@ ncore_status_t core_check_team(const ncore_team_t *team, const char *argument) {
                     (int)team->rank, (int)team->n_ranks);
 }
 
+ncore_status_t core_check_window_offset(size_t offset, size_t size,
+                                        const char *who, int index) {
+  if (offset <= size) return NCORE_OK;
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "offset: %zu is beyond %s %d's part of the window (%zu "
+                    "bytes)", offset, who, index, size);
+}
+
 ncore_status_t core_check_buffer(const void *buffer, size_t count,
                                  const char *argument) {
   if (buffer != NULL || count == 0) return NCORE_OK;

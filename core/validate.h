@@ -22,6 +22,12 @@ ncore_status_t core_check_range(int value, int limit, const char *argument);
  * >= 1, rank in [0, n_ranks); messages name the argument. */
 ncore_status_t core_check_team(const ncore_team_t *team, const char *argument);
 
+/* offset beyond the `size` bytes of a window's part that `who` `index`
+ * (e.g. "peer" 3) owns -> INVALID_ARGUMENT "offset: ... is beyond <who>
+ * <index>'s part of the window (<size> bytes)"; offset == size is the end. */
+ncore_status_t core_check_window_offset(size_t offset, size_t size,
+                                        const char *who, int index);
+
 /* A buffer of count elements: NULL only when count is 0. */
 ncore_status_t core_check_buffer(const void *buffer, size_t count,
                                  const char *argument);

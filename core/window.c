@@ -58,15 +58,6 @@ NCORE_API ncore_status_t ncore_window_peer_size(ncore_window_t window, int peer,
   return status;
 }
 
-/* offset must be <= the size of `who`'s part (`size` bytes). */
-static ncore_status_t check_offset(size_t offset, size_t size,
-                                   const char *who, int index) {
-  if (offset <= size) return NCORE_OK;
-  return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                    "offset: %zu is beyond %s %d's part of the window (%zu "
-                    "bytes)", offset, who, index, size);
-}
-
 NCORE_API ncore_status_t ncore_window_lsa_device_pointer(ncore_window_t window,
                                                          int lsa_rank,
                                                          size_t offset,
@@ -83,7 +74,7 @@ NCORE_API ncore_status_t ncore_window_lsa_device_pointer(ncore_window_t window,
      * ncclTeamLsa, stride 1), so member lsa_rank is this world rank. */
     int world = info->rank - info->lsa_rank + lsa_rank;
     size_t part = res->comm->ops->window_peer_size(res->impl.window, world);
-    status = check_offset(offset, part, "lsa_rank", lsa_rank);
+    status = core_check_window_offset(offset, part, "lsa_rank", lsa_rank);
   }
   if (status == NCORE_OK)
     status = res->comm->ops->window_lsa_pointer(res->comm->impl, res->impl.window,
@@ -103,7 +94,7 @@ NCORE_API ncore_status_t ncore_window_peer_device_pointer(ncore_window_t window,
   *out = NULL;
   status = core_check_range(peer, res->comm->info.nranks, "peer");
   if (status == NCORE_OK)
-    status = check_offset(offset,
+    status = core_check_window_offset(offset,
                           res->comm->ops->window_peer_size(res->impl.window, peer),
                           "peer", peer);
   if (status == NCORE_OK)
@@ -120,7 +111,7 @@ NCORE_API ncore_status_t ncore_window_lsa_multimem_device_pointer(
   ncore_status_t status = begin_query(window, out, &res);
   if (status != NCORE_OK) return status;
   *out = NULL;
-  status = check_offset(offset, res->size, "rank", res->comm->info.rank);
+  status = core_check_window_offset(offset, res->size, "rank", res->comm->info.rank);
   if (status == NCORE_OK)
     status = res->comm->ops->window_multimem_pointer(res->comm->impl, res->impl.window,
                                                      offset, out);
@@ -144,7 +135,7 @@ NCORE_API ncore_status_t ncore_window_multimem_device_pointer(
   status = begin_query(window, out, &res);
   if (status != NCORE_OK) return status;
   *out = NULL;
-  status = check_offset(offset, res->size, "rank", res->comm->info.rank);
+  status = core_check_window_offset(offset, res->size, "rank", res->comm->info.rank);
   /* No multicast base: the team has no multimem, so there is no address. */
   if (status == NCORE_OK && handle.mc_base_pointer != NULL &&
       res->comm->ops->window_team_multimem_pointer != NULL)

@@ -181,21 +181,24 @@ static const char *multimem_field(const ncore_dev_comm_requirements_t *r,
   return NULL;
 }
 
-static ncore_status_t refuse_multimem_without_support(
-    nccl_comm_t *c, const ncore_dev_comm_requirements_t *r,
-    const core_dev_comm_asks_t *asks) {
-  const char *which = multimem_field(r, asks);
-  /* 2.28 has no query: NCCL decides there. */
-  if (which == NULL || nccl_fn.ncclCommQueryProperties == NULL ||
+static ncore_status_t multimem_unavailable(const char *field) {
+  return core_error(NCORE_ERR_NOT_SUPPORTED,
+                    "%s: NVLink multicast (multimem) is not available to "
+                    "this communicator (NCCL reports no multimem support: "
+                    "NCCL_NVLS_ENABLE=0, or no NVSwitch multicast)", field);
+}
+
+/* Before the call where NCCL's properties tell (2.29.2+); 2.28 has no
+ * query, and there NCCL's own answer is read after the call. */
+static ncore_status_t refuse_multimem_without_support(nccl_comm_t *c,
+                                                      const char *field) {
+  if (field == NULL || nccl_fn.ncclCommQueryProperties == NULL ||
       nccl_layout()->properties_size == 0)
     return NCORE_OK;
   ncore_comm_properties_t props = NCORE_COMM_PROPERTIES_INIT;
   if (nccl_query_properties(c, &props) != NCORE_OK || props.multimem_support)
     return NCORE_OK; /* NCCL decides */
-  return core_error(NCORE_ERR_NOT_SUPPORTED,
-                    "%s: NVLink multicast (multimem) is not available to "
-                    "this communicator (NCCL reports no multimem support: "
-                    "NCCL_NVLS_ENABLE=0, or no NVSwitch multicast)", which);
+  return multimem_unavailable(field);
 }
 
 ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
@@ -203,9 +206,10 @@ ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
                                     core_dev_comm_asks_t *asks,
                                     core_backend_dev_comm_t **out) {
   nccl_comm_t *c = comm;
+  const char *multimem = multimem_field(r, asks);
   ncore_status_t status = check_newer_requirements(r);
   if (status == NCORE_OK) status = nccl_comm_enter(c);
-  if (status == NCORE_OK) status = refuse_multimem_without_support(c, r, asks);
+  if (status == NCORE_OK) status = refuse_multimem_without_support(c, multimem);
   if (status != NCORE_OK) return status;
   nccl_dev_comm_lists_t lists;
   status = nccl_dev_comm_lists_build(c, asks, &lists);
@@ -222,14 +226,10 @@ ncore_status_t nccl_dev_comm_create(core_backend_comm_t *comm,
   requirements_map(r, &lists, req);
   status = nccl_settle(nccl_fn.ncclDevCommCreate(c->nccl, req, d->storage), c,
                        "ncclDevCommCreate");
-  if (status == NCORE_ERR_INVALID_ARGUMENT && multimem_field(r, asks) != NULL &&
+  if (status == NCORE_ERR_INVALID_ARGUMENT && multimem != NULL &&
       strstr(core_error_detail(), "Multicast support requested") != NULL)
     /* 2.28 (no property query beforehand): NCCL's own words say the same. */
-    status = core_error(NCORE_ERR_NOT_SUPPORTED,
-                        "%s: NVLink multicast (multimem) is not available to "
-                        "this communicator (NCCL: no multicast support on this "
-                        "system: NCCL_NVLS_ENABLE=0, or no NVSwitch multicast)",
-                        multimem_field(r, asks));
+    status = multimem_unavailable(multimem);
   if (status == NCORE_OK) nccl_dev_comm_lists_read_back(&lists, asks);
   nccl_dev_comm_lists_free(&lists);
   if (status == NCORE_ERR_INVALID_USAGE && c->lsa_size < c->nranks)
