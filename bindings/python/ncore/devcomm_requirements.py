@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from ._errors import NcclInvalid
 from ._lib import raw
-from .team import NCCLTeam
+from .team import NCCLTeam, as_team
 
 __all__ = ["TeamRequirement", "LsaBarrierRequirement", "GinBarrierRequirement",
            "LLA2ARequirement", "MultimemHandle", "LsaBarrierHandle", "GinBarrierHandle",
@@ -67,10 +67,8 @@ _RESOURCE_KINDS = {LsaBarrierRequirement: "NCORE_DEV_RESOURCE_LSA_BARRIER",
 
 
 def _team_c(team: Any, where: str) -> Any:
-    if not isinstance(team, NCCLTeam):
-        raise NcclInvalid(f"{where}: expected an NCCLTeam, got {type(team).__name__}")
     c = raw.ncore_team_t()
-    c.n_ranks, c.rank, c.stride = team.n_ranks, team.rank, team.stride
+    c.n_ranks, c.rank, c.stride = as_team(team, where)
     return c
 
 

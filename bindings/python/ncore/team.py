@@ -25,10 +25,11 @@ class NCCLTeam:
     stride: int
 
 
-def as_team(team: NCCLTeam) -> tuple:
-    """team as the (n_ranks, rank, stride) tuple the C calls take."""
+def as_team(team: NCCLTeam, argument: str = "team") -> tuple:
+    """team as the (n_ranks, rank, stride) tuple the C calls take; the
+    error names `argument`."""
     if not isinstance(team, NCCLTeam):
-        raise NcclInvalid(f"team: expected an NCCLTeam, got {type(team).__name__}")
+        raise NcclInvalid(f"{argument}: expected an NCCLTeam, got {type(team).__name__}")
     return astuple(team)
 
 
