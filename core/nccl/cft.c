@@ -33,10 +33,7 @@ ncore_status_t nccl_cft_team(core_backend_comm_t *comm, int multimem, int mode,
  * window's communicator (its LSA team) does not hold that rank. */
 static int owner_rank(const nccl_window_t *w, int peer) {
   if (w->owner == w->comm->nccl) return peer;
-  int lsa_size = 0;
-  if (nccl_fn.ncclCommCount(w->owner, &lsa_size) != ncclSuccess) return -1;
-  const int rel = peer - w->first_rank;
-  return rel >= 0 && rel < lsa_size ? rel : -1;
+  return nccl_peer_in_lsa(w->comm, peer) ? peer - w->first_rank : -1;
 }
 
 static ncore_status_t lsa_only(const char *which) {
