@@ -246,23 +246,25 @@ __device__ __forceinline__ void slice_of(size_t units, int nranks, int s,
 __device__ __forceinline__ unsigned long long begin_call(const ncore_small_args_t &a) {
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-  // The call's epoch: this rank's count of calls plus one (every block reads
-  // it before the last one to end advances it).
-  return *(volatile unsigned long long *)(area_of(a, a.rank) + NCORE_SMALL_EPOCH_OFFSET) + 1;
+  // The call's epoch: this rank's count of calls plus one, from this
+  // block's own copy (end_call keeps every copy current).
+  return *(volatile unsigned long long *)(area_of(a, a.rank) + NCORE_SMALL_EPOCH_OFFSET +
+                                          8ull * blockIdx.x) + 1;
 }
 
-// The last block to end advances this rank's epoch for the next call
-// (which reads it only after this grid ended: begin_call's wait).
+// Advances this rank's epoch for the next call, whose grid may be larger:
+// block b writes the copies b, b + grid, b + 2 grid, ... so that every copy
+// is written once, with no counter shared between blocks (an atomic and a
+// fence on every call's path). The next call reads them only after this
+// grid ended (begin_call's wait, or plain stream order), and no block of
+// this call reads a copy another block writes.
 __device__ __forceinline__ void end_call(const ncore_small_args_t &a,
                                          unsigned long long epoch) {
   __syncthreads();
-  if (threadIdx.x != 0) return;
-  unsigned *done = (unsigned *)(area_of(a, a.rank) + NCORE_SMALL_DONE_OFFSET);
-  __threadfence();
-  if (atomicAdd(done, 1u) == (unsigned)gridDim.x - 1) {
-    *done = 0;
-    *(volatile unsigned long long *)(area_of(a, a.rank) + NCORE_SMALL_EPOCH_OFFSET) = epoch;
-  }
+  unsigned copy = blockIdx.x + threadIdx.x * gridDim.x;
+  if (copy < NCORE_SMALL_MAX_BLOCKS)
+    *(volatile unsigned long long *)(area_of(a, a.rank) + NCORE_SMALL_EPOCH_OFFSET +
+                                     8ull * copy) = epoch;
 }
 
 template <typename T, int OP>

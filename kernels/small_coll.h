@@ -11,8 +11,9 @@
  * load is a round trip), so every read of a call is local:
  *   flags[round][q][b]  the last call (epoch) for which rank q's block b
  *                       finished writing its round-`round` data here
- *   epoch, done         this rank's count of calls made, and the blocks of
- *                       the running call that ended (this rank's own)
+ *   epoch[b]            this rank's count of calls made, one copy per
+ *                       block of a grid (this rank's own; every call's
+ *                       blocks write all of them)
  *   in1[parity][q]      one-shot: rank q's whole input
  *   in2[parity][q]      two-shot: rank q's part of this rank's slice
  *   res[parity][q]      two-shot: rank q's reduced slice
@@ -53,8 +54,9 @@
 #define NCORE_SMALL_FLAGS_BYTES (8 * NCORE_SMALL_MAX_RANKS * NCORE_SMALL_MAX_BLOCKS)
 #define NCORE_SMALL_FLAGS_OFFSET(round) ((round) * NCORE_SMALL_FLAGS_BYTES)
 #define NCORE_SMALL_EPOCH_OFFSET (2 * NCORE_SMALL_FLAGS_BYTES)
-#define NCORE_SMALL_DONE_OFFSET (NCORE_SMALL_EPOCH_OFFSET + 8)
 #define NCORE_SMALL_DATA_OFFSET (NCORE_SMALL_EPOCH_OFFSET + 4096ull)
+/* The epoch's copies (8 bytes a block) fit before the data. */
+typedef char ncore_small_epochs_fit[8 * NCORE_SMALL_MAX_BLOCKS <= 4096 ? 1 : -1];
 
 /* The largest one-shot input of a rank of nranks (a multiple of 16). */
 NCORE_SMALL_FN unsigned long long ncore_small_oneshot_max(int nranks) {
