@@ -5,11 +5,11 @@ call against size: a panel per file, eager and graph-replayed, ncore
 against raw NCCL measured in the same run (python3-matplotlib):
 
     python3 bench/gpu/plot_small.py OUT.png FILE.json [FILE.json ...]
-        [--torch RANKS=TORCH.json ...]
+        [--torch RANKS=TORCH.json ...] [--max BYTES]
 
 Each panel's title is its file's op, ranks and dtype; --torch adds
 torch.distributed and torch's symmetric-memory kernels (graph-replayed)
-to the panel of the same rank count."""
+to the panels of the same rank count and dtype."""
 
 from __future__ import annotations
 
@@ -22,9 +22,22 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def rows(path):
+def rows(path, max_bytes=None):
+    """One object per size up to max_bytes: a file of JSON lines, or one
+    JSON object with a "sizes" list (what small_allreduce_vs_torch.py
+    --json writes now; its "dtype" is copied into each size)."""
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip().startswith("{")]
+        text = f.read()
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        found = [json.loads(line) for line in text.splitlines() if line.strip().startswith("{")]
+    else:
+        if isinstance(whole, dict) and "sizes" in whole:
+            found = [dict(size, dtype=whole.get("dtype", "float32")) for size in whole["sizes"]]
+        else:
+            found = [whole]
+    return [d for d in found if max_bytes is None or d["bytes"] <= max_bytes]
 
 
 def main() -> int:
@@ -32,15 +45,16 @@ def main() -> int:
     parser.add_argument("out")
     parser.add_argument("files", nargs="+")
     parser.add_argument("--torch", action="append", default=[])
+    parser.add_argument("--max", type=int, default=None, help="largest size plotted (bytes)")
     args = parser.parse_args()
     torch = {}
     for spec in args.torch:
         ranks, _, path = spec.partition("=")
-        torch[int(ranks)] = rows(path)
+        torch[int(ranks)] = rows(path, args.max)
     fig, axes = plt.subplots(1, len(args.files), figsize=(6 * len(args.files), 4.5),
                              squeeze=False)
     for ax, path in zip(axes[0], args.files):
-        data = rows(path)
+        data = rows(path, args.max)
         if not data:
             continue
         x = [d["bytes"] for d in data]
@@ -50,7 +64,7 @@ def main() -> int:
                                   ("eager_ncore_us", "ncore, eager", "C1:")):
             ax.plot(x, [d[key] for d in data], style, marker=".", label=label)
         t = torch.get(data[0]["ranks"]) if data[0].get("op", "allreduce") == "allreduce" else None
-        if t:
+        if t and t[0].get("dtype", "float32") == data[0]["dtype"]:
             for key, label, style in (("graph_torch_us", "torch.distributed, graph", "C2-"),
                                       ("graph_torch_symm_twoshot_us", "torch symm-mem two-shot, graph", "C3-"),
                                       ("graph_torch_symm_oneshot_us", "torch symm-mem one-shot, graph", "C4-")):
