@@ -10,7 +10,8 @@
  *   NCORE_CUDA_LIBRARY=build/fake-nccl/libcuda.so.1 \
  *   valgrind --tool=callgrind build/bin/entry_cost 20000 reduce
  * then `callgrind_annotate --inclusive=no callgrind.out.*`, libncore's
- * rows summed and divided by N. */
+ * rows summed and divided by N; bench/gpu/entry_cost_profile.py does that
+ * with the cache simulation, warm and cold (FAKE_NCCL_TOUCH_BYTES). */
 #define _POSIX_C_SOURCE 200809L
 #include <ncore.h>
 #include <stdio.h>
