@@ -34,5 +34,9 @@ LIBRARY_COPTS = [
     "-O2",
     "-g",
     "-fPIC",
+    # Thread-locals through TLS descriptors: a read is a load and an add
+    # where the default dialect calls __tls_get_addr (66 instructions and 4
+    # cache lines per collective call; bench/gpu/entry_cost_profile.py).
+    "-mtls-dialect=gnu2",
     "-Icore",
 ]

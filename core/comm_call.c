@@ -6,8 +6,10 @@
 #include "error_clear.h"
 #include "process.h"
 
-ncore_status_t core_comm_usable(core_comm_object_t *c, unsigned flags) {
-  if (!(flags & CORE_COMM_ALLOW_FORKED) && c->owner != core_process_id())
+/* core_comm_usable, with whether this process owns c (not a fork() child's
+ * copy) already known: a call reads the process id once. */
+static ncore_status_t usable(core_comm_object_t *c, unsigned flags, int own) {
+  if (!(flags & CORE_COMM_ALLOW_FORKED) && !own)
     return core_error(NCORE_ERR_INVALID_USAGE,
                       "comm: the communicator belongs to process %d; this "
                       "process inherited it through fork() and may only "
@@ -33,6 +35,10 @@ ncore_status_t core_comm_usable(core_comm_object_t *c, unsigned flags) {
         "ncore_comm_shrink, ncore_comm_abort and ncore_comm_destroy remain",
         core_comm_state_message(&c->state));
   return NCORE_OK;
+}
+
+ncore_status_t core_comm_usable(core_comm_object_t *c, unsigned flags) {
+  return usable(c, flags, c->owner == core_process_id());
 }
 
 /* Records the backend's asynchronous state of a pending communicator:
@@ -72,9 +78,9 @@ ncore_status_t core_comm_acquire(ncore_comm_t comm, unsigned flags,
       core_handle_acquire(comm, CORE_HANDLE_COMM, "comm", &obj);
   if (status != NCORE_OK) return status;
   core_comm_object_t *c = (core_comm_object_t *)obj;
-  if (!(flags & CORE_COMM_ALLOW_PENDING) && c->owner == core_process_id())
-    status = settle_pending(c);
-  if (status == NCORE_OK) status = core_comm_usable(c, flags);
+  int own = c->owner == core_process_id();
+  if (!(flags & CORE_COMM_ALLOW_PENDING) && own) status = settle_pending(c);
+  if (status == NCORE_OK) status = usable(c, flags, own);
   if (status != NCORE_OK) {
     core_handle_release(obj);
     return status;

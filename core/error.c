@@ -18,11 +18,12 @@ static __thread ncore_status_t tls_status = NCORE_OK;
 static __thread const char *tls_function = "ncore";
 static __thread char tls_message[CORE_ERROR_MESSAGE_BYTES];
 
-/* Clears the thread's error and remembers which public call is running. */
+/* Clears the thread's error and remembers which public call is running.
+ * The message is read only while the status is not NCORE_OK, so clearing
+ * the status clears it: the call does not touch the message's line. */
 void core_error_enter(const char *function) {
   tls_status = NCORE_OK;
   tls_function = function != NULL ? function : "ncore";
-  tls_message[0] = '\0';
 }
 
 /* 1 for the statuses a correct program can still meet: WARN in the log. */

@@ -122,7 +122,8 @@ typedef enum core_in_place {
  * buffers hold and where they are used, its count parameter's name, its
  * in-place rule. */
 typedef struct core_coll_shape {
-  const char *function;
+  /* One cache line per row (64-byte aligned), which is all a call reads. */
+  _Alignas(64) const char *function;
   const char *config_function; /* its _config twin: "ncore_allreduce_config" */
   const char *name; /* the row's name: "allreduce" */
   unsigned char reduces, rooted;

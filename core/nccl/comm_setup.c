@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../error.h"
 #include "comm_registry.h"
@@ -28,7 +29,9 @@
 /* A new, not yet set up communicator around nc, on the core's state. */
 static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
                              CUcontext ctx, const core_config_t *config) {
-  nccl_comm_t *c = calloc(1, sizeof *c);
+  /* Aligned as its type says: a call reads its first line only. */
+  nccl_comm_t *c = aligned_alloc(_Alignof(nccl_comm_t), sizeof *c);
+  if (c != NULL) memset(c, 0, sizeof *c);
   if (c == NULL) return NULL;
   c->state = state;
   c->nccl = nc;
