@@ -11,10 +11,10 @@
 
 #include "error.h"
 #include "group.h"
+#include "thread_state.h"
 
 #define MAX_BACKENDS 2
 
-static __thread int group_depth;
 /* Backends whose group this thread started, in start order. */
 static __thread const core_backend_ops_t *started[MAX_BACKENDS];
 static __thread int started_count;
@@ -50,7 +50,7 @@ static ncore_status_t reserve_held(size_t n) {
 
 ncore_status_t core_group_join(const core_backend_ops_t *ops,
                                core_object_t *const *hold, size_t count) {
-  if (group_depth == 0) return NCORE_OK;
+  if (core_thread.group_depth == 0) return NCORE_OK;
   ncore_status_t status = reserve_held(count);
   if (status != NCORE_OK) return status;
   int joined = 0;
@@ -72,17 +72,17 @@ ncore_status_t core_group_join(const core_backend_ops_t *ops,
 
 NCORE_API ncore_status_t ncore_group_start(void) {
   CORE_ENTER("ncore_group_start");
-  group_depth++;
+  core_thread.group_depth++;
   return NCORE_OK;
 }
 
 NCORE_API ncore_status_t ncore_group_end(void) {
   CORE_ENTER("ncore_group_end");
-  if (group_depth == 0)
+  if (core_thread.group_depth == 0)
     return core_error(NCORE_ERR_INVALID_USAGE,
                       "no group was started (ncore_group_end without "
                       "ncore_group_start)");
-  if (--group_depth > 0) return NCORE_OK;
+  if (--core_thread.group_depth > 0) return NCORE_OK;
   /* Outermost end: run every started backend's group; the first failure is
    * returned (and its message kept), the others still end theirs so that no
    * backend is left inside a group. */

@@ -26,10 +26,15 @@ typedef enum core_handle_type {
   CORE_HANDLE_SYMMETRIC = 6
 } core_handle_type_t;
 
+struct core_handle_slot;
+
 /* Every object in the table starts with this header. */
 typedef struct core_object {
   core_handle_type_t type;
   uint64_t handle;
+  /* The table's slot of the object (handles.c), set by core_handle_insert:
+   * a release finds it without the lookup a handle needs. */
+  struct core_handle_slot *slot;
   /* Runs once the handle is closed and its last reference dropped. The
    * references and the closed mark live in the object's slot. */
   void (*destroy)(struct core_object *self);

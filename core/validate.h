@@ -14,12 +14,16 @@
 
 /* The failures of the inline checks below: each records the message its
  * check documents and returns NCORE_ERR_INVALID_ARGUMENT. */
-ncore_status_t core_check_dtype_failed(int dtype, const char *argument);
+ncore_status_t core_check_dtype_failed(int dtype, const char *argument)
+    __attribute__((cold));
 ncore_status_t core_check_range_failed(int value, int limit,
-                                       const char *argument);
-ncore_status_t core_check_buffer_failed(size_t count, const char *argument);
+                                       const char *argument)
+    __attribute__((cold));
+ncore_status_t core_check_buffer_failed(size_t count, const char *argument)
+    __attribute__((cold));
 ncore_status_t core_check_elements_failed(size_t count, size_t factor,
-                                          const char *argument);
+                                          const char *argument)
+    __attribute__((cold));
 
 /* NULL -> INVALID_ARGUMENT "<argument>: must not be NULL". */
 ncore_status_t core_check_not_null(const void *pointer, const char *argument);

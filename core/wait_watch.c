@@ -8,11 +8,12 @@
 
 #include "error.h"
 #include "log.h"
+#include "thread_state.h"
 
 /* One slot per thread that made a watched call (threads that end give
  * theirs back). seq is odd while the thread is inside a call; the other
  * fields describe that call and are written before seq says so. */
-typedef struct watch_slot {
+typedef struct core_wait_watch {
   _Atomic unsigned long seq;
   _Atomic(const char *) call;
   _Atomic(const char *) inside;
@@ -32,7 +33,6 @@ static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int watcher_running;
 static pthread_key_t slot_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static _Thread_local watch_slot_t *mine;
 static _Thread_local int no_slot; /* none could be had: do not ask again */
 
 static void give_back(void *slot) { atomic_store(&((watch_slot_t *)slot)->in_use, 0); }
@@ -115,16 +115,17 @@ static watch_slot_t *claim(void) {
   return got;
 }
 
-void core_wait_watch_enter(const char *inside, int peer, int rank, int nranks) {
-  if (mine == NULL) {
-    if (no_slot || core_wait_warn_after_ms() <= 0) return;
-    mine = claim();
-    if (mine == NULL) {
+core_wait_watch_t *core_wait_watch_enter(const char *inside, int peer,
+                                         int rank, int nranks) {
+  if (core_thread.watch == NULL) {
+    if (no_slot || core_wait_warn_after_ms() <= 0) return NULL;
+    core_thread.watch = claim();
+    if (core_thread.watch == NULL) {
       no_slot = 1;
-      return;
+      return NULL;
     }
   }
-  watch_slot_t *s = mine;
+  watch_slot_t *s = core_thread.watch;
   atomic_store_explicit(&s->call, core_error_call(), memory_order_relaxed);
   atomic_store_explicit(&s->inside, inside, memory_order_relaxed);
   atomic_store_explicit(&s->peer, peer, memory_order_relaxed);
@@ -132,10 +133,11 @@ void core_wait_watch_enter(const char *inside, int peer, int rank, int nranks) {
   atomic_store_explicit(&s->nranks, nranks, memory_order_relaxed);
   unsigned long seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
   atomic_store_explicit(&s->seq, seq | 1, memory_order_release);
+  return s;
 }
 
-void core_wait_watch_leave(void) {
-  watch_slot_t *s = mine;
+void core_wait_watch_leave(core_wait_watch_t *entered) {
+  watch_slot_t *s = entered;
   if (s == NULL) return;
   unsigned long seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
   if (seq & 1) atomic_store_explicit(&s->seq, seq + 1, memory_order_release);

@@ -11,14 +11,22 @@
 #ifndef NCORE_CORE_WAIT_WATCH_H
 #define NCORE_CORE_WAIT_WATCH_H
 
+/* The thread's watched call, between enter and leave (wait_watch.c). */
+typedef struct core_wait_watch core_wait_watch_t;
+
 /* This thread enters `inside` (a string that outlives the call: "NCCL's
  * ncclRecv") on behalf of the current entry point (core_error_call), with
  * peer (>= 0) or none (-1), as rank `rank` of `nranks`. Calls do not nest:
- * enter, the library call, leave. Nothing happens when NCORE_WAIT_WARN_S
- * is 0, or when no watcher can be had (out of threads: then no line). */
-void core_wait_watch_enter(const char *inside, int peer, int rank, int nranks);
+ * enter, the library call, leave. Returns what core_wait_watch_leave
+ * takes: the thread's slot, or NULL when nothing is watched
+ * (NCORE_WAIT_WARN_S is 0, or no watcher can be had: out of threads, then
+ * no line). */
+core_wait_watch_t *core_wait_watch_enter(const char *inside, int peer,
+                                         int rank, int nranks);
 
-/* This thread left the call it entered. */
-void core_wait_watch_leave(void);
+/* This thread left the call it entered; entered: what enter returned
+ * (passed on, so that leaving reads no thread-local after the library
+ * call; NULL: nothing to do). */
+void core_wait_watch_leave(core_wait_watch_t *entered);
 
 #endif

@@ -70,9 +70,10 @@ static ncore_status_t collective_call(nccl_comm_t *c, const core_coll_args_t *a,
 static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
                                     cudaStream_t s,
                                     const nccl_coll_config_t *config) {
-  core_wait_watch_enter("NCCL's collective call", -1, c->rank, c->nranks);
+  core_wait_watch_t *watched =
+      core_wait_watch_enter("NCCL's collective call", -1, c->rank, c->nranks);
   ncore_status_t status = collective_call(c, a, s, config);
-  core_wait_watch_leave();
+  core_wait_watch_leave(watched);
   return status;
 }
 
@@ -126,10 +127,12 @@ static ncore_status_t forced_kernel_refused(const core_coll_args_t *a) {
                     core_coll_shapes[a->kind].name);
 }
 
-/* The call on NCCL's kernels, with config's NCCL part where it has one. */
+/* The call on NCCL's kernels, with config's NCCL part where it has one
+ * (config NULL: the common call, without a config). */
 static ncore_status_t nccl_kernels(nccl_comm_t *c, const core_coll_args_t *args,
                                    const nccl_call_config_t *config) {
-  const nccl_coll_config_t *nc = config->use_nccl_config ? &config->nccl : NULL;
+  const nccl_coll_config_t *nc =
+      config != NULL && config->use_nccl_config ? &config->nccl : NULL;
   core_coll_args_t moved;
   const core_coll_args_t *a = p2p_addresses(c, args, &moved);
   cudaStream_t s = (cudaStream_t)a->stream;
@@ -158,9 +161,8 @@ ncore_status_t nccl_collective(core_backend_comm_t *comm,
   if (status != NCORE_OK) return status;
   int taken = 0;
   if (args->config == NULL) { /* the common call: no config to read */
-    static const nccl_call_config_t none;
     status = nccl_small_collective(c, args, &taken);
-    return taken || status != NCORE_OK ? status : nccl_kernels(c, args, &none);
+    return taken || status != NCORE_OK ? status : nccl_kernels(c, args, NULL);
   }
   nccl_call_config_t config;
   status = nccl_call_config_prepare(c, args, &config);

@@ -21,10 +21,11 @@ ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
   buf = nccl_p2p_address(c, buf, count * core_dtype_size(dtype));
-  core_wait_watch_enter("NCCL's ncclSend", peer, c->rank, c->nranks);
+  core_wait_watch_t *watched =
+      core_wait_watch_enter("NCCL's ncclSend", peer, c->rank, c->nranks);
   ncclResult_t r = nccl_fn.p2p_send(buf, count, (ncclDataType_t)dtype, peer,
                                     c->nccl, (cudaStream_t)stream);
-  core_wait_watch_leave();
+  core_wait_watch_leave(watched);
   return nccl_enqueued(c, r, "ncclSend");
 }
 
@@ -34,9 +35,10 @@ ncore_status_t nccl_recv(core_backend_comm_t *comm, void *buf, size_t count,
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;
   buf = (void *)nccl_p2p_address(c, buf, count * core_dtype_size(dtype));
-  core_wait_watch_enter("NCCL's ncclRecv", peer, c->rank, c->nranks);
+  core_wait_watch_t *watched =
+      core_wait_watch_enter("NCCL's ncclRecv", peer, c->rank, c->nranks);
   ncclResult_t r = nccl_fn.p2p_recv(buf, count, (ncclDataType_t)dtype, peer,
                                     c->nccl, (cudaStream_t)stream);
-  core_wait_watch_leave();
+  core_wait_watch_leave(watched);
   return nccl_enqueued(c, r, "ncclRecv");
 }

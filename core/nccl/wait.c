@@ -102,6 +102,8 @@ ncore_status_t nccl_comm_check_live(nccl_comm_t *c) {
 }
 
 ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r, const char *what) {
+  /* Success reads nothing of c: NCCL's enqueue evicted it. */
+  if (r == ncclSuccess) return NCORE_OK;
   if (r != ncclInProgress) return nccl_check(r, what, c->nccl);
   atomic_store(&c->in_progress, 1);
   return core_error(NCORE_IN_PROGRESS, "%s: enqueued; NCCL is still "

@@ -1,0 +1,35 @@
+/* core — what every call reads and writes of its thread's state, in one
+ * thread-local of one cache line: a call then touches one line and one TLS
+ * descriptor for all of it, where separate thread-locals of the files
+ * below cost a line each (and a descriptor's line) after NCCL's enqueue
+ * evicted them (bench/gpu/entry_cost_profile.py). Each field belongs to
+ * the file named beside it, which alone reads and writes it; state that a
+ * call does not read every time stays in that file's own thread-locals. */
+#ifndef NCORE_CORE_THREAD_STATE_H
+#define NCORE_CORE_THREAD_STATE_H
+
+#include <ncore.h>
+
+struct core_wait_watch;
+
+typedef struct core_thread_state {
+  /* error.c: the running call's recorded status and its public name
+   * ("ncore" before any call). */
+  _Alignas(64) ncore_status_t error_status;
+  const char *error_function;
+  /* group.c: ncore_group_start nesting. */
+  int group_depth;
+  /* nccl/group.c: the NCCL backend's group nesting. */
+  int nccl_group_depth;
+  /* wait_watch.c: this thread's watch slot, NULL until its first watched
+   * call. */
+  struct core_wait_watch *watch;
+  /* nccl/stream.c: the last stream checked on this thread and its
+   * context (CUstream, CUcontext). */
+  void *nccl_known_stream, *nccl_known_context;
+} core_thread_state_t;
+
+/* This thread's (thread_state.c). */
+extern _Thread_local core_thread_state_t core_thread;
+
+#endif
