@@ -89,9 +89,6 @@ ncore_status_t core_comm_acquire(ncore_comm_t comm, unsigned flags,
   return NCORE_OK;
 }
 
-void core_comm_release(core_comm_object_t *comm) {
-  if (comm != NULL) core_handle_release(&comm->header);
-}
 
 /* Records failed as the failure that ended the communicator, with the
  * failing call's message (the thread's current one): the first failing
@@ -105,10 +102,8 @@ static int is_async_failure(ncore_status_t status) {
   return status != NCORE_OK && status != NCORE_IN_PROGRESS;
 }
 
-ncore_status_t core_comm_finish(core_comm_object_t *c, ncore_status_t status) {
-  if (c == NULL) return status;
-  if (status != NCORE_OK && status != NCORE_IN_PROGRESS &&
-      !core_comm_state_sealed(&c->state)) {
+void core_comm_note_failure(core_comm_object_t *c, ncore_status_t status) {
+  if (!core_comm_state_sealed(&c->state)) {
     if (status == NCORE_ERR_TIMEOUT || status == NCORE_ERR_REMOTE) {
       record_failure(c, status);
     } else if (status != NCORE_ERR_INVALID_ARGUMENT &&
@@ -123,8 +118,6 @@ ncore_status_t core_comm_finish(core_comm_object_t *c, ncore_status_t status) {
       if (is_async_failure(async)) record_failure(c, async);
     }
   }
-  core_comm_release(c);
-  return status;
 }
 
 ncore_status_t core_comm_async_error(core_comm_object_t *c,

@@ -33,12 +33,24 @@ ncore_status_t core_comm_acquire(ncore_comm_t comm, unsigned flags,
  * in a fork() child or when finalized; its recorded failure when failed. */
 ncore_status_t core_comm_usable(core_comm_object_t *comm, unsigned flags);
 /* Drops the reference core_comm_acquire took; NULL is a no-op. */
-void core_comm_release(core_comm_object_t *comm);
+static inline void core_comm_release(core_comm_object_t *comm) {
+  if (comm != NULL) core_handle_release(&comm->header);
+}
+/* core_comm_finish's part for a failed call: records the failure where it
+ * ends the communicator. */
+void core_comm_note_failure(core_comm_object_t *comm, ncore_status_t status);
 /* Ends a call that dispatched to the backend: records status as the
  * communicator's failure when it ends the communicator (TIMEOUT, REMOTE,
  * or any status while the backend reports an asynchronous error), then
  * releases comm. Returns status. */
-ncore_status_t core_comm_finish(core_comm_object_t *comm, ncore_status_t status);
+static inline ncore_status_t core_comm_finish(core_comm_object_t *comm,
+                                              ncore_status_t status) {
+  if (comm == NULL) return status;
+  if (status != NCORE_OK && status != NCORE_IN_PROGRESS)
+    core_comm_note_failure(comm, status);
+  core_comm_release(comm);
+  return status;
+}
 /* The communicator's asynchronous error: its recorded failure, else the
  * backend's answer. */
 ncore_status_t core_comm_async_error(core_comm_object_t *comm,

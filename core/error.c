@@ -17,13 +17,6 @@
 
 static __thread char tls_message[CORE_ERROR_MESSAGE_BYTES];
 
-/* Clears the thread's error and remembers which public call is running.
- * The message is read only while the status is not NCORE_OK, so clearing
- * the status clears it: the call does not touch the message's line. */
-void core_error_enter(const char *function) {
-  core_thread.error_status = NCORE_OK;
-  core_thread.error_function = function != NULL ? function : "ncore";
-}
 
 /* 1 for the statuses a correct program can still meet: WARN in the log. */
 static int status_is_environmental(ncore_status_t status) {
@@ -82,7 +75,6 @@ void core_error_restore(const core_error_saved_t *saved) {
 /* The status recorded for the running call. */
 ncore_status_t core_error_current(void) { return core_thread.error_status; }
 
-const char *core_error_call(void) { return core_thread.error_function; }
 
 const char *core_error_detail(void) {
   if (core_thread.error_status == NCORE_OK) return "";

@@ -48,9 +48,9 @@ static ncore_status_t reserve_held(size_t n) {
   return NCORE_OK;
 }
 
-ncore_status_t core_group_join(const core_backend_ops_t *ops,
-                               core_object_t *const *hold, size_t count) {
-  if (core_thread.group_depth == 0) return NCORE_OK;
+ncore_status_t core_group_join_queued(const core_backend_ops_t *ops,
+                                      core_object_t *const *hold,
+                                      size_t count) {
   ncore_status_t status = reserve_held(count);
   if (status != NCORE_OK) return status;
   int joined = 0;

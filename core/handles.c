@@ -45,18 +45,14 @@ _Static_assert(CORE_HANDLE_LAST_GENERATION <= GENERATION_MASK &&
                "generations must fit a handle's generation bits");
 
 /* The state word. */
-#define STATE_REFS_MASK UINT64_C(0x7fffffff)
+#define STATE_REFS_MASK CORE_HANDLE_STATE_REFS_MASK
 #define STATE_CLOSED (UINT64_C(1) << 31)
 #define STATE_GENERATION_SHIFT 32
 
-/* One cache line each: threads driving different communicators touch
- * different lines (adjacent slots shared one, and every call's reference
- * count bounced it between their cores). */
-typedef struct core_handle_slot {
-  _Alignas(64) _Atomic(core_object_t *) object; /* NULL when free */
-  _Atomic uint64_t state;          /* generation | closed | references */
-  uint32_t next_free; /* under the lock: index + 1 of the next free slot */
-} slot_t;
+/* One cache line each (handles.h): adjacent slots shared one, and every
+ * call's reference count bounced it between the cores of threads driving
+ * different communicators. */
+typedef core_handle_slot_t slot_t;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 /* What a lookup reads before the slot, in one cache line while the table
@@ -177,8 +173,8 @@ typedef enum lookup {
 /* Finds handle's slot and takes a reference on its object in the same step
  * as the liveness test; then checks that the object is of the handle's type
  * (its tag may have been changed), dropping the reference if not. */
-static lookup_t lookup(uint64_t handle, core_handle_type_t type,
-                       core_object_t **out) {
+static inline __attribute__((always_inline)) lookup_t lookup(
+    uint64_t handle, core_handle_type_t type, core_object_t **out) {
   if (handle == NCORE_NULL_HANDLE) return LOOKUP_NULL;
   if ((int)(handle >> TYPE_SHIFT) != (int)type) return LOOKUP_WRONG_TYPE;
   uint64_t slot_plus_one = handle & SLOT_MASK;
@@ -210,7 +206,7 @@ static lookup_t lookup(uint64_t handle, core_handle_type_t type,
 }
 
 /* Records the error of a failed lookup and returns its status. */
-static ncore_status_t lookup_error(lookup_t result, uint64_t handle,
+static __attribute__((cold)) ncore_status_t lookup_error(lookup_t result, uint64_t handle,
                                    core_handle_type_t type,
                                    const char *argument) {
   const char *noun = type_noun(type);
@@ -253,15 +249,10 @@ ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
   return NCORE_OK;
 }
 
-/* Drops one reference; at zero (only after close: the table holds one
- * until then) frees the slot — or retires it, after its last generation —
- * and runs the destructor. */
-void core_handle_release(core_object_t *obj) {
-  if (obj == NULL) return;
+/* Frees the slot — or retires it, after its last generation — and runs
+ * the destructor. */
+void core_handle_release_last(core_object_t *obj, uint64_t before) {
   slot_t *slot = slot_of(obj);
-  uint64_t before = atomic_fetch_sub_explicit(&slot->state, 1,
-                                              memory_order_acq_rel);
-  if ((before & STATE_REFS_MASK) != 1) return;
   size_t index = index_of(obj);
   /* No lookup can take a reference from 0: the slot is ours to free. */
   uint32_t generation = state_generation(before);

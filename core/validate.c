@@ -95,10 +95,3 @@ ncore_status_t core_check_stream(const core_backend_ops_t *ops,
   return ops->stream_check(stream, "stream");
 }
 
-ncore_status_t core_check_comm_stream(const core_backend_ops_t *ops,
-                                      core_backend_comm_t *impl,
-                                      ncore_stream_t stream) {
-  if (ops->comm_stream_check != NULL)
-    return ops->comm_stream_check(impl, stream, "stream");
-  return ops->stream_check(stream, "stream");
-}

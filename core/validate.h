@@ -108,8 +108,12 @@ ncore_status_t core_check_stream(const core_backend_ops_t *ops,
  * comm_stream_check where it has one (NCCL: a stream of the
  * communicator's device, asked once per stream per thread), else
  * stream_check. */
-ncore_status_t core_check_comm_stream(const core_backend_ops_t *ops,
-                                      core_backend_comm_t *impl,
-                                      ncore_stream_t stream);
+static inline ncore_status_t core_check_comm_stream(
+    const core_backend_ops_t *ops, core_backend_comm_t *impl,
+    ncore_stream_t stream) {
+  if (ops->comm_stream_check != NULL)
+    return ops->comm_stream_check(impl, stream, "stream");
+  return ops->stream_check(stream, "stream");
+}
 
 #endif

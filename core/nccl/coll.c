@@ -42,9 +42,9 @@
 
 /* One collective, as NCCL's call for a->kind (its row of op_table.h), on
  * stream s; through its nccl*Config twin where config is not NULL. */
-static ncore_status_t collective_call(nccl_comm_t *c, const core_coll_args_t *a,
-                                      cudaStream_t s,
-                                      const nccl_coll_config_t *config) {
+static inline __attribute__((always_inline)) ncore_status_t collective_call(
+    nccl_comm_t *c, const core_coll_args_t *a, cudaStream_t s,
+    const nccl_coll_config_t *config) {
   ncclDataType_t t = (ncclDataType_t)a->dtype;
   ncclRedOp_t op = a->custom_op ? a->custom_op->op : (ncclRedOp_t)a->op;
   ncclComm_t nc = c->nccl;
@@ -66,10 +66,11 @@ static ncore_status_t collective_call(nccl_comm_t *c, const core_coll_args_t *a,
 }
 
 /* collective_call, watched: NCCL may wait inside it for its peers
- * (wait_watch.h). */
-static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
-                                    cudaStream_t s,
-                                    const nccl_coll_config_t *config) {
+ * (wait_watch.h). This, collective_call and nccl_kernels are inlined into
+ * nccl_collective: one frame between the core and NCCL. */
+static inline __attribute__((always_inline)) ncore_status_t collective_on(
+    nccl_comm_t *c, const core_coll_args_t *a, cudaStream_t s,
+    const nccl_coll_config_t *config) {
   core_wait_watch_t *watched =
       core_wait_watch_enter("NCCL's collective call", -1, c->rank, c->nranks);
   ncore_status_t status = collective_call(c, a, s, config);
@@ -129,8 +130,9 @@ static ncore_status_t forced_kernel_refused(const core_coll_args_t *a) {
 
 /* The call on NCCL's kernels, with config's NCCL part where it has one
  * (config NULL: the common call, without a config). */
-static ncore_status_t nccl_kernels(nccl_comm_t *c, const core_coll_args_t *args,
-                                   const nccl_call_config_t *config) {
+static inline __attribute__((always_inline)) ncore_status_t nccl_kernels(
+    nccl_comm_t *c, const core_coll_args_t *args,
+    const nccl_call_config_t *config) {
   const nccl_coll_config_t *nc =
       config != NULL && config->use_nccl_config ? &config->nccl : NULL;
   core_coll_args_t moved;

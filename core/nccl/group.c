@@ -35,7 +35,6 @@ static ncore_status_t join_now(CUcontext ctx) {
   return status;
 }
 
-int nccl_in_group(void) { return core_thread.nccl_group_depth > 0; }
 
 int nccl_stream_is_legacy(cudaStream_t s) {
   return s == NULL || s == (cudaStream_t)CU_STREAM_LEGACY;
