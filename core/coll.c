@@ -22,8 +22,10 @@ static ncore_status_t check_coll_buffer(const void *buffer, size_t elements,
 }
 
 /* Validates args (kind, buffers, count, dtype, op, root, stream) against c and
- * dispatches. Returns the first failing check's status. */
-static ncore_status_t run_collective(ncore_comm_t comm, core_coll_args_t *args) {
+ * dispatches. Returns the first failing check's status. Inlined into both
+ * callers: the common call's frame holds no config. */
+static inline __attribute__((always_inline)) ncore_status_t run_collective(
+    ncore_comm_t comm, core_coll_args_t *args) {
   const core_coll_shape_t *shape = &core_coll_shapes[args->kind];
   core_comm_object_t *c = NULL;
   ncore_status_t status = core_comm_acquire(comm, 0, &c);
@@ -69,6 +71,17 @@ static ncore_status_t run_collective(ncore_comm_t comm, core_coll_args_t *args) 
   return core_comm_finish(c, status);
 }
 
+/* run_collective with the call's config read into args->config. */
+static __attribute__((noinline)) ncore_status_t run_configured(
+    ncore_comm_t comm, core_coll_args_t *args,
+    const ncore_coll_config_t *config) {
+  core_coll_config_t resolved;
+  ncore_status_t status = core_coll_config_read(config, &resolved);
+  if (status != NCORE_OK) return status;
+  args->config = &resolved;
+  return run_collective(comm, args);
+}
+
 ncore_status_t core_collective(core_coll_kind_t kind, ncore_comm_t comm,
                                const void *sendbuf, void *recvbuf, size_t count,
                                ncore_dtype_t dtype, ncore_redop_t op, int root,
@@ -78,11 +91,6 @@ ncore_status_t core_collective(core_coll_kind_t kind, ncore_comm_t comm,
                              : core_coll_shapes[kind].function);
   core_coll_args_t args = {kind, sendbuf, recvbuf, count, dtype,
                            op,   NULL,    root,    stream, NULL};
-  core_coll_config_t resolved;
-  if (config != NULL) {
-    ncore_status_t status = core_coll_config_read(config, &resolved);
-    if (status != NCORE_OK) return status;
-    args.config = &resolved;
-  }
+  if (config != NULL) return run_configured(comm, &args, config);
   return run_collective(comm, &args);
 }

@@ -95,12 +95,11 @@ static size_t part_bytes(const nccl_comm_t *c, const core_coll_args_t *a,
          (part.per_rank ? (size_t)c->nranks : 1);
 }
 
-/* a, with the buffers of a collective NCCL runs as send/recv moved to their
- * aliases, in *moved. */
+/* a, of a collective NCCL runs as send/recv (runs_as_send_recv), with its
+ * buffers moved to their aliases, in *moved. */
 static const core_coll_args_t *p2p_addresses(nccl_comm_t *c,
                                              const core_coll_args_t *a,
                                              core_coll_args_t *moved) {
-  if (!runs_as_send_recv(a->kind)) return a;
   const core_coll_shape_t *shape = &core_coll_shapes[a->kind];
   size_t send = part_bytes(c, a, shape->send), recv = part_bytes(c, a, shape->recv);
   if (a->sendbuf != NULL && a->recvbuf != NULL &&
@@ -136,7 +135,8 @@ static inline __attribute__((always_inline)) ncore_status_t nccl_kernels(
   const nccl_coll_config_t *nc =
       config != NULL && config->use_nccl_config ? &config->nccl : NULL;
   core_coll_args_t moved;
-  const core_coll_args_t *a = p2p_addresses(c, args, &moved);
+  const core_coll_args_t *a =
+      runs_as_send_recv(args->kind) ? p2p_addresses(c, args, &moved) : args;
   cudaStream_t s = (cudaStream_t)a->stream;
   if (!c->legacy_stream_detour || !nccl_stream_is_legacy(s))
     return collective_on(c, a, s, nc);
