@@ -12,6 +12,7 @@
 #include "redop_lookup.h"
 #include "resource_object.h"
 #include "validate.h"
+#include "hot_path.h"
 
 /* Checks one buffer of a collective. */
 static ncore_status_t check_coll_buffer(const void *buffer, size_t elements,
@@ -82,7 +83,7 @@ static __attribute__((noinline)) ncore_status_t run_configured(
   return run_collective(comm, args);
 }
 
-ncore_status_t core_collective(core_coll_kind_t kind, ncore_comm_t comm,
+CORE_HOT ncore_status_t core_collective(core_coll_kind_t kind, ncore_comm_t comm,
                                const void *sendbuf, void *recvbuf, size_t count,
                                ncore_dtype_t dtype, ncore_redop_t op, int root,
                                ncore_stream_t stream,

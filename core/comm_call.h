@@ -73,8 +73,8 @@ static inline ncore_status_t core_comm_usable(core_comm_object_t *comm,
 
 /* Acquires a communicator for a call: a live handle, fit for what flags do
  * not allow (core_comm_usable). Release with core_comm_release or
- * core_comm_finish. */
-static inline ncore_status_t core_comm_acquire(ncore_comm_t comm,
+ * core_comm_finish. Always inlined: no frame of its own on a call's path. */
+static inline __attribute__((always_inline)) ncore_status_t core_comm_acquire(ncore_comm_t comm,
                                                unsigned flags,
                                                core_comm_object_t **out) {
   core_object_t *obj = NULL;

@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "handles.h"
+#include "hot_path.h"
 
 #define SLOT_BITS 24
 #define GENERATION_BITS 32
@@ -242,7 +243,7 @@ static __attribute__((cold)) ncore_status_t lookup_error(lookup_t result, uint64
   return NCORE_OK;
 }
 
-ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
+CORE_HOT ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
                                    const char *argument, core_object_t **out) {
   lookup_t result = lookup(handle, type, out);
   if (result != LOOKUP_LIVE) return lookup_error(result, handle, type, argument);

@@ -2,10 +2,11 @@
 #include "comm_call.h"
 #include "error.h"
 #include "group.h"
+#include "hot_path.h"
 #include "validate.h"
 
 /* Shared body: direction 0 = send, 1 = recv. */
-static ncore_status_t point_to_point(int receive, ncore_comm_t comm,
+static CORE_HOT ncore_status_t point_to_point(int receive, ncore_comm_t comm,
                                      void *buf, size_t count,
                                      ncore_dtype_t dtype, int peer,
                                      ncore_stream_t stream) {

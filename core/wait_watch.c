@@ -9,6 +9,7 @@
 #include "error.h"
 #include "log.h"
 #include "thread_state.h"
+#include "hot_path.h"
 
 /* One slot per thread that made a watched call (threads that end give
  * theirs back). seq is odd while the thread is inside a call; the other
@@ -91,7 +92,7 @@ static void *watch(void *unused) {
 }
 
 /* This thread's slot, and the watcher running; NULL where either cannot be. */
-static watch_slot_t *claim(void) {
+static __attribute__((noinline, cold)) watch_slot_t *claim(void) {
   pthread_once(&key_once, make_key);
   watch_slot_t *got = NULL;
   pthread_mutex_lock(&watch_lock);
@@ -115,8 +116,9 @@ static watch_slot_t *claim(void) {
   return got;
 }
 
-core_wait_watch_t *core_wait_watch_enter(const char *inside, int peer,
-                                         int rank, int nranks) {
+CORE_HOT core_wait_watch_t *core_wait_watch_enter(const char *inside,
+                                                  int peer, int rank,
+                                                  int nranks) {
   if (core_thread.watch == NULL) {
     if (no_slot || core_wait_warn_after_ms() <= 0) return NULL;
     core_thread.watch = claim();
@@ -136,7 +138,7 @@ core_wait_watch_t *core_wait_watch_enter(const char *inside, int peer,
   return s;
 }
 
-void core_wait_watch_leave(core_wait_watch_t *entered) {
+CORE_HOT void core_wait_watch_leave(core_wait_watch_t *entered) {
   watch_slot_t *s = entered;
   if (s == NULL) return;
   unsigned long seq = atomic_load_explicit(&s->seq, memory_order_relaxed);

@@ -14,6 +14,7 @@
 #include "small_coll.h"
 #include "wait.h"
 #include "window_alias.h"
+#include "../hot_path.h"
 
 /* ncclInProgress from an enqueue on a non-blocking communicator means
  * "queued": NCORE_IN_PROGRESS, and the next call waits (nccl_enqueued). */
@@ -156,21 +157,27 @@ static inline __attribute__((always_inline)) ncore_status_t nccl_kernels(
   return status;
 }
 
-ncore_status_t nccl_collective(core_backend_comm_t *comm,
-                               const core_coll_args_t *args) {
-  nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_comm_check_live(c);
-  if (status != NCORE_OK) return status;
+/* A call with a config (a _config twin), on a live c. Out of line: the
+ * common call's frame holds no nccl_call_config_t. */
+static __attribute__((noinline)) ncore_status_t collective_configured(
+    nccl_comm_t *c, const core_coll_args_t *args) {
   int taken = 0;
-  if (args->config == NULL) { /* the common call: no config to read */
-    status = nccl_small_collective(c, args, &taken);
-    return taken || status != NCORE_OK ? status : nccl_kernels(c, args, NULL);
-  }
   nccl_call_config_t config;
-  status = nccl_call_config_prepare(c, args, &config);
+  ncore_status_t status = nccl_call_config_prepare(c, args, &config);
   if (status != NCORE_OK) return status;
   if (!config.nccl_kernels_only) status = nccl_small_collective(c, args, &taken);
   if (!taken && config.ncore_kernel_forced) return forced_kernel_refused(args);
   if (!taken) status = nccl_kernels(c, args, &config);
   return nccl_call_config_finish(&config, (CUstream)args->stream, taken, status);
+}
+
+CORE_HOT ncore_status_t nccl_collective(core_backend_comm_t *comm,
+                                        const core_coll_args_t *args) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_check_live(c);
+  if (status != NCORE_OK) return status;
+  if (args->config != NULL) return collective_configured(c, args);
+  int taken = 0; /* the common call: no config to read */
+  status = nccl_small_collective(c, args, &taken);
+  return taken || status != NCORE_OK ? status : nccl_kernels(c, args, NULL);
 }

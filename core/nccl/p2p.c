@@ -7,6 +7,7 @@
 #include "../wait_watch.h"
 #include "wait.h"
 #include "window_alias.h"
+#include "../hot_path.h"
 
 /* Send, recv and the collectives do not make the communicator's context
  * current (nccl_comm_enter): NCCL switches to the communicator's device
@@ -14,7 +15,7 @@
  * and the stream check has already tied the stream to that device. That
  * keeps every driver call off the path; the thread's current
  * device stays what the caller had, as with raw NCCL. */
-ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
+CORE_HOT ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
                          size_t count, ncore_dtype_t dtype, int peer,
                          ncore_stream_t stream) {
   nccl_comm_t *c = comm;
@@ -29,8 +30,9 @@ ncore_status_t nccl_send(core_backend_comm_t *comm, const void *buf,
   return nccl_enqueued(c, r, "ncclSend");
 }
 
-ncore_status_t nccl_recv(core_backend_comm_t *comm, void *buf, size_t count,
-                         ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
+CORE_HOT ncore_status_t nccl_recv(core_backend_comm_t *comm, void *buf,
+                                  size_t count, ncore_dtype_t dtype, int peer,
+                                  ncore_stream_t stream) {
   nccl_comm_t *c = comm;
   ncore_status_t status = nccl_comm_check_live(c);
   if (status != NCORE_OK) return status;

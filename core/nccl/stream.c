@@ -6,6 +6,7 @@
 #include "../error.h"
 #include "device.h"
 #include "../thread_state.h"
+#include "../hot_path.h"
 
 ncore_status_t nccl_stream_create(ncore_stream_t *out) {
   ncore_status_t status = nccl_context_ensure();
@@ -128,7 +129,7 @@ ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
  * communicator's context (a stream of another device is an error here, not
  * a launch failure inside NCCL's group). No driver call when the stream is
  * the thread's last one. */
-ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm,
+CORE_HOT ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm,
                                       ncore_stream_t stream,
                                       const char *argument) {
   nccl_comm_t *c = comm;

@@ -6,6 +6,7 @@
 
 #include "../error.h"
 #include "../log.h"
+#include "../hot_path.h"
 
 int64_t nccl_now_ms(void) {
   struct timespec ts;
@@ -97,7 +98,8 @@ ncore_status_t nccl_comm_not_live(nccl_comm_t *c) {
                     ncore_status_string(failed));
 }
 
-ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r, const char *what) {
+CORE_HOT ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r,
+                                      const char *what) {
   /* Success reads nothing of c: NCCL's enqueue evicted it. */
   if (r == ncclSuccess) return NCORE_OK;
   if (r != ncclInProgress) return nccl_check(r, what, c->nccl);
