@@ -6,24 +6,22 @@
 #ifndef NCORE_CORE_PROCESS_H
 #define NCORE_CORE_PROCESS_H
 
-#include <stdatomic.h>
 #include <sys/types.h>
 
-/* The cached id: set when the library is loaded and renewed in a child
- * after fork(); 0 only before the library's constructor ran. Read through
- * core_process_id. */
-extern atomic_int core_process_cached_id;
+#include "thread_state.h"
 
-/* Caches the id (once) and returns it: core_process_id's first call when
- * it came before the library's constructor (another library's). */
+/* Caches this process's id in the calling thread's state (the first call
+ * on a thread, and registers the fork handler once) and returns it. */
 pid_t core_process_id_first(void);
 
-/* This process's id, cached (and renewed in a child after fork()), so that
- * every call can compare it with its communicator's creator for free: one
- * load, no call. */
+/* This process's id, cached per thread in core_thread (thread_state.h:
+ * the line every call reads anyway) and renewed in a child after fork()
+ * (its only thread is the one that forked), so that every call can
+ * compare it with its communicator's creator for free: one load, no call
+ * but a thread's first. */
 static inline pid_t core_process_id(void) {
-  int id = atomic_load_explicit(&core_process_cached_id, memory_order_relaxed);
-  return id != 0 ? (pid_t)id : core_process_id_first();
+  pid_t id = core_thread.process_id;
+  return id != 0 ? id : core_process_id_first();
 }
 
 #endif

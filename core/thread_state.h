@@ -8,6 +8,8 @@
 #ifndef NCORE_CORE_THREAD_STATE_H
 #define NCORE_CORE_THREAD_STATE_H
 
+#include <sys/types.h>
+
 #include <ncore.h>
 
 struct core_wait_watch;
@@ -27,6 +29,8 @@ typedef struct core_thread_state {
   /* nccl/stream.c: the last stream checked on this thread and its
    * context (CUstream, CUcontext). */
   void *nccl_known_stream, *nccl_known_context;
+  /* process.c: this process's id, 0 until the thread's first call. */
+  pid_t process_id;
 } core_thread_state_t;
 
 /* This thread's (thread_state.c). */

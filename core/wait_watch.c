@@ -9,22 +9,8 @@
 #include "error.h"
 #include "log.h"
 #include "thread_state.h"
-#include "hot_path.h"
 
-/* One slot per thread that made a watched call (threads that end give
- * theirs back). seq is odd while the thread is inside a call; the other
- * fields describe that call and are written before seq says so. */
-typedef struct core_wait_watch {
-  _Atomic unsigned long seq;
-  _Atomic(const char *) call;
-  _Atomic(const char *) inside;
-  atomic_int peer, rank, nranks;
-  atomic_int in_use;
-  /* The watcher's own: the seq it saw inside, since when, said or not. */
-  unsigned long seen_seq;
-  long long seen_since_ms;
-  int said;
-} watch_slot_t;
+typedef core_wait_watch_t watch_slot_t;
 
 #define WATCH_SLOTS 256
 #define WATCH_TICK_MS 100
@@ -116,31 +102,9 @@ static __attribute__((noinline, cold)) watch_slot_t *claim(void) {
   return got;
 }
 
-CORE_HOT core_wait_watch_t *core_wait_watch_enter(const char *inside,
-                                                  int peer, int rank,
-                                                  int nranks) {
-  if (core_thread.watch == NULL) {
-    if (no_slot || core_wait_warn_after_ms() <= 0) return NULL;
-    core_thread.watch = claim();
-    if (core_thread.watch == NULL) {
-      no_slot = 1;
-      return NULL;
-    }
-  }
-  watch_slot_t *s = core_thread.watch;
-  atomic_store_explicit(&s->call, core_error_call(), memory_order_relaxed);
-  atomic_store_explicit(&s->inside, inside, memory_order_relaxed);
-  atomic_store_explicit(&s->peer, peer, memory_order_relaxed);
-  atomic_store_explicit(&s->rank, rank, memory_order_relaxed);
-  atomic_store_explicit(&s->nranks, nranks, memory_order_relaxed);
-  unsigned long seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
-  atomic_store_explicit(&s->seq, seq | 1, memory_order_release);
-  return s;
-}
-
-CORE_HOT void core_wait_watch_leave(core_wait_watch_t *entered) {
-  watch_slot_t *s = entered;
-  if (s == NULL) return;
-  unsigned long seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
-  if (seq & 1) atomic_store_explicit(&s->seq, seq + 1, memory_order_release);
+core_wait_watch_t *core_wait_watch_claim(void) {
+  if (no_slot || core_wait_warn_after_ms() <= 0) return NULL;
+  core_thread.watch = claim();
+  if (core_thread.watch == NULL) no_slot = 1;
+  return core_thread.watch;
 }

@@ -6,7 +6,6 @@
 
 #include "../error.h"
 #include "../log.h"
-#include "../hot_path.h"
 
 int64_t nccl_now_ms(void) {
   struct timespec ts;
@@ -98,10 +97,8 @@ ncore_status_t nccl_comm_not_live(nccl_comm_t *c) {
                     ncore_status_string(failed));
 }
 
-CORE_HOT ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r,
-                                      const char *what) {
-  /* Success reads nothing of c: NCCL's enqueue evicted it. */
-  if (r == ncclSuccess) return NCORE_OK;
+ncore_status_t nccl_enqueued_failed(nccl_comm_t *c, ncclResult_t r,
+                                    const char *what) {
   if (r != ncclInProgress) return nccl_check(r, what, c->nccl);
   atomic_store(&c->in_progress, 1);
   return core_error(NCORE_IN_PROGRESS, "%s: enqueued; NCCL is still "

@@ -58,9 +58,16 @@ static inline ncore_status_t nccl_comm_check_live(nccl_comm_t *c) {
     return nccl_comm_settle_in_progress(c);
   return NCORE_OK;
 }
+/* nccl_enqueued for a result that is not ncclSuccess. */
+ncore_status_t nccl_enqueued_failed(nccl_comm_t *c, ncclResult_t r,
+                                    const char *what);
 /* The result of an enqueue on c: ncclInProgress (a non-blocking
  * communicator) is NCORE_IN_PROGRESS with a message saying what to do, and
  * makes the next call wait; anything else as nccl_check. */
-ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r, const char *what);
+static inline ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r,
+                                           const char *what) {
+  /* Success reads nothing of c: NCCL's enqueue evicted it. */
+  return r == ncclSuccess ? NCORE_OK : nccl_enqueued_failed(c, r, what);
+}
 
 #endif
