@@ -273,10 +273,6 @@ void core_handle_release_last(core_object_t *obj, uint64_t before) {
   if (obj->destroy != NULL) obj->destroy(obj);
 }
 
-void core_handle_retain(core_object_t *obj) {
-  atomic_fetch_add_explicit(&slot_of(obj)->state, 1, memory_order_relaxed);
-}
-
 int core_handle_any(core_handle_type_t type,
                     int (*match)(const core_object_t *obj, const void *arg),
                     const void *arg) {

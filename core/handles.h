@@ -82,7 +82,9 @@ static inline void core_handle_release(core_object_t *obj) {
 
 /* Takes one more reference on obj, which the caller already holds one on
  * (a group keeping what its queued calls use). */
-void core_handle_retain(core_object_t *obj);
+static inline void core_handle_retain(core_object_t *obj) {
+  atomic_fetch_add_explicit(&obj->slot->state, 1, memory_order_relaxed);
+}
 
 /* 1 if match(obj, arg) holds for an object of type still in the table
  * (closed ones too, until their last reference goes), else 0. match runs

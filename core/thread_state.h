@@ -21,8 +21,10 @@ typedef struct core_thread_state {
   const char *error_function;
   /* group.c: ncore_group_start nesting. */
   int group_depth;
-  /* nccl/group.c: the NCCL backend's group nesting. */
+  /* nccl/group.c: the NCCL backend's group nesting, and how many contexts
+   * wait for its end (its group_joins). */
   int nccl_group_depth;
+  int nccl_group_join_count;
   /* wait_watch.c: this thread's watch slot, NULL until its first watched
    * call. */
   struct core_wait_watch *watch;

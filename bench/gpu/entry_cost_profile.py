@@ -16,7 +16,10 @@ L1i 32 KiB, its 2 MiB L2 as the last level): a D1 miss is a line fetched
 from L2 or beyond, an LL miss one fetched from L3 or memory.
 
 usage: entry_cost_profile.py [--lib DIR] [--calls N] [--touch BYTES]
-                             [--op reduce|broadcast|allreduce]... [--functions]
+                             [--op reduce|broadcast|allreduce|sendrecv]...
+                             [--functions]
+  --op sendrecv a group of a send and a recv to itself, counted inside
+                ncore_group_start, ncore_send, ncore_recv, ncore_group_end
   --lib DIR     the libncore to measure (LD_LIBRARY_PATH; default build/lib):
                 two builds side by side give before / after in one run
   --touch BYTES the cold run's footprint (default 4 MiB: evicts L1 and L2)
@@ -89,6 +92,13 @@ def parse(path):
     return events, self_cost, call_cost
 
 
+def toggles(op):
+    """callgrind's options counting inside op's public calls only."""
+    calls = ["group_start", "send", "recv", "group_end"] \
+        if op == "sendrecv" else [op]
+    return ["--toggle-collect=ncore_" + c for c in calls]
+
+
 def measure(lib, op, calls, touch):
     env = dict(os.environ)
     env.update({
@@ -103,7 +113,7 @@ def measure(lib, op, calls, touch):
         out = os.path.join(tmp, "callgrind.out")
         subprocess.run(
             ["valgrind", "--tool=callgrind", "--cache-sim=yes", *CACHES,
-             "--collect-atstart=no", "--toggle-collect=ncore_" + op,
+             "--collect-atstart=no", *toggles(op),
              "--callgrind-out-file=" + out,
              os.path.join(ROOT, "build/bin/entry_cost"), str(calls), op],
             env=env, check=True, stdout=subprocess.DEVNULL,

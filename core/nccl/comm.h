@@ -123,6 +123,9 @@ typedef struct core_backend_comm {
   int small_enabled;
   int lsa_rank, lsa_size;
   int lsa_known;  /* lsa_rank/lsa_size were read (nccl_read_lsa_team) */
+  /* Windows with a point-to-point alias are open (window_alias.c, under
+   * alias_lock below; read without it on every send and recv). */
+  atomic_int alias_windows_live;
   /* Internal stream for synchronous helper work (pointer queries, size
    * exchange); never the user's. */
   CUstream helper_stream;
@@ -196,7 +199,6 @@ typedef struct core_backend_comm {
   pthread_mutex_t alias_lock;
   struct nccl_alias *alias_windows;
   int alias_window_count, alias_window_capacity;
-  atomic_int alias_windows_live;
   struct nccl_range { uintptr_t begin, end; } *registered_ranges;
   int registered_range_count, registered_range_capacity;
   /* ncore's small-message allreduce (small_coll.c): on (small_enabled,

@@ -9,6 +9,7 @@
  * communicators that need each other. */
 #include "comm_setup.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,9 @@
 static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
                              CUcontext ctx, const core_config_t *config) {
   /* Aligned as its type says: a call reads its first line only. */
+  _Static_assert(
+      offsetof(nccl_comm_t, alias_windows_live) + sizeof(atomic_int) <= 64,
+      "what a call reads of nccl_comm_t must fit its first line");
   nccl_comm_t *c = aligned_alloc(_Alignof(nccl_comm_t), sizeof *c);
   if (c != NULL) memset(c, 0, sizeof *c);
   if (c == NULL) return NULL;

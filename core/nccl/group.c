@@ -8,10 +8,9 @@
 /* Groups this thread is inside, and the contexts whose legacy streams must
  * wait for their per-thread streams once the group launched
  * (nccl_join_legacy_stream): a group's operations are enqueued only at
- * ncclGroupEnd. */
+ * ncclGroupEnd. Their count is core_thread's nccl_group_join_count. */
 #define MAX_GROUP_JOINS 16
 static _Thread_local CUcontext group_joins[MAX_GROUP_JOINS];
-static _Thread_local int group_join_count;
 
 /* Makes ctx's legacy stream wait for its per-thread default stream. */
 static ncore_status_t join_now(CUcontext ctx) {
@@ -42,11 +41,12 @@ int nccl_stream_is_legacy(cudaStream_t s) {
 
 ncore_status_t nccl_join_legacy_stream(CUcontext ctx) {
   if (core_thread.nccl_group_depth == 0) return join_now(ctx);
-  for (int i = 0; i < group_join_count; i++)
+  for (int i = 0; i < core_thread.nccl_group_join_count; i++)
     if (group_joins[i] == ctx) return NCORE_OK;
   /* Past the table the implicit synchronisation of a blocking stream with
    * the legacy stream still orders later legacy work after it. */
-  if (group_join_count < MAX_GROUP_JOINS) group_joins[group_join_count++] = ctx;
+  if (core_thread.nccl_group_join_count < MAX_GROUP_JOINS)
+    group_joins[core_thread.nccl_group_join_count++] = ctx;
   return NCORE_OK;
 }
 
@@ -73,11 +73,11 @@ ncore_status_t nccl_group_end(void) {
   if (r == ncclInProgress) status = NCORE_IN_PROGRESS;
   else status = nccl_check(r, "ncclGroupEnd", NULL);
   if (core_thread.nccl_group_depth == 0) {
-    for (int i = 0; i < group_join_count; i++) {
+    for (int i = 0; i < core_thread.nccl_group_join_count; i++) {
       ncore_status_t joined = join_now(group_joins[i]);
       if (status == NCORE_OK) status = joined;
     }
-    group_join_count = 0;
+    core_thread.nccl_group_join_count = 0;
   }
   return status;
 }
