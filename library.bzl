@@ -36,14 +36,3 @@ LIBRARY_COPTS = [
     "-fPIC",
     "-Icore",
 ]
-
-# Added to LIBRARY_COPTS where gcc compiles the library (Bazel's build, the
-# one that ships), not where clang 14 does (the fuzzers' and
-# ThreadSanitizer's builds): thread-locals through TLS descriptors, a load
-# and an add where the default dialect calls __tls_get_addr (66
-# instructions and 4 cache lines per collective call;
-# bench/gpu/entry_cost_profile.py). clang 14 has no TLS descriptors on
-# x86-64; the dialect changes no behaviour.
-LIBRARY_GCC_COPTS = [
-    "-mtls-dialect=gnu2",
-]

@@ -35,7 +35,9 @@ typedef struct core_thread_state {
   pid_t process_id;
 } core_thread_state_t;
 
-/* This thread's (thread_state.c). */
-extern _Thread_local core_thread_state_t core_thread;
+/* This thread's (thread_state.c). Hidden and local-dynamic: the library's
+ * own, reached through the module's TLS block, with no dynamic symbol. */
+extern _Thread_local core_thread_state_t core_thread
+    __attribute__((visibility("hidden"), tls_model("local-dynamic")));
 
 #endif
