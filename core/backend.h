@@ -221,7 +221,9 @@ typedef struct core_backend_ops {
 
   /* ---- groups (thread-wide, nesting handled by the core: called at the
    * outermost start and end only) ---- */
-  ncore_status_t (*group_start)(void);
+  /* From here to comm_stream_check: what a send, recv or collective calls,
+   * in one cache line of the table. */
+  _Alignas(64) ncore_status_t (*group_start)(void);
   ncore_status_t (*group_end)(void);
 
   /* ---- point-to-point and collectives ---- */
@@ -232,6 +234,17 @@ typedef struct core_backend_ops {
                          ncore_dtype_t dtype, int peer, ncore_stream_t stream);
   ncore_status_t (*collective)(core_backend_comm_t *comm,
                                const core_coll_args_t *args);
+  /* NCORE_OK if stream is acceptable to this backend (NULL always is). */
+  ncore_status_t (*stream_check)(ncore_stream_t stream, const char *argument);
+  /* Optional: NCORE_OK if stream may carry work of comm (NULL always may):
+   * stricter than stream_check where a backend can tell a stream's device
+   * (NCCL: a stream of the communicator's context). NULL: stream_check is
+   * the whole check. On every call with a communicator and a stream (send,
+   * recv, collectives, one-sided, symmetric put/get, synchronize), so it
+   * must cost no more than a lookup. */
+  ncore_status_t (*comm_stream_check)(core_backend_comm_t *comm,
+                                      ncore_stream_t stream,
+                                      const char *argument);
 
   /* ---- registered buffers ---- */
   ncore_status_t (*buffer_register)(core_backend_comm_t *comm, void *ptr,
@@ -339,17 +352,6 @@ typedef struct core_backend_ops {
   ncore_status_t (*stream_create)(ncore_stream_t *out);
   ncore_status_t (*stream_destroy)(ncore_stream_t stream);
   ncore_status_t (*stream_synchronize)(ncore_stream_t stream);
-  /* NCORE_OK if stream is acceptable to this backend (NULL always is). */
-  ncore_status_t (*stream_check)(ncore_stream_t stream, const char *argument);
-  /* Optional: NCORE_OK if stream may carry work of comm (NULL always may):
-   * stricter than stream_check where a backend can tell a stream's device
-   * (NCCL: a stream of the communicator's context). NULL: stream_check is
-   * the whole check. On every call with a communicator and a stream (send,
-   * recv, collectives, one-sided, symmetric put/get, synchronize), so it
-   * must cost no more than a lookup. */
-  ncore_status_t (*comm_stream_check)(core_backend_comm_t *comm,
-                                      ncore_stream_t stream,
-                                      const char *argument);
   ncore_status_t (*memcpy_async)(void *dst, const void *src, size_t bytes,
                                  ncore_memcpy_kind_t kind,
                                  ncore_stream_t stream);

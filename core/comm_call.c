@@ -6,33 +6,36 @@
 #include "error_clear.h"
 #include "process.h"
 
-ncore_status_t core_comm_usable(core_comm_object_t *c, unsigned flags) {
-  if (!(flags & CORE_COMM_ALLOW_FORKED) && c->owner != core_process_id())
-    return core_error(NCORE_ERR_INVALID_USAGE,
-                      "comm: the communicator belongs to process %d; this "
-                      "process inherited it through fork() and may only "
-                      "destroy it", (int)c->owner);
-  if (!(flags & CORE_COMM_ALLOW_FINALIZED) && atomic_load(&c->finalized))
-    return core_error(NCORE_ERR_INVALID_USAGE,
-                      "comm: the communicator was finalized; only queries and "
-                      "ncore_comm_destroy are allowed");
-  if (!(flags & CORE_COMM_ALLOW_REVOKED) && atomic_load(&c->revoked))
-    return core_error(NCORE_ERR_INVALID_USAGE,
-                      "comm: the communicator was revoked (ncore_comm_revoke); "
-                      "only queries, ncore_comm_split, ncore_comm_shrink, "
-                      "ncore_comm_synchronize, ncore_comm_abort and "
-                      "ncore_comm_destroy remain");
-  if (!(flags & CORE_COMM_ALLOW_SUSPENDED) && atomic_load(&c->suspended))
-    return core_error(NCORE_ERR_INVALID_USAGE,
-                      "comm: the communicator is suspended "
-                      "(ncore_comm_suspend); call ncore_comm_resume first");
-  ncore_status_t failed = core_comm_state_failed(&c->state);
-  if (!(flags & CORE_COMM_ALLOW_FAILED) && failed != NCORE_OK)
-    return core_error(
-        failed, "comm: the communicator failed earlier (%s); only queries, "
-        "ncore_comm_shrink, ncore_comm_abort and ncore_comm_destroy remain",
-        core_comm_state_message(&c->state));
-  return NCORE_OK;
+ncore_status_t core_comm_refuse(const core_comm_object_t *c,
+                                core_comm_unfit_t unfit) {
+  switch (unfit) {
+    case CORE_COMM_UNFIT_FORKED:
+      return core_error(NCORE_ERR_INVALID_USAGE,
+                        "comm: the communicator belongs to process %d; this "
+                        "process inherited it through fork() and may only "
+                        "destroy it", (int)c->owner);
+    case CORE_COMM_UNFIT_FINALIZED:
+      return core_error(NCORE_ERR_INVALID_USAGE,
+                        "comm: the communicator was finalized; only queries "
+                        "and ncore_comm_destroy are allowed");
+    case CORE_COMM_UNFIT_REVOKED:
+      return core_error(NCORE_ERR_INVALID_USAGE,
+                        "comm: the communicator was revoked "
+                        "(ncore_comm_revoke); only queries, ncore_comm_split, "
+                        "ncore_comm_shrink, ncore_comm_synchronize, "
+                        "ncore_comm_abort and ncore_comm_destroy remain");
+    case CORE_COMM_UNFIT_SUSPENDED:
+      return core_error(NCORE_ERR_INVALID_USAGE,
+                        "comm: the communicator is suspended "
+                        "(ncore_comm_suspend); call ncore_comm_resume first");
+    case CORE_COMM_UNFIT_FAILED:
+      break;
+  }
+  return core_error(
+      core_comm_state_failed(&c->state),
+      "comm: the communicator failed earlier (%s); only queries, "
+      "ncore_comm_shrink, ncore_comm_abort and ncore_comm_destroy remain",
+      core_comm_state_message(&c->state));
 }
 
 /* Records the backend's asynchronous state of a pending communicator:
@@ -48,9 +51,7 @@ static void note_async_state(core_comm_object_t *comm, ncore_status_t state) {
   pthread_mutex_unlock(&comm->lock);
 }
 
-/* A pending communicator is usable once the backend says it is ready. */
-static ncore_status_t settle_pending(core_comm_object_t *c) {
-  if (!atomic_load(&c->pending)) return NCORE_OK;
+ncore_status_t core_comm_settle_pending(core_comm_object_t *c) {
   ncore_status_t state = NCORE_IN_PROGRESS;
   ncore_status_t status = c->ops->comm_async_error(c->impl, &state);
   if (status != NCORE_OK) return status;
@@ -65,28 +66,6 @@ static ncore_status_t settle_pending(core_comm_object_t *c) {
                     ncore_status_string(state));
 }
 
-ncore_status_t core_comm_acquire(ncore_comm_t comm, unsigned flags,
-                                 core_comm_object_t **out) {
-  core_object_t *obj = NULL;
-  ncore_status_t status =
-      core_handle_acquire(comm, CORE_HANDLE_COMM, "comm", &obj);
-  if (status != NCORE_OK) return status;
-  core_comm_object_t *c = (core_comm_object_t *)obj;
-  if (!(flags & CORE_COMM_ALLOW_PENDING) && c->owner == core_process_id())
-    status = settle_pending(c);
-  if (status == NCORE_OK) status = core_comm_usable(c, flags);
-  if (status != NCORE_OK) {
-    core_handle_release(obj);
-    return status;
-  }
-  *out = c;
-  return NCORE_OK;
-}
-
-void core_comm_release(core_comm_object_t *comm) {
-  if (comm != NULL) core_handle_release(&comm->header);
-}
-
 /* Records failed as the failure that ended the communicator, with the
  * failing call's message (the thread's current one): the first failing
  * call's message is what later calls are told (comm_state.h). */
@@ -99,10 +78,8 @@ static int is_async_failure(ncore_status_t status) {
   return status != NCORE_OK && status != NCORE_IN_PROGRESS;
 }
 
-ncore_status_t core_comm_finish(core_comm_object_t *c, ncore_status_t status) {
-  if (c == NULL) return status;
-  if (status != NCORE_OK && status != NCORE_IN_PROGRESS &&
-      !core_comm_state_sealed(&c->state)) {
+void core_comm_note_failure(core_comm_object_t *c, ncore_status_t status) {
+  if (!core_comm_state_sealed(&c->state)) {
     if (status == NCORE_ERR_TIMEOUT || status == NCORE_ERR_REMOTE) {
       record_failure(c, status);
     } else if (status != NCORE_ERR_INVALID_ARGUMENT &&
@@ -117,8 +94,6 @@ ncore_status_t core_comm_finish(core_comm_object_t *c, ncore_status_t status) {
       if (is_async_failure(async)) record_failure(c, async);
     }
   }
-  core_comm_release(c);
-  return status;
 }
 
 ncore_status_t core_comm_async_error(core_comm_object_t *c,

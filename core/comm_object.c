@@ -1,7 +1,9 @@
 /* core — a communicator object's life: made, published with its
  * backend's communicator, closed with its resources, and destroyed at its
  * last reference (core/comm_object.h). */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "comm_object.h"
 #include "error.h"
@@ -24,8 +26,15 @@ static void comm_object_destroy(core_object_t *obj) {
   core_comm_unpublished_free(comm);
 }
 
+/* A communicating call's reads end with the state's flags: its first two
+ * lines (comm_object_types.h). */
+_Static_assert(offsetof(core_comm_object_t, state.call_ready) + sizeof(atomic_int) <= 128,
+               "a call's fields of the communicator object must fit its first two lines");
+
 core_comm_object_t *core_comm_object_new(void) {
-  core_comm_object_t *comm = calloc(1, sizeof *comm);
+  /* Aligned as its type says: what a call reads is its first two lines. */
+  core_comm_object_t *comm = aligned_alloc(_Alignof(core_comm_object_t), sizeof *comm);
+  if (comm != NULL) memset(comm, 0, sizeof *comm);
   if (comm == NULL) {
     core_error(NCORE_ERR_SYSTEM, "out of memory for a communicator");
     return NULL;

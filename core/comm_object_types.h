@@ -27,11 +27,15 @@
 typedef struct core_resource core_resource_t;
 
 typedef struct core_comm_object {
-  core_object_t header; /* first: the table hands out core_object_t* */
+  /* Every communicating call reads what is here up to and including the
+   * state's flags (comm_call.c, coll.c): they fill the object's first two
+   * cache lines, which is all of it such a call touches (the object is
+   * allocated 64-byte aligned). Keep the order. */
+  _Alignas(64) core_object_t header; /* first: the table hands out core_object_t* */
   const core_backend_ops_t *ops;
   core_backend_comm_t *impl;
   core_comm_info_t info;  /* cached at creation */
-  core_config_t config;   /* resolved; children of split inherit it */
+  pid_t owner;            /* the process that created it (core/process.h) */
   atomic_int finalized;
   /* A non-blocking init, split or shrink still in progress: only
    * ncore_comm_async_error, some queries, destroy and abort work until the
@@ -44,14 +48,14 @@ typedef struct core_comm_object {
   /* ncore_comm_get_unique_id made an id no grow has consumed yet: one at a
    * time (NCCL documents the rule and does not always enforce it). */
   atomic_int grow_id_outstanding;
-  pid_t owner;            /* the process that created it (core/process.h) */
   /* Whether it was aborted, and the failure that ended it (a timeout, a
    * failed or dead peer, an asynchronous error the backend reports):
    * later calls answer that at once instead of waiting for peers that will
    * not come (NCCL's asynchronous error). The one place that knows: the
    * backend got a pointer to it when it made the communicator, and asks
-   * and records here too (comm_state.h). */
+   * and records here too (comm_state.h). Its flags come first. */
   core_comm_state_t state;
+  core_config_t config;   /* resolved; children of split inherit it */
   pthread_mutex_t lock;   /* guards everything below */
   int tearing_down;       /* set by destroy/abort: no new resources */
   core_resource_t *resources; /* open resources, most recent first */

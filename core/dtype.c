@@ -3,37 +3,25 @@
 #include "dtype.h"
 #include "error.h"
 
-typedef struct dtype_entry {
-  size_t size;
-  const char *name; /* nccl.core's names */
-} dtype_entry_t;
-
-/* Indexed by ncore_dtype_t, whose values equal NCCL's ncclDataType_t. */
-static const dtype_entry_t dtype_table[CORE_DTYPE_COUNT] = {
-    [NCORE_INT8] = {1, "int8"},
-    [NCORE_UINT8] = {1, "uint8"},
-    [NCORE_INT32] = {4, "int32"},
-    [NCORE_UINT32] = {4, "uint32"},
-    [NCORE_INT64] = {8, "int64"},
-    [NCORE_UINT64] = {8, "uint64"},
-    [NCORE_FLOAT16] = {2, "float16"},
-    [NCORE_FLOAT32] = {4, "float32"},
-    [NCORE_FLOAT64] = {8, "float64"},
-    [NCORE_BFLOAT16] = {2, "bfloat16"},
-    [NCORE_FLOAT8E4M3] = {1, "float8_e4m3"},
-    [NCORE_FLOAT8E5M2] = {1, "float8_e5m2"},
+/* Names by ncore_dtype_t, whose values equal NCCL's ncclDataType_t
+ * (nccl.core's names; the sizes are dtype.h's CORE_DTYPE_SIZES). */
+static const char *const dtype_names[CORE_DTYPE_COUNT] = {
+    [NCORE_INT8] = "int8",
+    [NCORE_UINT8] = "uint8",
+    [NCORE_INT32] = "int32",
+    [NCORE_UINT32] = "uint32",
+    [NCORE_INT64] = "int64",
+    [NCORE_UINT64] = "uint64",
+    [NCORE_FLOAT16] = "float16",
+    [NCORE_FLOAT32] = "float32",
+    [NCORE_FLOAT64] = "float64",
+    [NCORE_BFLOAT16] = "bfloat16",
+    [NCORE_FLOAT8E4M3] = "float8_e4m3",
+    [NCORE_FLOAT8E5M2] = "float8_e5m2",
 };
 
-int core_dtype_is_valid(int dtype) {
-  return dtype >= 0 && dtype < CORE_DTYPE_COUNT;
-}
-
-size_t core_dtype_size(ncore_dtype_t dtype) {
-  return core_dtype_is_valid((int)dtype) ? dtype_table[dtype].size : 0;
-}
-
 const char *core_dtype_name(ncore_dtype_t dtype) {
-  return core_dtype_is_valid((int)dtype) ? dtype_table[dtype].name : "invalid";
+  return core_dtype_is_valid((int)dtype) ? dtype_names[dtype] : "invalid";
 }
 
 /* Shared argument check of the two public lookups. */

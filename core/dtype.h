@@ -10,10 +10,32 @@
 
 #define CORE_DTYPE_COUNT 12
 
+/* Each dtype's element size, 4 bits per dtype at 4 * its value: read on
+ * every call, so it is an immediate in the code, not a table in memory. */
+#define CORE_DTYPE_SIZE_AT(dtype, size) ((uint64_t)(size) << (4 * (dtype)))
+#define CORE_DTYPE_SIZES                                                    \
+  (CORE_DTYPE_SIZE_AT(NCORE_INT8, 1) | CORE_DTYPE_SIZE_AT(NCORE_UINT8, 1) | \
+   CORE_DTYPE_SIZE_AT(NCORE_INT32, 4) |                                     \
+   CORE_DTYPE_SIZE_AT(NCORE_UINT32, 4) |                                    \
+   CORE_DTYPE_SIZE_AT(NCORE_INT64, 8) |                                     \
+   CORE_DTYPE_SIZE_AT(NCORE_UINT64, 8) |                                    \
+   CORE_DTYPE_SIZE_AT(NCORE_FLOAT16, 2) |                                   \
+   CORE_DTYPE_SIZE_AT(NCORE_FLOAT32, 4) |                                   \
+   CORE_DTYPE_SIZE_AT(NCORE_FLOAT64, 8) |                                   \
+   CORE_DTYPE_SIZE_AT(NCORE_BFLOAT16, 2) |                                  \
+   CORE_DTYPE_SIZE_AT(NCORE_FLOAT8E4M3, 1) |                                \
+   CORE_DTYPE_SIZE_AT(NCORE_FLOAT8E5M2, 1))
+
 /* 1 if dtype is one of the twelve, else 0. */
-int core_dtype_is_valid(int dtype);
+static inline int core_dtype_is_valid(int dtype) {
+  return dtype >= 0 && dtype < CORE_DTYPE_COUNT;
+}
 /* Element size in bytes; 0 for an invalid dtype. */
-size_t core_dtype_size(ncore_dtype_t dtype);
+static inline size_t core_dtype_size(ncore_dtype_t dtype) {
+  return core_dtype_is_valid((int)dtype)
+             ? (size_t)((CORE_DTYPE_SIZES >> (4 * (int)dtype)) & 0xf)
+             : 0;
+}
 /* Lower-case name ("float32"); "invalid" for an invalid dtype. */
 const char *core_dtype_name(ncore_dtype_t dtype);
 

@@ -10,20 +10,13 @@
 #include "error.h"
 #include "error_clear.h"
 #include "log.h"
+#include "thread_state.h"
 
 /* Long enough for any message we format; longer ones are truncated. */
 #define CORE_ERROR_MESSAGE_BYTES 1024
 
-static __thread ncore_status_t tls_status = NCORE_OK;
-static __thread const char *tls_function = "ncore";
 static __thread char tls_message[CORE_ERROR_MESSAGE_BYTES];
 
-/* Clears the thread's error and remembers which public call is running. */
-void core_error_enter(const char *function) {
-  tls_status = NCORE_OK;
-  tls_function = function != NULL ? function : "ncore";
-  tls_message[0] = '\0';
-}
 
 /* 1 for the statuses a correct program can still meet: WARN in the log. */
 static int status_is_environmental(ncore_status_t status) {
@@ -45,7 +38,8 @@ static int status_is_environmental(ncore_status_t status) {
  * nothing. */
 ncore_status_t core_error(ncore_status_t status, const char *fmt, ...) {
   if (status == NCORE_OK) return status;
-  int prefix = snprintf(tls_message, sizeof tls_message, "%s: ", tls_function);
+  int prefix = snprintf(tls_message, sizeof tls_message, "%s: ",
+                        core_thread.error_function);
   if (prefix < 0) prefix = 0;
   if ((size_t)prefix < sizeof tls_message) {
     va_list args;
@@ -54,7 +48,7 @@ ncore_status_t core_error(ncore_status_t status, const char *fmt, ...) {
               args);
     va_end(args);
   }
-  tls_status = status;
+  core_thread.error_status = status;
   /* The debug log sees every recorded error: WARN for those whose cause lies
    * outside the caller's arguments (a peer, the system, CUDA, time). */
   core_log(status_is_environmental(status) ? CORE_LOG_WARN : CORE_LOG_INFO,
@@ -64,29 +58,28 @@ ncore_status_t core_error(ncore_status_t status, const char *fmt, ...) {
 
 /* Forgets the running call's error; the function name stays. */
 void core_error_clear(void) {
-  tls_status = NCORE_OK;
+  core_thread.error_status = NCORE_OK;
   tls_message[0] = '\0';
 }
 
 void core_error_save(core_error_saved_t *saved) {
-  saved->status = tls_status;
+  saved->status = core_thread.error_status;
   snprintf(saved->message, sizeof saved->message, "%s", tls_message);
 }
 
 void core_error_restore(const core_error_saved_t *saved) {
-  tls_status = saved->status;
+  core_thread.error_status = saved->status;
   snprintf(tls_message, sizeof tls_message, "%s", saved->message);
 }
 
 /* The status recorded for the running call. */
-ncore_status_t core_error_current(void) { return tls_status; }
+ncore_status_t core_error_current(void) { return core_thread.error_status; }
 
-const char *core_error_call(void) { return tls_function; }
 
 const char *core_error_detail(void) {
-  if (tls_status == NCORE_OK) return "";
-  size_t prefix = strlen(tls_function);
-  if (strncmp(tls_message, tls_function, prefix) == 0 &&
+  if (core_thread.error_status == NCORE_OK) return "";
+  size_t prefix = strlen(core_thread.error_function);
+  if (strncmp(tls_message, core_thread.error_function, prefix) == 0 &&
       strncmp(tls_message + prefix, ": ", 2) == 0)
     return tls_message + prefix + 2;
   return tls_message;
@@ -113,7 +106,9 @@ NCORE_API const char *ncore_status_string(ncore_status_t status) {
 /* The message of the last failed call on this thread, "" after a success.
  * Deliberately does not clear anything: reading the error is not a call. */
 NCORE_API const char *ncore_last_error_message(void) {
-  return tls_status == NCORE_OK ? "" : tls_message;
+  return core_thread.error_status == NCORE_OK ? "" : tls_message;
 }
 
-NCORE_API ncore_status_t ncore_last_error_status(void) { return tls_status; }
+NCORE_API ncore_status_t ncore_last_error_status(void) {
+  return core_thread.error_status;
+}

@@ -11,98 +11,105 @@
 
 #include "error.h"
 #include "group.h"
+#include "thread_state.h"
 
 #define MAX_BACKENDS 2
 
-static __thread int group_depth;
-/* Backends whose group this thread started, in start order. */
-static __thread const core_backend_ops_t *started[MAX_BACKENDS];
-static __thread int started_count;
-/* References the queued calls need, released after the outermost end. A
- * group of up to HELD_INLINE references (the common case: a few sends and
- * receives) lives in thread-local storage, so a group allocates nothing;
- * larger ones move to the heap until their end. */
 #define HELD_INLINE 32
-static __thread core_object_t *held_inline[HELD_INLINE];
-static __thread core_object_t **held;
-static __thread size_t held_count, held_capacity;
+/* This thread's group, in one thread-local (one TLS descriptor; its
+ * counters in one line). */
+static __thread struct {
+  /* Backends whose group this thread started, in start order. */
+  const core_backend_ops_t *started[MAX_BACKENDS];
+  int started_count;
+  /* References the queued calls need, released after the outermost end.
+   * A group of up to HELD_INLINE references (the common case: a few sends
+   * and receives) lives in thread-local storage (held_inline), so a group
+   * allocates nothing; larger ones move to the heap until their end. */
+  core_object_t **held;
+  size_t held_count, held_capacity;
+  core_object_t *held_inline[HELD_INLINE];
+} group;
 
 /* Makes room for n more held references. */
 static ncore_status_t reserve_held(size_t n) {
-  if (held == NULL) {
-    held = held_inline;
-    held_capacity = HELD_INLINE;
+  if (group.held == NULL) {
+    group.held = group.held_inline;
+    group.held_capacity = HELD_INLINE;
   }
-  if (held_capacity - held_count >= n) return NCORE_OK;
-  size_t capacity = held_capacity;
-  while (capacity - held_count < n) capacity *= 2;
+  if (group.held_capacity - group.held_count >= n) return NCORE_OK;
+  size_t capacity = group.held_capacity;
+  while (capacity - group.held_count < n) capacity *= 2;
   core_object_t **grown =
-      held == held_inline ? malloc(capacity * sizeof *grown)
-                          : realloc(held, capacity * sizeof *grown);
+      group.held == group.held_inline
+          ? malloc(capacity * sizeof *grown)
+          : realloc(group.held, capacity * sizeof *grown);
   if (grown == NULL)
     return core_error(NCORE_ERR_SYSTEM,
                       "out of memory queueing a call in the group");
-  if (held == held_inline) memcpy(grown, held_inline, held_count * sizeof *grown);
-  held = grown;
-  held_capacity = capacity;
+  if (group.held == group.held_inline)
+    memcpy(grown, group.held_inline, group.held_count * sizeof *grown);
+  group.held = grown;
+  group.held_capacity = capacity;
   return NCORE_OK;
 }
 
-ncore_status_t core_group_join(const core_backend_ops_t *ops,
-                               core_object_t *const *hold, size_t count) {
-  if (group_depth == 0) return NCORE_OK;
+ncore_status_t core_group_join_queued(const core_backend_ops_t *ops,
+                                      core_object_t *const *hold,
+                                      size_t count) {
   ncore_status_t status = reserve_held(count);
   if (status != NCORE_OK) return status;
   int joined = 0;
-  for (int i = 0; i < started_count; i++) joined |= started[i] == ops;
+  for (int i = 0; i < group.started_count; i++)
+    joined |= group.started[i] == ops;
   if (!joined) {
-    if (started_count == MAX_BACKENDS)
+    if (group.started_count == MAX_BACKENDS)
       return core_error(NCORE_ERR_INTERNAL, "group: too many backends");
     status = ops->group_start();
     if (status != NCORE_OK) return status;
-    started[started_count++] = ops;
+    group.started[group.started_count++] = ops;
   }
   for (size_t i = 0; i < count; i++) {
     if (hold[i] == NULL) continue;
     core_handle_retain(hold[i]);
-    held[held_count++] = hold[i];
+    group.held[group.held_count++] = hold[i];
   }
   return NCORE_OK;
 }
 
 NCORE_API ncore_status_t ncore_group_start(void) {
   CORE_ENTER("ncore_group_start");
-  group_depth++;
+  core_thread.group_depth++;
   return NCORE_OK;
 }
 
 NCORE_API ncore_status_t ncore_group_end(void) {
   CORE_ENTER("ncore_group_end");
-  if (group_depth == 0)
+  if (core_thread.group_depth == 0)
     return core_error(NCORE_ERR_INVALID_USAGE,
-                      "no group was started (ncore_group_end without "
+                      "no group was group.started (ncore_group_end without "
                       "ncore_group_start)");
-  if (--group_depth > 0) return NCORE_OK;
+  if (--core_thread.group_depth > 0) return NCORE_OK;
   /* Outermost end: run every started backend's group; the first failure is
    * returned (and its message kept), the others still end theirs so that no
    * backend is left inside a group. */
   ncore_status_t first = NCORE_OK;
-  int count = started_count;
-  started_count = 0;
+  int count = group.started_count;
+  group.started_count = 0;
   for (int i = 0; i < count; i++) {
-    ncore_status_t status = started[i]->group_end();
+    ncore_status_t status = group.started[i]->group_end();
     if (status != NCORE_OK && first == NCORE_OK) first = status;
-    started[i] = NULL;
+    group.started[i] = NULL;
   }
   /* Now nothing queued points at them: a communicator destroyed or an
    * operator closed during the group goes here. */
-  size_t n = held_count;
-  held_count = 0;
-  for (size_t i = 0; i < n; i++) core_handle_release(held[i]);
-  if (held != held_inline) {
-    free(held);  /* a thread that ends holds nothing on the heap */
-    held = NULL;
-    held_capacity = 0;
+  size_t n = group.held_count;
+  group.held_count = 0;
+  for (size_t i = 0; i < n; i++) core_handle_release(group.held[i]);
+  if (group.held != group.held_inline) {
+    free(group.held);  /* a thread that ends holds nothing on the heap */
+    group.held = NULL;
+    group.held_capacity = 0;
   }
   return first;
 }

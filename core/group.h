@@ -6,6 +6,13 @@
 
 #include "backend.h"
 #include "handles.h"
+#include "thread_state.h"
+
+/* core_group_join inside a group: starts ops' group where needed and
+ * holds the references. */
+ncore_status_t core_group_join_queued(const core_backend_ops_t *ops,
+                                      core_object_t *const *hold,
+                                      size_t count);
 
 /* Called before a backend runs a call that a group defers (p2p, collectives,
  * one-sided calls, communicator creation): when this thread is inside a
@@ -17,7 +24,11 @@
  * caller (a close between start and end) does meanwhile. Outside a group it
  * does nothing. Returns NCORE_OK, the backend's group_start error, or
  * NCORE_ERR_SYSTEM (out of memory); recorded. */
-ncore_status_t core_group_join(const core_backend_ops_t *ops,
-                               core_object_t *const *hold, size_t count);
+static inline ncore_status_t core_group_join(const core_backend_ops_t *ops,
+                                             core_object_t *const *hold,
+                                             size_t count) {
+  if (core_thread.group_depth == 0) return NCORE_OK;
+  return core_group_join_queued(ops, hold, count);
+}
 
 #endif

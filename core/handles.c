@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "handles.h"
+#include "hot_path.h"
 
 #define SLOT_BITS 24
 #define GENERATION_BITS 32
@@ -45,23 +46,24 @@ _Static_assert(CORE_HANDLE_LAST_GENERATION <= GENERATION_MASK &&
                "generations must fit a handle's generation bits");
 
 /* The state word. */
-#define STATE_REFS_MASK UINT64_C(0x7fffffff)
+#define STATE_REFS_MASK CORE_HANDLE_STATE_REFS_MASK
 #define STATE_CLOSED (UINT64_C(1) << 31)
 #define STATE_GENERATION_SHIFT 32
 
-/* One cache line each: threads driving different communicators touch
- * different lines (adjacent slots shared one, and every call's reference
- * count bounced it between their cores). */
-typedef struct slot {
-  _Alignas(64) _Atomic(core_object_t *) object; /* NULL when free */
-  _Atomic uint64_t state;          /* generation | closed | references */
-  uint32_t next_free; /* under the lock: index + 1 of the next free slot */
-} slot_t;
+/* One cache line each (handles.h): adjacent slots shared one, and every
+ * call's reference count bounced it between the cores of threads driving
+ * different communicators. */
+typedef core_handle_slot_t slot_t;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic(slot_t *) chunks[MAX_CHUNKS];
-/* Slots ever handed out: [0, this). Grows under the lock; read by lookups. */
-static _Atomic size_t slots_in_use_range;
+/* What a lookup reads before the slot, in one cache line while the table
+ * has fewer than 7 chunks (7168 slots): the range, then the chunks. */
+static struct {
+  /* Slots ever handed out: [0, this). Grows under the lock; read by
+   * lookups. */
+  _Alignas(64) _Atomic size_t slots_in_use_range;
+  _Atomic(slot_t *) chunks[MAX_CHUNKS];
+} table;
 static uint32_t free_head; /* under the lock: index + 1 of a free slot */
 
 static uint32_t state_generation(uint64_t state) {
@@ -75,7 +77,7 @@ static uint64_t state_of(uint32_t generation, uint64_t refs) {
 /* The slot at index; index < slots_in_use_range, read with acquire order
  * (the chunk was published before the range grew over it). */
 static slot_t *slot_at(size_t index) {
-  slot_t *chunk = atomic_load_explicit(&chunks[index / CHUNK_SLOTS],
+  slot_t *chunk = atomic_load_explicit(&table.chunks[index / CHUNK_SLOTS],
                                        memory_order_acquire);
   return &chunk[index % CHUNK_SLOTS];
 }
@@ -86,9 +88,7 @@ static size_t index_of(const core_object_t *obj) {
 }
 
 /* The slot of an object in the table. */
-static slot_t *slot_of(const core_object_t *obj) {
-  return slot_at(index_of(obj));
-}
+static slot_t *slot_of(const core_object_t *obj) { return obj->slot; }
 
 /* A name for messages, per handle type. */
 static const char *type_noun(int type) {
@@ -117,10 +117,10 @@ static long take_slot(void) {
     free_head = slot_at(index)->next_free;
     return (long)index;
   }
-  size_t index = atomic_load_explicit(&slots_in_use_range, memory_order_relaxed);
+  size_t index = atomic_load_explicit(&table.slots_in_use_range, memory_order_relaxed);
   if (index >= MAX_SLOTS) return -1;
   size_t chunk = index / CHUNK_SLOTS;
-  if (atomic_load_explicit(&chunks[chunk], memory_order_relaxed) == NULL) {
+  if (atomic_load_explicit(&table.chunks[chunk], memory_order_relaxed) == NULL) {
     slot_t *fresh = aligned_alloc(_Alignof(slot_t), CHUNK_SLOTS * sizeof(slot_t));
     if (fresh == NULL) return -1;
     for (size_t i = 0; i < CHUNK_SLOTS; i++) {
@@ -128,9 +128,9 @@ static long take_slot(void) {
       atomic_init(&fresh[i].state, state_of(FIRST_GENERATION, 0));
       fresh[i].next_free = 0;
     }
-    atomic_store_explicit(&chunks[chunk], fresh, memory_order_release);
+    atomic_store_explicit(&table.chunks[chunk], fresh, memory_order_release);
   }
-  atomic_store_explicit(&slots_in_use_range, index + 1, memory_order_release);
+  atomic_store_explicit(&table.slots_in_use_range, index + 1, memory_order_release);
   return (long)index;
 }
 
@@ -151,6 +151,7 @@ uint64_t core_handle_insert(core_object_t *obj, core_handle_type_t type,
   obj->type = type;
   obj->destroy = destroy;
   obj->handle = make_handle(type, generation, (size_t)index);
+  obj->slot = slot;
   atomic_store_explicit(&slot->object, obj, memory_order_relaxed);
   slot->next_free = 0;
   /* Publishes the object: a lookup that sees one reference sees it whole. */
@@ -173,13 +174,13 @@ typedef enum lookup {
 /* Finds handle's slot and takes a reference on its object in the same step
  * as the liveness test; then checks that the object is of the handle's type
  * (its tag may have been changed), dropping the reference if not. */
-static lookup_t lookup(uint64_t handle, core_handle_type_t type,
-                       core_object_t **out) {
+static inline __attribute__((always_inline)) lookup_t lookup(
+    uint64_t handle, core_handle_type_t type, core_object_t **out) {
   if (handle == NCORE_NULL_HANDLE) return LOOKUP_NULL;
   if ((int)(handle >> TYPE_SHIFT) != (int)type) return LOOKUP_WRONG_TYPE;
   uint64_t slot_plus_one = handle & SLOT_MASK;
   if (slot_plus_one == 0 ||
-      slot_plus_one > atomic_load_explicit(&slots_in_use_range,
+      slot_plus_one > atomic_load_explicit(&table.slots_in_use_range,
                                            memory_order_acquire))
     return LOOKUP_BAD_SLOT;
   slot_t *slot = slot_at((size_t)(slot_plus_one - 1));
@@ -206,7 +207,7 @@ static lookup_t lookup(uint64_t handle, core_handle_type_t type,
 }
 
 /* Records the error of a failed lookup and returns its status. */
-static ncore_status_t lookup_error(lookup_t result, uint64_t handle,
+static __attribute__((cold)) ncore_status_t lookup_error(lookup_t result, uint64_t handle,
                                    core_handle_type_t type,
                                    const char *argument) {
   const char *noun = type_noun(type);
@@ -242,23 +243,18 @@ static ncore_status_t lookup_error(lookup_t result, uint64_t handle,
   return NCORE_OK;
 }
 
-ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
+CORE_HOT ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
                                    const char *argument, core_object_t **out) {
   lookup_t result = lookup(handle, type, out);
   if (result != LOOKUP_LIVE) return lookup_error(result, handle, type, argument);
   return NCORE_OK;
 }
 
-/* Drops one reference; at zero (only after close: the table holds one
- * until then) frees the slot — or retires it, after its last generation —
- * and runs the destructor. */
-void core_handle_release(core_object_t *obj) {
-  if (obj == NULL) return;
+/* Frees the slot — or retires it, after its last generation — and runs
+ * the destructor. */
+void core_handle_release_last(core_object_t *obj, uint64_t before) {
+  slot_t *slot = slot_of(obj);
   size_t index = index_of(obj);
-  slot_t *slot = slot_at(index);
-  uint64_t before = atomic_fetch_sub_explicit(&slot->state, 1,
-                                              memory_order_acq_rel);
-  if ((before & STATE_REFS_MASK) != 1) return;
   /* No lookup can take a reference from 0: the slot is ours to free. */
   uint32_t generation = state_generation(before);
   int retire = generation >= CORE_HANDLE_LAST_GENERATION;
@@ -277,16 +273,12 @@ void core_handle_release(core_object_t *obj) {
   if (obj->destroy != NULL) obj->destroy(obj);
 }
 
-void core_handle_retain(core_object_t *obj) {
-  atomic_fetch_add_explicit(&slot_of(obj)->state, 1, memory_order_relaxed);
-}
-
 int core_handle_any(core_handle_type_t type,
                     int (*match)(const core_object_t *obj, const void *arg),
                     const void *arg) {
   int found = 0;
   pthread_mutex_lock(&table_lock);
-  size_t range = atomic_load_explicit(&slots_in_use_range, memory_order_relaxed);
+  size_t range = atomic_load_explicit(&table.slots_in_use_range, memory_order_relaxed);
   for (size_t i = 0; i < range && !found; i++) {
     const core_object_t *obj =
         atomic_load_explicit(&slot_at(i)->object, memory_order_relaxed);

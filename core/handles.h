@@ -14,6 +14,7 @@
 #ifndef NCORE_CORE_HANDLES_H
 #define NCORE_CORE_HANDLES_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <ncore.h>
 
@@ -26,10 +27,26 @@ typedef enum core_handle_type {
   CORE_HANDLE_SYMMETRIC = 6
 } core_handle_type_t;
 
+/* A slot of the table (handles.c says how it is used): the object, its
+ * state word (generation | closed mark | references) and, under the
+ * table's lock, the free list's link. One cache line each: threads driving
+ * different communicators touch different lines. In the header only so
+ * that a release can be inline. */
+typedef struct core_handle_slot {
+  _Alignas(64) _Atomic(struct core_object *) object; /* NULL when free */
+  _Atomic uint64_t state;
+  uint32_t next_free; /* under the lock: index + 1 of the next free slot */
+} core_handle_slot_t;
+/* The state word's references (bits 0..30). */
+#define CORE_HANDLE_STATE_REFS_MASK UINT64_C(0x7fffffff)
+
 /* Every object in the table starts with this header. */
 typedef struct core_object {
   core_handle_type_t type;
   uint64_t handle;
+  /* The table's slot of the object (handles.c), set by core_handle_insert:
+   * a release finds it without the lookup a handle needs. */
+  struct core_handle_slot *slot;
   /* Runs once the handle is closed and its last reference dropped. The
    * references and the closed mark live in the object's slot. */
   void (*destroy)(struct core_object *self);
@@ -48,12 +65,26 @@ uint64_t core_handle_insert(core_object_t *obj, core_handle_type_t type,
 ncore_status_t core_handle_acquire(uint64_t handle, core_handle_type_t type,
                                    const char *argument, core_object_t **out);
 
-/* Drops a reference taken by core_handle_acquire or core_handle_retain. */
-void core_handle_release(core_object_t *obj);
+/* The end of a release that dropped the last reference (before: the state
+ * word before the drop): frees or retires the slot, runs the destructor. */
+void core_handle_release_last(core_object_t *obj, uint64_t before);
+
+/* Drops a reference taken by core_handle_acquire or core_handle_retain;
+ * NULL is a no-op. At zero (only after close: the table holds one until
+ * then) the slot is freed and the destructor runs. */
+static inline void core_handle_release(core_object_t *obj) {
+  if (obj == NULL) return;
+  uint64_t before = atomic_fetch_sub_explicit(&obj->slot->state, 1,
+                                              memory_order_acq_rel);
+  if ((before & CORE_HANDLE_STATE_REFS_MASK) == 1)
+    core_handle_release_last(obj, before);
+}
 
 /* Takes one more reference on obj, which the caller already holds one on
  * (a group keeping what its queued calls use). */
-void core_handle_retain(core_object_t *obj);
+static inline void core_handle_retain(core_object_t *obj) {
+  atomic_fetch_add_explicit(&obj->slot->state, 1, memory_order_relaxed);
+}
 
 /* 1 if match(obj, arg) holds for an object of type still in the table
  * (closed ones too, until their last reference goes), else 0. match runs

@@ -122,7 +122,8 @@ typedef enum core_in_place {
  * buffers hold and where they are used, its count parameter's name, its
  * in-place rule. */
 typedef struct core_coll_shape {
-  const char *function;
+  /* One cache line per row (64-byte aligned), which is all a call reads. */
+  _Alignas(64) const char *function;
   const char *config_function; /* its _config twin: "ncore_allreduce_config" */
   const char *name; /* the row's name: "allreduce" */
   unsigned char reduces, rooted;
@@ -131,6 +132,19 @@ typedef struct core_coll_shape {
   core_in_place_t in_place;
 } core_coll_shape_t;
 
-extern const core_coll_shape_t core_coll_shapes[CORE_COLL_KINDS];
+/* The rows, indexed by kind. In the header (static: each file that reads
+ * it has the same constant table), so that a collective's entry point,
+ * whose kind is a constant, reads its row's fields as constants
+ * (coll.h). */
+#define CORE_COLL_SHAPE(name, KIND, nccl, go, reduces, rooted, send, recv,   \
+                        count, in_place)                                    \
+  [CORE_COLL_##KIND] = {"ncore_" #name,   "ncore_" #name "_config",         \
+                        #name,            reduces,          rooted,         \
+                        CORE_PART_##send, CORE_PART_##recv, #count,         \
+                        CORE_IN_PLACE_##in_place},
+static const core_coll_shape_t core_coll_shapes[CORE_COLL_KINDS]
+    __attribute__((unused)) = {
+        CORE_OPERATIONS(CORE_COLL_SHAPE, CORE_OP_NONE, CORE_OP_NONE)};
+#undef CORE_COLL_SHAPE
 
 #endif

@@ -4,11 +4,11 @@
 #include "group.h"
 #include "validate.h"
 
-/* Shared body: direction 0 = send, 1 = recv. */
-static ncore_status_t point_to_point(int receive, ncore_comm_t comm,
-                                     void *buf, size_t count,
-                                     ncore_dtype_t dtype, int peer,
-                                     ncore_stream_t stream) {
+/* Shared body: direction 0 = send, 1 = recv. Inlined into each entry
+ * point, where receive is a constant. */
+static inline __attribute__((always_inline)) ncore_status_t point_to_point(
+    int receive, ncore_comm_t comm, void *buf, size_t count,
+    ncore_dtype_t dtype, int peer, ncore_stream_t stream) {
   core_comm_object_t *c = NULL;
   ncore_status_t status = core_comm_acquire(comm, 0, &c);
   if (status != NCORE_OK) return status;

@@ -26,11 +26,10 @@ const char *core_redop_name(ncore_redop_t op, char *buf, size_t size) {
   return buf;
 }
 
-ncore_status_t core_comm_resolve_op(core_comm_object_t *comm, ncore_redop_t op,
-                                    ncore_dtype_t dtype,
-                                    core_resource_t **custom) {
-  *custom = NULL;
-  if (op >= NCORE_SUM && op <= NCORE_AVG) return NCORE_OK;
+ncore_status_t core_comm_resolve_custom_op(core_comm_object_t *comm,
+                                           ncore_redop_t op,
+                                           ncore_dtype_t dtype,
+                                           core_resource_t **custom) {
   core_resource_t *found = NULL;
   int was_closed = 0;
   pthread_mutex_lock(&comm->lock);

@@ -13,13 +13,23 @@
  * reused, so a stale value can never name a newer operator). */
 ncore_redop_t core_next_redop_value(void);
 
+/* core_comm_resolve_op for a value that is no built-in. */
+ncore_status_t core_comm_resolve_custom_op(core_comm_object_t *comm,
+                                           ncore_redop_t op,
+                                           ncore_dtype_t dtype,
+                                           core_resource_t **custom);
 /* Looks up op for a reduction on comm with dtype: built-ins 0..4 pass with
  * *custom = NULL; a custom operator of comm must be open and made for dtype,
  * and is returned acquired in *custom (release with core_resource_release).
  * Returns NCORE_OK; INVALID_ARGUMENT; CLOSED. */
-ncore_status_t core_comm_resolve_op(core_comm_object_t *comm, ncore_redop_t op,
-                                    ncore_dtype_t dtype,
-                                    core_resource_t **custom);
+static inline ncore_status_t core_comm_resolve_op(core_comm_object_t *comm,
+                                                 ncore_redop_t op,
+                                                 ncore_dtype_t dtype,
+                                                 core_resource_t **custom) {
+  *custom = NULL;
+  if (op >= NCORE_SUM && op <= NCORE_AVG) return NCORE_OK;
+  return core_comm_resolve_custom_op(comm, op, dtype, custom);
+}
 
 /* The name of op for messages, written into buf (size bytes, 32 are
  * enough) and returned: "sum", "prod", "max", "min", "avg" for the

@@ -145,10 +145,6 @@ ncore_status_t core_resource_query_begin(uint64_t handle,
   return core_resource_acquire(handle, type, argument, res);
 }
 
-void core_resource_release(core_resource_t *res) {
-  if (res != NULL) core_handle_release(&res->header);
-}
-
 ncore_status_t core_resource_close(uint64_t handle, core_handle_type_t type,
                                    const char *argument) {
   core_object_t *obj = NULL;

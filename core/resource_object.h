@@ -28,7 +28,9 @@ ncore_status_t core_resource_acquire(uint64_t handle, core_handle_type_t type,
                                      core_resource_t **out);
 /* Drops a reference taken by core_resource_acquire or core_comm_resolve_op;
  * NULL is a no-op. */
-void core_resource_release(core_resource_t *res);
+static inline void core_resource_release(core_resource_t *res) {
+  if (res != NULL) core_handle_release(&res->header);
+}
 
 /* The start of every entry point that creates a resource of comm: out must
  * not be NULL (then *out = NCORE_NULL_HANDLE, so a failure leaves no stale

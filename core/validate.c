@@ -12,15 +12,14 @@ ncore_status_t core_check_not_null(const void *pointer, const char *argument) {
                     argument);
 }
 
-ncore_status_t core_check_dtype(int dtype, const char *argument) {
-  if (core_dtype_is_valid(dtype)) return NCORE_OK;
+ncore_status_t core_check_dtype_failed(int dtype, const char *argument) {
   return core_error(NCORE_ERR_INVALID_ARGUMENT,
                     "%s: %d is not a data type (valid: 0..%d)", argument, dtype,
                     CORE_DTYPE_COUNT - 1);
 }
 
-ncore_status_t core_check_range(int value, int limit, const char *argument) {
-  if (value >= 0 && value < limit) return NCORE_OK;
+ncore_status_t core_check_range_failed(int value, int limit,
+                                       const char *argument) {
   return core_error(NCORE_ERR_INVALID_ARGUMENT,
                     "%s: %d is out of range [0, %d)", argument, value, limit);
 }
@@ -47,9 +46,7 @@ ncore_status_t core_check_window_offset(size_t offset, size_t size,
                     "bytes)", offset, who, index, size);
 }
 
-ncore_status_t core_check_buffer(const void *buffer, size_t count,
-                                 const char *argument) {
-  if (buffer != NULL || count == 0) return NCORE_OK;
+ncore_status_t core_check_buffer_failed(size_t count, const char *argument) {
   return core_error(NCORE_ERR_INVALID_ARGUMENT,
                     "%s: is NULL but holds %zu elements", argument, count);
 }
@@ -61,21 +58,11 @@ ncore_status_t core_check_registration(const void *ptr, size_t size) {
   return status;
 }
 
-ncore_status_t core_check_elements(size_t count, size_t factor,
-                                   ncore_dtype_t dtype, const char *argument,
-                                   size_t *elements) {
-  size_t size = core_dtype_size(dtype), total = 0, bytes = 0;
-  /* No buffer is larger than PTRDIFF_MAX bytes: a larger count is garbage
-   * the call must not start reading or writing. Multiplications with an
-   * overflow check, not divisions: this runs on every call. */
-  if (__builtin_mul_overflow(count, factor, &total) ||
-      __builtin_mul_overflow(total, size, &bytes) ||
-      bytes > (size_t)PTRDIFF_MAX)
-    return core_error(NCORE_ERR_INVALID_ARGUMENT,
-                      "%s: %zu elements times %zu are more than the largest "
-                      "object", argument, count, factor);
-  *elements = total;
-  return NCORE_OK;
+ncore_status_t core_check_elements_failed(size_t count, size_t factor,
+                                          const char *argument) {
+  return core_error(NCORE_ERR_INVALID_ARGUMENT,
+                    "%s: %zu elements times %zu are more than the largest "
+                    "object", argument, count, factor);
 }
 
 ncore_status_t core_check_size(size_t size, const char *argument) {
@@ -108,10 +95,3 @@ ncore_status_t core_check_stream(const core_backend_ops_t *ops,
   return ops->stream_check(stream, "stream");
 }
 
-ncore_status_t core_check_comm_stream(const core_backend_ops_t *ops,
-                                      core_backend_comm_t *impl,
-                                      ncore_stream_t stream) {
-  if (ops->comm_stream_check != NULL)
-    return ops->comm_stream_check(impl, stream, "stream");
-  return ops->stream_check(stream, "stream");
-}

@@ -8,21 +8,9 @@
 
 #include "error.h"
 #include "log.h"
+#include "thread_state.h"
 
-/* One slot per thread that made a watched call (threads that end give
- * theirs back). seq is odd while the thread is inside a call; the other
- * fields describe that call and are written before seq says so. */
-typedef struct watch_slot {
-  _Atomic unsigned long seq;
-  _Atomic(const char *) call;
-  _Atomic(const char *) inside;
-  atomic_int peer, rank, nranks;
-  atomic_int in_use;
-  /* The watcher's own: the seq it saw inside, since when, said or not. */
-  unsigned long seen_seq;
-  long long seen_since_ms;
-  int said;
-} watch_slot_t;
+typedef core_wait_watch_t watch_slot_t;
 
 #define WATCH_SLOTS 256
 #define WATCH_TICK_MS 100
@@ -32,7 +20,6 @@ static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int watcher_running;
 static pthread_key_t slot_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static _Thread_local watch_slot_t *mine;
 static _Thread_local int no_slot; /* none could be had: do not ask again */
 
 static void give_back(void *slot) { atomic_store(&((watch_slot_t *)slot)->in_use, 0); }
@@ -91,7 +78,7 @@ static void *watch(void *unused) {
 }
 
 /* This thread's slot, and the watcher running; NULL where either cannot be. */
-static watch_slot_t *claim(void) {
+static __attribute__((noinline, cold)) watch_slot_t *claim(void) {
   pthread_once(&key_once, make_key);
   watch_slot_t *got = NULL;
   pthread_mutex_lock(&watch_lock);
@@ -115,28 +102,9 @@ static watch_slot_t *claim(void) {
   return got;
 }
 
-void core_wait_watch_enter(const char *inside, int peer, int rank, int nranks) {
-  if (mine == NULL) {
-    if (no_slot || core_wait_warn_after_ms() <= 0) return;
-    mine = claim();
-    if (mine == NULL) {
-      no_slot = 1;
-      return;
-    }
-  }
-  watch_slot_t *s = mine;
-  atomic_store_explicit(&s->call, core_error_call(), memory_order_relaxed);
-  atomic_store_explicit(&s->inside, inside, memory_order_relaxed);
-  atomic_store_explicit(&s->peer, peer, memory_order_relaxed);
-  atomic_store_explicit(&s->rank, rank, memory_order_relaxed);
-  atomic_store_explicit(&s->nranks, nranks, memory_order_relaxed);
-  unsigned long seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
-  atomic_store_explicit(&s->seq, seq | 1, memory_order_release);
-}
-
-void core_wait_watch_leave(void) {
-  watch_slot_t *s = mine;
-  if (s == NULL) return;
-  unsigned long seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
-  if (seq & 1) atomic_store_explicit(&s->seq, seq + 1, memory_order_release);
+core_wait_watch_t *core_wait_watch_claim(void) {
+  if (no_slot || core_wait_warn_after_ms() <= 0) return NULL;
+  core_thread.watch = claim();
+  if (core_thread.watch == NULL) no_slot = 1;
+  return core_thread.watch;
 }

@@ -14,6 +14,7 @@
 #include "small_coll.h"
 #include "wait.h"
 #include "window_alias.h"
+#include "../hot_path.h"
 
 /* ncclInProgress from an enqueue on a non-blocking communicator means
  * "queued": NCORE_IN_PROGRESS, and the next call waits (nccl_enqueued). */
@@ -42,9 +43,9 @@
 
 /* One collective, as NCCL's call for a->kind (its row of op_table.h), on
  * stream s; through its nccl*Config twin where config is not NULL. */
-static ncore_status_t collective_call(nccl_comm_t *c, const core_coll_args_t *a,
-                                      cudaStream_t s,
-                                      const nccl_coll_config_t *config) {
+static inline __attribute__((always_inline)) ncore_status_t collective_call(
+    nccl_comm_t *c, const core_coll_args_t *a, cudaStream_t s,
+    const nccl_coll_config_t *config) {
   ncclDataType_t t = (ncclDataType_t)a->dtype;
   ncclRedOp_t op = a->custom_op ? a->custom_op->op : (ncclRedOp_t)a->op;
   ncclComm_t nc = c->nccl;
@@ -66,13 +67,15 @@ static ncore_status_t collective_call(nccl_comm_t *c, const core_coll_args_t *a,
 }
 
 /* collective_call, watched: NCCL may wait inside it for its peers
- * (wait_watch.h). */
-static ncore_status_t collective_on(nccl_comm_t *c, const core_coll_args_t *a,
-                                    cudaStream_t s,
-                                    const nccl_coll_config_t *config) {
-  core_wait_watch_enter("NCCL's collective call", -1, c->rank, c->nranks);
+ * (wait_watch.h). This, collective_call and nccl_kernels are inlined into
+ * nccl_collective: one frame between the core and NCCL. */
+static inline __attribute__((always_inline)) ncore_status_t collective_on(
+    nccl_comm_t *c, const core_coll_args_t *a, cudaStream_t s,
+    const nccl_coll_config_t *config) {
+  core_wait_watch_t *watched =
+      core_wait_watch_enter("NCCL's collective call", -1, c->rank, c->nranks);
   ncore_status_t status = collective_call(c, a, s, config);
-  core_wait_watch_leave();
+  core_wait_watch_leave(watched);
   return status;
 }
 
@@ -93,12 +96,11 @@ static size_t part_bytes(const nccl_comm_t *c, const core_coll_args_t *a,
          (part.per_rank ? (size_t)c->nranks : 1);
 }
 
-/* a, with the buffers of a collective NCCL runs as send/recv moved to their
- * aliases, in *moved. */
+/* a, of a collective NCCL runs as send/recv (runs_as_send_recv), with its
+ * buffers moved to their aliases, in *moved. */
 static const core_coll_args_t *p2p_addresses(nccl_comm_t *c,
                                              const core_coll_args_t *a,
                                              core_coll_args_t *moved) {
-  if (!runs_as_send_recv(a->kind)) return a;
   const core_coll_shape_t *shape = &core_coll_shapes[a->kind];
   size_t send = part_bytes(c, a, shape->send), recv = part_bytes(c, a, shape->recv);
   if (a->sendbuf != NULL && a->recvbuf != NULL &&
@@ -126,12 +128,16 @@ static ncore_status_t forced_kernel_refused(const core_coll_args_t *a) {
                     core_coll_shapes[a->kind].name);
 }
 
-/* The call on NCCL's kernels, with config's NCCL part where it has one. */
-static ncore_status_t nccl_kernels(nccl_comm_t *c, const core_coll_args_t *args,
-                                   const nccl_call_config_t *config) {
-  const nccl_coll_config_t *nc = config->use_nccl_config ? &config->nccl : NULL;
+/* The call on NCCL's kernels, with config's NCCL part where it has one
+ * (config NULL: the common call, without a config). */
+static inline __attribute__((always_inline)) ncore_status_t nccl_kernels(
+    nccl_comm_t *c, const core_coll_args_t *args,
+    const nccl_call_config_t *config) {
+  const nccl_coll_config_t *nc =
+      config != NULL && config->use_nccl_config ? &config->nccl : NULL;
   core_coll_args_t moved;
-  const core_coll_args_t *a = p2p_addresses(c, args, &moved);
+  const core_coll_args_t *a =
+      runs_as_send_recv(args->kind) ? p2p_addresses(c, args, &moved) : args;
   cudaStream_t s = (cudaStream_t)a->stream;
   if (!c->legacy_stream_detour || !nccl_stream_is_legacy(s))
     return collective_on(c, a, s, nc);
@@ -151,22 +157,27 @@ static ncore_status_t nccl_kernels(nccl_comm_t *c, const core_coll_args_t *args,
   return status;
 }
 
-ncore_status_t nccl_collective(core_backend_comm_t *comm,
-                               const core_coll_args_t *args) {
-  nccl_comm_t *c = comm;
-  ncore_status_t status = nccl_comm_check_live(c);
-  if (status != NCORE_OK) return status;
+/* A call with a config (a _config twin), on a live c. Out of line: the
+ * common call's frame holds no nccl_call_config_t. */
+static __attribute__((noinline)) ncore_status_t collective_configured(
+    nccl_comm_t *c, const core_coll_args_t *args) {
   int taken = 0;
-  if (args->config == NULL) { /* the common call: no config to read */
-    static const nccl_call_config_t none;
-    status = nccl_small_collective(c, args, &taken);
-    return taken || status != NCORE_OK ? status : nccl_kernels(c, args, &none);
-  }
   nccl_call_config_t config;
-  status = nccl_call_config_prepare(c, args, &config);
+  ncore_status_t status = nccl_call_config_prepare(c, args, &config);
   if (status != NCORE_OK) return status;
   if (!config.nccl_kernels_only) status = nccl_small_collective(c, args, &taken);
   if (!taken && config.ncore_kernel_forced) return forced_kernel_refused(args);
   if (!taken) status = nccl_kernels(c, args, &config);
   return nccl_call_config_finish(&config, (CUstream)args->stream, taken, status);
+}
+
+CORE_HOT ncore_status_t nccl_collective(core_backend_comm_t *comm,
+                                        const core_coll_args_t *args) {
+  nccl_comm_t *c = comm;
+  ncore_status_t status = nccl_comm_check_live(c);
+  if (status != NCORE_OK) return status;
+  if (args->config != NULL) return collective_configured(c, args);
+  int taken = 0; /* the common call: no config to read */
+  status = nccl_small_collective(c, args, &taken);
+  return taken || status != NCORE_OK ? status : nccl_kernels(c, args, NULL);
 }

@@ -100,21 +100,37 @@ typedef enum nccl_stage {
 
 /* One communicator: the NCCL backend's core_backend_comm_t. */
 typedef struct core_backend_comm {
-  ncclComm_t nccl;
-  int rank, nranks, device;
-  int lsa_rank, lsa_size;
-  int lsa_known;  /* lsa_rank/lsa_size were read (nccl_read_lsa_team) */
+  /* What every collective, send and recv reads comes first, in the
+   * object's first cache line (it is allocated 64-byte aligned). */
+  _Alignas(64) ncclComm_t nccl;
   CUcontext ctx;
-  /* Internal stream for synchronous helper work (pointer queries, size
-   * exchange); never the user's. */
-  CUstream helper_stream;
-  /* Device scratch (ncclMemAlloc): 8 * (2 * nranks + 1) bytes. */
-  void *scratch;
   /* Whether the communicator was aborted and the failure that ended it
    * (NCORE_ERR_TIMEOUT, the error a wait saw, ...): the core's, which
    * outlives this object. Asked here, recorded here (nccl_comm_fail):
    * later calls fail fast, destroy aborts. */
   core_comm_state_t *state;
+  int rank, nranks, device;
+  /* A call on this non-blocking communicator answered NCORE_IN_PROGRESS:
+   * NCCL takes no other call before its state leaves ncclInProgress, so the
+   * next call waits for that first (nccl_comm_check_live). */
+  atomic_int in_progress;
+  /* The loaded NCCL refuses its copy-engine collectives on the legacy
+   * default stream (before 2.29.7) and this communicator may use them (CTA
+   * policy ZERO): such calls run on the per-thread stream (coll.c). */
+  int legacy_stream_detour;
+  /* ncore's small-message allreduce is on (small_coll.c; its state
+   * further down). */
+  int small_enabled;
+  int lsa_rank, lsa_size;
+  int lsa_known;  /* lsa_rank/lsa_size were read (nccl_read_lsa_team) */
+  /* Windows with a point-to-point alias are open (window_alias.c, under
+   * alias_lock below; read without it on every send and recv). */
+  atomic_int alias_windows_live;
+  /* Internal stream for synchronous helper work (pointer queries, size
+   * exchange); never the user's. */
+  CUstream helper_stream;
+  /* Device scratch (ncclMemAlloc): 8 * (2 * nranks + 1) bytes. */
+  void *scratch;
   /* Abort: see comm_lifecycle.c for the protocol. */
   pthread_mutex_t abort_lock;
   int nccl_aborted;  /* ncclCommRevoke already ran (under abort_lock) */
@@ -170,14 +186,6 @@ typedef struct core_backend_comm {
   int64_t liveness_checked_ms;
   pthread_mutex_t liveness_lock;
   CUstream probe_stream;
-  /* A call on this non-blocking communicator answered NCORE_IN_PROGRESS:
-   * NCCL takes no other call before its state leaves ncclInProgress, so the
-   * next call waits for that first (nccl_comm_check_live). */
-  atomic_int in_progress;
-  /* The loaded NCCL refuses its copy-engine collectives on the legacy
-   * default stream (before 2.29.7) and this communicator may use them (CTA
-   * policy ZERO): such calls run on the per-thread stream (coll.c). */
-  int legacy_stream_detour;
   /* This rank's LSA team as a communicator of its own, made on the first
    * window NCCL refuses over the whole communicator (nccl_lsa_comm). */
   ncclComm_t lsa_nccl;
@@ -191,13 +199,11 @@ typedef struct core_backend_comm {
   pthread_mutex_t alias_lock;
   struct nccl_alias *alias_windows;
   int alias_window_count, alias_window_capacity;
-  atomic_int alias_windows_live;
   struct nccl_range { uintptr_t begin, end; } *registered_ranges;
   int registered_range_count, registered_range_capacity;
-  /* ncore's small-message allreduce (small_coll.c): on, every rank's area
-   * as this rank reaches it, the stream of its last call and an event
-   * that orders a call on another stream after it. */
-  int small_enabled;
+  /* ncore's small-message allreduce (small_coll.c): on (small_enabled,
+   * above), every rank's area as this rank reaches it, the stream of its
+   * last call and an event that orders a call on another stream after it. */
   nccl_small_choice_t small_choice;
   char *small_areas[8];
   CUstream small_last_stream;

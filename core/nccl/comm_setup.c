@@ -9,8 +9,10 @@
  * communicators that need each other. */
 #include "comm_setup.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../error.h"
 #include "comm_registry.h"
@@ -28,7 +30,12 @@
 /* A new, not yet set up communicator around nc, on the core's state. */
 static nccl_comm_t *comm_new(core_comm_state_t *state, ncclComm_t nc,
                              CUcontext ctx, const core_config_t *config) {
-  nccl_comm_t *c = calloc(1, sizeof *c);
+  /* Aligned as its type says: a call reads its first line only. */
+  _Static_assert(
+      offsetof(nccl_comm_t, alias_windows_live) + sizeof(atomic_int) <= 64,
+      "what a call reads of nccl_comm_t must fit its first line");
+  nccl_comm_t *c = aligned_alloc(_Alignof(nccl_comm_t), sizeof *c);
+  if (c != NULL) memset(c, 0, sizeof *c);
   if (c == NULL) return NULL;
   c->state = state;
   c->nccl = nc;

@@ -4,6 +4,7 @@
 #ifndef NCORE_CORE_NCCL_GROUP_H
 #define NCORE_CORE_NCCL_GROUP_H
 
+#include "../thread_state.h"
 #include "nccl_lib.h"
 
 /* 1 for the legacy default stream (NULL or CU_STREAM_LEGACY). */
@@ -13,7 +14,9 @@ int nccl_stream_is_legacy(cudaStream_t s);
 ncore_status_t nccl_join_legacy_stream(CUcontext ctx);
 
 /* 1 while this thread is inside a group (calls are queued in NCCL's). */
-int nccl_in_group(void);
+static inline int nccl_in_group(void) {
+  return core_thread.nccl_group_depth > 0;
+}
 
 /* ---- backend operations (core/backend.h) ---- */
 ncore_status_t nccl_group_start(void);

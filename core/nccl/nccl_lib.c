@@ -191,10 +191,13 @@ static void load_once_body(void) {
   }
 }
 
-ncore_status_t nccl_load(void) {
+atomic_int nccl_loaded;
+
+ncore_status_t nccl_load_first(void) {
   pthread_once(&load_once, load_once_body);
   if (load_status != NCORE_OK)
     return core_error(load_status, "nccl backend: %s", load_message);
+  atomic_store_explicit(&nccl_loaded, 1, memory_order_release);
   return NCORE_OK;
 }
 

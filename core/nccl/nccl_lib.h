@@ -11,6 +11,7 @@
 #define NCORE_CORE_NCCL_LIB_H
 
 #include <cuda.h>
+#include <stdatomic.h>
 #include <nccl.h>
 #include <ncore.h>
 #include "../op_table.h"
@@ -260,9 +261,19 @@ typedef struct cuda_functions {
 extern nccl_functions_t nccl_fn;
 extern cuda_functions_t cu_fn;
 
+/* 1 once nccl_load succeeded (set once, never cleared). */
+extern atomic_int nccl_loaded;
+/* nccl_load's first call in the process, and every call after a failed
+ * load (which it answers again). */
+ncore_status_t nccl_load_first(void);
 /* Loads both libraries and checks that a CUDA device exists, once per
- * process. NCORE_OK, or NCORE_ERR_UNAVAILABLE recorded with the reason. */
-ncore_status_t nccl_load(void);
+ * process. NCORE_OK, or NCORE_ERR_UNAVAILABLE recorded with the reason.
+ * Once loaded, one load and no call (a group's start and end ask). */
+static inline ncore_status_t nccl_load(void) {
+  return atomic_load_explicit(&nccl_loaded, memory_order_acquire)
+             ? NCORE_OK
+             : nccl_load_first();
+}
 /* Path of the libnccl.so.2 that was loaded (for messages). */
 const char *nccl_loaded_path(void);
 /* NCORE_OK when the loaded NCCL is at least `since` (a version code) and

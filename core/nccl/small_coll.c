@@ -230,10 +230,8 @@ static int kernel_for(const nccl_comm_t *c, const core_coll_args_t *a,
   }
 }
 
-ncore_status_t nccl_small_collective(nccl_comm_t *c, const core_coll_args_t *a,
-                                     int *taken) {
-  *taken = 0;
-  if (!c->small_enabled || nccl_in_group()) return NCORE_OK;
+ncore_status_t nccl_small_collective_on(nccl_comm_t *c,
+                                        const core_coll_args_t *a, int *taken) {
   ncore_small_args_t args;
   memset(&args, 0, sizeof args);
   unsigned grid = 1;

@@ -18,6 +18,7 @@
 
 #include "../backend.h"
 #include "comm.h"
+#include "group.h"
 
 /* Bytes a communicator of nranks ranks adds to its signal window for the
  * latency path (0: none, outside 2..NCORE_SMALL_MAX_RANKS ranks), and where
@@ -31,11 +32,20 @@ size_t nccl_small_area_offset(int nranks);
  * why at INFO. Never fails the communicator. */
 void nccl_small_setup(nccl_comm_t *c);
 
+/* nccl_small_collective past its first test: on c and outside a group. */
+ncore_status_t nccl_small_collective_on(nccl_comm_t *c,
+                                        const core_coll_args_t *a, int *taken);
 /* Runs a's collective (allreduce, allgather, reduce-scatter) on ncore's
  * kernels when the path serves it: *taken 1 and the launch's status; else
- * *taken 0 and NCORE_OK (NCCL's turn). */
-ncore_status_t nccl_small_collective(nccl_comm_t *c, const core_coll_args_t *a,
-                                     int *taken);
+ * *taken 0 and NCORE_OK (NCCL's turn). Off (NCORE_ALGO=nccl) or inside a
+ * group, inline: no call. */
+static inline ncore_status_t nccl_small_collective(nccl_comm_t *c,
+                                                   const core_coll_args_t *a,
+                                                   int *taken) {
+  *taken = 0;
+  if (!c->small_enabled || nccl_in_group()) return NCORE_OK;
+  return nccl_small_collective_on(c, a, taken);
+}
 
 /* stream is about to be destroyed through ncore (comm_registry.c): if
  * the last call ran on it, its end is kept as an event that the next call

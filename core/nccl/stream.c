@@ -5,6 +5,8 @@
 
 #include "../error.h"
 #include "device.h"
+#include "../thread_state.h"
+#include "../hot_path.h"
 
 ncore_status_t nccl_stream_create(ncore_stream_t *out) {
   ncore_status_t status = nccl_context_ensure();
@@ -30,21 +32,21 @@ static _Thread_local CUstream checked_stream;
 static _Thread_local CUcontext checked_context;
 
 /* The stream of the last communicating call on this thread, and the
- * context cuStreamGetCtx said it belongs to. Programs pass the same stream
+ * context cuStreamGetCtx said it belongs to (core_thread's
+ * nccl_known_stream and nccl_known_context, thread_state.h). Programs pass the same stream
  * call after call, so the hot path asks the driver once per stream, not
  * once per call. Stays correct: a stream destroyed through ncore is
  * forgotten (nccl_stream_destroy); one destroyed elsewhere (torch, CuPy)
  * and a new stream of another device at its address would reach NCCL,
  * which fails the call with CUDA's invalid-handle error instead of ncore
  * naming the argument (the same trade as checked_stream above). */
-static _Thread_local CUstream known_stream;
-static _Thread_local CUcontext known_context;
 
 ncore_status_t nccl_stream_destroy(ncore_stream_t stream) {
   ncore_status_t status = nccl_context_ensure();
   if (status != NCORE_OK) return status;
   if ((CUstream)stream == checked_stream) checked_stream = NULL;
-  if ((CUstream)stream == known_stream) known_stream = NULL;
+  if ((CUstream)stream == core_thread.nccl_known_stream)
+    core_thread.nccl_known_stream = NULL;
   return cu_check(cu_fn.StreamDestroy((CUstream)stream), "cuStreamDestroy");
 }
 
@@ -127,12 +129,13 @@ ncore_status_t nccl_stream_check(ncore_stream_t stream, const char *argument) {
  * communicator's context (a stream of another device is an error here, not
  * a launch failure inside NCCL's group). No driver call when the stream is
  * the thread's last one. */
-ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm,
+CORE_HOT ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm,
                                       ncore_stream_t stream,
                                       const char *argument) {
   nccl_comm_t *c = comm;
   if (is_default_stream(stream)) return NCORE_OK;
-  if ((CUstream)stream == known_stream && known_context == c->ctx)
+  if ((CUstream)stream == core_thread.nccl_known_stream &&
+      core_thread.nccl_known_context == c->ctx)
     return NCORE_OK;
   CUcontext ctx = NULL;
   CUresult r = cu_fn.StreamGetCtx((CUstream)stream, &ctx);
@@ -155,8 +158,8 @@ ncore_status_t nccl_comm_stream_check(core_backend_comm_t *comm,
                       "%s: %p is a stream of another device than the "
                       "communicator's (device %d)", argument, stream,
                       c->device);
-  known_stream = (CUstream)stream;
-  known_context = ctx;
+  core_thread.nccl_known_stream = (CUstream)stream;
+  core_thread.nccl_known_context = ctx;
   return NCORE_OK;
 }
 

@@ -64,7 +64,7 @@ ncore_status_t nccl_wait_ready(ncclComm_t comm, nccl_comm_t *c,
  * still ncclInProgress ("Attempt to use communicator before the previous
  * operation returned ncclSuccess"): the call after one that answered
  * NCORE_IN_PROGRESS waits for it, within the timeout, instead of failing. */
-static ncore_status_t settle_in_progress(nccl_comm_t *c) {
+ncore_status_t nccl_comm_settle_in_progress(nccl_comm_t *c) {
   ncore_status_t status =
       nccl_wait_ready(c->nccl, c, c->timeout_ms,
                       "the previous call (in progress)");
@@ -88,20 +88,17 @@ ncore_status_t nccl_comm_fail(nccl_comm_t *c, ncore_status_t status) {
   return status;
 }
 
-ncore_status_t nccl_comm_check_live(nccl_comm_t *c) {
+ncore_status_t nccl_comm_not_live(nccl_comm_t *c) {
   if (core_comm_state_aborted(c->state))
     return core_error(NCORE_ERR_CLOSED, "comm: the communicator was aborted");
   ncore_status_t failed = core_comm_state_failed(c->state);
-  if (failed != NCORE_OK)
-    return core_error(failed, "comm: the communicator failed earlier (%s); "
-                      "abort it or shrink the failed ranks away",
-                      ncore_status_string(failed));
-  if (atomic_load_explicit(&c->in_progress, memory_order_relaxed))
-    return settle_in_progress(c);
-  return NCORE_OK;
+  return core_error(failed, "comm: the communicator failed earlier (%s); "
+                    "abort it or shrink the failed ranks away",
+                    ncore_status_string(failed));
 }
 
-ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r, const char *what) {
+ncore_status_t nccl_enqueued_failed(nccl_comm_t *c, ncclResult_t r,
+                                    const char *what) {
   if (r != ncclInProgress) return nccl_check(r, what, c->nccl);
   atomic_store(&c->in_progress, 1);
   return core_error(NCORE_IN_PROGRESS, "%s: enqueued; NCCL is still "

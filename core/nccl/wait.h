@@ -40,13 +40,34 @@ ncore_status_t nccl_settle(ncclResult_t r, nccl_comm_t *c, const char *what);
  * message, in the core's state (the first failure wins): later calls
  * answer it at once. Returns status. */
 ncore_status_t nccl_comm_fail(nccl_comm_t *c, ncore_status_t status);
+/* The error of a communicator that was aborted (NCORE_ERR_CLOSED) or
+ * failed (its recorded failure), recorded. */
+ncore_status_t nccl_comm_not_live(nccl_comm_t *c) __attribute__((cold));
+/* After a call on c answered NCORE_IN_PROGRESS: waits, within c's
+ * timeout, until NCCL is ready for the next one. */
+ncore_status_t nccl_comm_settle_in_progress(nccl_comm_t *c);
 /* NCORE_ERR_CLOSED when the communicator was aborted, its recorded failure
  * when it failed; after a call that answered NCORE_IN_PROGRESS, waits
- * until NCCL is ready for the next one. */
-ncore_status_t nccl_comm_check_live(nccl_comm_t *c);
+ * until NCCL is ready for the next one. Inline: three loads on every
+ * call, of lines the call reads anyway. */
+static inline ncore_status_t nccl_comm_check_live(nccl_comm_t *c) {
+  if (core_comm_state_aborted(c->state) ||
+      core_comm_state_failed(c->state) != NCORE_OK)
+    return nccl_comm_not_live(c);
+  if (atomic_load_explicit(&c->in_progress, memory_order_relaxed))
+    return nccl_comm_settle_in_progress(c);
+  return NCORE_OK;
+}
+/* nccl_enqueued for a result that is not ncclSuccess. */
+ncore_status_t nccl_enqueued_failed(nccl_comm_t *c, ncclResult_t r,
+                                    const char *what);
 /* The result of an enqueue on c: ncclInProgress (a non-blocking
  * communicator) is NCORE_IN_PROGRESS with a message saying what to do, and
  * makes the next call wait; anything else as nccl_check. */
-ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r, const char *what);
+static inline ncore_status_t nccl_enqueued(nccl_comm_t *c, ncclResult_t r,
+                                           const char *what) {
+  /* Success reads nothing of c: NCCL's enqueue evicted it. */
+  return r == ncclSuccess ? NCORE_OK : nccl_enqueued_failed(c, r, what);
+}
 
 #endif

@@ -176,9 +176,8 @@ static const nccl_alias_t *window_holding(nccl_comm_t *c, uintptr_t begin,
   return NULL;
 }
 
-const void *nccl_p2p_address(nccl_comm_t *c, const void *buf, size_t bytes) {
-  if (atomic_load_explicit(&c->alias_windows_live, memory_order_acquire) == 0)
-    return buf;
+const void *nccl_p2p_address_search(nccl_comm_t *c, const void *buf,
+                                    size_t bytes) {
   uintptr_t begin = (uintptr_t)buf, end = begin + bytes;
   const void *address = buf;
   pthread_mutex_lock(&c->alias_lock);

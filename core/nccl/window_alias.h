@@ -54,11 +54,20 @@ void nccl_registered_range_add(nccl_comm_t *c, const void *ptr, size_t size);
 void nccl_registered_range_remove(nccl_comm_t *c, const void *ptr,
                                   size_t size);
 
+/* nccl_p2p_address while c has windows with an alias: the search, under
+ * the lock. */
+const void *nccl_p2p_address_search(nccl_comm_t *c, const void *buf,
+                                    size_t bytes);
 /* The address NCCL's send/recv should see for [buf, buf + bytes): its
  * alias when it lies in one window with an alias and in no registered
- * buffer, else buf. No lock and no search while the communicator has no
- * window with an alias. */
-const void *nccl_p2p_address(nccl_comm_t *c, const void *buf, size_t bytes);
+ * buffer, else buf. No lock, no search and no call while the
+ * communicator has no window with an alias. */
+static inline const void *nccl_p2p_address(nccl_comm_t *c, const void *buf,
+                                           size_t bytes) {
+  if (atomic_load_explicit(&c->alias_windows_live, memory_order_acquire) == 0)
+    return buf;
+  return nccl_p2p_address_search(c, buf, bytes);
+}
 
 /* 1 when [buf, buf + bytes) lies in a window with an alias registered
  * with NCORE_WINDOW_COLL_SYMMETRIC (which NCCL may serve collectives from

@@ -367,8 +367,39 @@ FAKE_API ncclResult_t ncclMemFree(void *ptr) {
   std::free(ptr);
   return ncclSuccess;
 }
+// FAKE_NCCL_TOUCH_BYTES=N (default 0): every enqueue (each collective,
+// send and recv, and ncclGroupEnd, where NCCL launches a group) writes one
+// byte in each 64-byte line of N bytes of the double's own memory and runs
+// through 64 KiB of its own code, as real NCCL's ~9 us enqueue works
+// through its own state and code: what the caller keeps between calls,
+// data and instructions, is then evicted as on a GPU host, so that a cache
+// simulation (bench/gpu/entry_cost_profile.py) counts the caller's misses
+// of a cold call. Read once: the knob must not add work of its own.
+#define FAKE_CODE_2(x) x x
+#define FAKE_CODE_8(x) FAKE_CODE_2(FAKE_CODE_2(FAKE_CODE_2(x)))
+#define FAKE_CODE_512(x) FAKE_CODE_8(FAKE_CODE_8(FAKE_CODE_8(x)))
+static void __attribute__((noinline)) run_code_footprint() {
+  // Each step is a load, an add and a store of its own (volatile): about
+  // 16 bytes of code, 4096 of them.
+  static volatile unsigned step;
+  FAKE_CODE_8(FAKE_CODE_512(step = step + 1u;))
+}
+static void touch_footprint() {
+  static const size_t bytes = [] {
+    const char *n = std::getenv("FAKE_NCCL_TOUCH_BYTES");
+    return n != nullptr ? (size_t)std::strtoull(n, nullptr, 10) : (size_t)0;
+  }();
+  static volatile unsigned char *const memory =
+      bytes > 0 ? static_cast<unsigned char *>(std::calloc(bytes, 1)) : nullptr;
+  if (memory == nullptr) return;
+  for (size_t i = 0; i < bytes; i += 64) memory[i] = (unsigned char)(memory[i] + 1);
+  run_code_footprint();
+}
 FAKE_API ncclResult_t ncclGroupStart() { return ncclSuccess; }
-FAKE_API ncclResult_t ncclGroupEnd() { return ncclSuccess; }
+FAKE_API ncclResult_t ncclGroupEnd() {
+  touch_footprint();
+  return ncclSuccess;
+}
 
 static size_t type_size(ncclDataType_t t) {
   switch (t) {
@@ -388,6 +419,7 @@ static ncclResult_t copy(const void *s, void *r, size_t n, ncclDataType_t t,
   record((std::string("stream.") + call).c_str(),
          (long long)(uintptr_t)stream);
   if (s != r) std::memmove(r, s, n * type_size(t));
+  touch_footprint();
   return enqueued(comm);
 }
 // FAKE_NCCL_P2P_BLOCK_MS: send and recv stay that long inside the call, as
@@ -399,12 +431,14 @@ static void p2p_block() {
 FAKE_API ncclResult_t ncclSend(const void *, size_t, ncclDataType_t, int,
                                ncclComm_t, cudaStream_t) {
   count("ncclSend");
+  touch_footprint();
   p2p_block();
   return ncclSuccess;
 }
 FAKE_API ncclResult_t ncclRecv(void *, size_t, ncclDataType_t, int, ncclComm_t,
                                cudaStream_t) {
   count("ncclRecv");
+  touch_footprint();
   p2p_block();
   return ncclSuccess;
 }
