@@ -458,11 +458,15 @@ __device__ void reduce_scatter_ll(const ncore_small_args_t &a) {
   const char *src = (const char *)a.input;
   unsigned long long to = ncore_small_ll(a.nranks, c.parity, a.rank);
   for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
+    // Every block's line loaded before the first store, so the loads'
+    // latencies overlap (a store's asm orders the loads after it).
+    uint2 v[NCORE_SMALL_MAX_RANKS];
 #pragma unroll
     for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
-      if (q < a.nranks)
-        ll_store(area_of(a, q) + to + i * 16,
-                 load8(src + (size_t)q * bytes, i * 8, bytes), c.e);
+      if (q < a.nranks) v[q] = load8(src + (size_t)q * bytes, i * 8, bytes);
+#pragma unroll
+    for (int q = 0; q < NCORE_SMALL_MAX_RANKS; q++)
+      if (q < a.nranks) ll_store(area_of(a, q) + to + i * 16, v[q], c.e);
   }
   char *out = (char *)a.output;
   for (size_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
