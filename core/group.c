@@ -87,7 +87,7 @@ NCORE_API ncore_status_t ncore_group_end(void) {
   CORE_ENTER("ncore_group_end");
   if (core_thread.group_depth == 0)
     return core_error(NCORE_ERR_INVALID_USAGE,
-                      "no group was group.started (ncore_group_end without "
+                      "no group was started (ncore_group_end without "
                       "ncore_group_start)");
   if (--core_thread.group_depth > 0) return NCORE_OK;
   /* Outermost end: run every started backend's group; the first failure is

@@ -212,6 +212,7 @@ MR_TEST(group_end_without_start_is_invalid_usage) {
   (void)rank; (void)nranks; (void)id;
   CHECK_STATUS(ncore_group_end(), NCORE_ERR_INVALID_USAGE);
   CHECK_MESSAGE_CONTAINS("ncore_group_end");
+  CHECK_MESSAGE_CONTAINS("no group was started");
   /* Nested groups: only the outermost end runs the calls. */
   CHECK_OK(ncore_group_start());
   CHECK_OK(ncore_group_start());
