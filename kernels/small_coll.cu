@@ -218,27 +218,20 @@ __device__ __forceinline__ void reduce_local(const ncore_small_args_t &a,
 }
 
 // [lo, hi) in elements of part `part` of `parts` over `units` vectors of
-// V elements from vector first_unit, the last part ending at count.
+// V elements from vector first_unit, the last part ending at count. The
+// division is 32-bit (a call of the path is a few MiB at most): a 64-bit
+// one is a long subroutine on the GPU, on every call's path.
 __device__ __forceinline__ void part_bounds(size_t units, int parts, int part,
                                             int V, size_t first_unit,
                                             size_t count, size_t *lo,
                                             size_t *hi) {
-  size_t per = (units + parts - 1) / parts;
+  size_t per = (unsigned)(units + parts - 1) / (unsigned)parts;
   size_t begin = first_unit + per * part, end = begin + per;
   size_t last = first_unit + units;
   if (begin > last) begin = last;
   if (end > last) end = last;
   *lo = begin * V < count ? begin * V : count;
   *hi = end * V < count ? end * V : count;
-}
-
-// Slice s of the call, in vectors: [*first, *first + *n).
-__device__ __forceinline__ void slice_of(size_t units, int nranks, int s,
-                                         size_t *first, size_t *n) {
-  size_t per = (units + nranks - 1) / nranks;
-  *first = per * s;
-  *n = *first < units ? per : 0;
-  if (*first + *n > units) *n = units - *first;
 }
 
 // Programmatic dependent launch: wait for the grid before this one (its end
@@ -477,60 +470,70 @@ __device__ void reduce_scatter_ll(const ncore_small_args_t &a) {
   end_call(a, c.epoch);
 }
 
+// Elements [lo, hi) of src (element i at byte i * sizeof(T) of src) to
+// byte i * sizeof(T) of dst: 16 bytes a thread where both line up.
+template <typename T>
+__device__ __forceinline__ void copy_part(const T *src, char *dst, unsigned lo,
+                                          unsigned hi) {
+  const int V = 16 / sizeof(T);
+  bool aligned = ((((uintptr_t)(src + lo)) | ((uintptr_t)(dst + (size_t)lo * sizeof(T)))) & 15) == 0;
+  unsigned vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
+  for (unsigned i = lo + threadIdx.x * V; i < vectors_end; i += blockDim.x * V)
+    *(uint4 *)(dst + (size_t)i * sizeof(T)) = __ldcg((const uint4 *)(src + i));
+  for (unsigned i = vectors_end + threadIdx.x; i < hi; i += blockDim.x)
+    *(T *)(dst + (size_t)i * sizeof(T)) = load_cg(src + i);
+}
+
 template <typename T, int OP>
 __device__ void twoshot(const ncore_small_args_t &a) {
   const int V = 16 / sizeof(T);
   unsigned long long epoch = begin_call(a);
   int parity = (int)(epoch & 1);
-  size_t units = (a.count + V - 1) / V;
+  unsigned n = (unsigned)a.nranks;
+  // In vectors of V elements: each slice, and this block's part of any
+  // slice ([p0, p1) from the slice's start). All 32-bit: a call is at
+  // most NCORE_SMALL_TWOSHOT_MAX bytes.
+  unsigned units = (unsigned)((a.count + V - 1) / V);
+  unsigned per_slice = (units + n - 1) / n;
+  unsigned per_part = (per_slice + gridDim.x - 1) / gridDim.x;
+  unsigned p0 = min(per_part * blockIdx.x, per_slice);
+  unsigned p1 = min(p0 + per_part, per_slice);
+  unsigned long long slot = ncore_small_twoshot_slot(a.nranks);
+  unsigned long long in2 = ncore_small_in2(a.nranks, parity, 0);
+  unsigned long long res = ncore_small_res(a.nranks, parity, 0);
+  const unsigned count = (unsigned)a.count;
+  const T *src = (const T *)a.input;
+  T *out = (T *)a.output;
   // Round 1: this block's part of each slice s to rank s's in2 slot for
-  // this rank (offsets within the slice).
-  for (int s = 0; s < a.nranks; s++) {
-    size_t first, n, lo, hi;
-    slice_of(units, a.nranks, s, &first, &n);
-    part_bounds(n, gridDim.x, blockIdx.x, V, first, a.count, &lo, &hi);
-    const T *src = (const T *)a.input;
-    bool aligned = (((uintptr_t)(src + lo)) & 15) == 0;
-    size_t vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
-    char *to = area_of(a, s) + ncore_small_in2(a.nranks, parity, a.rank);
-    size_t base = first * V;
-    for (size_t i = lo + (size_t)threadIdx.x * V; i < vectors_end;
-         i += (size_t)blockDim.x * V)
-      *(uint4 *)(to + (i - base) * sizeof(T)) = __ldcg((const uint4 *)(src + i));
-    for (size_t i = vectors_end + threadIdx.x; i < hi; i += blockDim.x)
-      *(T *)(to + (i - base) * sizeof(T)) = load_cg(src + i);
+  // this rank.
+  for (unsigned s = 0; s < n; s++) {
+    unsigned first = s * per_slice * V;
+    unsigned lo = min(first + p0 * V, count), hi = min(first + p1 * V, count);
+    char *to = area_of(a, s) + in2 + a.rank * slot - (size_t)first * sizeof(T);
+    copy_part<T>(src, to, lo, hi);
   }
   exchange_flags(a, 0, epoch);
-  // This rank's slice, reduced from its in2 slots, to every rank's res slot
-  // for this rank.
+  // This rank's slice, reduced from its in2 slots, to every rank's res
+  // slot for this rank.
   {
-    size_t first, n, lo, hi;
-    slice_of(units, a.nranks, a.rank, &first, &n);
-    part_bounds(n, gridDim.x, blockIdx.x, V, first, a.count, &lo, &hi);
+    unsigned first = a.rank * per_slice * V;
+    unsigned lo = min(first + p0 * V, count), hi = min(first + p1 * V, count);
     unsigned long long slots[NCORE_SMALL_MAX_RANKS];
     T *dst[NCORE_SMALL_MAX_RANKS];
     for (int q = 0; q < a.nranks; q++) {
-      slots[q] = ncore_small_in2(a.nranks, parity, q);
-      dst[q] = (T *)(area_of(a, q) + ncore_small_res(a.nranks, parity, a.rank));
+      slots[q] = in2 + q * slot;
+      dst[q] = (T *)(area_of(a, q) + res + a.rank * slot);
     }
-    reduce_local<T, OP>(a, slots, first * V, dst, a.nranks, lo, hi);
+    reduce_local<T, OP>(a, slots, first, dst, a.nranks, lo, hi);
   }
   exchange_flags(a, 1, epoch);
   // Every slice from this rank's res slots to the output.
-  for (int s = 0; s < a.nranks; s++) {
-    size_t first, n, lo, hi;
-    slice_of(units, a.nranks, s, &first, &n);
-    part_bounds(n, gridDim.x, blockIdx.x, V, first, a.count, &lo, &hi);
-    const char *from = area_of(a, a.rank) + ncore_small_res(a.nranks, parity, s);
-    T *out = (T *)a.output;
-    size_t base = first * V;
-    bool aligned = (((uintptr_t)(out + lo)) & 15) == 0;
-    size_t vectors_end = aligned ? lo + (hi - lo) / V * V : lo;
-    for (size_t i = lo + (size_t)threadIdx.x * V; i < vectors_end;
-         i += (size_t)blockDim.x * V)
-      *(uint4 *)(out + i) = __ldcg((const uint4 *)(from + (i - base) * sizeof(T)));
-    for (size_t i = vectors_end + threadIdx.x; i < hi; i += blockDim.x)
-      out[i] = load_cg((const T *)(from + (i - base) * sizeof(T)));
+  const char *mine = area_of(a, a.rank);
+  for (unsigned s = 0; s < n; s++) {
+    unsigned first = s * per_slice * V;
+    unsigned lo = min(first + p0 * V, count), hi = min(first + p1 * V, count);
+    const char *from = mine + res + s * slot - (size_t)first * sizeof(T);
+    copy_part<T>((const T *)from, (char *)out, lo, hi);
   }
   end_call(a, epoch);
 }

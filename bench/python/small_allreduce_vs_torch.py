@@ -75,6 +75,8 @@ def timed_graph(call, per_graph: int, replays: int) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max", type=int, default=64 << 20)
+    parser.add_argument("--sizes", help="bytes, comma-separated (each at "
+                        "most --max): instead of 8 B x 4^k up to --max")
     parser.add_argument("--iters", type=int, default=500)
     parser.add_argument("--graph-calls", type=int, default=20)
     parser.add_argument("--replays", type=int, default=50)
@@ -104,7 +106,8 @@ def main() -> int:
         if rank == 0:
             print(f"# torch symmetric memory unavailable: {e}", flush=True)
         symm = None
-    sizes = [8 << (2 * k) for k in range(12) if (8 << (2 * k)) <= args.max]
+    sizes = ([int(v) for v in args.sizes.split(",")] if args.sizes else
+             [8 << (2 * k) for k in range(12) if (8 << (2 * k)) <= args.max])
     said = set()
     rows = []
     for size in sizes:

@@ -46,13 +46,15 @@ static void read_choice(nccl_small_choice_t *choice, int nranks) {
   /* The crossovers of auto, each within what the area holds
    * (small_coll.h: one-shot to 4 MiB / nranks, two-shot to 1 MiB).
    * Measured: one-shot beats NCCL's kernel at every size it holds on 2 x
-   * H200 (to 2 MiB, session 20) and to 512 KiB on 4 x H100 / H200
-   * (sessions 18 and 19; 1 MiB on 4 ranks not measured, so NCCL's),
-   * two-shot at none yet, so auto takes one-shot to 2 MiB on 2 ranks and
-   * 2 MiB / nranks above, and no two-shot (NCORE_TWOSHOT_MAX=0) unless
+   * H200 (to 2 MiB, session 20) and on 4 x H200 (to 1 MiB: 14.8 against
+   * 16.7 us, session 23); two-shot beats neither one-shot nor NCCL at any
+   * size on 4 x H200 (session 23: 1 MiB 15.9 us with 64 blocks), so auto
+   * takes one-shot as far as the area holds up to 4 ranks, 2 MiB / nranks
+   * above (not measured), and no two-shot (NCORE_TWOSHOT_MAX=0) unless
    * asked. */
   choice->oneshot_max = (size_t)nccl_env_long(
-      "NCORE_ONESHOT_MAX", nranks == 2 ? 2l << 20 : (2l << 20) / nranks);
+      "NCORE_ONESHOT_MAX", nranks <= 4 ? (long)ncore_small_oneshot_max(nranks)
+                                       : (2l << 20) / nranks);
   choice->twoshot_max = (size_t)nccl_env_long("NCORE_TWOSHOT_MAX", 0);
   /* One-shot's LL form (kernels/small_coll.h) up to 1 MiB / ranks^2 (its
    * traffic, twice the data to every peer, grows with the ranks): the
@@ -139,11 +141,13 @@ static int reduces_served(const core_coll_args_t *a) {
 
 /* Blocks of the grid: enough to move bytes at NVLink speed, few enough
  * that the flag exchange stays cheap (one flag per block and rank). */
-static unsigned blocks_for(const nccl_small_choice_t *choice,
-                           nccl_small_algo_t algo, int ll, size_t bytes) {
+static unsigned blocks_for(const nccl_small_choice_t *choice, int ll,
+                           size_t bytes) {
   if (choice->blocks > 0) return (unsigned)choice->blocks;
-  /* LL: a thread a line of 8 bytes, one pass of 512 threads a block. */
-  size_t per_block = algo == NCCL_SMALL_TWOSHOT ? 32768 : ll ? 4096 : 8192;
+  /* LL: a thread a line of 8 bytes, one pass of 512 threads a block.
+   * Flags (one-shot and two-shot): 8 KiB a block (two-shot on 4 x H200 at
+   * 1 MiB: 15.9 us so, 17.3 with 32 KiB a block; session 23). */
+  size_t per_block = ll ? 4096 : 8192;
   size_t blocks = (bytes + per_block - 1) / per_block;
   if (blocks > NCORE_SMALL_MAX_BLOCKS) blocks = NCORE_SMALL_MAX_BLOCKS;
   return blocks == 0 ? 1 : (unsigned)blocks;
@@ -211,7 +215,7 @@ static int kernel_for(const nccl_comm_t *c, const core_coll_args_t *a,
       nccl_small_algo_t algo = algo_for(choice, c->nranks, bytes);
       if (algo == NCCL_SMALL_NCCL) return -1;
       int ll = algo == NCCL_SMALL_ONESHOT && ll_fits;
-      *grid = blocks_for(choice, algo, ll, bytes);
+      *grid = blocks_for(choice, ll, bytes);
       return ll ? NCCL_KERNEL_ALLREDUCE_ONESHOT_LL
              : algo == NCCL_SMALL_ONESHOT ? NCCL_KERNEL_ALLREDUCE_ONESHOT
                                           : NCCL_KERNEL_ALLREDUCE_TWOSHOT;
@@ -219,11 +223,11 @@ static int kernel_for(const nccl_comm_t *c, const core_coll_args_t *a,
     case CORE_COLL_ALLGATHER:
       if (choice->algo == NCCL_SMALL_NCCL || !ll_fits) return -1;
       *count = bytes; /* the kernel moves bytes */
-      *grid = blocks_for(choice, NCCL_SMALL_ONESHOT, 1, bytes);
+      *grid = blocks_for(choice, 1, bytes);
       return NCCL_KERNEL_ALLGATHER_LL;
     case CORE_COLL_REDUCE_SCATTER:
       if (choice->algo == NCCL_SMALL_NCCL || !ll_fits || !reduces_served(a)) return -1;
-      *grid = blocks_for(choice, NCCL_SMALL_ONESHOT, 1, bytes);
+      *grid = blocks_for(choice, 1, bytes);
       return NCCL_KERNEL_REDUCE_SCATTER_LL;
     default:
       return -1;
