@@ -741,7 +741,7 @@ static int path_of(ncore_comm_t comm, void *mem, size_t count,
 
 /* Ncore's small-message allreduce takes a call when every rank
  * is in one LSA team, by size (auto, 3 ranks: one-shot up to what its
- * area holds, 2 MiB / 3; two-shot only where asked; NCCL above), type and
+ * area holds, 4 MiB / 3; two-shot only where asked; NCCL above), type and
  * operator; NCCL takes the
  * rest: NCORE_AVG and 8-bit types, calls inside a group, and every call of
  * a communicator made with NCORE_ALGO=nccl (forced oneshot / twoshot: at
@@ -777,7 +777,7 @@ TEST(small_allreduce_chooses_its_kernels_or_nccl) {
       CHECK_EQ(got[k], want[a][k]);
       fprintf(stderr, "  NCORE_ALGO=%s, call %d\n", algos[a], k);
     }
-    /* One-shot's 16 B go in LL form (kernels/small_coll.h), its 2 MiB / 3
+    /* One-shot's 16 B go in LL form (kernels/small_coll.h), its 640 KiB
      * (past what the LL slots hold) by flags. */
     if (want[a][0] == 0) {
       long long ll = driver_count("launch:ncore_allreduce_oneshot_ll");
