@@ -8,8 +8,6 @@
 #   build/bin/small_allreduce    small allreduce, eager and graph-replayed:
 #                                ncore, ncore on NCCL's kernels, raw NCCL
 #                                (small_allreduce.cu)
-#   build/bin/small_coll_cost   the small-message kernels' own cost on one
-#                                GPU with fake peers (small_coll_cost.cu)
 #   build/lib/callcount.so       its call counter, for --count (callcount.c)
 #   build/lib/calltime.so        host time inside NCCL's enqueue calls, by
 #                                caller: ncore or raw (calltime.c)
@@ -41,10 +39,6 @@ strip build/bin/onesided_bench
     bench/gpu/small_allreduce.cu -o build/bin/small_allreduce -Lbuild/lib -lncore \
     -Xlinker -rpath,'$ORIGIN/../lib' -ldl
 strip build/bin/small_allreduce
-# The small-message kernels alone, compiled in (small_coll_cost.cu).
-/usr/local/cuda/bin/nvcc -O2 -std=c++17 -arch=sm_90 -cudart static \
-    bench/gpu/small_coll_cost.cu -o build/bin/small_coll_cost
-strip build/bin/small_coll_cost
 # The counter's trampolines: slot i adds 1 to callcount_counts[i] and jumps
 # to callcount_targets[i] (16 bytes each; no register is touched).
 {

@@ -1,4 +1,4 @@
-// bench/gpu/small_coll_cost.cu — what ncore's small-message kernels
+// tests/gpu/small_coll_cost.cu — what ncore's small-message kernels
 // (kernels/small_coll.cu, compiled into this program) cost on their own:
 // one GPU, no peers and no NVLink. Every rank's area is a local buffer
 // and both rounds' flags are filled with a large epoch, so every flag wait
@@ -7,12 +7,15 @@
 // (the LL forms wait for their peers' lines, which no one writes here),
 // launched back to back on one stream without PDL, best of 3 rounds of
 // 2000 calls. The results are not checked: the peers' parts are zeros.
+// It compiles the kernels' source itself, which only a test may (a
+// benchmark uses the library as its users do); tests/gpu/build.sh builds
+// it, and tests/gpu/run.sh does not run it: it measures, it checks nothing.
 //
 // Measured this way on one H200 (session 23, bench/results/gpu-results.md),
 // the two-shot cost 20.7 us a call before its bounds and the area's layout
 // were computed in 32 bits, 9.9 us after; the one-shot's flags form 5.2.
 //
-//   build/bin/small_coll_cost [nranks]     (2..8, default 4)
+//   build/bin/small_coll_cost [nranks]     (3..8, default 4)
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
