@@ -31,7 +31,7 @@ PROGRAM_TIMEOUT=${PROGRAM_TIMEOUT:-600}
 WORK=/tmp/ncore-tests
 mkdir -p "$WORK/bin"
 
-UNIT_PROGRAMS="test_errors test_versioned test_guard_bytes test_handles test_handle_table test_peer_offers test_dtypes test_buffer test_memory test_info test_params test_launcher test_log test_job_identity test_store"
+UNIT_PROGRAMS="test_errors test_versioned test_guard_bytes test_handles test_handle_table test_peer_offers test_dtypes test_buffer test_memory test_info test_params test_launcher test_log test_job_identity test_store test_small_coll_layout"
 MULTIRANK_PROGRAMS="test_comm test_comm_control test_p2p test_collectives test_coll_config test_redop test_resources test_onesided test_devcomm test_symmetric test_groups test_isolation test_failure test_one_copy test_rendezvous test_long_waits"
 LAUNCHER_PROGRAM=test_p2p
 # With several jobs at once, the slowest program (its tests wait for dead
