@@ -93,6 +93,20 @@ NCORE_SMALL_FN unsigned long long ncore_small_ll(int nranks, int parity, int q) 
   return ncore_small_res(nranks, 2, 0) +
          ((unsigned long long)parity * nranks + q) * 2 * ncore_small_ll_max(nranks);
 }
+/* The grid of a call of `bytes` (1..NCORE_SMALL_MAX_BLOCKS), the host's
+ * choice where NCORE_SMALL_BLOCKS does not set it: enough blocks to move
+ * the bytes at NVLink speed, few enough that the flag exchange stays cheap
+ * (one flag per block and rank). LL form (ll != 0): a thread a line of 8
+ * bytes, one pass of the block's threads. Flags (one-shot and two-shot):
+ * 8 KiB a block (two-shot on 4 x H200 at 1 MiB: 15.9 us so, 17.3 with 32
+ * KiB a block; session 23). */
+NCORE_SMALL_FN unsigned ncore_small_grid(unsigned long long bytes, int ll) {
+  unsigned long long per_block = ll ? 8ull * NCORE_SMALL_THREADS : 8192;
+  unsigned long long blocks = (bytes + per_block - 1) / per_block;
+  return blocks == 0 ? 1
+         : blocks > NCORE_SMALL_MAX_BLOCKS ? NCORE_SMALL_MAX_BLOCKS
+                                           : (unsigned)blocks;
+}
 /* The whole area of a rank of nranks. */
 NCORE_SMALL_FN unsigned long long ncore_small_area_bytes(int nranks) {
   return ncore_small_ll(nranks, 2, 0);

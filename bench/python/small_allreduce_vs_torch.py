@@ -83,6 +83,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json")
     args = parser.parse_args()
+    try:
+        sizes = ([int(v) for v in args.sizes.split(",")] if args.sizes else
+                 [8 << (2 * k) for k in range(12) if (8 << (2 * k)) <= args.max])
+    except ValueError:
+        parser.error(f"--sizes {args.sizes!r}: bytes as integers, comma-separated")
+    if any(size <= 0 or size > args.max for size in sizes):
+        parser.error(f"--sizes {args.sizes!r}: each size from 1 to --max ({args.max})")
     rank, nranks = int(os.environ["NCORE_RANK"]), int(os.environ["NCORE_NRANKS"])
     comm = ncore.Communicator.from_env()
     device = comm.device.device_id
@@ -106,8 +113,6 @@ def main() -> int:
         if rank == 0:
             print(f"# torch symmetric memory unavailable: {e}", flush=True)
         symm = None
-    sizes = ([int(v) for v in args.sizes.split(",")] if args.sizes else
-             [8 << (2 * k) for k in range(12) if (8 << (2 * k)) <= args.max])
     said = set()
     rows = []
     for size in sizes:

@@ -139,18 +139,11 @@ static int reduces_served(const core_coll_args_t *a) {
   return a->dtype >= NCORE_INT32 && a->dtype <= NCORE_BFLOAT16;
 }
 
-/* Blocks of the grid: enough to move bytes at NVLink speed, few enough
- * that the flag exchange stays cheap (one flag per block and rank). */
+/* Blocks of the grid: NCORE_SMALL_BLOCKS where set, else by size
+ * (kernels/small_coll.h). */
 static unsigned blocks_for(const nccl_small_choice_t *choice, int ll,
                            size_t bytes) {
-  if (choice->blocks > 0) return (unsigned)choice->blocks;
-  /* LL: a thread a line of 8 bytes, one pass of 512 threads a block.
-   * Flags (one-shot and two-shot): 8 KiB a block (two-shot on 4 x H200 at
-   * 1 MiB: 15.9 us so, 17.3 with 32 KiB a block; session 23). */
-  size_t per_block = ll ? 4096 : 8192;
-  size_t blocks = (bytes + per_block - 1) / per_block;
-  if (blocks > NCORE_SMALL_MAX_BLOCKS) blocks = NCORE_SMALL_MAX_BLOCKS;
-  return blocks == 0 ? 1 : (unsigned)blocks;
+  return choice->blocks > 0 ? (unsigned)choice->blocks : ncore_small_grid(bytes, ll);
 }
 
 /* Two calls of the path on one communicator share its areas, so a call on

@@ -60,9 +60,8 @@ int main(int argc, char **argv) {
       a.rank = 0;
       a.nranks = n;
       for (int q = 0; q < n; q++) a.areas[q] = areas + q * area;
-      /* The grid core/nccl/small_coll.c gives the flags forms. */
-      unsigned grid = (unsigned)((bytes + 8191) / 8192);
-      if (grid > NCORE_SMALL_MAX_BLOCKS) grid = NCORE_SMALL_MAX_BLOCKS;
+      /* The grid the library gives the flags forms. */
+      unsigned grid = ncore_small_grid(bytes, 0);
       float best = 1e30f;
       for (int round = 0; round < 3; round++) {
         const int calls = 2000;

@@ -61,4 +61,18 @@ TEST(each_slot_holds_the_largest_call_of_its_kernel) {
   }
 }
 
+/* The grid by size: one block at least, 4 KiB a block in LL form (a line
+ * of 8 bytes for each of the block's threads), 8 KiB by flags, at most
+ * NCORE_SMALL_MAX_BLOCKS. */
+TEST(grid_by_size) {
+  CHECK_EQ(ncore_small_grid(0, 1), 1);
+  CHECK_EQ(ncore_small_grid(8, 1), 1);
+  CHECK_EQ(ncore_small_grid(8ull * NCORE_SMALL_THREADS, 1), 1);
+  CHECK_EQ(ncore_small_grid(8ull * NCORE_SMALL_THREADS + 1, 1), 2);
+  CHECK_EQ(ncore_small_grid(8192, 0), 1);
+  CHECK_EQ(ncore_small_grid(8193, 0), 2);
+  CHECK_EQ(ncore_small_grid(1 << 20, 0), 128);
+  CHECK_EQ(ncore_small_grid(64ull << 20, 1), NCORE_SMALL_MAX_BLOCKS);
+}
+
 HARNESS_MAIN
