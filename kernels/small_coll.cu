@@ -484,31 +484,45 @@ __device__ __forceinline__ void copy_part(const T *src, char *dst, unsigned lo,
     *(T *)(dst + (size_t)i * sizeof(T)) = load_cg(src + i);
 }
 
+// A two-shot's slices: `units` units (vectors or lines) cut into one
+// slice a rank, and this block's part of each, computed once a call (in
+// 32 bits: a call is at most NCORE_SMALL_TWOSHOT_MAX bytes).
+struct Slices {
+  unsigned per_slice, p0, p1;  // [p0, p1): this block's, from a slice's start
+  __device__ __forceinline__ Slices(unsigned units, unsigned nranks) {
+    per_slice = (units + nranks - 1) / nranks;
+    unsigned per_part = (per_slice + gridDim.x - 1) / gridDim.x;
+    p0 = min(per_part * blockIdx.x, per_slice);
+    p1 = min(p0 + per_part, per_slice);
+  }
+  // Slice s's first unit, and this block's part of it as [lo, hi) in
+  // elements of V a unit, ending at count.
+  __device__ __forceinline__ unsigned part(unsigned s, unsigned V, unsigned count,
+                                           unsigned *lo, unsigned *hi) const {
+    unsigned first = s * per_slice * V;
+    *lo = min(first + p0 * V, count);
+    *hi = min(first + p1 * V, count);
+    return first;
+  }
+};
+
 template <typename T, int OP>
 __device__ void twoshot(const ncore_small_args_t &a) {
   const int V = 16 / sizeof(T);
   unsigned long long epoch = begin_call(a);
   int parity = (int)(epoch & 1);
   unsigned n = (unsigned)a.nranks;
-  // In vectors of V elements: each slice, and this block's part of any
-  // slice ([p0, p1) from the slice's start). All 32-bit: a call is at
-  // most NCORE_SMALL_TWOSHOT_MAX bytes.
-  unsigned units = (unsigned)((a.count + V - 1) / V);
-  unsigned per_slice = (units + n - 1) / n;
-  unsigned per_part = (per_slice + gridDim.x - 1) / gridDim.x;
-  unsigned p0 = min(per_part * blockIdx.x, per_slice);
-  unsigned p1 = min(p0 + per_part, per_slice);
+  const unsigned count = (unsigned)a.count;
+  Slices slices((count + V - 1) / V, n);  // in vectors of V elements
   unsigned long long slot = ncore_small_twoshot_slot(a.nranks);
   unsigned long long in2 = ncore_small_in2(a.nranks, parity, 0);
   unsigned long long res = ncore_small_res(a.nranks, parity, 0);
-  const unsigned count = (unsigned)a.count;
   const T *src = (const T *)a.input;
   T *out = (T *)a.output;
   // Round 1: this block's part of each slice s to rank s's in2 slot for
   // this rank.
   for (unsigned s = 0; s < n; s++) {
-    unsigned first = s * per_slice * V;
-    unsigned lo = min(first + p0 * V, count), hi = min(first + p1 * V, count);
+    unsigned lo, hi, first = slices.part(s, V, count, &lo, &hi);
     char *to = area_of(a, s) + in2 + a.rank * slot - (size_t)first * sizeof(T);
     copy_part<T>(src, to, lo, hi);
   }
@@ -516,8 +530,7 @@ __device__ void twoshot(const ncore_small_args_t &a) {
   // This rank's slice, reduced from its in2 slots, to every rank's res
   // slot for this rank.
   {
-    unsigned first = a.rank * per_slice * V;
-    unsigned lo = min(first + p0 * V, count), hi = min(first + p1 * V, count);
+    unsigned lo, hi, first = slices.part(a.rank, V, count, &lo, &hi);
     unsigned long long slots[NCORE_SMALL_MAX_RANKS];
     T *dst[NCORE_SMALL_MAX_RANKS];
     for (int q = 0; q < a.nranks; q++) {
@@ -530,8 +543,7 @@ __device__ void twoshot(const ncore_small_args_t &a) {
   // Every slice from this rank's res slots to the output.
   const char *mine = area_of(a, a.rank);
   for (unsigned s = 0; s < n; s++) {
-    unsigned first = s * per_slice * V;
-    unsigned lo = min(first + p0 * V, count), hi = min(first + p1 * V, count);
+    unsigned lo, hi, first = slices.part(s, V, count, &lo, &hi);
     const char *from = mine + res + s * slot - (size_t)first * sizeof(T);
     copy_part<T>((const T *)from, (char *)out, lo, hi);
   }
