@@ -15,9 +15,11 @@
 #   conformance    the cuda_graph_* cases in C, Python, Rust and Go
 # Each part is bounded in time; with fewer than 2 GPUs the 2-rank parts
 # share one (NCORE_OVERSUBSCRIBE=1: every rank its own LSA team, so the
-# one-sided parts of the cases are refused as documented, not run). PARTS
-# picks parts (default: all; about 5 minutes on 2 to 4 GPUs, the Python
-# part the longest: it runs every framework case with torch and CuPy).
+# one-sided parts of the cases are refused as documented, not run).
+# GRAPHS_PARTS picks parts (default: all; about 5 minutes on 2 to 4 GPUs,
+# the Python part the longest: it runs every framework case with torch and
+# CuPy). Not PARTS: tools/gpu-run.sh's PARTS, which names this script,
+# reaches it through the environment.
 # Ends with "N passed, N failed" over all.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,7 +29,7 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$gpus" -ge 1 ] || { echo "skip: tests/gpu/graphs.sh needs a GPU (found none)"; echo "0 passed, 0 failed"; exit 0; }
 if [ "$gpus" -lt 2 ]; then export NCORE_OVERSUBSCRIBE=${NCORE_OVERSUBSCRIBE:-1}; fi
 ranks=$([ "$gpus" -ge 2 ] && echo "$gpus" || echo 2)
-parts=" ${PARTS:-graph_test python rust go conformance} "
+parts=" ${GRAPHS_PARTS:-graph_test python rust go conformance} "
 source tests/gpu/group.sh
 # count NAME PASSED FAILED: adds a part's counts; none found is a failure.
 count() {
