@@ -4,16 +4,30 @@
 # put_signal_test's case groups each under ncore-run with 2 ranks and with
 # every GPU, on a created stream and on the legacy default stream, each
 # group bounded in time (a hung group fails alone and shows what arrived);
-# putsig_sequence on 2 GPUs; nccl_one_side_registered (raw NCCL).
+# putsig_sequence on 2 GPUs; nccl_one_side_registered (raw NCCL); first,
+# small_coll_ranks (the small-message kernels between 2..8 ranks, on one
+# GPU: it needs no second one).
 # Ends with "N passed, N failed" over all groups' cases.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-[ "$gpus" -ge 2 ] || { echo "skip: tests/gpu needs 2 GPUs or more (found $gpus)"; echo "0 passed, 0 failed"; exit 0; }
-program=build/bin/put_signal_test
-[ -x "$program" ] || { echo "FAIL: $program missing (tests/gpu/build.sh)"; echo "0 passed, 1 failed"; exit 1; }
 source tests/gpu/group.sh
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "$gpus" -ge 1 ] || { echo "skip: tests/gpu needs a GPU (found none)"; echo "0 passed, 0 failed"; exit 0; }
+echo "=== small_coll_ranks"
+log=$(mktemp)
+timeout -k 5 300 build/bin/small_coll_ranks 2>&1 | tee "$log"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+if [ -n "$line" ]; then
+  passed=$((passed + $(echo "$line" | awk '{print $1}')))
+  failed=$((failed + $(echo "$line" | awk '{print $3}')))
+else
+  echo "FAIL small_coll_ranks: no verdict (missing, or killed at 300 s)"; failed=$((failed + 1))
+fi
+rm -f "$log"
+[ "$gpus" -ge 2 ] || { echo "skip: the rest of tests/gpu needs 2 GPUs or more (found $gpus)"; echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit; }
+program=build/bin/put_signal_test
+[ -x "$program" ] || { echo "FAIL: $program missing (tests/gpu/build.sh)"; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
 group "$program" 2 90 many_before_one_wait
 group "$program" 2 90 sizes
 group "$program" 2 60 waits_of_one late_waiter
