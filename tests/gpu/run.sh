@@ -6,7 +6,7 @@
 # group bounded in time (a hung group fails alone and shows what arrived);
 # putsig_sequence on 2 GPUs; nccl_one_side_registered (raw NCCL); first,
 # small_coll_ranks (the small-message kernels between 2..8 ranks, on one
-# GPU: it needs no second one).
+# GPU: it needs no second one), also under compute-sanitizer's memcheck.
 # Ends with "N passed, N failed" over all groups' cases.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,6 +25,19 @@ else
   echo "FAIL small_coll_ranks: no verdict (missing, or killed at 300 s)"; failed=$((failed + 1))
 fi
 rm -f "$log"
+# The same kernels under compute-sanitizer's memcheck (one kernel at a
+# time: --sanitize), every access inside its allocation.
+if command -v compute-sanitizer > /dev/null; then
+  echo "=== small_coll_ranks --sanitize under memcheck"
+  if timeout -k 5 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+       build/bin/small_coll_ranks --sanitize 2 3 4 8; then
+    echo "ok small_coll_ranks memcheck"; passed=$((passed + 1))
+  else
+    echo "FAIL small_coll_ranks memcheck"; failed=$((failed + 1))
+  fi
+else
+  echo "skip: small_coll_ranks memcheck: no compute-sanitizer on PATH"
+fi
 [ "$gpus" -ge 2 ] || { echo "skip: the rest of tests/gpu needs 2 GPUs or more (found $gpus)"; echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit; }
 program=build/bin/put_signal_test
 [ -x "$program" ] || { echo "FAIL: $program missing (tests/gpu/build.sh)"; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
