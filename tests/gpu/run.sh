@@ -17,13 +17,7 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 echo "=== small_coll_ranks"
 log=$(mktemp)
 timeout -k 5 300 build/bin/small_coll_ranks 2>&1 | tee "$log"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-if [ -n "$line" ]; then
-  passed=$((passed + $(echo "$line" | awk '{print $1}')))
-  failed=$((failed + $(echo "$line" | awk '{print $3}')))
-else
-  echo "FAIL small_coll_ranks: no verdict (missing, or killed at 300 s)"; failed=$((failed + 1))
-fi
+tally small_coll_ranks "$log" "${PIPESTATUS[0]}"
 rm -f "$log"
 # The same kernels under compute-sanitizer's memcheck (one kernel at a
 # time: --sanitize), every access inside its allocation.
