@@ -7,9 +7,7 @@
 #include "ranks.h"
 
 #include "core/launch_vars.h"
-
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include "master_port.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -91,24 +89,8 @@ static void drain_stream(int r, stream_t *s) {
 /* The launcher's pid, for its children to tell whether it is still there. */
 static pid_t launcher_pid;
 
-/* torchrun's rendezvous port for the ranks: one free on this host now
- * (rank 0 of a program that uses it binds it soon after). */
-static char master_port[16] = "29500";
-
-static void choose_master_port(void) {
-  const char *given = getenv("MASTER_PORT");
-  if (given != NULL && *given != '\0') {
-    snprintf(master_port, sizeof master_port, "%s", given);
-    return;
-  }
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t len = sizeof a;
-  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-      getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-    snprintf(master_port, sizeof master_port, "%u", (unsigned)ntohs(a.sin_port));
-  if (fd >= 0) close(fd);
-}
+/* torchrun's rendezvous port for the ranks (master_port.h). */
+static char master_port[16];
 
 /* What each rank gets besides ncore's variables (the job's secret among
  * them, which replaces any of an enclosing job: each launch is a job of
@@ -268,7 +250,7 @@ int launch_ranks(const launch_plan_t *plan) {
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
   tag_lines = plan->tag;
-  choose_master_port();
+  launcher_choose_master_port(master_port, sizeof master_port);
 
   int failed = 0, running = 0, status = 0;
   for (int r = 0; r < n; r++) {

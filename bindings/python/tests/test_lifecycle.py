@@ -163,6 +163,88 @@ def test_launcher_gives_torchrun_names_and_a_rendezvous(tmp_path):
     assert lines[0][5] == lines[1][5] and 0 < int(lines[0][5]) < 65536  # one port
 
 
+# Listening sockets on ports the kernel picks (bind to port 0), as NCCL's
+# bootstrap and proxy make them: each held a moment, a connection never
+# accepted (closing the listener resets it), until stdin closes.
+_PORT_CHURN = """
+import random, select, socket, sys, time
+held = []
+while not select.select([sys.stdin], [], [], 0)[0]:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+    now = time.monotonic()
+    held.append((now + random.uniform(0.05, 0.5), s))
+    held = [(t, x) for t, x in held if t > now or x.close()]
+"""
+
+# torchrun's rendezvous as nccl.core programs do it (examples/nccl4py/
+# common.py): rank 0, after its start-up (here half a second), listens on
+# MASTER_PORT and sends every other rank the job's bytes.
+_SHARE_OVER_MASTER_PORT = """
+import os, socket, time
+rank, n = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+address = (os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]))
+job = os.environ["NCORE_JOB_SECRET"].encode()
+if rank == 0:
+    time.sleep(0.5)
+    with socket.create_server(address) as server:
+        for _ in range(n - 1):
+            connection, _ = server.accept()
+            with connection:
+                connection.sendall(job)
+else:
+    while True:
+        try:
+            with socket.create_connection(address, timeout=30) as connection:
+                got = b""
+                while len(got) < len(job):
+                    chunk = connection.recv(len(job) - len(got))
+                    assert chunk, f"rank {rank}: closed after {len(got)} bytes"
+                    got += chunk
+                assert got == job, f"rank {rank}: another job's bytes"
+                break
+        except ConnectionRefusedError:
+            time.sleep(0.05)
+"""
+
+
+def _kernel_port_range():
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        return tuple(int(x) for x in f.read().split())
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/sys/net/ipv4/ip_local_port_range"),
+                    reason="no /proc/sys/net/ipv4/ip_local_port_range (not Linux)")
+def test_launcher_port_is_none_the_kernel_hands_out(tmp_path):
+    """MASTER_PORT lies outside the kernel's own range: a port it chose
+    there could be handed, before rank 0 binds it, to any socket bound to
+    port 0 (NCCL's, another job's), and a rank would meet that socket. Ten
+    launches while another process makes such sockets all the time: every
+    rank gets its own job's bytes. (With the port the kernel picked, each
+    of three runs failed within its ten launches: a rank reset by the
+    stranger's listener, or rank 0 finding the port taken.)"""
+    lo, hi = _kernel_port_range()
+    script = tmp_path / "share.py"
+    script.write_text(_SHARE_OVER_MASTER_PORT)
+    show = tmp_path / "port.py"
+    show.write_text("import os\nprint(os.environ['MASTER_PORT'])\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("MASTER_ADDR", "MASTER_PORT")}
+    churn = subprocess.Popen([sys.executable, "-c", _PORT_CHURN], stdin=subprocess.PIPE)
+    try:
+        for launch in range(10):
+            done = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "4", "--backend",
+                                   "host", "--timeout", "60", str(script)],
+                                  capture_output=True, text=True, env=env, timeout=90)
+            assert done.returncode == 0, f"launch {launch}: {done.stderr}"
+        port = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "1", "--backend", "host",
+                               "--no-tag", str(show)],
+                              capture_output=True, text=True, env=env, timeout=60)
+    finally:
+        churn.stdin.close()
+        churn.wait(timeout=30)
+    assert port.returncode == 0, port.stderr
+    assert 1024 <= int(port.stdout) <= 65535 and not lo <= int(port.stdout) <= hi
+
+
 def test_launcher_reports_a_failing_rank(tmp_path):
     script = tmp_path / "fail.py"
     script.write_text("import os, sys\nsys.exit(3 if os.environ['NCORE_RANK'] == '1' else 0)\n")
