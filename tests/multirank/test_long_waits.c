@@ -173,6 +173,20 @@ static void allreduce_with_rank_1_late(int rank, int nranks,
   int32_t *value = NULL;
   ncore_comm_t comm = setup(rank, nranks, id, warn_s, &value, rank + 1);
   if (comm == NCORE_NULL_HANDLE || harness_failed()) return;
+  if (!harness_is_host()) {
+    /* NCCL connects an algorithm's channels inside its first call, and
+     * where sockets join the ranks (separate hosts, or ranks
+     * oversubscribed on one GPU) that call waits for every peer: one
+     * allreduce with everyone first, so the wait under test is on the
+     * stream in every topology. */
+    int32_t *first = tb_alloc(sizeof *first);
+    CHECK(first != NULL);
+    if (first == NULL) return;
+    CHECK_OK(mr_complete(
+        comm, ncore_allreduce(comm, first, first, 1, NCORE_INT32, NCORE_SUM, NULL), NULL));
+    tb_free(first);
+    if (harness_failed()) return;
+  }
   watch_t w;
   if (rank == 1) {
     arrive_late(nranks, within_ms);
@@ -254,12 +268,14 @@ MR_TEST_EX(a_recv_names_the_peer_it_waits_for, MR_OWN_PROCESSES, 2) {
   if (comm == NCORE_NULL_HANDLE || harness_failed()) return;
   if (rank == 0) {
     watch_t w;
+    char nccl_words[96];
+    snprintf(nccl_words, sizeof nccl_words,
+             "NCCL's ncclRecv to return, rank 0 of %d, with peer 1", nranks);
     if (harness_is_host())
       watch_needles(&w, "NCORE WARN ncore_recv has waited",
                     "for recv from peer 1 to complete", "this is rank 0");
     else /* NCCL connects inside the first recv (core/wait_watch.h) */
-      watch_needles(&w, "NCORE WARN ncore_recv has waited",
-                    "NCCL's ncclRecv to return, rank 0 of 2, with peer 1", NULL);
+      watch_needles(&w, "NCORE WARN ncore_recv has waited", nccl_words, NULL);
     watch_begin(&w, nranks, 8000);
     if (harness_failed()) return;
     ncore_status_t st = mr_complete(
