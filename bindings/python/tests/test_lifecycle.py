@@ -164,16 +164,18 @@ def test_launcher_gives_torchrun_names_and_a_rendezvous(tmp_path):
 
 
 # Listening sockets on ports the kernel picks (bind to port 0), as NCCL's
-# bootstrap and proxy make them: each held a moment, a connection never
+# bootstrap and proxy make them, as fast as it can: each held a moment (at
+# most 800 at once, within any descriptor limit), a connection never
 # accepted (closing the listener resets it), until stdin closes.
 _PORT_CHURN = """
-import random, select, socket, sys, time
-held = []
+import collections, random, select, socket, sys, time
+held = collections.deque()
 while not select.select([sys.stdin], [], [], 0)[0]:
     s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
     now = time.monotonic()
     held.append((now + random.uniform(0.05, 0.5), s))
-    held = [(t, x) for t, x in held if t > now or x.close()]
+    while held and (held[0][0] < now or len(held) > 800):
+        held.popleft()[1].close()
 """
 
 # torchrun's rendezvous as nccl.core programs do it (examples/nccl4py/
@@ -238,9 +240,11 @@ def test_launcher_port_is_none_the_kernel_hands_out(tmp_path):
         port = subprocess.run([sys.executable, "-m", "ncore.run", "-n", "1", "--backend", "host",
                                "--no-tag", str(show)],
                               capture_output=True, text=True, env=env, timeout=60)
+        stranger_ran = churn.poll() is None
     finally:
         churn.stdin.close()
         churn.wait(timeout=30)
+    assert stranger_ran, "the process making port-0 listeners ended early"
     assert port.returncode == 0, port.stderr
     assert 1024 <= int(port.stdout) <= 65535 and not lo <= int(port.stdout) <= hi
 
