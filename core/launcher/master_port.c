@@ -30,40 +30,44 @@ static void kernel_range(int *lo, int *hi) {
   fclose(f);
 }
 
+/* Binds a new socket of family to address, then closes it: 1 if the bind
+ * succeeded (with *port the port bound, when port is not NULL), 0 if it
+ * failed, -1 if the family has no sockets here. IPv6 sockets take IPv4
+ * too, so "::" is every address of both. */
+static int bind_once(int family, const struct sockaddr *address, socklen_t len, int *port) {
+  int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  int zero = 0;
+  if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  struct sockaddr_storage bound;
+  socklen_t bound_len = sizeof bound;
+  int ok = bind(fd, address, len) == 0 &&
+           (port == NULL || getsockname(fd, (struct sockaddr *)&bound, &bound_len) == 0);
+  if (ok && port != NULL) *port = ntohs(((struct sockaddr_in *)&bound)->sin_port);
+  close(fd);
+  return ok;
+}
+
 /* Whether port is free on every address: no socket bound to it, listening
  * or connected, and no connection of it in TIME_WAIT (a bind without
  * SO_REUSEADDR fails on each). */
 static int port_is_free(int port) {
   struct sockaddr_in6 any6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
                               .sin6_addr = IN6ADDR_ANY_INIT};
-  int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd >= 0) {
-    int zero = 0; /* IPv4 on the same socket */
-    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    int bound = bind(fd, (struct sockaddr *)&any6, sizeof any6) == 0;
-    close(fd);
-    return bound;
-  }
+  int free6 = bind_once(AF_INET6, (struct sockaddr *)&any6, sizeof any6, NULL);
+  if (free6 >= 0) return free6;
   struct sockaddr_in any4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                              .sin_addr.s_addr = htonl(INADDR_ANY)};
-  fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  int bound = bind(fd, (struct sockaddr *)&any4, sizeof any4) == 0;
-  close(fd);
-  return bound;
+  return bind_once(AF_INET, (struct sockaddr *)&any4, sizeof any4, NULL) == 1;
 }
 
 /* A port the kernel picks on loopback, free now; 29500 (torchrun's
  * default) if even that fails. */
 static int kernel_pick(void) {
+  struct sockaddr_in loopback = {.sin_family = AF_INET,
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   int port = 29500;
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t len = sizeof a;
-  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-      getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-    port = ntohs(a.sin_port);
-  if (fd >= 0) close(fd);
+  bind_once(AF_INET, (struct sockaddr *)&loopback, sizeof loopback, &port);
   return port;
 }
 
