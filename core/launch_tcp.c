@@ -349,10 +349,12 @@ typedef enum holder {
   HOLDER_TORCH      /* a torch TCPStore */
 } holder_t;
 
-/* Who listens at host:port, which rank 0 could not bind; for a store that
- * greets, its job into job. */
-static holder_t who_holds(const char *host, const char *port, int64_t deadline,
-                          const core_launch_secret_t *secret, char *job, size_t cap) {
+/* What one connection to host:port shows of its holder: a store's
+ * greeting (its job into job), a close or reset (gone), or silence for
+ * GREETING_MS, then a torch TCPStore or HOLDER_UNKNOWN. */
+static holder_t holder_seen_once(const char *host, const char *port, int64_t deadline,
+                                 const core_launch_secret_t *secret, char *job,
+                                 size_t cap) {
   int fd = -1;
   int64_t step = step_deadline(deadline, GREETING_MS);
   if (core_socket_connect_once(host, port, "the port's holder", &fd) <= 0)
@@ -360,7 +362,8 @@ static holder_t who_holds(const char *host, const char *port, int64_t deadline,
   core_store_greeting_t greeting;
   int spoke = core_socket_wait_readable(fd, step) == 0;
   int greeted = spoke &&
-                core_socket_read(fd, &greeting, sizeof greeting, step, "") == NCORE_OK &&
+                core_socket_read(fd, &greeting, sizeof greeting, step,
+                                 "the port's holder") == NCORE_OK &&
                 core_store_greeting_valid(&greeting);
   close(fd);
   if (greeted) {
@@ -374,6 +377,20 @@ static holder_t who_holds(const char *host, const char *port, int64_t deadline,
   if (core_launch_torch_store_answers(host, port, step_deadline(deadline, 2 * GREETING_MS)))
     return HOLDER_TORCH;
   return HOLDER_UNKNOWN;
+}
+
+/* Who listens at host:port, which rank 0 could not bind; for a store that
+ * greets, its job into job. A silent holder that is no torch store is
+ * looked at once more before it is called unknown: the port may have
+ * changed hands in the meantime (a socket of another program that held it
+ * a moment, then the other job's store), or the store was too slow to
+ * greet (its rank 0 not yet in its poll loop on a loaded machine). */
+static holder_t who_holds(const char *host, const char *port, int64_t deadline,
+                          const core_launch_secret_t *secret, char *job, size_t cap) {
+  holder_t seen = holder_seen_once(host, port, deadline, secret, job, cap);
+  if (seen == HOLDER_UNKNOWN && (deadline < 0 || core_socket_now_ms() < deadline))
+    seen = holder_seen_once(host, port, deadline, secret, job, cap);
+  return seen;
 }
 
 /* Rank 0 cannot bind MASTER_PORT: torch's store serves, or it says who

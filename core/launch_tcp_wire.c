@@ -28,7 +28,12 @@ ncore_status_t core_store_greeting_make(const core_launch_secret_t *secret,
 }
 
 int core_store_greeting_valid(const core_store_greeting_t *greeting) {
-  return memcmp(greeting->magic, GREETING_MAGIC, CORE_STORE_MAGIC_BYTES) == 0;
+  return core_store_greeting_prefix_valid(greeting->magic, CORE_STORE_MAGIC_BYTES);
+}
+
+int core_store_greeting_prefix_valid(const void *received, size_t n) {
+  size_t k = n < CORE_STORE_MAGIC_BYTES ? n : CORE_STORE_MAGIC_BYTES;
+  return memcmp(received, GREETING_MAGIC, k) == 0;
 }
 
 /* A proof over the conversation so far: purpose, the greeting, then

@@ -80,6 +80,10 @@ ncore_status_t core_store_greeting_make(const core_launch_secret_t *secret,
                                         core_store_greeting_t *out);
 /* 1 when greeting starts as a store's does. */
 int core_store_greeting_valid(const core_store_greeting_t *greeting);
+/* 1 when the first n bytes received could begin a store's greeting (its
+ * magic): what a client of some other protocol reads first from an ncore
+ * store, which greets every connection unasked. */
+int core_store_greeting_prefix_valid(const void *received, size_t n);
 
 /* A rank's ask after greeting, proving secret; claim: the fetch's token.
  * Returns NCORE_OK or NCORE_ERR_SYSTEM (no random bytes). */

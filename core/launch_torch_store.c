@@ -27,6 +27,7 @@
 #include "error.h"
 #include "launch.h"
 #include "launch_socket.h"
+#include "launch_tcp_wire.h"
 #include "log.h"
 #include "random_bytes.h"
 
@@ -74,6 +75,14 @@ static ncore_status_t open_store(const char *host, const char *port,
   s = core_socket_write(*fd, &probe, 1, probe_deadline, who);
   if (s == NCORE_OK)
     s = core_socket_read(*fd, &count, sizeof count, probe_deadline, who);
+  /* ncore's own store greets every connection unasked; its greeting is
+   * no key count, and it is no torch store (it greets late when its rank 0
+   * is slow, after the caller took it for silent). */
+  if (s == NCORE_OK && core_store_greeting_prefix_valid(&count, sizeof count)) {
+    close(*fd);
+    return core_error(NCORE_ERR_REMOTE, "%s:%s greeted as ncore's store: it is "
+                      "no torch TCPStore", host, port);
+  }
   if (s == NCORE_OK) {
     *dialect = &torch_1;
     return NCORE_OK;

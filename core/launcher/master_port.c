@@ -71,12 +71,7 @@ static int kernel_pick(void) {
   return port;
 }
 
-void launcher_choose_master_port(char *out, size_t size) {
-  const char *given = getenv("MASTER_PORT");
-  if (given != NULL && *given != '\0') {
-    snprintf(out, size, "%s", given);
-    return;
-  }
+int launcher_draw_free_port(void) {
   int lo = 0, hi = 0;
   kernel_range(&lo, &hi);
   /* Below the range: its upper half only, away from the fixed ports of
@@ -89,11 +84,17 @@ void launcher_choose_master_port(char *out, size_t size) {
     for (int i = 0; i < DRAWS; i++) {
       int k = (int)(draws[i] % (uint32_t)(below + above));
       int port = k < below ? below_first + k : hi + 1 + (k - below);
-      if (port_is_free(port)) {
-        snprintf(out, size, "%d", port);
-        return;
-      }
+      if (port_is_free(port)) return port;
     }
   }
-  snprintf(out, size, "%d", kernel_pick());
+  return kernel_pick();
+}
+
+void launcher_choose_master_port(char *out, size_t size) {
+  const char *given = getenv("MASTER_PORT");
+  if (given != NULL && *given != '\0') {
+    snprintf(out, size, "%s", given);
+    return;
+  }
+  snprintf(out, size, "%d", launcher_draw_free_port());
 }

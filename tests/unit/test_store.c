@@ -41,6 +41,10 @@
 #include "../../core/launch.h"
 #include "../../core/launch_socket.h"
 #include "../../core/launch_tcp_wire.h"
+/* Every job's port from launcher_draw_free_port: outside the kernel's
+ * ip_local_port_range, so no port-0 listener or connection of the ranks
+ * of the trials running at once is given it before its rank 0 binds it. */
+#include "../../core/launcher/master_port.h"
 
 #define STRANGER_USER "ncore-test-stranger"
 static const char job_secret[] = "c0ffee00c0ffee00c0ffee00c0ffee00-job-a";
@@ -67,20 +71,6 @@ static pid_t fork_child(void) {
     if (getppid() != parent) _exit(9);
   }
   return pid;
-}
-
-/* A port free on addr now. */
-static int free_port(const char *addr) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET};
-  inet_pton(AF_INET, addr, &a.sin_addr);
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-      getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-    port = ntohs(a.sin_port);
-  if (fd >= 0) close(fd);
-  return port;
 }
 
 /* The listening sockets at port, as /proc/net/tcp and tcp6 show them to
@@ -293,7 +283,7 @@ static void all_completed(const rank_process_t *ranks, int n, const job_t *job,
  * whole process). 127.0.0.2 is a loopback address of its own, so a
  * listener on 127.0.0.1 or on every interface would show. */
 TEST(the_store_listens_on_master_addr_only_and_stops_after_the_last_id) {
-  job_t job = {"127.0.0.2", free_port("127.0.0.2"), job_secret, 3, 1, 10000, NULL};
+  job_t job = {"127.0.0.2", launcher_draw_free_port(), job_secret, 3, 1, 10000, NULL};
   CHECK(job.port > 0);
   rank_process_t ranks[3];
   start_rank(&job, 0, &ranks[0]);
@@ -317,7 +307,7 @@ TEST(the_store_listens_on_master_addr_only_and_stops_after_the_last_id) {
 /* NCORE_STORE_BIND_ADDR=* binds every interface, as documented for a
  * MASTER_ADDR that is no address of rank 0's host (a NAT, a service name). */
 TEST(every_interface_only_when_told) {
-  job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 2, 1, 10000, "*"};
+  job_t job = {"127.0.0.1", launcher_draw_free_port(), job_secret, 2, 1, 10000, "*"};
   rank_process_t ranks[2];
   start_rank(&job, 0, &ranks[0]);
   int listening = wait_for_listener(job.port, 5000);
@@ -497,11 +487,12 @@ TEST(two_jobs_sharing_master_port_never_mix) {
     pid_t trials[AT_ONCE];
     int ports[AT_ONCE];
     for (int t = 0; t < AT_ONCE; t++) {
-      /* A port no other trial of the batch has (free_port's answer is only
-       * free now: an earlier trial may not have bound its port yet). */
+      /* A port no other trial of the batch has (launcher_draw_free_port's
+       * answer is only free now: an earlier trial may not have bound its
+       * port yet). */
       int port, again;
       do {
-        port = free_port("127.0.0.1");
+        port = launcher_draw_free_port();
         again = 0;
         for (int u = 0; u < t; u++) again |= ports[u] == port;
       } while (again);
@@ -672,7 +663,7 @@ static void attack_the_store(attack_t attack) {
   unsigned uid = 0, gid = 0;
   char why[200];
   int made = harness_make_user(STRANGER_USER, &uid, &gid, why, sizeof why) == 0;
-  job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 3, 1, 10000, NULL};
+  job_t job = {"127.0.0.1", launcher_draw_free_port(), job_secret, 3, 1, 10000, NULL};
   rank_process_t ranks[3];
   start_rank(&job, 0, &ranks[0]);
   int listening = wait_for_listener(job.port, 5000);
@@ -730,7 +721,7 @@ TEST(a_stranger_on_the_port_hands_out_no_id) {
   unsigned uid = 0, gid = 0;
   char why[200];
   int made = harness_make_user(STRANGER_USER, &uid, &gid, why, sizeof why) == 0;
-  job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 3, 1, 2000, NULL};
+  job_t job = {"127.0.0.1", launcher_draw_free_port(), job_secret, 3, 1, 2000, NULL};
   core_launch_secret_t real, forger;
   core_launch_secret_from_text(job_secret, strlen(job_secret), "", "", 1, &real);
   core_launch_secret_from_text(other_secret, strlen(other_secret), "", "", 1, &forger);
@@ -800,11 +791,69 @@ TEST(a_stranger_on_the_port_hands_out_no_id) {
   }
 }
 
+/* Another job's store that greets rank 0's first look late (its rank 0
+ * not yet in its poll loop, on a loaded machine) is still that job's
+ * store: rank 0 fails naming it, and does not take it for a torch
+ * TCPStore whose old dialect answered (the greeting's first 8 bytes read
+ * as a key count). Seen in CI: rank 0 then published its id through
+ * "torch's" store and its ranks, refused by the other job's store, timed
+ * out. */
+TEST(a_store_that_greets_late_is_not_taken_for_torchs) {
+  job_t job = {"127.0.0.1", launcher_draw_free_port(), job_secret, 2, 1, 10000, NULL};
+  core_launch_secret_t other;
+  core_launch_secret_from_text(other_secret, strlen(other_secret), "", "", 1, &other);
+  int ready[2];
+  CHECK(pipe(ready) == 0);
+  pid_t pid = fork_child();
+  if (pid == 0) {
+    close(ready[0]);
+    int listener = stranger_listens(job.port);
+    if (write(ready[1], "r", 1) != 1) _exit(4);
+    for (int n = 0;; n++) {
+      int c = accept(listener, NULL, NULL);
+      if (c < 0) continue;
+      if (fork_child() != 0) {
+        close(c);
+        while (waitpid(-1, NULL, WNOHANG) > 0) {
+        }
+        continue;
+      }
+      /* The first connection waits past the greeting's bound (1 s). */
+      if (n == 0) sleep_ms(1500);
+      core_store_greeting_t greeting;
+      char byte;
+      if (core_store_greeting_make(&other, &greeting) == NCORE_OK &&
+          write(c, &greeting, sizeof greeting) == (ssize_t)sizeof greeting)
+        while (read(c, &byte, 1) > 0) {
+        }
+      _exit(0);
+    }
+  }
+  close(ready[1]);
+  char byte;
+  int holding = read(ready[0], &byte, 1) == 1;
+  close(ready[0]);
+  rank_process_t rank0;
+  double start = now_ms();
+  start_rank(&job, 0, &rank0);
+  collect(&rank0, 1, 0, 15000);
+  stop_ranks(&rank0, 1);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  CHECK(holding);
+  CHECK(rank0.reported);
+  CHECK_EQ(rank0.outcome.status, NCORE_ERR_SYSTEM);
+  if (!strstr(rank0.outcome.message, "is held by the store of job") ||
+      !strstr(rank0.outcome.message, "two jobs share the port"))
+    harness_fail(__FILE__, __LINE__, "rank 0: %s", rank0.outcome.message);
+  CHECK(rank0.outcome.done_ms - start < 5000);
+}
+
 /* A rank that asked before its store was there, and met a listener that
  * hung up on it, asks again; once rank 0 serves, its init returns OK with
  * no error left recorded from the tries it recovered from. */
 TEST(a_rank_that_asked_again_reports_no_old_error) {
-  job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 2, 1, 10000, NULL};
+  job_t job = {"127.0.0.1", launcher_draw_free_port(), job_secret, 2, 1, 10000, NULL};
   pid_t pid = fork_child();
   if (pid == 0) {
     int listener = stranger_listens(job.port);
@@ -831,7 +880,7 @@ TEST(a_rank_that_asked_again_reports_no_old_error) {
  * is refused naming the first, rank 0 fails naming both, and nobody gets
  * a communicator (as the host rendezvous does). */
 TEST(a_rank_claimed_twice_fails_naming_both_claimants) {
-  job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 3, 1, 3000, NULL};
+  job_t job = {"127.0.0.1", launcher_draw_free_port(), job_secret, 3, 1, 3000, NULL};
   rank_process_t ranks[4]; /* rank 0, rank 1 twice, rank 2 */
   start_rank(&job, 0, &ranks[0]);
   int listening = wait_for_listener(job.port, 5000);
@@ -1015,7 +1064,7 @@ TEST(a_thousand_ranks_asking_at_once_all_get_the_id) {
 TEST(with_torchs_store_on_the_port_the_id_goes_through_it) {
   if (system("/usr/bin/python3 -c 'import torch.distributed' >/dev/null 2>&1") != 0)
     SKIP("python3-torch is not installed");
-  job_t job = {"127.0.0.1", free_port("127.0.0.1"), job_secret, 3, 1, 20000, NULL};
+  job_t job = {"127.0.0.1", launcher_draw_free_port(), job_secret, 3, 1, 20000, NULL};
   core_launch_secret_t secret;
   core_launch_secret_from_text(job_secret, strlen(job_secret), "", "", 1, &secret);
   char command[1024];
