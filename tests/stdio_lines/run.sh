@@ -18,6 +18,7 @@ work=$(mktemp -d /tmp/ncore-stdio-lines.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0 skipped=0
 python=/usr/bin/python3
+. "$repo/tests/harness/master_port.sh"
 
 ok() { passed=$((passed + 1)); echo "ok    $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL  $1"; shift; [ $# -gt 0 ] && sed 's/^/      /' "$@" | tail -n 20; }
@@ -93,11 +94,11 @@ else skip "mpirun.openmpi" "openmpi-bin is not installed"; fi
 if $python -c 'import torch.distributed.run' 2> /dev/null; then
   # The ranks' stdout is torchrun's own (here a file): --redirects 2 --tee 2
   # only for Debian's torch 1.13 under Python 3.11 (tests/launchers/run.sh).
-  port=$((20000 + RANDOM % 20000))
   run "torchrun: C" lines $python -m torch.distributed.run --redirects 2 --tee 2 \
-    --nproc_per_node 2 --master_port $port --no_python $c_rank
+    --nproc_per_node 2 --master_port "$(master_port build/bin/ncore-run)" --no_python $c_rank
   run "torchrun: Python" lines $python -m torch.distributed.run --redirects 2 --tee 2 \
-    --nproc_per_node 2 --master_port $((port + 1)) $repo/tests/stdio_lines/first_line.py
+    --nproc_per_node 2 --master_port "$(master_port build/bin/ncore-run)" \
+    $repo/tests/stdio_lines/first_line.py
 else skip "torchrun" "python3-torch is not installed"; fi
 
 # srun on a one-machine Slurm (tests/launchers/slurm.sh), started here.
