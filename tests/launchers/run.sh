@@ -93,9 +93,9 @@ slurm_missing="slurmd, slurmctld are not installed"
 if [ -x /usr/sbin/slurmd ] && [ -x /usr/sbin/slurmctld ] && command -v srun > /dev/null; then
   # Two ports free now (not fixed ones: another run of this suite on the
   # same machine holds those), unless the caller names them.
-  free_ctld=$(master_port build/bin/ncore-run)
-  free_d=$(master_port build/bin/ncore-run)
-  [ "$free_d" != "$free_ctld" ] || free_d=$(master_port build/bin/ncore-run)
+  free_ctld=$(master_port)
+  free_d=$(master_port)
+  [ "$free_d" != "$free_ctld" ] || free_d=$(master_port)
   export NCORE_SLURMCTLD_PORT=${NCORE_SLURMCTLD_PORT:-$free_ctld}
   export NCORE_SLURMD_PORT=${NCORE_SLURMD_PORT:-$free_d}
   if tests/launchers/slurm.sh start "$slurm_dir" > "$work/slurm-start.log" 2>&1; then
@@ -128,7 +128,7 @@ for lang in $languages; do
     no_python=--no_python
     [ $lang = python ] && no_python="" && cmd="$repo/tests/launchers/programs/launched.py"
     run "$lang under torchrun --nproc_per_node $N (agent store)" $N torchrun \
-      --redirects 2 --tee 2 --nproc_per_node $N --master_port "$(master_port build/bin/ncore-run)" \
+      --redirects 2 --tee 2 --nproc_per_node $N --master_port "$(master_port)" \
       $no_python $cmd
     run "$lang under torchrun --standalone (ncore's store at MASTER_PORT)" $N "$standalone" \
       --redirects 2 --tee 2 --nproc_per_node $N $no_python $cmd
@@ -176,7 +176,7 @@ for order in first last; do
   else skip "python with MPI_Init under MPICH" "libmpich.so.12 (mpich) is not installed"; fi
   if [ -n "$have_torchrun" ]; then
     run "python with torch's process group $order under torchrun (agent store)" $N torchrun \
-      --redirects 2 --tee 2 --nproc_per_node $N --master_port "$(master_port build/bin/ncore-run)" "$py" --torch $order
+      --redirects 2 --tee 2 --nproc_per_node $N --master_port "$(master_port)" "$py" --torch $order
     run "python with torch's process group $order under torchrun --standalone" $N "$standalone" \
       --redirects 2 --tee 2 --nproc_per_node $N "$py" --torch $order
   else skip "python with torch's process group" "python3-torch is not installed"; fi
@@ -258,10 +258,10 @@ if [ -n "$have_torchrun" ]; then
   # torchruns (Python, torch) at once on two cores took 15 s to start and
   # end, where one takes 7.
   missing "rank 0 missing under torchrun (agent store)" 0 "rank 0 did not set ncore\\.uid\\.[0-9a-f]+\\.0 " torchrun \
-    --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port "$(master_port build/bin/ncore-run)" --no_python "$skip_rank" "$c"
+    --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port "$(master_port)" --no_python "$skip_rank" "$c"
   check_missing
   missing "rank 2 missing under torchrun (agent store)" 2 "$joined" torchrun \
-    --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port "$(master_port build/bin/ncore-run)" --no_python "$skip_rank" "$c"
+    --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --master_port "$(master_port)" --no_python "$skip_rank" "$c"
   check_missing
   missing "rank 2 missing under torchrun --standalone" 2 "ranks 2 never fetched the unique id|$joined" "$standalone" \
     --redirects 2 --tee 2 --monitor_interval 1 --nproc_per_node 3 --no_python "$skip_rank" "$c"
@@ -292,7 +292,7 @@ if [ -n "${SLURM_CONF:-}" ]; then
   if [ -n "$have_torchrun" ]; then
     run "c under torchrun inside srun -n 1 (torchrun's variables win)" 2 srun -n 1 --time=2 \
       $python -m torch.distributed.run --redirects 2 --tee 2 --nproc_per_node 2 \
-      --master_port "$(master_port build/bin/ncore-run)" --no_python "$c"
+      --master_port "$(master_port)" --no_python "$c"
   fi
 fi
 

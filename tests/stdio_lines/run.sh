@@ -95,9 +95,9 @@ if $python -c 'import torch.distributed.run' 2> /dev/null; then
   # The ranks' stdout is torchrun's own (here a file): --redirects 2 --tee 2
   # only for Debian's torch 1.13 under Python 3.11 (tests/launchers/run.sh).
   run "torchrun: C" lines $python -m torch.distributed.run --redirects 2 --tee 2 \
-    --nproc_per_node 2 --master_port "$(master_port build/bin/ncore-run)" --no_python $c_rank
+    --nproc_per_node 2 --master_port "$(master_port)" --no_python $c_rank
   run "torchrun: Python" lines $python -m torch.distributed.run --redirects 2 --tee 2 \
-    --nproc_per_node 2 --master_port "$(master_port build/bin/ncore-run)" \
+    --nproc_per_node 2 --master_port "$(master_port)" \
     $repo/tests/stdio_lines/first_line.py
 else skip "torchrun" "python3-torch is not installed"; fi
 

@@ -564,6 +564,25 @@ static int stranger_listens(int port) {
   return listener;
 }
 
+/* In a stranger's process: accepts on listener without end, each
+ * connection in a process of its own, as a store serves them all at once.
+ * Returns only in such a process: its connection, and into *n (when not
+ * NULL) how many came before it. */
+static int accept_in_a_child(int listener, int *n) {
+  for (int count = 0;; count++) {
+    int c;
+    while ((c = accept(listener, NULL, NULL)) < 0) {
+    }
+    if (fork_child() == 0) {
+      if (n != NULL) *n = count;
+      return c;
+    }
+    close(c);
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+  }
+}
+
 /* Reads exactly len bytes within ms; 0, or -1. */
 static int read_within(int fd, void *data, size_t len, int ms) {
   char *at = data;
@@ -736,29 +755,19 @@ TEST(a_stranger_on_the_port_hands_out_no_id) {
     if (write(ready[1], "r", 1) != 1) _exit(4);
     ncore_unique_id_t forged;
     memset(&forged, 0x5a, sizeof forged);
-    for (;;) {
-      int c = accept(listener, NULL, NULL);
-      core_store_greeting_t greeting;
-      core_store_ask_t ask;
-      core_store_answer_t answer;
-      if (c < 0) continue;
-      /* Each connection its own process, as a store serves them all at once. */
-      if (fork_child() != 0) {
-        close(c);
-        while (waitpid(-1, NULL, WNOHANG) > 0) {
-        }
-        continue;
+    int c = accept_in_a_child(listener, NULL);
+    core_store_greeting_t greeting;
+    core_store_ask_t ask;
+    core_store_answer_t answer;
+    if (core_store_greeting_make(&forger, &greeting) == NCORE_OK &&
+        write(c, &greeting, sizeof greeting) == (ssize_t)sizeof greeting &&
+        read_all(c, &ask, sizeof ask) == 0) {
+      core_store_answer_make(&forger, &greeting, &ask, CORE_STORE_GIVEN,
+                             job.nranks, 0, "", &forged, &answer);
+      if (write(c, &answer, sizeof answer) < 0) {
       }
-      if (core_store_greeting_make(&forger, &greeting) == NCORE_OK &&
-          write(c, &greeting, sizeof greeting) == (ssize_t)sizeof greeting &&
-          read_all(c, &ask, sizeof ask) == 0) {
-        core_store_answer_make(&forger, &greeting, &ask, CORE_STORE_GIVEN,
-                               job.nranks, 0, "", &forged, &answer);
-        if (write(c, &answer, sizeof answer) < 0) {
-        }
-      }
-      _exit(0);
     }
+    _exit(0);
   }
   close(ready[1]);
   char byte;
@@ -809,25 +818,17 @@ TEST(a_store_that_greets_late_is_not_taken_for_torchs) {
     close(ready[0]);
     int listener = stranger_listens(job.port);
     if (write(ready[1], "r", 1) != 1) _exit(4);
-    for (int n = 0;; n++) {
-      int c = accept(listener, NULL, NULL);
-      if (c < 0) continue;
-      if (fork_child() != 0) {
-        close(c);
-        while (waitpid(-1, NULL, WNOHANG) > 0) {
-        }
-        continue;
+    int n;
+    int c = accept_in_a_child(listener, &n);
+    /* The first connection waits past the greeting's bound (1 s). */
+    if (n == 0) sleep_ms(1500);
+    core_store_greeting_t greeting;
+    char byte;
+    if (core_store_greeting_make(&other, &greeting) == NCORE_OK &&
+        write(c, &greeting, sizeof greeting) == (ssize_t)sizeof greeting)
+      while (read(c, &byte, 1) > 0) {
       }
-      /* The first connection waits past the greeting's bound (1 s). */
-      if (n == 0) sleep_ms(1500);
-      core_store_greeting_t greeting;
-      char byte;
-      if (core_store_greeting_make(&other, &greeting) == NCORE_OK &&
-          write(c, &greeting, sizeof greeting) == (ssize_t)sizeof greeting)
-        while (read(c, &byte, 1) > 0) {
-        }
-      _exit(0);
-    }
+    _exit(0);
   }
   close(ready[1]);
   char byte;
@@ -1090,11 +1091,13 @@ TEST(with_torchs_store_on_the_port_the_id_goes_through_it) {
   close(to[0]);
   close(from[1]);
   /* Importing torch cold takes seconds on a loaded 2-core machine (CI saw
-   * more than 2 s); 20 s and the ranks' 30 s stay within the harness's 60 s
+   * more than 2 s); this and the ranks' 30 s stay within the harness's 60 s
    * watchdog, and a python that fails closes the pipe at once. */
+  enum { TORCH_READY_MS = 20000 };
   char line[16] = "";
   double asked = now_ms();
-  int ready = read_within(from[0], line, 5, 20000) == 0 && strncmp(line, "ready", 5) == 0;
+  int ready = read_within(from[0], line, 5, TORCH_READY_MS) == 0 &&
+              strncmp(line, "ready", 5) == 0;
   double waited = now_ms() - asked;
   rank_process_t ranks[3];
   if (ready)
@@ -1108,7 +1111,7 @@ TEST(with_torchs_store_on_the_port_the_id_goes_through_it) {
   if (!ready)
     harness_fail(__FILE__, __LINE__, "torch's TCPStore at port %d did not say ready: "
                  "%s after %.0f ms (its stderr above)", job.port,
-                 waited < 20000 ? "it exited" : "nothing", waited);
+                 waited < TORCH_READY_MS ? "it exited" : "nothing", waited);
   if (harness_failed()) return;
   all_completed(ranks, 3, &job, -1, -1);
 }
